@@ -1,0 +1,342 @@
+package adapter
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// A Handler runs a tool on raw JSON arguments. The executor validates the
+// arguments against the input schema (with defaults applied) before calling
+// it, and validates the result's structured content against the output
+// schema after.
+//
+// A Handler reports a tool failure by returning an error: a plain error
+// becomes a [KindToolError] whose message is the error's text; an [*Error]
+// keeps its kind.
+type Handler func(ctx context.Context, args json.RawMessage) (*Result, error)
+
+// Annotations are hints about a tool's behaviour, as in MCP. As in MCP, an
+// unset Destructive or OpenWorld hint means true.
+type Annotations struct {
+	ReadOnly    bool
+	Destructive *bool
+	Idempotent  bool
+	OpenWorld   *bool
+}
+
+// IsDestructive reports whether the tool may make destructive changes. A
+// read-only tool is never destructive; otherwise an unset hint means true.
+func (a Annotations) IsDestructive() bool {
+	return !a.ReadOnly && (a.Destructive == nil || *a.Destructive)
+}
+
+// IsOpenWorld reports whether the tool may reach an open world of external
+// entities (an unset hint means true).
+func (a Annotations) IsOpenWorld() bool { return a.OpenWorld == nil || *a.OpenWorld }
+
+// Targets name the integrations a spec is exported to. A spec with no targets
+// is exported to all of them.
+const (
+	TargetMCP         = "mcp"
+	TargetEino        = "eino"
+	TargetGenkit      = "genkit"
+	TargetLangchaingo = "langchaingo"
+)
+
+// Source tells where a tool comes from.
+type Source struct {
+	// Server is the name of the MCP server a tool was imported from; empty
+	// for local tools.
+	Server string
+	// RemoteName is the tool's name on that server, the name sent on the
+	// wire; it may differ from Spec.Name when names are prefixed.
+	RemoteName string
+}
+
+// IsLocal reports whether the tool is implemented in this process.
+func (s Source) IsLocal() bool { return s.Server == "" }
+
+func (s Source) String() string {
+	if s.IsLocal() {
+		return "local"
+	}
+	return "mcp:" + s.Server
+}
+
+// Spec describes one tool. Build specs with [NewTool] or [NewRawTool]; a
+// Spec built as a literal is checked (names, schemas) and compiled when it is
+// registered or first called. Once registered, a Spec must not be modified:
+// register a new one instead.
+type Spec struct {
+	Name        string
+	Title       string
+	Description string
+	// InputSchema describes the arguments; it always has type "object".
+	InputSchema *jsonschema.Schema
+	// OutputSchema describes Result.Structured. Nil means the tool has no
+	// structured output contract (text only, nothing validated).
+	OutputSchema *jsonschema.Schema
+	Annotations  Annotations
+	// Targets lists the integrations that export the tool (see TargetMCP and
+	// friends); empty means all.
+	Targets []string
+	Tags    []string
+	// Timeout bounds each call; zero means the executor's default.
+	Timeout time.Duration
+	Source  Source
+	// Meta is passed through as MCP's _meta.
+	Meta    map[string]any
+	Handler Handler
+
+	c *compiled
+}
+
+// compiled holds what is derived from a Spec once: resolved schemas.
+type compiled struct {
+	inSrc, outSrc *jsonschema.Schema
+	in, out       *jsonschema.Resolved
+	inDefaults    bool // the input schema declares defaults
+}
+
+// HasTarget reports whether the spec is exported to the named integration.
+func (s *Spec) HasTarget(target string) bool {
+	return len(s.Targets) == 0 || slices.Contains(s.Targets, target)
+}
+
+// HasTag reports whether the spec carries the tag.
+func (s *Spec) HasTag(tag string) bool { return slices.Contains(s.Tags, tag) }
+
+// Check validates the spec (name, schemas, handler) and compiles its schemas.
+// It is idempotent; registries call it on registration.
+func (s *Spec) Check() error {
+	_, err := s.compiled()
+	return err
+}
+
+func (s *Spec) compiled() (*compiled, error) {
+	if c := s.c; c != nil && c.inSrc == s.InputSchema && c.outSrc == s.OutputSchema {
+		return c, nil
+	}
+	if err := ValidateName(s.Name); err != nil {
+		return nil, err
+	}
+	if s.Handler == nil {
+		return nil, fmt.Errorf("adapter: tool %q has no handler", s.Name)
+	}
+	c, err := compile(s.Name, s.InputSchema, s.OutputSchema)
+	if err != nil {
+		return nil, err
+	}
+	s.c = c
+	return c, nil
+}
+
+func compile(name string, in, out *jsonschema.Schema) (*compiled, error) {
+	if in == nil {
+		return nil, fmt.Errorf("adapter: tool %q has no input schema", name)
+	}
+	if !isObjectSchema(in) {
+		return nil, fmt.Errorf("adapter: tool %q: input schema must have type \"object\", got %s", name, schemaTypeString(in))
+	}
+	c := &compiled{inSrc: in, outSrc: out}
+	var err error
+	if c.in, err = in.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
+		return nil, fmt.Errorf("adapter: tool %q: input schema: %w", name, err)
+	}
+	c.inDefaults = hasDefaults(in)
+	if out != nil {
+		if !isObjectSchema(out) {
+			return nil, fmt.Errorf("adapter: tool %q: output schema must have type \"object\", got %s", name, schemaTypeString(out))
+		}
+		if c.out, err = out.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
+			return nil, fmt.Errorf("adapter: tool %q: output schema: %w", name, err)
+		}
+	}
+	return c, nil
+}
+
+func isObjectSchema(s *jsonschema.Schema) bool {
+	return s.Type == "object" || (s.Type == "" && len(s.Types) == 1 && s.Types[0] == "object")
+}
+
+func schemaTypeString(s *jsonschema.Schema) string {
+	switch {
+	case s.Type != "":
+		return fmt.Sprintf("%q", s.Type)
+	case len(s.Types) > 0:
+		return fmt.Sprintf("%q", s.Types)
+	}
+	return "no type"
+}
+
+// hasDefaults reports whether any subschema declares a default, so that
+// calls to schemas without defaults skip applying them.
+func hasDefaults(s *jsonschema.Schema) bool {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return true // be safe: apply defaults
+	}
+	var v any
+	if json.Unmarshal(b, &v) != nil {
+		return true
+	}
+	return walkDefaults(v, false)
+}
+
+// walkDefaults looks for a "default" keyword; inNames is true inside maps
+// keyed by property names, where "default" is a name, not a keyword.
+func walkDefaults(v any, inNames bool) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, sub := range v {
+			if k == "default" && !inNames {
+				return true
+			}
+			names := !inNames && (k == "properties" || k == "patternProperties" || k == "$defs" || k == "definitions" || k == "dependentSchemas")
+			if walkDefaults(sub, names) {
+				return true
+			}
+		}
+	case []any:
+		for _, sub := range v {
+			if walkDefaults(sub, false) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// MaxNameLen is the longest tool name accepted.
+const MaxNameLen = 64
+
+// ValidateName reports whether name is a valid tool name: 1 to 64 characters
+// from [A-Za-z0-9_-]. That is the strictest rule among the model providers the
+// supported frameworks talk to. MCP itself allows 128 characters and '.';
+// tools imported from MCP with such names are given a valid local name (see
+// the mcpadapter package) while the original is still the one sent on the wire.
+func ValidateName(name string) error {
+	if name == "" {
+		return fmt.Errorf("adapter: empty tool name")
+	}
+	if len(name) > MaxNameLen {
+		return fmt.Errorf("adapter: tool name %q is %d characters long; the limit is %d", name, len(name), MaxNameLen)
+	}
+	for i := 0; i < len(name); i++ {
+		if !validNameByte(name[i]) {
+			return fmt.Errorf("adapter: tool name %q has invalid character %q at %d; allowed: A-Z a-z 0-9 _ -", name, rune(name[i]), i)
+		}
+	}
+	return nil
+}
+
+func validNameByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-'
+}
+
+// OutputMode chooses how a tool's result is exposed on the structured channel.
+type OutputMode int
+
+const (
+	// OutputAuto (the default) infers an output schema and returns structured
+	// content; an Out type that yields no usable schema is a construction
+	// error. For Out = any the result is structured but has no schema.
+	OutputAuto OutputMode = iota
+	// OutputText turns structured output off: text only, no output schema,
+	// nothing validated.
+	OutputText
+	// OutputRequired makes structured output mandatory: construction fails
+	// when no output schema can be produced.
+	OutputRequired
+)
+
+// ToolOptions configure [NewTool] and [NewRawTool]. The zero value is valid.
+type ToolOptions struct {
+	Title       string
+	Annotations Annotations
+	Targets     []string
+	Tags        []string
+	Timeout     time.Duration
+	Source      Source
+	Meta        map[string]any
+	// Output chooses structured output; the zero value is OutputAuto.
+	Output OutputMode
+	// InputSchema, if set, replaces the inferred input schema of a typed tool.
+	InputSchema *jsonschema.Schema
+	// OutputSchema is the output schema of a raw tool, or replaces the
+	// inferred one of a typed tool.
+	OutputSchema *jsonschema.Schema
+	// Schema options for inference.
+	For *jsonschema.ForOptions
+}
+
+// NewRawTool returns a spec for a handler over raw JSON. inputSchema must have
+// type "object". opts may be nil.
+func NewRawTool(name, description string, inputSchema *jsonschema.Schema, h Handler, opts *ToolOptions) (*Spec, error) {
+	if opts == nil {
+		opts = &ToolOptions{}
+	}
+	s := newSpec(name, description, opts)
+	s.InputSchema = inputSchema
+	s.Handler = h
+	if opts.Output != OutputText {
+		s.OutputSchema = opts.OutputSchema
+	}
+	if opts.Output == OutputRequired && s.OutputSchema == nil {
+		return nil, fmt.Errorf("adapter: tool %q: structured output is required but no output schema was given", name)
+	}
+	if err := s.Check(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// MustRawTool is like [NewRawTool] but panics on error. Use it at
+// registration time only.
+func MustRawTool(name, description string, inputSchema *jsonschema.Schema, h Handler, opts *ToolOptions) *Spec {
+	s, err := NewRawTool(name, description, inputSchema, h, opts)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+func newSpec(name, description string, opts *ToolOptions) *Spec {
+	return &Spec{
+		Name:        name,
+		Title:       opts.Title,
+		Description: description,
+		Annotations: opts.Annotations,
+		Targets:     slices.Clone(opts.Targets),
+		Tags:        slices.Clone(opts.Tags),
+		Timeout:     opts.Timeout,
+		Source:      opts.Source,
+		Meta:        opts.Meta,
+	}
+}
+
+// Clone returns a shallow copy of s that can be modified (renamed, given
+// other targets) and registered on its own.
+func (s *Spec) Clone() *Spec {
+	c := *s
+	c.Targets = slices.Clone(s.Targets)
+	c.Tags = slices.Clone(s.Tags)
+	return &c
+}
+
+func (s *Spec) String() string {
+	var b strings.Builder
+	b.WriteString(s.Name)
+	if !s.Source.IsLocal() {
+		b.WriteString(" (")
+		b.WriteString(s.Source.String())
+		b.WriteString(")")
+	}
+	return b.String()
+}

@@ -1,0 +1,161 @@
+package adapter
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// DefaultMaxArgBytes is the default limit on the size of a call's arguments.
+const DefaultMaxArgBytes = 1 << 20
+
+// prepareArgs checks raw arguments against the input schema and returns the
+// arguments to hand to the handler: the same bytes, or re-encoded with the
+// schema's defaults applied.
+func (c *compiled) prepareArgs(args json.RawMessage, maxBytes int) (json.RawMessage, error) {
+	if maxBytes > 0 && len(args) > maxBytes {
+		return nil, &Error{Kind: KindArgsInvalid, Message: fmt.Sprintf("arguments are %d bytes; the limit is %d", len(args), maxBytes)}
+	}
+	trimmed := bytes.TrimSpace(args)
+	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
+		trimmed = []byte("{}")
+	}
+	var v any
+	if err := json.Unmarshal(trimmed, &v); err != nil {
+		return nil, &Error{Kind: KindArgsInvalid, Message: "arguments are not valid JSON: " + jsonErrorText(err), Err: err}
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, &Error{Kind: KindArgsInvalid, Message: fmt.Sprintf("arguments must be a JSON object, got %s", jsonTypeName(v))}
+	}
+	if c.inDefaults {
+		if err := c.in.ApplyDefaults(&m); err != nil {
+			return nil, &Error{Kind: KindArgsInvalid, Message: "applying defaults: " + err.Error(), Err: err}
+		}
+	}
+	if err := c.in.Validate(m); err != nil {
+		return nil, &Error{Kind: KindArgsInvalid, Message: "arguments do not match the input schema: " + violation(err), Err: err}
+	}
+	if c.inDefaults {
+		b, err := json.Marshal(m)
+		if err != nil {
+			return nil, &Error{Kind: KindInternal, Message: "re-encoding arguments", Err: err}
+		}
+		return b, nil
+	}
+	return trimmed, nil
+}
+
+// checkResult validates a result's structured content against the output
+// schema. A mismatch is a tool error naming the offending field.
+func (c *compiled) checkResult(r *Result) error {
+	if r == nil {
+		return &Error{Kind: KindToolError, Message: "the tool returned no result"}
+	}
+	if c.out == nil {
+		return nil
+	}
+	if r.Structured == nil {
+		return &Error{Kind: KindToolError, Message: "the tool declares an output schema but returned no structured content"}
+	}
+	inst, err := genericJSON(r)
+	if err != nil {
+		return &Error{Kind: KindToolError, Message: "structured content does not encode as JSON: " + err.Error(), Err: err}
+	}
+	if err := c.out.Validate(inst); err != nil {
+		return &Error{Kind: KindToolError, Message: "the result does not match the output schema: " + violation(err), Err: err}
+	}
+	return nil
+}
+
+// genericJSON returns the structured content as the generic JSON value the
+// validator needs (map[string]any and friends).
+func genericJSON(r *Result) (any, error) {
+	switch s := r.Structured.(type) {
+	case map[string]any:
+		if r.structJSON == nil {
+			return s, nil // already generic (raw or imported tools)
+		}
+	}
+	b, err := r.StructuredJSON()
+	if err != nil {
+		return nil, err
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// violation turns a jsonschema-go error chain ("validating root: validating
+// /properties/a: type: ...") into "at $.a: type: ...".
+func violation(err error) string {
+	msg := err.Error()
+	path := ""
+	for strings.HasPrefix(msg, "validating ") {
+		rest := msg[len("validating "):]
+		i := strings.Index(rest, ": ")
+		if i < 0 {
+			break
+		}
+		if p := rest[:i]; p != "root" && !strings.HasPrefix(p, "<") {
+			path = p
+		}
+		msg = rest[i+2:]
+	}
+	return "at " + instancePath(path) + ": " + msg
+}
+
+// instancePath maps a schema path (/properties/a/items/properties/b) to the
+// instance path it validates ($.a[*].b).
+func instancePath(schemaPath string) string {
+	var b strings.Builder
+	b.WriteString("$")
+	parts := strings.Split(strings.Trim(schemaPath, "/"), "/")
+	for i := 0; i < len(parts); i++ {
+		switch parts[i] {
+		case "", "$defs", "definitions":
+			if parts[i] != "" {
+				i++ // skip the definition's name
+			}
+		case "properties", "patternProperties":
+			if i+1 < len(parts) {
+				b.WriteString(".")
+				b.WriteString(strings.ReplaceAll(strings.ReplaceAll(parts[i+1], "~1", "/"), "~0", "~"))
+				i++
+			}
+		case "items", "additionalItems", "prefixItems":
+			b.WriteString("[*]")
+		case "additionalProperties":
+			b.WriteString(".*")
+		}
+	}
+	return b.String()
+}
+
+func jsonErrorText(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%s (at byte offset %d)", se.Error(), se.Offset)
+	}
+	return err.Error()
+}
+
+func jsonTypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case float64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	}
+	return "an object"
+}

@@ -1,0 +1,335 @@
+// Package registry holds a set of tool specs: register, replace, unregister,
+// look up, list in a deterministic order, and subscribe to changes.
+//
+//	reg := registry.New()
+//	if err := reg.Register(spec); err != nil {
+//		log.Fatal(err)
+//	}
+//	for s := range reg.List(registry.Filter{Target: adapter.TargetMCP}) {
+//		fmt.Println(s.Name)
+//	}
+//
+// A Registry is safe for concurrent use. Lookups take no lock: the registry
+// publishes an immutable snapshot on every change, so the call path of an
+// executor never contends with registration.
+//
+// # Changes
+//
+// [Registry.Subscribe] registers a listener that sees every added, removed and
+// replaced spec, in order. The MCP export uses it to emit
+// notifications/tools/list_changed.
+package registry
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/agentadapter/agentadapter/adapter"
+)
+
+// Errors returned by registration.
+var (
+	// ErrDuplicate: a spec of that name is already registered.
+	ErrDuplicate = errors.New("registry: duplicate tool name")
+	// ErrNotRegistered: no spec of that name is registered.
+	ErrNotRegistered = errors.New("registry: tool not registered")
+)
+
+// Registry is a concurrency-safe set of specs keyed by name.
+type Registry struct {
+	mu   sync.Mutex // serialises writers and listener delivery
+	snap atomic.Pointer[snapshot]
+
+	lmu       sync.Mutex
+	listeners map[int]func(Change)
+	nextID    int
+}
+
+type snapshot struct {
+	byName map[string]*adapter.Spec
+	sorted []*adapter.Spec // by name
+}
+
+// New returns an empty registry.
+func New() *Registry {
+	r := &Registry{listeners: map[int]func(Change){}}
+	r.snap.Store(&snapshot{byName: map[string]*adapter.Spec{}})
+	return r
+}
+
+// Op is the kind of a [Change].
+type Op int
+
+const (
+	Added Op = iota + 1
+	Removed
+	Replaced
+)
+
+func (o Op) String() string {
+	switch o {
+	case Added:
+		return "added"
+	case Removed:
+		return "removed"
+	case Replaced:
+		return "replaced"
+	}
+	return fmt.Sprintf("Op(%d)", int(o))
+}
+
+// Change describes one change to the registry. Old is nil for Added, New is
+// nil for Removed.
+type Change struct {
+	Op   Op
+	Name string
+	Old  *adapter.Spec
+	New  *adapter.Spec
+}
+
+// Register adds specs. Each is checked ([adapter.Spec.Check]: name, schemas,
+// handler); an invalid spec or a name already registered (or repeated among
+// specs) fails the whole call and registers nothing.
+func (r *Registry) Register(specs ...*adapter.Spec) error {
+	return r.apply(specs, false)
+}
+
+// MustRegister is like Register but panics on error. Use it at start-up.
+func (r *Registry) MustRegister(specs ...*adapter.Spec) {
+	if err := r.Register(specs...); err != nil {
+		panic(err)
+	}
+}
+
+// Replace adds specs, replacing any registered under the same names.
+func (r *Registry) Replace(specs ...*adapter.Spec) error {
+	return r.apply(specs, true)
+}
+
+func (r *Registry) apply(specs []*adapter.Spec, replace bool) error {
+	seen := make(map[string]bool, len(specs))
+	for _, s := range specs {
+		if s == nil {
+			return errors.New("registry: nil spec")
+		}
+		if err := s.Check(); err != nil {
+			return err
+		}
+		if seen[s.Name] {
+			return fmt.Errorf("%w: %q appears twice in one call", ErrDuplicate, s.Name)
+		}
+		seen[s.Name] = true
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.snap.Load()
+	changes := make([]Change, 0, len(specs))
+	for _, s := range specs {
+		if prev, ok := old.byName[s.Name]; ok {
+			if !replace {
+				return fmt.Errorf("%w: %q (registered from %s)", ErrDuplicate, s.Name, prev.Source)
+			}
+			changes = append(changes, Change{Op: Replaced, Name: s.Name, Old: prev, New: s})
+			continue
+		}
+		changes = append(changes, Change{Op: Added, Name: s.Name, New: s})
+	}
+	r.publish(old, changes)
+	return nil
+}
+
+// Unregister removes the named specs. Unknown names fail the call with
+// ErrNotRegistered and remove nothing.
+func (r *Registry) Unregister(names ...string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.snap.Load()
+	changes := make([]Change, 0, len(names))
+	for _, n := range names {
+		prev, ok := old.byName[n]
+		if !ok {
+			return fmt.Errorf("%w: %q", ErrNotRegistered, n)
+		}
+		changes = append(changes, Change{Op: Removed, Name: n, Old: prev})
+	}
+	r.publish(old, changes)
+	return nil
+}
+
+// Update applies a batch of changes atomically: listeners see them in
+// order, and lookups see all or none of them. Changes with Op Added or
+// Replaced use New; Removed uses Name. Added fails on an existing name,
+// Removed and Replaced on a missing one.
+func (r *Registry) Update(changes ...Change) error {
+	for _, c := range changes {
+		if c.Op != Removed {
+			if c.New == nil {
+				return fmt.Errorf("registry: %s change of %q has no spec", c.Op, c.Name)
+			}
+			if err := c.New.Check(); err != nil {
+				return err
+			}
+		}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.snap.Load()
+	names := make(map[string]*adapter.Spec, len(old.byName))
+	for k, v := range old.byName {
+		names[k] = v
+	}
+	out := make([]Change, 0, len(changes))
+	for _, c := range changes {
+		name := c.Name
+		if c.New != nil {
+			name = c.New.Name
+		}
+		prev, exists := names[name]
+		switch c.Op {
+		case Added:
+			if exists {
+				return fmt.Errorf("%w: %q (registered from %s)", ErrDuplicate, name, prev.Source)
+			}
+			names[name] = c.New
+			out = append(out, Change{Op: Added, Name: name, New: c.New})
+		case Replaced:
+			if !exists {
+				return fmt.Errorf("%w: %q", ErrNotRegistered, name)
+			}
+			names[name] = c.New
+			out = append(out, Change{Op: Replaced, Name: name, Old: prev, New: c.New})
+		case Removed:
+			if !exists {
+				return fmt.Errorf("%w: %q", ErrNotRegistered, name)
+			}
+			delete(names, name)
+			out = append(out, Change{Op: Removed, Name: name, Old: prev})
+		default:
+			return fmt.Errorf("registry: unknown change op %v", c.Op)
+		}
+	}
+	r.publish(old, out)
+	return nil
+}
+
+// publish installs a snapshot with changes applied and notifies listeners.
+// r.mu is held, so listeners see changes in the order they were made.
+func (r *Registry) publish(old *snapshot, changes []Change) {
+	if len(changes) == 0 {
+		return
+	}
+	byName := make(map[string]*adapter.Spec, len(old.byName)+len(changes))
+	for k, v := range old.byName {
+		byName[k] = v
+	}
+	for _, c := range changes {
+		if c.Op == Removed {
+			delete(byName, c.Name)
+		} else {
+			byName[c.Name] = c.New
+		}
+	}
+	sorted := make([]*adapter.Spec, 0, len(byName))
+	for _, s := range byName {
+		sorted = append(sorted, s)
+	}
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	r.snap.Store(&snapshot{byName: byName, sorted: sorted})
+
+	r.lmu.Lock()
+	ls := make([]func(Change), 0, len(r.listeners))
+	ids := make([]int, 0, len(r.listeners))
+	for id := range r.listeners {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		ls = append(ls, r.listeners[id])
+	}
+	r.lmu.Unlock()
+	for _, c := range changes {
+		for _, l := range ls {
+			l(c)
+		}
+	}
+}
+
+// Lookup returns the spec registered under name. It takes no lock.
+func (r *Registry) Lookup(name string) (*adapter.Spec, bool) {
+	s, ok := r.snap.Load().byName[name]
+	return s, ok
+}
+
+// Len returns the number of registered specs.
+func (r *Registry) Len() int { return len(r.snap.Load().byName) }
+
+// Filter selects specs in [Registry.List]. The zero Filter selects all.
+type Filter struct {
+	// Target keeps specs exported to that integration (see adapter.TargetMCP).
+	Target string
+	// Tags keeps specs carrying every one of these tags.
+	Tags []string
+	// Server keeps tools imported from that MCP server; "local" keeps local tools.
+	Server string
+	// Func, if set, keeps specs for which it returns true.
+	Func func(*adapter.Spec) bool
+}
+
+// Match reports whether s passes the filter.
+func (f Filter) Match(s *adapter.Spec) bool {
+	if f.Target != "" && !s.HasTarget(f.Target) {
+		return false
+	}
+	for _, t := range f.Tags {
+		if !s.HasTag(t) {
+			return false
+		}
+	}
+	if f.Server != "" {
+		if f.Server == "local" {
+			if !s.Source.IsLocal() {
+				return false
+			}
+		} else if s.Source.Server != f.Server {
+			return false
+		}
+	}
+	return f.Func == nil || f.Func(s)
+}
+
+// List returns the specs that match f, ordered by name. It iterates over
+// the snapshot current when List was called.
+func (r *Registry) List(f Filter) iter.Seq[*adapter.Spec] {
+	snap := r.snap.Load()
+	return func(yield func(*adapter.Spec) bool) {
+		for _, s := range snap.sorted {
+			if f.Match(s) && !yield(s) {
+				return
+			}
+		}
+	}
+}
+
+// Subscribe registers fn to be called, synchronously and in order, for each
+// change after this call. fn must not call Register, Replace, Unregister or
+// Update on the same registry. The returned function unsubscribes.
+func (r *Registry) Subscribe(fn func(Change)) (cancel func()) {
+	r.lmu.Lock()
+	id := r.nextID
+	r.nextID++
+	r.listeners[id] = fn
+	r.lmu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			r.lmu.Lock()
+			delete(r.listeners, id)
+			r.lmu.Unlock()
+		})
+	}
+}
