@@ -102,7 +102,7 @@ func (e *Error) Error() string {
 		b.WriteString(": ")
 		b.WriteString(e.Message)
 	}
-	if e.Err != nil && (e.Message == "" || !strings.Contains(e.Message, e.Err.Error())) {
+	if e.Err != nil && e.Message == "" {
 		b.WriteString(": ")
 		b.WriteString(e.Err.Error())
 	}

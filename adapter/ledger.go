@@ -1,0 +1,220 @@
+package adapter
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Record is one ledger entry: every call through an [Executor], successful
+// or not, is recorded exactly once.
+type Record struct {
+	Time        time.Time       `json:"time"`
+	CallID      string          `json:"call_id"`
+	RunID       string          `json:"run_id,omitempty"`
+	Tool        string          `json:"tool"`
+	Source      string          `json:"source"`
+	Integration string          `json:"integration,omitempty"`
+	Subject     string          `json:"subject,omitempty"`
+	Args        json.RawMessage `json:"args,omitempty"` // redacted
+	// Outcome is "ok" or the error kind.
+	Outcome string `json:"outcome"`
+	Message string `json:"message,omitempty"`
+	// Approval is "", or the approval outcome: approved, denied, pending.
+	Approval    string        `json:"approval,omitempty"`
+	Approver    string        `json:"approver,omitempty"`
+	Ticket      string        `json:"ticket,omitempty"`
+	CacheHit    bool          `json:"cache_hit,omitempty"`
+	Duration    time.Duration `json:"duration_ns"`
+	ResultBytes int           `json:"result_bytes"`
+}
+
+// OutcomeOK is the Outcome of a successful call.
+const OutcomeOK = "ok"
+
+// A Ledger writes records. The executor writes from one goroutine of its
+// own, never on a call's path, so a slow or failing ledger cannot fail or
+// stall calls (see ExecutorOptions.LedgerBuffer). The adaptertest package
+// checks an implementation.
+type Ledger interface {
+	Write(ctx context.Context, r *Record) error
+}
+
+// MemoryLedger keeps the most recent records in a ring.
+type MemoryLedger struct {
+	mu    sync.Mutex
+	ring  []Record
+	next  int
+	total int
+}
+
+// NewMemoryLedger returns a ledger keeping the last capacity records (zero: 10,000).
+func NewMemoryLedger(capacity int) *MemoryLedger {
+	if capacity <= 0 {
+		capacity = 10000
+	}
+	return &MemoryLedger{ring: make([]Record, 0, capacity)}
+}
+
+// Write implements [Ledger].
+func (m *MemoryLedger) Write(_ context.Context, r *Record) error {
+	m.mu.Lock()
+	if len(m.ring) < cap(m.ring) {
+		m.ring = append(m.ring, *r)
+	} else {
+		m.ring[m.next] = *r
+	}
+	m.next = (m.next + 1) % cap(m.ring)
+	m.total++
+	m.mu.Unlock()
+	return nil
+}
+
+// Records returns the kept records, oldest first.
+func (m *MemoryLedger) Records() []Record {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]Record, 0, len(m.ring))
+	if len(m.ring) == cap(m.ring) {
+		out = append(out, m.ring[m.next:]...)
+		out = append(out, m.ring[:m.next]...)
+	} else {
+		out = append(out, m.ring...)
+	}
+	return out
+}
+
+// Total returns how many records were ever written.
+func (m *MemoryLedger) Total() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.total
+}
+
+// JSONLLedger writes one JSON object per line.
+type JSONLLedger struct {
+	mu sync.Mutex
+	w  *bufio.Writer
+	c  io.Closer
+}
+
+// NewJSONLLedger returns a ledger writing to w. Each record is flushed as it
+// is written.
+func NewJSONLLedger(w io.Writer) *JSONLLedger {
+	l := &JSONLLedger{w: bufio.NewWriter(w)}
+	if c, ok := w.(io.Closer); ok {
+		l.c = c
+	}
+	return l
+}
+
+// OpenJSONLLedger opens (appending, creating if needed) a JSONL ledger file.
+func OpenJSONLLedger(path string) (*JSONLLedger, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	return NewJSONLLedger(f), nil
+}
+
+// Write implements [Ledger].
+func (l *JSONLLedger) Write(_ context.Context, r *Record) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, err := l.w.Write(append(b, '\n')); err != nil {
+		return err
+	}
+	return l.w.Flush()
+}
+
+// Close flushes and closes the underlying writer if it is an io.Closer.
+func (l *JSONLLedger) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	err := l.w.Flush()
+	if l.c != nil {
+		if cerr := l.c.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// DefaultSecretKeys are the object keys whose values [RedactKeys] masks by
+// default (matched case-insensitively, as substrings: "X-Api-Key" matches
+// "api_key" after '-' is read as '_').
+var DefaultSecretKeys = []string{"password", "passwd", "token", "secret", "authorization", "api_key", "apikey", "cookie", "credential", "private_key"}
+
+// Redacted replaces masked values.
+const Redacted = "[REDACTED]"
+
+// RedactKeys returns a redaction function for ExecutorOptions.Redact that
+// masks the values of object keys containing any of keys, at any depth.
+func RedactKeys(keys ...string) func(tool string, args json.RawMessage) json.RawMessage {
+	lower := make([]string, len(keys))
+	for i, k := range keys {
+		lower[i] = strings.ToLower(k)
+	}
+	return func(_ string, args json.RawMessage) json.RawMessage {
+		if !mayHaveKey(args, lower) {
+			return args
+		}
+		var v any
+		if json.Unmarshal(args, &v) != nil {
+			return json.RawMessage(`"[UNPARSABLE]"`)
+		}
+		v = redact(v, lower)
+		b, err := json.Marshal(v)
+		if err != nil {
+			return json.RawMessage(`"[UNPARSABLE]"`)
+		}
+		return b
+	}
+}
+
+func mayHaveKey(args []byte, keys []string) bool {
+	l := bytes.ToLower(args)
+	l = bytes.ReplaceAll(l, []byte("-"), []byte("_"))
+	for _, k := range keys {
+		if bytes.Contains(l, []byte(k)) {
+			return true
+		}
+	}
+	return false
+}
+
+func redact(v any, keys []string) any {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, sub := range v {
+			lk := strings.ReplaceAll(strings.ToLower(k), "-", "_")
+			secret := false
+			for _, key := range keys {
+				if strings.Contains(lk, key) {
+					secret = true
+					break
+				}
+			}
+			if secret {
+				v[k] = Redacted
+			} else {
+				v[k] = redact(sub, keys)
+			}
+		}
+	case []any:
+		for i := range v {
+			v[i] = redact(v[i], keys)
+		}
+	}
+	return v
+}
