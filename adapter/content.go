@@ -15,22 +15,25 @@ type Content interface {
 
 // TextContent is text for the model.
 type TextContent struct {
-	Text string
-	Meta map[string]any
+	Text        string
+	Meta        map[string]any
+	Annotations *ContentAnnotations
 }
 
 // ImageContent is an image. Data holds the raw bytes (not base64).
 type ImageContent struct {
-	Data     []byte
-	MIMEType string
-	Meta     map[string]any
+	Data        []byte
+	MIMEType    string
+	Meta        map[string]any
+	Annotations *ContentAnnotations
 }
 
 // AudioContent is an audio clip. Data holds the raw bytes (not base64).
 type AudioContent struct {
-	Data     []byte
-	MIMEType string
-	Meta     map[string]any
+	Data        []byte
+	MIMEType    string
+	Meta        map[string]any
+	Annotations *ContentAnnotations
 }
 
 // ResourceLink points to a resource the model or client may fetch.
@@ -42,12 +45,14 @@ type ResourceLink struct {
 	MIMEType    string
 	Size        *int64
 	Meta        map[string]any
+	Annotations *ContentAnnotations
 }
 
 // EmbeddedResource carries a resource's contents inline.
 type EmbeddedResource struct {
-	Resource *ResourceContents
-	Meta     map[string]any
+	Resource    *ResourceContents
+	Meta        map[string]any
+	Annotations *ContentAnnotations
 }
 
 // ResourceContents is the contents of a resource: Text or Blob (raw bytes).
@@ -64,6 +69,16 @@ func (*ImageContent) ContentType() string     { return "image" }
 func (*AudioContent) ContentType() string     { return "audio" }
 func (*ResourceLink) ContentType() string     { return "resource_link" }
 func (*EmbeddedResource) ContentType() string { return "resource" }
+
+// ContentAnnotations tell a client how to use a content block, as in MCP.
+type ContentAnnotations struct {
+	// Audience lists who the content is for: "user", "assistant".
+	Audience []string
+	// Priority runs from 0 (optional) to 1 (required).
+	Priority float64
+	// LastModified is an ISO 8601 time.
+	LastModified string
+}
 
 // Result is what a successful tool call returns, on two channels:
 // Content for the model and Structured for the program.
