@@ -2,9 +2,9 @@ package adapter
 
 import (
 	"context"
+	"sync"
+	"sync/atomic"
 	"time"
-
-	"github.com/hashicorp/golang-lru/v2/expirable"
 )
 
 // A Cache stores successful results by key. Implementations must be safe
@@ -35,14 +35,95 @@ type CacheOptions struct {
 	Tools map[string]time.Duration
 }
 
-// MemoryCache is an in-memory LRU [Cache] with per-entry expiry.
+// MemoryCache is an in-memory [Cache] with a size bound and per-entry
+// expiry. It starts no goroutine: expired entries are dropped when met.
+//
+// Reads take no lock: entries live in small shards, each an immutable map
+// behind an atomic pointer that a write replaces with an updated copy, so
+// hits from many goroutines on the same hot entry share cache lines
+// instead of bouncing a lock between CPUs. A full shard evicts with a
+// CLOCK sweep (an approximation of least recently used).
 type MemoryCache struct {
-	lru *expirable.LRU[string, cacheEntry]
+	maxTTL time.Duration
+	now    func() time.Time
+	shards []cowShard[*cacheEntry]
+	mask   uint64
 }
 
 type cacheEntry struct {
 	r       *Result
-	expires time.Time
+	expires int64 // unix nanoseconds
+	ref     atomic.Bool
+}
+
+// cowShard is a copy-on-write map: lock-free reads, writes serialised by
+// mu. Shards are kept small (shardTarget entries) so that a copy is cheap.
+type cowShard[V any] struct {
+	mu  sync.Mutex
+	m   atomic.Pointer[map[string]V]
+	cap int
+	_   [40]byte // keep shards off each other's cache lines
+}
+
+const shardTarget = 16
+
+func (s *cowShard[V]) get(key string) (V, bool) {
+	var zero V
+	m := s.m.Load()
+	if m == nil {
+		return zero, false
+	}
+	v, ok := (*m)[key]
+	return v, ok
+}
+
+// getBytes is get without converting key to a string (and allocating).
+func (s *cowShard[V]) getBytes(key []byte) (V, bool) {
+	var zero V
+	m := s.m.Load()
+	if m == nil {
+		return zero, false
+	}
+	v, ok := (*m)[string(key)]
+	return v, ok
+}
+
+// put stores v under key, first dropping the entry victim chooses if the
+// shard is full. s.mu is held.
+func (s *cowShard[V]) put(key string, v V, victim func(map[string]V) string) {
+	old := map[string]V{}
+	if m := s.m.Load(); m != nil {
+		old = *m
+	}
+	drop, skip := "", false
+	if _, ok := old[key]; !ok && len(old) >= s.cap && len(old) > 0 {
+		drop, skip = victim(old), true
+	}
+	m := make(map[string]V, len(old)+1)
+	for k, e := range old {
+		if !skip || k != drop {
+			m[k] = e
+		}
+	}
+	m[key] = v
+	s.m.Store(&m)
+}
+
+func shardsFor(size int) int {
+	n := 1
+	for n*shardTarget < size && n < 4096 {
+		n *= 2
+	}
+	return n
+}
+
+func fnv64[T string | []byte](key T) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(key); i++ {
+		h ^= uint64(key[i])
+		h *= 1099511628211
+	}
+	return h
 }
 
 // NewMemoryCache returns a cache holding at most size results (zero:
@@ -54,26 +135,109 @@ func NewMemoryCache(size int, maxTTL time.Duration) *MemoryCache {
 	if maxTTL <= 0 {
 		maxTTL = DefaultCacheTTL
 	}
-	return &MemoryCache{lru: expirable.NewLRU[string, cacheEntry](size, nil, maxTTL)}
+	n := shardsFor(size)
+	c := &MemoryCache{maxTTL: maxTTL, now: time.Now, shards: make([]cowShard[*cacheEntry], n), mask: uint64(n - 1)}
+	for i := range c.shards {
+		c.shards[i].cap = size / n
+		if i < size%n {
+			c.shards[i].cap++
+		}
+	}
+	return c
+}
+
+func (m *MemoryCache) shard(key string) *cowShard[*cacheEntry] {
+	return &m.shards[fnv64(key)&m.mask]
 }
 
 // Get implements [Cache].
 func (m *MemoryCache) Get(_ context.Context, key string) (*Result, bool) {
-	e, ok := m.lru.Get(key)
-	if !ok {
+	e, ok := m.shard(key).get(key)
+	if !ok || m.now().UnixNano() >= e.expires {
 		return nil, false
 	}
-	if time.Now().After(e.expires) {
-		m.lru.Remove(key)
-		return nil, false
+	if !e.ref.Load() { // write only when needed: keeps hot entries' lines shared
+		e.ref.Store(true)
 	}
 	return e.r, true
 }
 
 // Add implements [Cache].
 func (m *MemoryCache) Add(_ context.Context, key string, r *Result, ttl time.Duration) {
-	m.lru.Add(key, cacheEntry{r: r, expires: time.Now().Add(ttl)})
+	if ttl <= 0 || ttl > m.maxTTL {
+		ttl = m.maxTTL
+	}
+	now := m.now().UnixNano()
+	e := &cacheEntry{r: r, expires: now + int64(ttl)}
+	s := m.shard(key)
+	s.mu.Lock()
+	s.put(key, e, func(old map[string]*cacheEntry) string { return clockVictim(old, now) })
+	s.mu.Unlock()
 }
 
-// Len returns the number of entries (expired ones included until evicted).
-func (m *MemoryCache) Len() int { return m.lru.Len() }
+// clockVictim picks an expired or unreferenced entry, clearing reference
+// bits as it goes (second chance); if all were referenced, any.
+func clockVictim(m map[string]*cacheEntry, now int64) string {
+	var any string
+	for k, e := range m {
+		if now >= e.expires || !e.ref.Load() {
+			return k
+		}
+		e.ref.Store(false)
+		any = k
+	}
+	return any
+}
+
+// Len returns the number of entries (expired ones included until dropped).
+func (m *MemoryCache) Len() int {
+	n := 0
+	for i := range m.shards {
+		if p := m.shards[i].m.Load(); p != nil {
+			n += len(*p)
+		}
+	}
+	return n
+}
+
+// argMemo remembers, for cached tools, what validating a given argument
+// text produced: the validated arguments and the cache key. Validation is
+// a pure function of the bytes and the compiled schema, so a repeated call
+// (the case caching is for) skips the schema check and canonicalisation,
+// the bulk of a cache hit's cost, with the very same outcome. Only
+// successes are remembered. Bounded, with lock-free reads like MemoryCache.
+type argMemo struct {
+	shards [memoShards]cowShard[memoEntry]
+}
+
+type memoEntry struct {
+	c    *compiled // the schema the text was validated against
+	args []byte    // the validated arguments (never modified)
+	key  string    // the cache key
+}
+
+const (
+	memoMaxArgs = 1024 // longer argument texts are not remembered
+	memoShards  = 64   // of shardTarget entries each
+)
+
+func (m *argMemo) get(c *compiled, raw []byte) (memoEntry, bool) {
+	e, ok := m.shards[fnv64(raw)&(memoShards-1)].getBytes(raw)
+	return e, ok && e.c == c
+}
+
+func (m *argMemo) put(c *compiled, raw []byte, e memoEntry) {
+	e.c = c
+	s := &m.shards[fnv64(raw)&(memoShards-1)]
+	s.mu.Lock()
+	if s.cap == 0 {
+		s.cap = shardTarget
+	}
+	s.put(string(raw), e, func(old map[string]memoEntry) string {
+		for k := range old { // map order is random: drop any one
+			return k
+		}
+		return ""
+	})
+	s.mu.Unlock()
+}

@@ -4,13 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"runtime/debug"
+
+	"github.com/agentadapter/agentadapter/runsync"
 )
 
 // Call runs the tool directly, with no executor: the arguments are checked
 // against the input schema (defaults applied), the handler runs, and the
 // result is checked against the output schema. It applies no policy (no
 // approval, limits, timeout, ledger); agent code should call tools through
-// an [Executor].
+// an [Executor]. A panicking handler is recovered into a [KindToolError]
+// whose cause is a [*runsync.PanicError] carrying the stack.
 func (s *Spec) Call(ctx context.Context, args json.RawMessage) (*Result, error) {
 	c, err := s.compiled()
 	if err != nil {
@@ -20,7 +24,7 @@ func (s *Spec) Call(ctx context.Context, args json.RawMessage) (*Result, error) 
 	if err != nil {
 		return nil, withTool(err, s.Name, "")
 	}
-	r, err := s.Handler(ctx, args)
+	r, err := s.callHandler(ctx, args)
 	if err != nil {
 		return nil, toolError(err, s.Name, "")
 	}
@@ -30,13 +34,27 @@ func (s *Spec) Call(ctx context.Context, args json.RawMessage) (*Result, error) 
 	return r, nil
 }
 
+func (s *Spec) callHandler(ctx context.Context, args json.RawMessage) (res *Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, &Error{Kind: KindToolError, Message: "the tool failed unexpectedly (it panicked)",
+				Err: &runsync.PanicError{Value: p, Stack: debug.Stack()}}
+		}
+	}()
+	return s.Handler(ctx, args)
+}
+
 // toolError classifies a handler's error: an *Error keeps its kind, a
-// deadline is a timeout, anything else is a tool error whose message is the
-// error's text.
+// recovered panic hides its value, a deadline is a timeout, and anything
+// else is a tool error whose message is the error's text.
 func toolError(err error, tool, callID string) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return withTool(e, tool, callID)
+	}
+	var pe *runsync.PanicError
+	if errors.As(err, &pe) { // e.g. from a runsync call inside the handler: the panic text is Go's
+		return &Error{Kind: KindToolError, Tool: tool, CallID: callID, Message: "the tool failed unexpectedly (it panicked)", Err: err}
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return &Error{Kind: KindTimeout, Tool: tool, CallID: callID, Message: "the tool did not finish before its deadline", Err: err}

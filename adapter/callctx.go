@@ -3,6 +3,8 @@ package adapter
 import (
 	"context"
 	"encoding/json"
+	"sync/atomic"
+	"time"
 )
 
 // Call describes one tool call as it passes through the executor. Hooks,
@@ -90,3 +92,70 @@ func ReportProgress(ctx context.Context, p Progress) {
 		fn(p)
 	}
 }
+
+// callCtx is a handler's context when the caller's context can never be
+// cancelled (its Done is nil): it carries the call and its deadline in
+// the call's own allocation, where context.WithTimeout plus
+// context.WithValue cost five allocations. (Timers are not pooled: a
+// timer made inside a testing/synctest bubble must not be reset outside
+// it, and the reverse.)
+type callCtx struct {
+	parent   context.Context
+	call     *Call
+	deadline int64 // unix nanoseconds
+	done     chan struct{}
+	state    atomic.Int32 // ctxLive, then ctxExpired or ctxStopped
+	timer    *time.Timer
+}
+
+const (
+	ctxLive int32 = iota
+	ctxExpired
+	ctxStopped
+)
+
+// start arms c for a call of at most timeout.
+func (c *callCtx) start(parent context.Context, call *Call, timeout time.Duration) {
+	c.parent, c.call = parent, call
+	c.deadline = time.Now().Add(timeout).UnixNano()
+	c.done = make(chan struct{})
+	c.timer = time.AfterFunc(timeout, c.expire)
+}
+
+func (c *callCtx) expire() { c.end(ctxExpired) }
+
+// stop ends c once the call returns, as the cancel func of a
+// context.WithTimeout would: Done closes, Err is context.Canceled, and
+// anything the handler left waiting on ctx is released.
+func (c *callCtx) stop() {
+	c.timer.Stop()
+	c.end(ctxStopped)
+}
+
+func (c *callCtx) end(state int32) {
+	if c.state.CompareAndSwap(ctxLive, state) {
+		close(c.done)
+	}
+}
+
+func (c *callCtx) Deadline() (time.Time, bool) { return time.Unix(0, c.deadline), true }
+func (c *callCtx) Done() <-chan struct{}       { return c.done }
+
+func (c *callCtx) Err() error {
+	switch c.state.Load() {
+	case ctxExpired:
+		return context.DeadlineExceeded
+	case ctxStopped:
+		return context.Canceled
+	}
+	return nil
+}
+
+func (c *callCtx) Value(key any) any {
+	if _, ok := key.(callKey); ok {
+		return c.call
+	}
+	return c.parent.Value(key)
+}
+
+func (c *callCtx) String() string { return "adapter.callCtx" }

@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"encoding/json"
+	"reflect"
 )
 
 // Content is one block of a tool result meant for the model: [*TextContent],
@@ -90,12 +91,48 @@ type Result struct {
 	// Structured is the machine-readable result: a JSON object (as a Go
 	// value that marshals to one) that matches the tool's output schema.
 	// Non-object values are wrapped as {"result": value}. It is nil for tools
-	// without structured output.
+	// without structured output. To change it (a redacting guard, say),
+	// assign a new value: values edited in place may still be sent in their
+	// original encoding.
 	Structured any
 	// Meta is passed through to MCP's _meta.
 	Meta map[string]any
 
-	structJSON []byte // the JSON of Structured, when already encoded
+	// structJSON is the JSON of structOf, kept by typed tools so that the
+	// value is encoded once. It serves only while Structured still holds
+	// structOf: a guard that replaces Structured gets its new value encoded.
+	structJSON []byte
+	structOf   any
+}
+
+// cachedJSON returns the kept encoding of Structured, or nil when there is
+// none or Structured was replaced since. Values edited in place are not
+// detected: results are treated as immutable once returned.
+func (r *Result) cachedJSON() []byte {
+	if r.structJSON == nil || !sameValue(r.Structured, r.structOf) {
+		return nil
+	}
+	return r.structJSON
+}
+
+// sameValue reports whether a and b are the same value: the same map, slice
+// or pointer, or equal values of other kinds.
+func sameValue(a, b any) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	if va.Type() != vb.Type() {
+		return false
+	}
+	switch va.Kind() {
+	case reflect.Map, reflect.Pointer:
+		return va.UnsafePointer() == vb.UnsafePointer()
+	case reflect.Slice:
+		return va.UnsafePointer() == vb.UnsafePointer() && va.Len() == vb.Len()
+	}
+	// Struct and array values: DeepEqual short-cuts shared slices and maps.
+	return reflect.DeepEqual(a, b)
 }
 
 // Text returns the concatenated text of the result's text blocks, one per
@@ -134,8 +171,8 @@ func (r *Result) StructuredJSON() (json.RawMessage, error) {
 	if r == nil || r.Structured == nil {
 		return nil, nil
 	}
-	if r.structJSON != nil {
-		return r.structJSON, nil
+	if b := r.cachedJSON(); b != nil {
+		return b, nil
 	}
 	if raw, ok := r.Structured.(json.RawMessage); ok {
 		return raw, nil

@@ -1,6 +1,7 @@
 package adapter
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -137,6 +138,9 @@ func KindOf(err error) Kind {
 	if errors.As(err, &e) {
 		return e.Kind
 	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return KindTimeout
+	}
 	return KindInternal
 }
 
@@ -169,11 +173,14 @@ func ModelPayload(err error) (payload string, ok bool) {
 	if msg == "" {
 		msg = defaultMessage(e.Kind)
 	}
-	b, merr := json.Marshal(Payload{Error: PayloadError{Kind: e.Kind, Message: msg, Tool: e.Tool, Ticket: e.Ticket}})
-	if merr != nil { // unreachable: the payload holds only strings
-		return "", false
+	// No HTML escaping: the reader is a model, and "a < b" should stay so.
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(Payload{Error: PayloadError{Kind: e.Kind, Message: msg, Tool: e.Tool, Ticket: e.Ticket}}) != nil {
+		return "", false // unreachable: the payload holds only strings
 	}
-	return string(b), true
+	return strings.TrimSuffix(b.String(), "\n"), true
 }
 
 func defaultMessage(k Kind) string {

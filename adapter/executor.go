@@ -1,11 +1,15 @@
 package adapter
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	mrand "math/rand/v2"
+	"reflect"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -14,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 	"golang.org/x/sync/singleflight"
 
 	"github.com/agentadapter/agentadapter/runsync"
@@ -101,25 +106,47 @@ type ExecutorOptions struct {
 //  10. output guards, on fresh and cached results alike;
 //  11. the ledger records the call, whatever happened; its span ends.
 //
-// A cached result is only served to a call that passed approval: policy
-// holds for every call, cached or not.
+// A cached result is only served to a call that passed the input guards,
+// approval and the run limits, and the output guards see it: policy holds
+// for every call, cached or not. A hook that panics fails the call with
+// [KindInternal]; a caller's context cancelled mid-call is [KindInternal]
+// too (nobody is left to read a payload).
 //
-// An Executor is safe for concurrent use. Close it to stop its ledger writer.
+// The handler runs in a goroutine of its own, so that the caller never
+// waits past the deadline: a handler that ignores ctx is abandoned there
+// (and counted by runsync.Abandoned until it returns).
+//
+// For cached tools the outcome of validating an argument text is
+// remembered, so a repeated call skips the schema check. Handlers must
+// treat their arguments as read-only, and callers the results they get:
+// both may be shared between calls.
+//
+// Spans are started only when there is somewhere to send them: with no
+// ExecutorOptions.TracerProvider and no global provider installed, a
+// call starts none (a no-op span still costs allocations); installing a
+// global provider later turns them on.
+//
+// An Executor is safe for concurrent use. Close it to stop its ledger
+// writer; Close waits for the ledger to take the records still buffered.
 type Executor struct {
-	tools    Catalog
-	opts     ExecutorOptions
-	maxArgs  int
-	timeout  time.Duration
-	tracer   trace.Tracer
-	logger   *slog.Logger
-	now      func() time.Time
-	policy   ApprovalPolicy
-	cache    Cache
-	cacheTTL time.Duration
-	sf       singleflight.Group
-	ledger   *ledgerWriter
-	warned   sync.Map // tool name → warned about cache misconfiguration
-	calls    atomic.Int64
+	tools   Catalog
+	opts    ExecutorOptions
+	maxArgs int
+	timeout time.Duration
+	tracer  trace.Tracer
+	// globalNoop is the global tracer provider as it was when the executor
+	// was made, if that was the no-op delegate (see tracingOff).
+	globalNoop trace.TracerProvider
+	logger     *slog.Logger
+	now        func() time.Time
+	policy     ApprovalPolicy
+	cache      Cache
+	cacheTTL   time.Duration
+	sf         singleflight.Group
+	memo       argMemo
+	ledger     *ledgerWriter
+	warned     sync.Map // tool name → warned about cache misconfiguration
+	calls      counter
 }
 
 // NewExecutor returns an executor over a catalog (which may be nil when
@@ -143,6 +170,9 @@ func NewExecutor(tools Catalog, opts *ExecutorOptions) *Executor {
 		tp = otel.GetTracerProvider()
 	}
 	e.tracer = tp.Tracer("github.com/agentadapter/agentadapter/adapter")
+	if opts.TracerProvider == nil && isGlobalDelegate(tp) {
+		e.globalNoop = tp
+	}
 	e.logger = opts.Logger
 	if e.logger == nil {
 		e.logger = slog.Default()
@@ -180,21 +210,23 @@ func maxTTL(def time.Duration, tools map[string]time.Duration) time.Duration {
 }
 
 var defaultExecutor atomic.Pointer[Executor]
-var defaultOnce sync.Once
+
+// fallbackExecutor is the default executor until one is set.
+var fallbackExecutor = sync.OnceValue(func() *Executor { return NewExecutor(nil, nil) })
 
 // SetDefault makes e the default executor, used by integrations that are
 // given none. It is read at call time, so it may be set after the tools
-// are built.
+// are built. SetDefault(nil) restores the built-in default.
 func SetDefault(e *Executor) { defaultExecutor.Store(e) }
 
 // Default returns the default executor: the one set with [SetDefault], or
-// else an executor with default options and no catalog.
+// else an executor with default options and no catalog (it can only run
+// calls that carry their spec, see [Request.Spec]).
 func Default() *Executor {
 	if e := defaultExecutor.Load(); e != nil {
 		return e
 	}
-	defaultOnce.Do(func() { defaultExecutor.CompareAndSwap(nil, NewExecutor(nil, nil)) })
-	return defaultExecutor.Load()
+	return fallbackExecutor()
 }
 
 // Request is one call to [Executor.Do].
@@ -223,76 +255,182 @@ func (e *Executor) Call(ctx context.Context, name string, args json.RawMessage) 
 	return e.Do(ctx, &Request{Tool: name, Args: args})
 }
 
+// callState is everything the pipeline keeps about one call, in one
+// allocation: the Call that hooks, guards and the handler see, what the
+// ledger needs, and the ledger record itself.
+type callState struct {
+	call     Call
+	e        *Executor
+	reqArgs  json.RawMessage // the arguments as given
+	timeout  time.Duration   // Request.Timeout
+	port     ApprovalPort    // Request.Approval
+	compiled *compiled
+	valid    json.RawMessage // the arguments as validated
+	start    time.Time
+	approver string
+	ticket   string
+	cacheKey string // set when known before the cache stage
+	hctx     callCtx
+	approval Outcome
+	hctxUsed atomic.Bool
+	cacheHit bool
+	// argsChanged is set when a hook or an approver replaced the arguments
+	// after the cache key was computed.
+	argsChanged bool
+}
+
 // Do runs one call through the pipeline. Every error it returns is an
 // [*Error].
 func (e *Executor) Do(ctx context.Context, req *Request) (res *Result, err error) {
-	start := e.now()
-	name := req.Tool
-	if name == "" && req.Spec != nil {
-		name = req.Spec.Name
+	st := &callState{e: e, reqArgs: req.Args, timeout: req.Timeout, port: req.Approval, start: e.now()}
+	call := &st.call
+	call.ID, call.Tool, call.Integration, call.Native, call.Ticket = req.CallID, req.Tool, req.Integration, req.Native, req.Ticket
+	if call.Tool == "" && req.Spec != nil {
+		call.Tool = req.Spec.Name
 	}
-	call := &Call{ID: req.CallID, Tool: name, Integration: req.Integration, Native: req.Native, Ticket: req.Ticket, Identity: IdentityFromContext(ctx)}
 	if call.ID == "" {
-		call.ID = newID("call_")
+		call.ID = newCallID()
 	}
+	call.Identity = IdentityFromContext(ctx)
 	if r := RunFromContext(ctx); r != nil {
 		call.RunID = r.id
 	}
-	ctx, span := e.tracer.Start(ctx, "execute_tool", trace.WithSpanKind(trace.SpanKindInternal))
-	st := &callState{start: start}
+	span := noopSpan
+	if !e.tracingOff() {
+		ctx, span = e.tracer.Start(ctx, "execute_tool", spanStartOptions...)
+	}
 	defer func() {
 		if p := recover(); p != nil { // a bug in the pipeline itself: contain it
-			res, err = nil, &Error{Kind: KindInternal, Tool: name, CallID: call.ID, Message: "internal error", Err: &runsync.PanicError{Value: p}}
+			res, err = nil, &Error{Kind: KindInternal, Tool: call.Tool, CallID: call.ID, Message: "internal error", Err: &runsync.PanicError{Value: p, Stack: debug.Stack()}}
 		}
-		e.finish(ctx, span, call, req, st, res, err)
+		e.finish(ctx, span, st, res, err)
 	}()
-	e.calls.Add(1)
+	e.calls.add()
 	spec := req.Spec
 	if spec == nil {
 		if e.tools != nil {
-			spec, _ = e.tools.Lookup(name)
+			spec, _ = e.tools.Lookup(call.Tool)
 		}
 		if spec == nil {
-			return nil, &Error{Kind: KindNotFound, Tool: name, CallID: call.ID, Message: fmt.Sprintf("no tool named %q", name)}
+			return nil, &Error{Kind: KindNotFound, Tool: call.Tool, CallID: call.ID, Message: fmt.Sprintf("no tool named %q", call.Tool)}
 		}
 	}
 	call.Spec = spec
 	c, cerr := spec.compiled()
 	if cerr != nil {
-		return nil, &Error{Kind: KindInternal, Tool: name, CallID: call.ID, Message: "invalid tool spec", Err: cerr}
+		return nil, &Error{Kind: KindInternal, Tool: call.Tool, CallID: call.ID, Message: "invalid tool spec", Err: cerr}
 	}
-	args, aerr := c.prepareArgs(req.Args, e.maxArgs)
+	args, aerr := e.prepareArgs(st, spec, c, req.Args)
 	if aerr != nil {
-		return nil, withTool(aerr, name, call.ID)
+		return nil, withTool(aerr, call.Tool, call.ID)
 	}
-	call.Args = args
-	st.valid = args
-	st.compiled = c
-	st.req = req
-	inv := e.core(st)
-	for i := len(e.opts.Hooks) - 1; i >= 0; i-- {
-		inv = containHook(e.opts.Hooks[i](inv))
+	call.Args, st.valid, st.compiled = args, args, c
+	if len(e.opts.Hooks) == 0 {
+		res, err = st.core(ctx, call)
+	} else {
+		inv := Invoker(st.core)
+		for i := len(e.opts.Hooks) - 1; i >= 0; i-- {
+			inv = containHook(e.opts.Hooks[i](inv))
+		}
+		res, err = inv(ctx, call)
 	}
-	res, err = inv(ctx, call)
 	if err != nil {
-		return nil, withTool(asError(err), name, call.ID)
+		return nil, withTool(asError(err), call.Tool, call.ID)
 	}
 	if res == nil {
-		return nil, &Error{Kind: KindToolError, Tool: name, CallID: call.ID, Message: "the tool returned no result"}
+		return nil, &Error{Kind: KindToolError, Tool: call.Tool, CallID: call.ID, Message: "the tool returned no result"}
 	}
 	return res, nil
 }
 
-// callState carries what the pipeline learns about one call to the ledger.
-type callState struct {
-	start    time.Time
-	valid    json.RawMessage // the arguments as validated
-	compiled *compiled
-	req      *Request
-	approval Outcome
-	approver string
-	ticket   string
-	cacheHit bool
+// tracingOff reports whether spans would go nowhere: the executor uses the
+// global tracer provider and none has been installed. Starting a no-op
+// span still costs three allocations per call.
+func (e *Executor) tracingOff() bool {
+	return e.globalNoop != nil && otel.GetTracerProvider() == e.globalNoop
+}
+
+// noopSpan stands in for the span of an untraced call.
+var noopSpan trace.Span = noop.Span{}
+
+// isGlobalDelegate reports whether tp is OpenTelemetry's global provider
+// before any provider is installed: it delegates to the one installed
+// later and, until then, makes no-op spans. SetTracerProvider replaces it,
+// so comparing the current global provider with it tells whether one was
+// installed since.
+func isGlobalDelegate(tp trace.TracerProvider) bool {
+	return reflect.TypeOf(tp).String() == "*global.tracerProvider"
+}
+
+// prepareArgs validates the arguments; for cached tools it remembers the
+// outcome by argument text (see argMemo), with the cache key.
+func (e *Executor) prepareArgs(st *callState, spec *Spec, c *compiled, raw json.RawMessage) (json.RawMessage, error) {
+	if _, cacheable := e.cacheable(spec); !cacheable || len(raw) > memoMaxArgs {
+		return c.prepareArgs(raw, e.maxArgs)
+	}
+	if me, ok := e.memo.get(c, raw); ok {
+		st.cacheKey = me.key
+		return me.args, nil
+	}
+	args, err := c.prepareArgs(raw, e.maxArgs)
+	if err != nil {
+		return nil, err
+	}
+	args = bytes.Clone(args) // it may be the caller's buffer
+	key, err := cacheKey(spec.Name, args)
+	if err != nil {
+		return args, nil
+	}
+	e.memo.put(c, raw, memoEntry{args: args, key: key})
+	st.cacheKey = key
+	return args, nil
+}
+
+func cacheKey(tool string, args json.RawMessage) (string, error) {
+	canon, err := CanonicalJSON(args)
+	if err != nil {
+		return "", err
+	}
+	return tool + "\x00" + string(canon), nil
+}
+
+// spanStartOptions are built once: building them per call allocates.
+var spanStartOptions = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindInternal)}
+
+// newCallID makes a call id from 96 random bits of the runtime's per-thread
+// generator: unique without a trip to crypto/rand or a counter shared by
+// every CPU.
+func newCallID() string {
+	var buf [5 + 24]byte
+	copy(buf[:], "call_")
+	const digits = "0123456789abcdef"
+	hi, lo := mrand.Uint64(), mrand.Uint32()
+	for i := 0; i < 16; i++ {
+		buf[5+i] = digits[hi>>(60-4*i)&15]
+	}
+	for i := 0; i < 8; i++ {
+		buf[21+i] = digits[lo>>(28-4*i)&15]
+	}
+	return string(buf[:])
+}
+
+// counter is a sharded counter: calls on different CPUs mostly touch
+// different cache lines.
+type counter struct {
+	shards [8]struct {
+		n atomic.Int64
+		_ [56]byte
+	}
+}
+
+func (c *counter) add() { c.shards[mrand.Uint32()&7].n.Add(1) }
+
+func (c *counter) load() int64 {
+	var n int64
+	for i := range c.shards {
+		n += c.shards[i].n.Load()
+	}
+	return n
 }
 
 func asError(err error) error {
@@ -307,7 +445,7 @@ func containHook(inv Invoker) Invoker {
 	return func(ctx context.Context, c *Call) (res *Result, err error) {
 		defer func() {
 			if p := recover(); p != nil {
-				res, err = nil, &Error{Kind: KindInternal, Message: "a hook panicked", Err: &runsync.PanicError{Value: p}}
+				res, err = nil, &Error{Kind: KindInternal, Message: "a hook panicked", Err: &runsync.PanicError{Value: p, Stack: debug.Stack()}}
 			}
 		}()
 		return inv(ctx, c)
@@ -315,48 +453,50 @@ func containHook(inv Invoker) Invoker {
 }
 
 // core is the innermost invoker: everything after the hooks.
-func (e *Executor) core(st *callState) Invoker {
-	return func(ctx context.Context, call *Call) (*Result, error) {
-		c := st.compiled
-		if !sameBytes(call.Args, st.valid) { // a hook rewrote the arguments
-			args, err := c.prepareArgs(call.Args, e.maxArgs)
-			if err != nil {
-				return nil, err
-			}
-			call.Args, st.valid = args, args
-		}
-		for i := range e.opts.Guards {
-			g := &e.opts.Guards[i]
-			if g.Input == nil {
-				continue
-			}
-			if err := g.Input(ctx, call); err != nil {
-				return nil, &Error{Kind: KindGuardrailBlocked, Guard: g.Name, Message: fmt.Sprintf("blocked by guard %s: %s", g.Name, err.Error()), Err: err}
-			}
-		}
-		if err := e.approve(ctx, st, call); err != nil {
-			return nil, err
-		}
-		if r := RunFromContext(ctx); r != nil {
-			if err := r.admit(call.Spec.Name, e.opts.Limits, e.now()); err != nil {
-				return nil, err
-			}
-		}
-		res, err := e.cached(ctx, st, call)
+func (st *callState) core(ctx context.Context, call *Call) (*Result, error) {
+	e := st.e
+	if call != &st.call { // a hook passed another Call on: follow it
+		st.call.Args = call.Args
+		call = &st.call
+	}
+	if !sameBytes(call.Args, st.valid) { // a hook rewrote the arguments
+		args, err := st.compiled.prepareArgs(call.Args, e.maxArgs)
 		if err != nil {
 			return nil, err
 		}
-		for i := range e.opts.Guards {
-			g := &e.opts.Guards[i]
-			if g.Output == nil {
-				continue
-			}
-			if err := g.Output(ctx, call, res); err != nil {
-				return nil, &Error{Kind: KindGuardrailBlocked, Guard: g.Name, Message: fmt.Sprintf("result blocked by guard %s: %s", g.Name, err.Error()), Err: err}
-			}
-		}
-		return res, nil
+		call.Args, st.valid, st.argsChanged = args, args, true
 	}
+	for i := range e.opts.Guards {
+		g := &e.opts.Guards[i]
+		if g.Input == nil {
+			continue
+		}
+		if err := g.Input(ctx, call); err != nil {
+			return nil, &Error{Kind: KindGuardrailBlocked, Guard: g.Name, Message: fmt.Sprintf("blocked by guard %s: %s", g.Name, err.Error()), Err: err}
+		}
+	}
+	if err := e.approve(ctx, st, call); err != nil {
+		return nil, err
+	}
+	if r := RunFromContext(ctx); r != nil {
+		if err := r.admit(call.Spec.Name, e.opts.Limits, e.now()); err != nil {
+			return nil, err
+		}
+	}
+	res, err := e.cached(ctx, st, call)
+	if err != nil {
+		return nil, err
+	}
+	for i := range e.opts.Guards {
+		g := &e.opts.Guards[i]
+		if g.Output == nil {
+			continue
+		}
+		if err := g.Output(ctx, call, res); err != nil {
+			return nil, &Error{Kind: KindGuardrailBlocked, Guard: g.Name, Message: fmt.Sprintf("result blocked by guard %s: %s", g.Name, err.Error()), Err: err}
+		}
+	}
+	return res, nil
 }
 
 func sameBytes(a, b []byte) bool {
@@ -367,7 +507,7 @@ func sameBytes(a, b []byte) bool {
 }
 
 func (e *Executor) approve(ctx context.Context, st *callState, call *Call) error {
-	port := st.req.Approval
+	port := st.port
 	if port == nil {
 		port = e.opts.Approval.Port
 	}
@@ -400,7 +540,7 @@ func (e *Executor) approve(ctx context.Context, st *callState, call *Call) error
 			if err != nil {
 				return err
 			}
-			call.Args, st.valid = args, args
+			call.Args, st.valid, st.argsChanged = args, args, true
 		}
 		return nil
 	case Denied:
@@ -423,32 +563,47 @@ func (e *Executor) cached(ctx context.Context, st *callState, call *Call) (*Resu
 	if !ok {
 		return e.invoke(ctx, st, call)
 	}
-	canon, err := CanonicalJSON(call.Args)
-	if err != nil {
-		return e.invoke(ctx, st, call)
+	key := st.cacheKey
+	if key == "" || !sameBytes(call.Args, st.valid) || st.argsChanged {
+		k, err := cacheKey(call.Spec.Name, call.Args)
+		if err != nil {
+			return e.invoke(ctx, st, call)
+		}
+		key = k
 	}
-	key := call.Spec.Name + "\x00" + string(canon)
 	if r, ok := e.cache.Get(ctx, key); ok {
 		st.cacheHit = true
 		return r, nil
 	}
+	led := false // set by the closure, which only the flight's leader runs
 	ch := e.sf.DoChan(key, func() (any, error) {
+		led = true
 		r, err := e.invoke(ctx, st, call)
 		if err == nil {
 			e.cache.Add(ctx, key, r, ttl)
 		}
 		return r, err
 	})
+	// A call that joins another's run of the handler still waits no longer
+	// than its own deadline.
+	timeout := e.timeoutOf(st.timeout, call.Spec)
+	t := time.NewTimer(timeout)
+	defer t.Stop()
 	select {
 	case v := <-ch:
-		if v.Shared && v.Err == nil {
-			st.cacheHit = true // served by another call's run of the handler
-		}
 		if v.Err != nil {
 			return nil, v.Err
 		}
+		if !led {
+			st.cacheHit = true // served by another call's run of the handler
+		}
 		return v.Val.(*Result), nil
+	case <-t.C:
+		return nil, &Error{Kind: KindTimeout, Message: fmt.Sprintf("the tool did not finish within %s", timeout), Err: context.DeadlineExceeded}
 	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return nil, &Error{Kind: KindInternal, Message: "the call was canceled", Err: ctx.Err()}
+		}
 		return nil, &Error{Kind: KindTimeout, Message: "the tool did not finish before the deadline", Err: ctx.Err()}
 	}
 }
@@ -473,22 +628,52 @@ func (e *Executor) cacheable(s *Spec) (time.Duration, bool) {
 	return ttl, true
 }
 
+// timeoutOf is the call's timeout: the request's, else the tool's, else
+// the executor's.
+func (e *Executor) timeoutOf(req time.Duration, s *Spec) time.Duration {
+	if req > 0 {
+		return req
+	}
+	if s.Timeout > 0 {
+		return s.Timeout
+	}
+	return e.timeout
+}
+
+// runHandler is the function runsync runs: it reads the call from the
+// context, so that no closure is allocated per call.
+func runHandler(ctx context.Context) (*Result, error) {
+	c := CallFromContext(ctx)
+	return c.Spec.Handler(ctx, c.Args)
+}
+
 // invoke runs the handler under its timeout with panic recovery and checks
 // the result against the output schema.
+//
+// The handler runs in a goroutine of its own (runsync.Run), so that the
+// caller never waits past the deadline even when the handler ignores ctx.
+// When ctx can never be cancelled, the handler's context is a callCtx kept
+// in the call's own allocation instead of a context.WithTimeout and a
+// context.WithValue.
 func (e *Executor) invoke(ctx context.Context, st *callState, call *Call) (*Result, error) {
-	timeout := st.req.Timeout
-	if timeout <= 0 {
-		timeout = call.Spec.Timeout
+	timeout := e.timeoutOf(st.timeout, call.Spec)
+	var res *Result
+	var err error
+	if ctx.Done() == nil {
+		hctx := &st.hctx
+		if !st.hctxUsed.CompareAndSwap(false, true) { // a hook called next again
+			hctx = new(callCtx)
+		}
+		hctx.start(ctx, call, timeout)
+		res, err = runsync.Run(hctx, 0, runHandler)
+		hctx.stop()
+	} else {
+		runTimeout := timeout
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= timeout {
+			runTimeout = 0 // ctx ends first: no need for a deadline of our own
+		}
+		res, err = runsync.Run(withCall(ctx, call), runTimeout, runHandler)
 	}
-	if timeout <= 0 {
-		timeout = e.timeout
-	}
-	h := call.Spec.Handler
-	args := call.Args
-	hctx := withCall(ctx, call)
-	res, err := runsync.Run(hctx, timeout, func(ctx context.Context) (*Result, error) {
-		return h(ctx, args)
-	})
 	if err != nil {
 		var pe *runsync.PanicError
 		switch {
@@ -509,11 +694,18 @@ func (e *Executor) invoke(ctx context.Context, st *callState, call *Call) (*Resu
 }
 
 // finish records the call in the ledger and ends its span.
-func (e *Executor) finish(ctx context.Context, span trace.Span, call *Call, req *Request, st *callState, res *Result, err error) {
+func (e *Executor) finish(ctx context.Context, span trace.Span, st *callState, res *Result, err error) {
+	call := &st.call
 	outcome := OutcomeOK
 	var msg string
-	var kerr *Error
-	if err != nil && errors.As(err, &kerr) {
+	kerr, _ := err.(*Error)
+	if err != nil && kerr == nil {
+		var ke *Error // declared here: errors.As makes it escape
+		if errors.As(err, &ke) {
+			kerr = ke
+		}
+	}
+	if kerr != nil {
 		outcome = string(kerr.Kind)
 		msg = kerr.Message
 	}
@@ -555,11 +747,13 @@ func (e *Executor) finish(ctx context.Context, span trace.Span, call *Call, req 
 	if st.approval != 0 {
 		r.Approval = st.approval.String()
 	}
-	if st.valid != nil {
-		r.Args = st.valid
-	} else if len(req.Args) <= 64<<10 {
-		r.Args = req.Args
+	// The ledger reads the arguments after Do returns: copy them, as they
+	// may be the caller's (or a hook's) buffer.
+	args := st.valid
+	if args == nil && len(st.reqArgs) <= 64<<10 {
+		args = st.reqArgs
 	}
+	r.Args = bytes.Clone(args)
 	if res != nil {
 		r.ResultBytes = resultSize(res)
 	}
@@ -586,7 +780,7 @@ func resultSize(r *Result) int {
 }
 
 // Calls returns how many calls the executor has started.
-func (e *Executor) Calls() int64 { return e.calls.Load() }
+func (e *Executor) Calls() int64 { return e.calls.load() }
 
 // LedgerStats reports the ledger writer's counters.
 type LedgerStats struct {

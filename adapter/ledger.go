@@ -2,7 +2,6 @@ package adapter
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -40,8 +39,9 @@ const OutcomeOK = "ok"
 
 // A Ledger writes records. The executor writes from one goroutine of its
 // own, never on a call's path, so a slow or failing ledger cannot fail or
-// stall calls (see ExecutorOptions.LedgerBuffer). The adaptertest package
-// checks an implementation.
+// stall calls (see ExecutorOptions.LedgerBuffer). Write must not keep r
+// after it returns; the bytes of r.Args are never modified and may be kept.
+// The adaptertest package checks an implementation.
 type Ledger interface {
 	Write(ctx context.Context, r *Record) error
 }
@@ -163,10 +163,16 @@ const Redacted = "[REDACTED]"
 func RedactKeys(keys ...string) func(tool string, args json.RawMessage) json.RawMessage {
 	lower := make([]string, len(keys))
 	for i, k := range keys {
-		lower[i] = strings.ToLower(k)
+		lower[i] = strings.ReplaceAll(strings.ToLower(k), "-", "_")
+	}
+	var first [256]bool
+	for _, k := range lower {
+		if len(k) > 0 {
+			first[k[0]] = true
+		}
 	}
 	return func(_ string, args json.RawMessage) json.RawMessage {
-		if !mayHaveKey(args, lower) {
+		if !mayHaveKey(args, lower, &first) {
 			return args
 		}
 		var v any
@@ -182,15 +188,40 @@ func RedactKeys(keys ...string) func(tool string, args json.RawMessage) json.Raw
 	}
 }
 
-func mayHaveKey(args []byte, keys []string) bool {
-	l := bytes.ToLower(args)
-	l = bytes.ReplaceAll(l, []byte("-"), []byte("_"))
-	for _, k := range keys {
-		if bytes.Contains(l, []byte(k)) {
-			return true
+// mayHaveKey reports whether args contain any of keys (lower case), case
+// insensitively and reading '-' as '_', without allocating: most arguments
+// hold no secret and are passed through untouched.
+// first marks the first bytes of keys.
+func mayHaveKey(args []byte, keys []string, first *[256]bool) bool {
+	for i := 0; i < len(args); i++ {
+		c := foldByte(args[i])
+		if !first[c] {
+			continue
+		}
+		for _, k := range keys {
+			if len(k) == 0 || k[0] != c || len(args)-i < len(k) {
+				continue
+			}
+			j := 1
+			for j < len(k) && foldByte(args[i+j]) == k[j] {
+				j++
+			}
+			if j == len(k) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+func foldByte(c byte) byte {
+	switch {
+	case 'A' <= c && c <= 'Z':
+		return c + 'a' - 'A'
+	case c == '-':
+		return '_'
+	}
+	return c
 }
 
 func redact(v any, keys []string) any {

@@ -19,11 +19,17 @@ type ledgerWriter struct {
 	redact func(string, json.RawMessage) json.RawMessage
 	logger *slog.Logger
 
-	mu     sync.Mutex // guards closed; enq only grows under it
-	closed bool
-	enq    atomic.Int64 // records accepted by enqueue
-	proc   atomic.Int64 // records written, failed or dropped
-	done   chan struct{}
+	// No lock on the call path. enqueue counts itself in inflight before
+	// it reads closed, and close sets closed before it waits for inflight
+	// to reach zero: so either close waits for the record, or the record
+	// sees closed and is dropped. Once inflight is zero after closed is
+	// set, nobody sends on ch again and it can be closed.
+	closed   atomic.Bool
+	inflight atomic.Int64
+	accepted atomic.Int64 // records past the closed check (flush waits for them)
+	proc     atomic.Int64 // accepted records written, failed or dropped
+	done     chan struct{}
+	once     sync.Once
 
 	written, failed, dropped atomic.Int64
 	lastErrLog               atomic.Int64 // unix nanos of the last error logged
@@ -79,22 +85,20 @@ func (w *ledgerWriter) logError(msg string, err any) {
 }
 
 func (w *ledgerWriter) enqueue(_ context.Context, r *Record) {
-	w.mu.Lock()
-	if w.closed {
-		w.mu.Unlock()
+	w.inflight.Add(1)
+	defer w.inflight.Add(-1)
+	if w.closed.Load() {
 		w.dropped.Add(1)
 		return
 	}
-	w.enq.Add(1)
+	w.accepted.Add(1)
 	select {
 	case w.ch <- r:
-		w.mu.Unlock()
 		return
 	default:
 	}
-	w.mu.Unlock()
-	// The buffer is full: wait a bounded time for room. The channel cannot
-	// be closed meanwhile: close waits for pending records first.
+	// The buffer is full: wait a bounded time for room. The writer keeps
+	// running meanwhile: close waits for this call first.
 	t := time.NewTimer(w.wait)
 	defer t.Stop()
 	select {
@@ -106,15 +110,16 @@ func (w *ledgerWriter) enqueue(_ context.Context, r *Record) {
 	}
 }
 
+// flush waits until every record accepted so far is processed.
 func (w *ledgerWriter) flush(ctx context.Context) error {
-	target := w.enq.Load()
-	return w.waitFor(ctx, target)
+	target := w.accepted.Load()
+	return poll(ctx, func() bool { return w.proc.Load() >= target })
 }
 
-// waitFor polls until target records are processed: flushes are rare, and
-// polling keeps the call path free of any synchronisation with them.
-func (w *ledgerWriter) waitFor(ctx context.Context, target int64) error {
-	for d := 50 * time.Microsecond; w.proc.Load() < target; d = min(2*d, 10*time.Millisecond) {
+// poll waits for cond: flushes and closes are rare, and polling keeps the
+// call path free of any synchronisation with them.
+func poll(ctx context.Context, cond func() bool) error {
+	for d := 50 * time.Microsecond; !cond(); d = min(2*d, 10*time.Millisecond) {
 		t := time.NewTimer(d)
 		select {
 		case <-t.C:
@@ -127,16 +132,11 @@ func (w *ledgerWriter) waitFor(ctx context.Context, target int64) error {
 }
 
 func (w *ledgerWriter) close() {
-	w.mu.Lock()
-	if w.closed {
-		w.mu.Unlock()
-		<-w.done
-		return
-	}
-	w.closed = true
-	w.mu.Unlock()
-	_ = w.waitFor(context.Background(), w.enq.Load())
-	close(w.ch)
+	w.once.Do(func() {
+		w.closed.Store(true)
+		_ = poll(context.Background(), func() bool { return w.inflight.Load() == 0 })
+		close(w.ch) // the writer drains what is left, then stops
+	})
 	<-w.done
 }
 

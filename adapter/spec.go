@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -94,7 +96,11 @@ type Spec struct {
 	Meta    map[string]any
 	Handler Handler
 
-	c *compiled
+	// c caches the *compiled derived from the schemas. An atomic.Value
+	// rather than a plain pointer: a literal Spec may be compiled by
+	// concurrent first calls. (Not atomic.Pointer: its noCopy would make
+	// every copy of a Spec a vet error.)
+	c atomic.Value
 }
 
 // compiled holds what is derived from a Spec once: resolved schemas.
@@ -120,7 +126,7 @@ func (s *Spec) Check() error {
 }
 
 func (s *Spec) compiled() (*compiled, error) {
-	if c := s.c; c != nil && c.inSrc == s.InputSchema && c.outSrc == s.OutputSchema {
+	if c, _ := s.c.Load().(*compiled); c != nil && c.inSrc == s.InputSchema && c.outSrc == s.OutputSchema {
 		return c, nil
 	}
 	if err := ValidateName(s.Name); err != nil {
@@ -133,7 +139,7 @@ func (s *Spec) compiled() (*compiled, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.c = c
+	s.c.Store(c)
 	return c, nil
 }
 
@@ -145,8 +151,10 @@ func compile(name string, in, out *jsonschema.Schema) (*compiled, error) {
 		return nil, fmt.Errorf("adapter: tool %q: input schema must have type \"object\", got %s", name, schemaTypeString(in))
 	}
 	c := &compiled{inSrc: in, outSrc: out}
+	// Resolve clones: a Resolved reads its schema at validation time, so an
+	// edit to a registered spec's schema would otherwise race with calls.
 	var err error
-	if c.in, err = in.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
+	if c.in, err = in.CloneSchemas().Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
 		return nil, fmt.Errorf("adapter: tool %q: input schema: %w", name, err)
 	}
 	c.inDefaults = hasDefaults(in)
@@ -154,7 +162,7 @@ func compile(name string, in, out *jsonschema.Schema) (*compiled, error) {
 		if !isObjectSchema(out) {
 			return nil, fmt.Errorf("adapter: tool %q: output schema must have type \"object\", got %s", name, schemaTypeString(out))
 		}
-		if c.out, err = out.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
+		if c.out, err = out.CloneSchemas().Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
 			return nil, fmt.Errorf("adapter: tool %q: output schema: %w", name, err)
 		}
 	}
@@ -225,12 +233,12 @@ func ValidateName(name string) error {
 	if name == "" {
 		return fmt.Errorf("adapter: empty tool name")
 	}
-	if len(name) > MaxNameLen {
-		return fmt.Errorf("adapter: tool name %q is %d characters long; the limit is %d", name, len(name), MaxNameLen)
+	if n := utf8.RuneCountInString(name); n > MaxNameLen {
+		return fmt.Errorf("adapter: tool name %q is %d characters long; the limit is %d", name, n, MaxNameLen)
 	}
-	for i := 0; i < len(name); i++ {
-		if !validNameByte(name[i]) {
-			return fmt.Errorf("adapter: tool name %q has invalid character %q at %d; allowed: A-Z a-z 0-9 _ -", name, rune(name[i]), i)
+	for i, r := range name {
+		if r >= utf8.RuneSelf || !validNameByte(byte(r)) {
+			return fmt.Errorf("adapter: tool name %q has invalid character %q at byte %d; allowed: A-Z a-z 0-9 _ -", name, r, i)
 		}
 	}
 	return nil
@@ -324,7 +332,7 @@ func newSpec(name, description string, opts *ToolOptions) *Spec {
 // Clone returns a shallow copy of s that can be modified (renamed, given
 // other targets) and registered on its own.
 func (s *Spec) Clone() *Spec {
-	c := *s
+	c := *s // shares the compiled cache, which is keyed by schema pointers
 	c.Targets = slices.Clone(s.Targets)
 	c.Tags = slices.Clone(s.Tags)
 	return &c

@@ -2,10 +2,13 @@ package adapter
 
 import (
 	"context"
+	"encoding"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
-	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -50,7 +53,7 @@ func NewTool[In, Out any](name, description string, fn func(context.Context, In)
 		var in In
 		if len(args) > 0 {
 			if err := json.Unmarshal(args, &in); err != nil {
-				return nil, &Error{Kind: KindArgsInvalid, Message: "arguments do not decode: " + err.Error(), Err: err}
+				return nil, &Error{Kind: KindArgsInvalid, Message: "arguments do not decode: " + jsonErrorText(err), Err: err}
 			}
 		}
 		out, err := fn(ctx, in)
@@ -83,10 +86,14 @@ func inputSchemaFor(t reflect.Type, opts *ToolOptions) (*jsonschema.Schema, erro
 	for base.Kind() == reflect.Pointer {
 		base = base.Elem()
 	}
+	if base.Kind() == reflect.Interface && base.NumMethod() == 0 {
+		// In = any: any object, decoded as map[string]any (as go-sdk does).
+		return &jsonschema.Schema{Type: "object"}, nil
+	}
 	if !(base.Kind() == reflect.Struct || base.Kind() == reflect.Map && base.Key().Kind() == reflect.String) {
 		return nil, fmt.Errorf("input type %v is not a struct or a map with string keys; tool arguments are always a JSON object", t)
 	}
-	s, err := jsonschema.ForType(base, opts.For)
+	s, err := jsonschema.ForType(base, schemaOptions(opts.For, base))
 	if err != nil {
 		return nil, fmt.Errorf("input schema of %v: %w", t, err)
 	}
@@ -103,15 +110,16 @@ const (
 )
 
 type encoder[Out any] struct {
-	mode   OutputMode
-	shape  shape
-	schema *jsonschema.Schema
-	isStr  bool // Out is a string: OutputText shows it unquoted
+	mode    OutputMode
+	shape   shape
+	dynamic bool // Out is an interface: the shape is the dynamic value's
+	schema  *jsonschema.Schema
+	isStr   bool // Out is a string: OutputText shows it unquoted
 }
 
 func newEncoder[Out any](opts *ToolOptions) (*encoder[Out], error) {
 	t := reflect.TypeFor[Out]()
-	e := &encoder[Out]{mode: opts.Output, shape: shapeOf(t), isStr: t.Kind() == reflect.String}
+	e := &encoder[Out]{mode: opts.Output, shape: shapeOf(t), isStr: t.Kind() == reflect.String, dynamic: t.Kind() == reflect.Interface}
 	if e.mode == OutputText {
 		return e, nil
 	}
@@ -119,9 +127,9 @@ func newEncoder[Out any](opts *ToolOptions) (*encoder[Out], error) {
 		e.schema = opts.OutputSchema
 		return e, nil
 	}
-	if t.Kind() == reflect.Interface {
+	if e.dynamic {
 		if e.mode == OutputRequired {
-			return nil, fmt.Errorf("structured output is required but %v yields no schema", t)
+			return nil, fmt.Errorf("structured output is required but %v yields no schema (give ToolOptions.OutputSchema or a concrete type)", t)
 		}
 		// Structured, but no contract to validate against.
 		return e, nil
@@ -139,16 +147,21 @@ func newEncoder[Out any](opts *ToolOptions) (*encoder[Out], error) {
 }
 
 func shapeOf(t reflect.Type) shape {
+	if t == nil {
+		return shapeWrapped
+	}
 	base := t
 	for base.Kind() == reflect.Pointer {
 		base = base.Elem()
 	}
 	switch {
-	case base.Kind() == reflect.Struct && !implementsMarshaler(t):
+	case base.Kind() == reflect.Struct && !implementsMarshaler(base):
 		return shapeObject
-	case base.Kind() == reflect.Map && base.Key().Kind() == reflect.String:
+	case base.Kind() == reflect.Map && base.Key().Kind() == reflect.String && !implementsMarshaler(base):
 		return shapeObject
-	case base.Kind() == reflect.Slice && base.Elem().Kind() != reflect.Uint8, base.Kind() == reflect.Array:
+	case isByteSlice(base):
+		return shapeWrapped
+	case (base.Kind() == reflect.Slice || base.Kind() == reflect.Array) && !implementsMarshaler(base):
 		return shapeList
 	}
 	return shapeWrapped
@@ -156,14 +169,100 @@ func shapeOf(t reflect.Type) shape {
 
 var (
 	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
-	textMarshalerType = reflect.TypeFor[interface{ MarshalText() ([]byte, error) }]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+	rawMessageType    = reflect.TypeFor[json.RawMessage]()
 )
 
 // implementsMarshaler reports whether t marshals itself (time.Time and the
-// like), so that its struct shape says nothing about its JSON shape.
+// like), so that its Go shape says nothing about its JSON shape.
 func implementsMarshaler(t reflect.Type) bool {
 	return t.Implements(jsonMarshalerType) || reflect.PointerTo(t).Implements(jsonMarshalerType) ||
 		t.Implements(textMarshalerType) || reflect.PointerTo(t).Implements(textMarshalerType)
+}
+
+// isByteSlice reports whether encoding/json writes t as a base64 string.
+func isByteSlice(t reflect.Type) bool {
+	return t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 &&
+		!t.Elem().Implements(jsonMarshalerType) && !t.Elem().Implements(textMarshalerType) &&
+		!reflect.PointerTo(t.Elem()).Implements(jsonMarshalerType) && !reflect.PointerTo(t.Elem()).Implements(textMarshalerType)
+}
+
+// schemaOptions returns user's inference options with schemas for the types
+// reachable from roots whose JSON differs from what jsonschema-go infers
+// from their Go shape: byte slices (a base64 string, not an array of
+// integers), encoding.TextMarshaler types (a string), json.RawMessage (any
+// JSON) and maps below the roots (null when nil, and integer keys, which
+// encoding/json writes as strings but jsonschema-go rejects). Types the user
+// maps are left alone. Without this, such a type would fail every call's
+// output validation instead of describing its JSON.
+func schemaOptions(user *jsonschema.ForOptions, roots ...reflect.Type) *jsonschema.ForOptions {
+	o := &jsonschema.ForOptions{}
+	if user != nil {
+		*o = *user
+	}
+	ts := make(map[reflect.Type]*jsonschema.Schema, len(o.TypeSchemas))
+	for k, v := range o.TypeSchemas {
+		ts[k] = v
+	}
+	o.TypeSchemas = ts
+	seen := map[reflect.Type]bool{}
+	var walk func(t reflect.Type, root bool)
+	walk = func(t reflect.Type, root bool) {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		if seen[t] {
+			return
+		}
+		seen[t] = true
+		if _, ok := ts[t]; ok {
+			return
+		}
+		switch {
+		case t == rawMessageType:
+			ts[t] = &jsonschema.Schema{}
+			return
+		case isByteSlice(t) && !implementsMarshaler(t):
+			ts[t] = &jsonschema.Schema{Types: []string{"null", "string"}, ContentEncoding: "base64"}
+			return
+		case t.Implements(textMarshalerType) && !t.Implements(jsonMarshalerType) && !reflect.PointerTo(t).Implements(jsonMarshalerType):
+			ts[t] = &jsonschema.Schema{Type: "string"}
+			return
+		}
+		switch t.Kind() {
+		case reflect.Struct:
+			for _, f := range reflect.VisibleFields(t) {
+				if f.IsExported() || f.Anonymous {
+					walk(f.Type, false)
+				}
+			}
+		case reflect.Slice, reflect.Array:
+			walk(t.Elem(), false)
+		case reflect.Map:
+			walk(t.Elem(), false)
+			if root || implementsMarshaler(t) {
+				return // the root's shape is decided by the output rules
+			}
+			k := t.Key()
+			intKey := isIntegerKind(k.Kind()) && !k.Implements(textMarshalerType)
+			if k.Kind() != reflect.String && !intKey && !k.Implements(textMarshalerType) {
+				return // let inference report the bad key
+			}
+			es, err := jsonschema.ForType(t.Elem(), o)
+			if err != nil {
+				return // likewise for the element
+			}
+			ms := &jsonschema.Schema{Types: []string{"null", "object"}, AdditionalProperties: es}
+			if intKey {
+				ms.PropertyNames = &jsonschema.Schema{Type: "string", Pattern: `^-?[0-9]+$`}
+			}
+			ts[t] = ms
+		}
+	}
+	for _, t := range roots {
+		walk(t, true)
+	}
+	return o
 }
 
 func objectSchemaFor(t reflect.Type, opts *jsonschema.ForOptions) (*jsonschema.Schema, error) {
@@ -171,7 +270,7 @@ func objectSchemaFor(t reflect.Type, opts *jsonschema.ForOptions) (*jsonschema.S
 	for base.Kind() == reflect.Pointer {
 		base = base.Elem()
 	}
-	s, err := jsonschema.ForType(base, opts)
+	s, err := jsonschema.ForType(base, schemaOptions(opts, base))
 	if err != nil {
 		return nil, fmt.Errorf("no schema for %v: %w", t, err)
 	}
@@ -185,7 +284,7 @@ func objectSchemaFor(t reflect.Type, opts *jsonschema.ForOptions) (*jsonschema.S
 // for a non-object type; named struct element types of lists and maps move
 // to $defs and are referenced from there.
 func wrappedSchemaFor(t reflect.Type, opts *jsonschema.ForOptions) (*jsonschema.Schema, error) {
-	inner, defs, err := valueSchemaFor(t, opts)
+	inner, defs, err := valueSchemaFor(t, schemaOptions(opts, t))
 	if err != nil {
 		return nil, err
 	}
@@ -203,36 +302,31 @@ func valueSchemaFor(t reflect.Type, opts *jsonschema.ForOptions) (*jsonschema.Sc
 	for base.Kind() == reflect.Pointer {
 		base = base.Elem()
 	}
-	var elem reflect.Type
-	switch base.Kind() {
-	case reflect.Slice, reflect.Array:
-		if base.Elem().Kind() != reflect.Uint8 || base.Kind() == reflect.Array {
-			elem = base.Elem()
-		}
-	case reflect.Map:
-		elem = base.Elem()
+	if _, ok := opts.TypeSchemas[base]; ok || implementsMarshaler(base) {
+		return forTypeValue(t, opts)
 	}
-	if base.Kind() == reflect.Map && base.Key().Kind() != reflect.String {
+	switch {
+	case base.Kind() == reflect.Map:
 		// encoding/json writes integer keys as strings: an object whose
 		// property names are integers.
 		if !isIntegerKind(base.Key().Kind()) && !base.Key().Implements(textMarshalerType) {
 			return nil, nil, fmt.Errorf("no schema for %v: map keys of kind %v do not marshal to JSON", t, base.Key().Kind())
 		}
-		es, defs, err := elemSchemaFor(elem, opts)
+		es, defs, err := elemSchemaFor(base.Elem(), opts)
 		if err != nil {
 			return nil, nil, err
 		}
 		s := &jsonschema.Schema{Type: "object", AdditionalProperties: es}
-		if isIntegerKind(base.Key().Kind()) {
+		if isIntegerKind(base.Key().Kind()) && !base.Key().Implements(textMarshalerType) {
 			s.PropertyNames = &jsonschema.Schema{Type: "string", Pattern: `^-?[0-9]+$`}
 		}
 		return s, defs, nil
-	}
-	if elem != nil && (base.Kind() != reflect.Map) {
-		es, defs, err := elemSchemaFor(elem, opts)
+	case base.Kind() == reflect.Slice || base.Kind() == reflect.Array:
+		es, defs, err := elemSchemaFor(base.Elem(), opts)
 		if err != nil {
 			return nil, nil, err
 		}
+		// A nil slice is encoded as [] (see encodeList), so no null here.
 		s := &jsonschema.Schema{Type: "array", Items: es}
 		if base.Kind() == reflect.Array {
 			s.MinItems = jsonschema.Ptr(base.Len())
@@ -240,6 +334,10 @@ func valueSchemaFor(t reflect.Type, opts *jsonschema.ForOptions) (*jsonschema.Sc
 		}
 		return s, defs, nil
 	}
+	return forTypeValue(t, opts)
+}
+
+func forTypeValue(t reflect.Type, opts *jsonschema.ForOptions) (*jsonschema.Schema, map[string]*jsonschema.Schema, error) {
 	s, err := jsonschema.ForType(t, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("no schema for %v: %w", t, err)
@@ -254,26 +352,41 @@ func elemSchemaFor(t reflect.Type, opts *jsonschema.ForOptions) (*jsonschema.Sch
 	for base.Kind() == reflect.Pointer {
 		base = base.Elem()
 	}
-	s, err := jsonschema.ForType(t, opts)
+	_, mapped := opts.TypeSchemas[base]
+	if base.Kind() != reflect.Struct || base.Name() == "" || mapped || implementsMarshaler(base) {
+		s, err := jsonschema.ForType(t, opts)
+		if err != nil {
+			return nil, nil, fmt.Errorf("no schema for element type %v: %w", t, err)
+		}
+		if base.Kind() == reflect.Struct && !mapped && !implementsMarshaler(base) && len(s.Properties) == 0 {
+			return nil, nil, fmt.Errorf("element type %v has no exported fields, so its JSON is always {}", t)
+		}
+		return s, nil, nil
+	}
+	def, err := jsonschema.ForType(base, opts)
 	if err != nil {
 		return nil, nil, fmt.Errorf("no schema for element type %v: %w", t, err)
 	}
-	if base.Kind() != reflect.Struct || base.Name() == "" || implementsMarshaler(base) {
-		return s, nil, nil
-	}
-	if len(s.Properties) == 0 && slices.Contains([]string{s.Type}, "object") {
+	if len(def.Properties) == 0 {
 		return nil, nil, fmt.Errorf("element type %v has no exported fields, so its JSON is always {}", t)
 	}
-	name := base.Name()
-	def, err := jsonschema.ForType(base, opts)
-	if err != nil {
-		return nil, nil, err
-	}
+	name := defName(base.Name())
 	ref := &jsonschema.Schema{Ref: "#/$defs/" + name}
 	if t.Kind() == reflect.Pointer {
 		ref = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{{Type: "null"}, ref}}
 	}
 	return ref, map[string]*jsonschema.Schema{name: def}, nil
+}
+
+// defName makes a Go type name (Pair[int], say) a safe $defs key and
+// JSON-pointer fragment.
+func defName(n string) string {
+	return strings.Map(func(r rune) rune {
+		if r < utf8.RuneSelf && (validNameByte(byte(r)) || r == '.') {
+			return r
+		}
+		return '_'
+	}, n)
 }
 
 func isIntegerKind(k reflect.Kind) bool {
@@ -292,50 +405,80 @@ func (e *encoder[Out]) encode(out Out) (*Result, error) {
 		if e.isStr {
 			return TextResult(any(out).(string)), nil
 		}
-		b, err := json.Marshal(out)
+		b, err := marshalResult(out)
 		if err != nil {
-			return nil, &Error{Kind: KindToolError, Message: "result does not encode as JSON: " + err.Error(), Err: err}
+			return nil, err
 		}
 		return TextResult(string(b)), nil
 	}
-	switch e.shape {
+	sh := e.shape
+	if e.dynamic {
+		sh = shapeOf(reflect.TypeOf(any(out)))
+	}
+	switch sh {
 	case shapeObject:
-		if rv := reflect.ValueOf(out); rv.Kind() == reflect.Map && rv.IsNil() {
-			return &Result{Content: []Content{&TextContent{Text: "{}"}}, Structured: out, structJSON: []byte("{}")}, nil
+		var v any = out
+		rv := reflect.ValueOf(v)
+		if rv.Kind() == reflect.Map && rv.IsNil() {
+			// A nil map is an empty object, not null.
+			v = reflect.MakeMap(rv.Type()).Interface()
+			return &Result{Content: []Content{&TextContent{Text: "{}"}}, Structured: v, structJSON: []byte("{}"), structOf: v}, nil
 		}
-		if isNilValue(out) {
-			return nil, &Error{Kind: KindToolError, Message: fmt.Sprintf("the tool returned a nil %T", out)}
+		if isNilValue(v) {
+			return nil, &Error{Kind: KindToolError, Message: "the tool returned no result (a nil pointer where an object was expected)"}
 		}
-		b, err := json.Marshal(out)
+		b, err := marshalResult(v)
 		if err != nil {
-			return nil, &Error{Kind: KindToolError, Message: "result does not encode as JSON: " + err.Error(), Err: err}
+			return nil, err
 		}
-		return &Result{Content: []Content{&TextContent{Text: string(b)}}, Structured: out, structJSON: b}, nil
+		return &Result{Content: []Content{&TextContent{Text: string(b)}}, Structured: v, structJSON: b, structOf: v}, nil
 	case shapeList:
 		return encodeList(out)
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
-		return nil, &Error{Kind: KindToolError, Message: "result does not encode as JSON: " + err.Error(), Err: err}
+	var v any = out
+	if rv := reflect.ValueOf(v); rv.IsValid() && isByteSlice(rv.Type()) && rv.IsNil() {
+		v = []byte{} // like a nil list, a nil []byte is empty: "" rather than null
 	}
+	b, err := marshalResult(v)
+	if err != nil {
+		return nil, err
+	}
+	st := map[string]any{"result": v}
 	return &Result{
 		Content:    []Content{&TextContent{Text: string(b)}},
-		Structured: map[string]any{"result": out},
+		Structured: st,
 		structJSON: wrapJSON(b),
+		structOf:   st,
 	}, nil
+}
+
+// marshalResult encodes a handler's value. Its error message is model-safe:
+// the Go detail (type names) stays in Err.
+func marshalResult(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err == nil {
+		return b, nil
+	}
+	msg := "the result does not encode as JSON"
+	var uv *json.UnsupportedValueError
+	if errors.As(err, &uv) {
+		msg += ": unsupported value " + uv.Str
+	}
+	return nil, &Error{Kind: KindToolError, Message: msg, Err: err}
 }
 
 func encodeList(out any) (*Result, error) {
 	v := reflect.ValueOf(out)
+	t := v.Type()
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
 	for v.Kind() == reflect.Pointer && !v.IsNil() {
 		v = v.Elem()
 	}
 	if v.Kind() == reflect.Pointer || v.Kind() == reflect.Slice && v.IsNil() {
 		// A nil list is an empty list: models and programs get [] rather than null.
-		v = reflect.MakeSlice(reflect.SliceOf(v.Type().Elem()), 0, 0)
-		if vt := reflect.TypeOf(out); vt.Kind() == reflect.Pointer {
-			v = reflect.MakeSlice(reflect.SliceOf(vt.Elem().Elem()), 0, 0)
-		}
+		v = reflect.MakeSlice(reflect.SliceOf(t.Elem()), 0, 0)
 		out = v.Interface()
 	}
 	n := v.Len()
@@ -343,9 +486,9 @@ func encodeList(out any) (*Result, error) {
 	buf := make([]byte, 0, 64)
 	buf = append(buf, `{"result":[`...)
 	for i := range n {
-		b, err := json.Marshal(v.Index(i).Interface())
+		b, err := marshalResult(v.Index(i).Interface())
 		if err != nil {
-			return nil, &Error{Kind: KindToolError, Message: "result does not encode as JSON: " + err.Error(), Err: err}
+			return nil, err
 		}
 		if i > 0 {
 			buf = append(buf, ',')
@@ -357,7 +500,8 @@ func encodeList(out any) (*Result, error) {
 	if n == 0 {
 		content = append(content, &TextContent{Text: "[]"})
 	}
-	return &Result{Content: content, Structured: map[string]any{"result": out}, structJSON: buf}, nil
+	st := map[string]any{"result": out}
+	return &Result{Content: content, Structured: st, structJSON: buf, structOf: st}, nil
 }
 
 func wrapJSON(b []byte) []byte {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -73,11 +74,8 @@ func (c *compiled) checkResult(r *Result) error {
 // genericJSON returns the structured content as the generic JSON value the
 // validator needs (map[string]any and friends).
 func genericJSON(r *Result) (any, error) {
-	switch s := r.Structured.(type) {
-	case map[string]any:
-		if r.structJSON == nil {
-			return s, nil // already generic (raw or imported tools)
-		}
+	if s, ok := r.Structured.(map[string]any); ok && r.cachedJSON() == nil {
+		return s, nil // already generic (raw or imported tools)
 	}
 	b, err := r.StructuredJSON()
 	if err != nil {
@@ -136,12 +134,25 @@ func instancePath(schemaPath string) string {
 	return b.String()
 }
 
+// jsonErrorText describes a JSON decoding error without Go type names,
+// which mean nothing to a model.
 func jsonErrorText(err error) string {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		return fmt.Sprintf("%s (at byte offset %d)", se.Error(), se.Offset)
 	}
-	return err.Error()
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		path := "$"
+		if te.Field != "" {
+			path += "." + te.Field
+		}
+		return fmt.Sprintf("at %s: a JSON %s does not fit here", path, te.Value)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return "unexpected end of JSON input"
+	}
+	return "the JSON does not have the expected shape"
 }
 
 func jsonTypeName(v any) string {

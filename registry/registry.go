@@ -9,23 +9,39 @@
 //		fmt.Println(s.Name)
 //	}
 //
-// A Registry is safe for concurrent use. Lookups take no lock: the registry
-// publishes an immutable snapshot on every change, so the call path of an
-// executor never contends with registration.
+// A Registry is safe for concurrent use. Lookups and listings take no lock:
+// every change publishes an immutable snapshot, so the call path of an
+// executor never contends with registration. A *Registry is the catalog an
+// adapter.Executor looks tools up in.
+//
+// # Registration
+//
+// [Registry.Register] checks each spec ([adapter.Spec.Check]: name, schemas,
+// handler) and fails on a name already taken ([ErrDuplicate]);
+// [Registry.Replace] overwrites; [Registry.Unregister] removes
+// ([ErrNotRegistered] for unknown names). [Registry.Update] applies a mixed
+// batch. Every call is all or nothing, and lookups see all of it or none.
+//
+// # Listing
+//
+// [Registry.List] yields the specs that match a [Filter] (target, tags,
+// source server, predicate), ordered by name, from the snapshot current when
+// it was called.
 //
 // # Changes
 //
 // [Registry.Subscribe] registers a listener that sees every added, removed and
-// replaced spec, in order. The MCP export uses it to emit
-// notifications/tools/list_changed.
+// replaced spec, in order, after the snapshot that contains the change is
+// published. The MCP export uses it to emit notifications/tools/list_changed.
 package registry
 
 import (
 	"errors"
 	"fmt"
 	"iter"
+	"maps"
 	"slices"
-	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -96,7 +112,11 @@ type Change struct {
 // handler); an invalid spec or a name already registered (or repeated among
 // specs) fails the whole call and registers nothing.
 func (r *Registry) Register(specs ...*adapter.Spec) error {
-	return r.apply(specs, false)
+	changes, err := specChanges(specs, Added)
+	if err != nil {
+		return err
+	}
+	return r.commit(changes, false)
 }
 
 // MustRegister is like Register but panics on error. Use it at start-up.
@@ -106,83 +126,80 @@ func (r *Registry) MustRegister(specs ...*adapter.Spec) {
 	}
 }
 
-// Replace adds specs, replacing any registered under the same names.
+// Replace adds specs, replacing any registered under the same names
+// (listeners see Replaced for those, Added for the others). A name repeated
+// among specs fails the call.
 func (r *Registry) Replace(specs ...*adapter.Spec) error {
-	return r.apply(specs, true)
+	changes, err := specChanges(specs, Replaced)
+	if err != nil {
+		return err
+	}
+	return r.commit(changes, true)
 }
 
-func (r *Registry) apply(specs []*adapter.Spec, replace bool) error {
+func specChanges(specs []*adapter.Spec, op Op) ([]Change, error) {
+	changes := make([]Change, 0, len(specs))
 	seen := make(map[string]bool, len(specs))
 	for _, s := range specs {
 		if s == nil {
-			return errors.New("registry: nil spec")
-		}
-		if err := s.Check(); err != nil {
-			return err
+			return nil, errors.New("registry: nil spec")
 		}
 		if seen[s.Name] {
-			return fmt.Errorf("%w: %q appears twice in one call", ErrDuplicate, s.Name)
+			return nil, fmt.Errorf("%w: %q appears twice in one call", ErrDuplicate, s.Name)
 		}
 		seen[s.Name] = true
+		changes = append(changes, Change{Op: op, Name: s.Name, New: s})
 	}
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	old := r.snap.Load()
-	changes := make([]Change, 0, len(specs))
-	for _, s := range specs {
-		if prev, ok := old.byName[s.Name]; ok {
-			if !replace {
-				return fmt.Errorf("%w: %q (registered from %s)", ErrDuplicate, s.Name, prev.Source)
-			}
-			changes = append(changes, Change{Op: Replaced, Name: s.Name, Old: prev, New: s})
-			continue
-		}
-		changes = append(changes, Change{Op: Added, Name: s.Name, New: s})
-	}
-	r.publish(old, changes)
-	return nil
+	return changes, nil
 }
 
-// Unregister removes the named specs. Unknown names fail the call with
-// ErrNotRegistered and remove nothing.
+// Unregister removes the named specs. An unknown name (or one repeated)
+// fails the call with ErrNotRegistered and removes nothing.
 func (r *Registry) Unregister(names ...string) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	old := r.snap.Load()
-	changes := make([]Change, 0, len(names))
-	for _, n := range names {
-		prev, ok := old.byName[n]
-		if !ok {
-			return fmt.Errorf("%w: %q", ErrNotRegistered, n)
-		}
-		changes = append(changes, Change{Op: Removed, Name: n, Old: prev})
+	changes := make([]Change, len(names))
+	for i, n := range names {
+		changes[i] = Change{Op: Removed, Name: n}
 	}
-	r.publish(old, changes)
-	return nil
+	return r.commit(changes, false)
 }
 
 // Update applies a batch of changes atomically: listeners see them in
-// order, and lookups see all or none of them. Changes with Op Added or
-// Replaced use New; Removed uses Name. Added fails on an existing name,
-// Removed and Replaced on a missing one.
+// order, and lookups see all or none of them. Added and Replaced use New
+// (Name, if set, must match New.Name); Removed uses Name. Added fails on an
+// existing name, Removed and Replaced on a missing one; any failure applies
+// nothing.
 func (r *Registry) Update(changes ...Change) error {
+	return r.commit(changes, false)
+}
+
+// commit checks changes against the current snapshot, in order, and
+// publishes them together. upsert turns a Replaced of a missing name into
+// an Added.
+func (r *Registry) commit(changes []Change, upsert bool) error {
 	for _, c := range changes {
-		if c.Op != Removed {
+		switch c.Op {
+		case Added, Replaced:
 			if c.New == nil {
 				return fmt.Errorf("registry: %s change of %q has no spec", c.Op, c.Name)
+			}
+			if c.Name != "" && c.Name != c.New.Name {
+				return fmt.Errorf("registry: %s change names %q but its spec is %q", c.Op, c.Name, c.New.Name)
 			}
 			if err := c.New.Check(); err != nil {
 				return err
 			}
+		case Removed:
+		default:
+			return fmt.Errorf("registry: unknown change op %v", c.Op)
 		}
+	}
+	if len(changes) == 0 {
+		return nil
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	old := r.snap.Load()
-	names := make(map[string]*adapter.Spec, len(old.byName))
-	for k, v := range old.byName {
-		names[k] = v
-	}
+	names := maps.Clone(old.byName)
 	out := make([]Change, 0, len(changes))
 	for _, c := range changes {
 		name := c.Name
@@ -190,55 +207,31 @@ func (r *Registry) Update(changes ...Change) error {
 			name = c.New.Name
 		}
 		prev, exists := names[name]
-		switch c.Op {
-		case Added:
-			if exists {
-				return fmt.Errorf("%w: %q (registered from %s)", ErrDuplicate, name, prev.Source)
-			}
+		switch {
+		case c.Op == Added && exists:
+			return fmt.Errorf("%w: %q (registered from %s)", ErrDuplicate, name, prev.Source)
+		case c.Op == Replaced && !exists && upsert, c.Op == Added:
 			names[name] = c.New
 			out = append(out, Change{Op: Added, Name: name, New: c.New})
-		case Replaced:
-			if !exists {
-				return fmt.Errorf("%w: %q", ErrNotRegistered, name)
-			}
+		case !exists:
+			return fmt.Errorf("%w: %q", ErrNotRegistered, name)
+		case c.Op == Replaced:
 			names[name] = c.New
 			out = append(out, Change{Op: Replaced, Name: name, Old: prev, New: c.New})
-		case Removed:
-			if !exists {
-				return fmt.Errorf("%w: %q", ErrNotRegistered, name)
-			}
+		case c.Op == Removed:
 			delete(names, name)
 			out = append(out, Change{Op: Removed, Name: name, Old: prev})
-		default:
-			return fmt.Errorf("registry: unknown change op %v", c.Op)
 		}
 	}
-	r.publish(old, out)
+	r.publish(names, out)
 	return nil
 }
 
-// publish installs a snapshot with changes applied and notifies listeners.
-// r.mu is held, so listeners see changes in the order they were made.
-func (r *Registry) publish(old *snapshot, changes []Change) {
-	if len(changes) == 0 {
-		return
-	}
-	byName := make(map[string]*adapter.Spec, len(old.byName)+len(changes))
-	for k, v := range old.byName {
-		byName[k] = v
-	}
-	for _, c := range changes {
-		if c.Op == Removed {
-			delete(byName, c.Name)
-		} else {
-			byName[c.Name] = c.New
-		}
-	}
-	sorted := make([]*adapter.Spec, 0, len(byName))
-	for _, s := range byName {
-		sorted = append(sorted, s)
-	}
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+// publish installs byName as the new snapshot and notifies listeners of
+// changes. r.mu is held, so listeners see changes in the order they were
+// made.
+func (r *Registry) publish(byName map[string]*adapter.Spec, changes []Change) {
+	sorted := slices.SortedFunc(maps.Values(byName), func(a, b *adapter.Spec) int { return strings.Compare(a.Name, b.Name) })
 	r.snap.Store(&snapshot{byName: byName, sorted: sorted})
 
 	r.lmu.Lock()
@@ -274,7 +267,8 @@ type Filter struct {
 	Target string
 	// Tags keeps specs carrying every one of these tags.
 	Tags []string
-	// Server keeps tools imported from that MCP server; "local" keeps local tools.
+	// Server keeps tools imported from that MCP server; "local" keeps local
+	// tools (so a server named "local" cannot be selected by name).
 	Server string
 	// Func, if set, keeps specs for which it returns true.
 	Func func(*adapter.Spec) bool

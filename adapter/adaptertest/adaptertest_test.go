@@ -1,0 +1,64 @@
+package adaptertest_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/adaptertest"
+)
+
+func TestMemoryLedger(t *testing.T) {
+	adaptertest.TestLedger(t, func(t *testing.T) (adapter.Ledger, func() []adapter.Record) {
+		l := adapter.NewMemoryLedger(1000)
+		return l, l.Records
+	})
+}
+
+func TestJSONLLedger(t *testing.T) {
+	adaptertest.TestLedger(t, func(t *testing.T) (adapter.Ledger, func() []adapter.Record) {
+		path := filepath.Join(t.TempDir(), "ledger.jsonl")
+		l, err := adapter.OpenJSONLLedger(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { l.Close() })
+		return l, func() []adapter.Record { return readJSONL(t, path) }
+	})
+}
+
+func readJSONL(t *testing.T, path string) []adapter.Record {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []adapter.Record
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var r adapter.Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		out = append(out, r)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestMemoryCache(t *testing.T) {
+	for _, size := range []int{100, 1000} { // one shard, many shards
+		adaptertest.TestCache(t, func(t *testing.T) adapter.Cache { return adapter.NewMemoryCache(size, time.Hour) })
+	}
+}
+
+func TestMemoryTicketStore(t *testing.T) {
+	adaptertest.TestTicketStore(t, func(t *testing.T) adapter.TicketStore { return adapter.NewMemoryTicketStore() })
+}

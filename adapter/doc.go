@@ -1,0 +1,127 @@
+// Package adapter defines tools once — a typed Go function or a raw JSON
+// schema with a handler — and runs them, governed the same way, behind any
+// agent framework or MCP.
+//
+//	type AddArgs struct {
+//		A int `json:"a" jsonschema:"first addend"`
+//		B int `json:"b" jsonschema:"second addend"`
+//	}
+//
+//	add := adapter.MustTool("add", "Add two integers",
+//		func(ctx context.Context, in AddArgs) (int, error) { return in.A + in.B, nil }, nil)
+//
+//	res, err := add.Call(ctx, json.RawMessage(`{"a": 2, "b": 3}`))
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	structured, _ := res.StructuredJSON()
+//	fmt.Println(res.Text())           // 5: the text channel, for the model
+//	fmt.Println(string(structured))   // {"result":5}: the structured channel
+//
+// The package's Example runs this code.
+//
+// Agent code calls tools through an [Executor], which adds policy (approval,
+// guards, limits, timeouts, cache, ledger); [Spec.Call] runs one tool bare.
+//
+// # Specs
+//
+// A [Spec] is one tool: name, title, description, input and output JSON
+// schemas, [Annotations] (as in MCP, an unset destructive or open-world hint
+// means true), targets (the integrations that export it; empty means all),
+// tags, timeout, [Source] (local, or the MCP server it was imported from)
+// and a [Handler] over raw JSON.
+//
+// [NewTool] builds a spec from a func(ctx, In) (Out, error). Both schemas are
+// inferred once, at construction, with github.com/google/jsonschema-go, and
+// compiled once into validators; a call only validates, decodes, runs and
+// encodes. In must be a struct, a map with string keys, or any (any JSON
+// object). [NewRawTool] takes the input schema (which must have type
+// "object") and a handler; [ToolOptions.OutputSchema] gives its output
+// contract. Construction checks the name and the schemas and returns an
+// error; the Must variants ([MustTool], [MustRawTool]) panic instead and are
+// meant for registration at start-up. A [Spec] written as a literal is
+// checked by [Spec.Check], which registries call.
+//
+// Inference describes JSON, not Go shapes: []byte is a base64 string,
+// encoding.TextMarshaler types are strings, json.RawMessage is any JSON,
+// nil maps and slices may be null, and maps with integer keys are objects
+// with integer property names. Other custom json.Marshaler types are
+// described by their Go shape; map them with [ToolOptions.For]
+// (jsonschema.ForOptions.TypeSchemas) when their JSON differs.
+//
+// # Output rules
+//
+// A result travels on two channels: [Result.Content] for the model and
+// [Result.Structured] for the program, following MCP's structured-output
+// convention.
+//
+//   - An object-shaped Out — a struct, a pointer to one, a map with string
+//     keys — is the structured content as is, and its schema is the output
+//     schema. A nil map is {}; a nil pointer is a tool error.
+//   - Any other Out — string, numbers, bool, []byte, nil, slices, arrays,
+//     maps with non-string keys such as map[int]T, types with their own
+//     JSON encoding such as time.Time — is wrapped as {"result": value}, and
+//     the output schema is wrapped to match. Named struct element types of
+//     lists and maps are $defs references. A nil slice is [].
+//   - Out = any follows the dynamic value (a struct is as is, a list is
+//     wrapped) and has no output schema, so nothing is validated.
+//   - The text channel carries the JSON text of the value, unwrapped: one
+//     text block per element for lists and arrays (a single "[]" when empty).
+//
+// Every result is validated against the output schema before it leaves
+// ([Spec.Call], the executor): a mismatch is a [KindToolError] whose message
+// names the field, never a corrupted result. A type that yields no usable
+// schema — a struct with no exported fields, a channel, a function, a
+// complex number, a map with bool keys — fails construction rather than
+// degrading silently. Two options in [ToolOptions.Output] change this:
+// [OutputText] turns structured output off (text only, no output schema, no
+// validation; a string is shown unquoted), and [OutputRequired] makes it
+// mandatory (construction fails when no schema can be produced, as for
+// Out = any).
+//
+// # Errors and the model payload
+//
+// Every failed call is an [*Error] with a [Kind]. Each kind has a sentinel
+// for [errors.Is] (errors.Is(err, adapter.ErrTimeout)); [Error.Unwrap]
+// reaches the cause, which is for programs only. [ModelPayload] renders a
+// model-facing error as the stable JSON text the model reads,
+//
+//	{"error":{"kind":"tool_error","message":"...","tool":"weather"}}
+//
+// built from [Error.Message] alone: no cause, no stack trace, no Go type
+// names. Connection and internal errors are infrastructure faults: they stay
+// Go errors for the integration to return ([Kind.ModelFacing]).
+//
+//	kind                 model-facing  meaning
+//	args_invalid         yes           arguments too large, not JSON, or not matching the input schema
+//	tool_error           yes           the handler failed or panicked, or its result broke the output schema
+//	approval_denied      yes           an approver refused the call
+//	approval_pending     yes           the call awaits approval; the payload carries the ticket
+//	guardrail_blocked    yes           an input or output guard refused the call
+//	run_limit_exceeded   yes           the run's call limits are used up
+//	timeout              yes           the tool missed its deadline
+//	not_found            yes           no tool of that name
+//	connection           no            the transport to a remote tool failed
+//	internal             no            a fault of the machinery (a panicking hook, an invalid spec)
+//
+// A handler reports a failure by returning an error: a plain error becomes
+// a tool_error whose message is the error's text (so it must be fit for a
+// model to read); an [*Error] keeps its kind.
+//
+// # Executor
+//
+// An [Executor] looks tools up in a [Catalog] (a registry.Registry is one)
+// and runs each call through one pipeline: argument checks, hooks, guards,
+// approval, cache, run limits, timeout with panic recovery, the handler,
+// output validation, the ledger and a span. The order and each extension
+// point are documented in executor.go; integrations hold no policy of their
+// own.
+//
+// # Names
+//
+// A tool name is 1 to 64 characters from [A-Za-z0-9_-] ([ValidateName]),
+// the strictest rule among the model providers the supported frameworks
+// talk to, so one name works everywhere. MCP allows 128 characters and '.';
+// the mcpadapter package maps such names to valid local ones when it
+// imports tools, while [Source.RemoteName] keeps the original for the wire.
+package adapter

@@ -1,0 +1,167 @@
+package adapter_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentadapter/agentadapter/adapter"
+)
+
+func TestRunLimits(t *testing.T) {
+	type step struct {
+		tool    string
+		advance time.Duration // before the call
+		kind    adapter.Kind
+	}
+	tests := []struct {
+		name     string
+		execLim  adapter.Limits
+		runLim   adapter.Limits
+		noRun    bool
+		steps    []step
+		msgParts string
+	}{
+		{
+			name:     "per run",
+			runLim:   adapter.Limits{MaxCalls: 2},
+			steps:    []step{{"a", 0, ""}, {"b", 0, ""}, {"a", 0, adapter.KindRunLimitExceeded}, {"b", 0, adapter.KindRunLimitExceeded}},
+			msgParts: "at most 2 tool calls",
+		},
+		{
+			name:     "per tool",
+			runLim:   adapter.Limits{MaxCallsPerTool: 1},
+			steps:    []step{{"a", 0, ""}, {"b", 0, ""}, {"a", 0, adapter.KindRunLimitExceeded}, {"b", 0, adapter.KindRunLimitExceeded}},
+			msgParts: "at most 1 times",
+		},
+		{
+			name:   "per window",
+			runLim: adapter.Limits{MaxCallsPerWindow: 2, Window: time.Minute},
+			steps: []step{
+				{"a", 0, ""}, {"a", 10 * time.Second, ""}, {"a", 10 * time.Second, adapter.KindRunLimitExceeded},
+				{"a", 41 * time.Second, ""}, // the first call left the window
+				{"a", 0, adapter.KindRunLimitExceeded},
+				{"a", 20 * time.Second, ""},
+			},
+			msgParts: "per 1m0s",
+		},
+		{
+			name:    "executor default when the run sets none",
+			execLim: adapter.Limits{MaxCalls: 1},
+			steps:   []step{{"a", 0, ""}, {"a", 0, adapter.KindRunLimitExceeded}},
+		},
+		{
+			name:    "run limits replace the executor's",
+			execLim: adapter.Limits{MaxCalls: 1},
+			runLim:  adapter.Limits{MaxCalls: 3},
+			steps:   []step{{"a", 0, ""}, {"a", 0, ""}, {"a", 0, ""}, {"a", 0, adapter.KindRunLimitExceeded}},
+		},
+		{
+			name:    "no run scope, no limits",
+			execLim: adapter.Limits{MaxCalls: 1},
+			noRun:   true,
+			steps:   []step{{"a", 0, ""}, {"a", 0, ""}, {"a", 0, ""}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			clk := &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+			var runs atomic.Int64
+			e, ml := newExec(t, &adapter.ExecutorOptions{Limits: tt.execLim, Now: clk.Now},
+				countingTool("a", readOnly, &runs), countingTool("b", readOnly, &runs))
+			ctx := context.Background()
+			var run *adapter.Run
+			if !tt.noRun {
+				ctx, run = adapter.WithRun(ctx, &adapter.RunOptions{Limits: tt.runLim})
+			}
+			var ok int64
+			for i, s := range tt.steps {
+				clk.Advance(s.advance)
+				_, err := e.Call(ctx, s.tool, json.RawMessage(`{"x":1}`))
+				if k := kindOf(t, err); k != s.kind {
+					t.Fatalf("step %d (%s): kind %q, want %q (%v)", i, s.tool, k, s.kind, err)
+				}
+				if s.kind == "" {
+					ok++
+				} else if tt.msgParts != "" && !strings.Contains(asAdapterError(t, err).Message, tt.msgParts) {
+					t.Errorf("step %d: message %q lacks %q", i, asAdapterError(t, err).Message, tt.msgParts)
+				}
+			}
+			if runs.Load() != ok {
+				t.Errorf("handler ran %d times, want %d", runs.Load(), ok)
+			}
+			if run != nil && int64(run.Calls()) != ok {
+				t.Errorf("run counted %d calls, want %d (refused calls must not count)", run.Calls(), ok)
+			}
+			if recs := records(t, e, ml); len(recs) != len(tt.steps) {
+				t.Errorf("%d records for %d calls", len(recs), len(tt.steps))
+			} else if run != nil {
+				for _, r := range recs {
+					if r.RunID != run.ID() {
+						t.Errorf("record run id %q, want %q", r.RunID, run.ID())
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestRunLimitsConcurrent(t *testing.T) {
+	var runs atomic.Int64
+	e, _ := newExec(t, nil, countingTool("a", readOnly, &runs))
+	ctx, run := adapter.WithRun(context.Background(), &adapter.RunOptions{Limits: adapter.Limits{MaxCalls: 10, MaxCallsPerWindow: 100, Window: time.Hour}})
+	var wg sync.WaitGroup
+	var okN, limited atomic.Int64
+	for range 50 {
+		wg.Go(func() {
+			_, err := e.Call(ctx, "a", json.RawMessage(`{"x":1}`))
+			switch adapter.KindOf(err) {
+			case "":
+				okN.Add(1)
+			case adapter.KindRunLimitExceeded:
+				limited.Add(1)
+			default:
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if okN.Load() != 10 || limited.Load() != 40 || run.Calls() != 10 || runs.Load() != 10 {
+		t.Errorf("ok %d limited %d run.Calls %d runs %d; want 10, 40, 10, 10", okN.Load(), limited.Load(), run.Calls(), runs.Load())
+	}
+}
+
+func TestRunScopes(t *testing.T) {
+	ctx, r1 := adapter.WithRun(context.Background(), &adapter.RunOptions{ID: "outer"})
+	ctx2, r2 := adapter.WithRun(ctx, &adapter.RunOptions{ID: "inner"})
+	if r2 != r1 || ctx2 != ctx {
+		t.Error("a nested WithRun did not share the outer run")
+	}
+	if adapter.RunFromContext(ctx) != r1 || adapter.RunFromContext(context.Background()) != nil {
+		t.Error("RunFromContext")
+	}
+	r3 := adapter.NewRun(nil)
+	if !strings.HasPrefix(r3.ID(), "run_") || r3.ID() == adapter.NewRun(nil).ID() {
+		t.Errorf("generated run ids %q are not unique run_ ids", r3.ID())
+	}
+	if adapter.RunFromContext(adapter.ContextWithRun(ctx, r3)) != r3 {
+		t.Error("ContextWithRun did not replace the run")
+	}
+	var ids []string
+	spec := rawTool("t", func(ctx context.Context, _ json.RawMessage) (*adapter.Result, error) {
+		ids = append(ids, adapter.CallFromContext(ctx).RunID)
+		return adapter.TextResult("ok"), nil
+	}, nil)
+	e, _ := newExec(t, nil, spec)
+	e.Call(ctx, "t", json.RawMessage(`{"x":1}`))
+	e.Call(context.Background(), "t", json.RawMessage(`{"x":1}`))
+	if diff := cmp.Diff([]string{"outer", ""}, ids); diff != "" {
+		t.Errorf("run ids seen by the handler (-want +got):\n%s", diff)
+	}
+}

@@ -1,0 +1,278 @@
+package einoadapter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/registry"
+)
+
+// Integration is the name the tools give the executor (adapter.Request.Integration).
+const Integration = adapter.TargetEino
+
+// TagMultimodal marks a spec whose results carry images, audio or files:
+// with the default [Options.Multimodal], such a spec becomes a
+// [tool.EnhancedInvokableTool].
+const TagMultimodal = "multimodal"
+
+// Options configure [Tool] and [Tools]. The zero value is valid.
+type Options struct {
+	// Multimodal reports whether a spec's results carry images, audio or
+	// files, and so whether its tool is a tool.EnhancedInvokableTool (the
+	// content reaches the model as parts) rather than a tool.InvokableTool
+	// (the model reads the result's text). Nil means: the spec has the tag
+	// TagMultimodal.
+	Multimodal func(*adapter.Spec) bool
+	// PendingAsPayload turns a call held for approval into a payload the
+	// model reads (with the ticket) instead of an eino interrupt. Use it
+	// in graphs that run without a checkpoint store and so cannot resume.
+	PendingAsPayload bool
+	// Filter selects the specs [Tools] exports; its Target is always
+	// adapter.TargetEino.
+	Filter registry.Filter
+}
+
+func (o *Options) multimodal(s *adapter.Spec) bool {
+	if o.Multimodal != nil {
+		return o.Multimodal(s)
+	}
+	return s.HasTag(TagMultimodal)
+}
+
+// Tool returns spec as an eino tool that runs each call through exec; a
+// nil exec means adapter.Default(), read at call time. The tool is a
+// tool.InvokableTool, or a tool.EnhancedInvokableTool when the spec is
+// multimodal (see [Options.Multimodal]). Its [schema.ToolInfo] is built
+// once, here. opts may be nil.
+func Tool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (tool.BaseTool, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	if spec == nil {
+		return nil, errors.New("einoadapter: nil spec")
+	}
+	if err := spec.Check(); err != nil {
+		return nil, err
+	}
+	info, err := Info(spec)
+	if err != nil {
+		return nil, err
+	}
+	b := &base{spec: spec, exec: exec, info: info, pendingPayload: opts.PendingAsPayload}
+	if opts.multimodal(spec) {
+		return &enhancedTool{b}, nil
+	}
+	return &textTool{b}, nil
+}
+
+// Tools returns every spec of reg exported to eino (and matching
+// opts.Filter) as an eino tool, in the registry's order. See [Tool].
+func Tools(reg *registry.Registry, exec *adapter.Executor, opts *Options) ([]tool.BaseTool, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	f := opts.Filter
+	f.Target = adapter.TargetEino
+	var out []tool.BaseTool
+	for s := range reg.List(f) {
+		t, err := Tool(s, exec, opts)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// Per-call options, passed with compose.WithToolOption or
+// react.WithToolOptions.
+type callOptions struct {
+	timeout  time.Duration
+	approval adapter.ApprovalPort
+	exec     *adapter.Executor
+}
+
+// WithTimeout bounds each call made with this option, overriding the
+// spec's and the executor's timeout.
+func WithTimeout(d time.Duration) tool.Option {
+	return tool.WrapImplSpecificOptFn(func(o *callOptions) { o.timeout = d })
+}
+
+// WithApproval asks port, instead of the executor's port, for the calls
+// made with this option that need approval.
+func WithApproval(port adapter.ApprovalPort) tool.Option {
+	return tool.WrapImplSpecificOptFn(func(o *callOptions) { o.approval = port })
+}
+
+// WithExecutor runs the calls made with this option through e.
+func WithExecutor(e *adapter.Executor) tool.Option {
+	return tool.WrapImplSpecificOptFn(func(o *callOptions) { o.exec = e })
+}
+
+// base is what the text and multimodal tools share.
+type base struct {
+	spec           *adapter.Spec
+	exec           *adapter.Executor
+	info           *schema.ToolInfo
+	pendingPayload bool
+}
+
+// Info returns the tool's description for the model, built once.
+func (b *base) Info(context.Context) (*schema.ToolInfo, error) { return b.info, nil }
+
+func (b *base) adapterSpec() *adapter.Spec { return b.spec }
+
+// SpecOf returns the spec a tool built by [Tool] runs.
+func SpecOf(t tool.BaseTool) (*adapter.Spec, bool) {
+	s, ok := t.(interface{ adapterSpec() *adapter.Spec })
+	if !ok {
+		return nil, false
+	}
+	return s.adapterSpec(), true
+}
+
+// call runs one call through the executor. A model-facing error comes back
+// as its payload (payload != ""), approval_pending as an interrupt error.
+func (b *base) call(ctx context.Context, args string, opts []tool.Option, native any) (res *adapter.Result, payload string, err error) {
+	o := tool.GetImplSpecificOptions(&callOptions{}, opts...)
+	exec := o.exec
+	if exec == nil {
+		exec = b.exec
+	}
+	if exec == nil {
+		exec = adapter.Default()
+	}
+	req := &adapter.Request{
+		Spec:        b.spec,
+		Args:        json.RawMessage(args),
+		CallID:      compose.GetToolCallID(ctx),
+		Integration: Integration,
+		Native:      native,
+		Timeout:     o.timeout,
+		Approval:    o.approval,
+	}
+	// Resumed after an approval interrupt: present the ticket, so that only
+	// the approved arguments run, and only once (tickets are one-use; a
+	// resumed checkpoint that re-runs the call gets a new ticket).
+	if was, has, st := tool.GetInterruptState[*pendingState](ctx); was && has && st != nil {
+		req.Ticket = st.Ticket
+	}
+	res, err = exec.Do(ctx, req)
+	if err == nil {
+		return res, "", nil
+	}
+	var e *adapter.Error
+	if errors.As(err, &e) && e.Kind == adapter.KindApprovalPending && !b.pendingPayload {
+		return nil, "", tool.StatefulInterrupt(ctx,
+			&Pending{Ticket: e.Ticket, Tool: b.spec.Name, CallID: req.CallID, Args: args},
+			&pendingState{Ticket: e.Ticket})
+	}
+	if p, ok := adapter.ModelPayload(err); ok {
+		return nil, p, nil
+	}
+	return nil, "", err
+}
+
+// textTool is a tool.InvokableTool: the model reads the result's text.
+type textTool struct{ *base }
+
+// InvokableRun runs the call. A model-facing failure is returned as its
+// payload with a nil error, so that the agent keeps going.
+func (t *textTool) InvokableRun(ctx context.Context, argumentsInJSON string, opts ...tool.Option) (string, error) {
+	res, payload, err := t.call(ctx, argumentsInJSON, opts, t)
+	if err != nil {
+		return "", err
+	}
+	if payload != "" {
+		return payload, nil
+	}
+	return resultText(res), nil
+}
+
+// enhancedTool is a tool.EnhancedInvokableTool: images, audio and files
+// reach the model as parts.
+type enhancedTool struct{ *base }
+
+// InvokableRun runs the call; see textTool.InvokableRun.
+func (t *enhancedTool) InvokableRun(ctx context.Context, arg *schema.ToolArgument, opts ...tool.Option) (*schema.ToolResult, error) {
+	var args string
+	if arg != nil {
+		args = arg.Text
+	}
+	res, payload, err := t.call(ctx, args, opts, t)
+	if err != nil {
+		return nil, err
+	}
+	if payload != "" {
+		return &schema.ToolResult{Parts: []schema.ToolOutputPart{{Type: schema.ToolPartTypeText, Text: payload}}}, nil
+	}
+	return toolResult(res), nil
+}
+
+// Pending is the info of the interrupt raised when a call is held for
+// approval: approve Ticket (adapter.Deferred.Approve) and resume the graph
+// from its checkpoint; the resumed call presents the ticket and runs with
+// exactly the arguments that were approved.
+type Pending struct {
+	Ticket string
+	Tool   string
+	CallID string
+	// Args are the arguments held, as the model sent them.
+	Args string
+	// InterruptID is the eino interrupt id to resume (compose.Resume,
+	// adk.ResumeParams.Targets); PendingFromError sets it.
+	InterruptID string
+}
+
+func (p *Pending) String() string {
+	return fmt.Sprintf("tool %s (call %s) awaits approval of ticket %s", p.Tool, p.CallID, p.Ticket)
+}
+
+// pendingState is saved with the interrupt, for the resumed call.
+type pendingState struct{ Ticket string }
+
+func init() {
+	// Checkpoints are gob-encoded: unregistered types fail to save.
+	schema.RegisterName[*Pending]("agentadapter_einoadapter_pending")
+	schema.RegisterName[*pendingState]("agentadapter_einoadapter_pending_state")
+}
+
+// PendingFromError returns the calls held for approval that interrupted a
+// graph run (the error of Invoke or Generate), in the order eino reports them.
+func PendingFromError(err error) []*Pending {
+	if info, ok := compose.ExtractInterruptInfo(err); ok && info != nil {
+		return PendingFrom(info.InterruptContexts)
+	}
+	// A tool called outside a graph returns the bare interrupt signal,
+	// which has no interrupt id.
+	if info, ok := compose.IsInterruptRerunError(err); ok {
+		if p, ok := info.(*Pending); ok && p != nil {
+			c := *p
+			return []*Pending{&c}
+		}
+	}
+	return nil
+}
+
+// PendingFrom returns the calls held for approval among interrupt contexts:
+// those of compose.InterruptInfo, or of an ADK event
+// (AgentEvent.Action.Interrupted.InterruptContexts).
+func PendingFrom(contexts []*compose.InterruptCtx) []*Pending {
+	var out []*Pending
+	for _, ic := range contexts {
+		if p, ok := ic.Info.(*Pending); ok && p != nil {
+			c := *p
+			c.InterruptID = ic.ID
+			out = append(out, &c)
+		}
+	}
+	return out
+}

@@ -1,0 +1,188 @@
+package genkitadapter
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+
+	"github.com/firebase/genkit/go/ai"
+	"github.com/firebase/genkit/go/genkit"
+
+	"github.com/agentadapter/agentadapter/adapter"
+)
+
+// Approval is an approval interrupt raised by a tool of this package: the
+// executor's approval port deferred the call and issued a ticket.
+type Approval struct {
+	// Part is the interrupted tool request, as found in the response.
+	Part *ai.Part
+	// Tool is the tool's name.
+	Tool string
+	// Ticket is the approval ticket to approve or deny (for example with
+	// adapter.Deferred.Approve).
+	Ticket string
+	// Args are the arguments the ticket was issued for.
+	Args json.RawMessage
+	// Message is the executor's explanation.
+	Message string
+}
+
+// Restart returns the part that runs the call again presenting its ticket,
+// for ai.WithToolRestarts. Once the ticket is approved, the call runs with
+// exactly these arguments, once; if it was denied, the model reads
+// approval_denied.
+func (a *Approval) Restart() *ai.Part { return restartPart(a.Part, nil) }
+
+// Interrupt metadata keys, as found in an interrupted part's
+// Metadata["interrupt"].
+const (
+	metaKind    = "kind"
+	metaTicket  = "ticket"
+	metaTool    = "tool"
+	metaMessage = "message"
+)
+
+// approvalInterrupt turns a pending approval into a genkit tool interrupt:
+// Generate stops with FinishReason "interrupted" and the ticket in the
+// interrupted part's metadata.
+func approvalInterrupt(ctx context.Context, e *adapter.Error, args json.RawMessage) error {
+	meta := map[string]any{
+		metaKind:    string(adapter.KindApprovalPending),
+		metaTicket:  e.Ticket,
+		metaTool:    e.Tool,
+		metaMessage: e.Message,
+	}
+	tc := &ai.ToolContext{Context: ctx}
+	return tc.Interrupt(&ai.InterruptOptions{Metadata: meta})
+}
+
+// Approvals returns the approval interrupts of resp raised by this
+// package's tools, in message order. Other interrupts are skipped.
+func Approvals(resp *ai.ModelResponse) []*Approval {
+	var out []*Approval
+	for _, p := range resp.Interrupts() {
+		if a := approvalOf(p); a != nil {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func approvalOf(p *ai.Part) *Approval {
+	if p == nil || !p.IsToolRequest() {
+		return nil
+	}
+	meta, _ := p.Metadata["interrupt"].(map[string]any)
+	if meta[metaKind] != string(adapter.KindApprovalPending) {
+		return nil
+	}
+	ticket, _ := meta[metaTicket].(string)
+	if ticket == "" {
+		return nil
+	}
+	a := &Approval{Part: p, Tool: p.ToolRequest.Name, Ticket: ticket}
+	a.Message, _ = meta[metaMessage].(string)
+	if b, err := json.Marshal(p.ToolRequest.Input); err == nil {
+		a.Args = b
+	}
+	return a
+}
+
+// Resume continues a generation that stopped on approval interrupts. decide
+// is called for each approval of resp in order; it approves or denies the
+// ticket (for example on the executor's adapter.Deferred port) and returns
+// an error only to abort. The calls are then restarted presenting their
+// tickets, with resp's history and opts: pass the same model and tools as
+// the first call. An interrupt not raised by this package is an error:
+// genkit would refuse to resume without an answer for it.
+//
+// The response may be interrupted again, if a call needs a new approval.
+func Resume(ctx context.Context, g *genkit.Genkit, resp *ai.ModelResponse, decide func(context.Context, *Approval) error, opts ...ai.GenerateOption) (*ai.ModelResponse, error) {
+	if resp == nil || resp.FinishReason != ai.FinishReasonInterrupted {
+		return nil, errors.New("genkitadapter: Resume needs an interrupted response")
+	}
+	var restarts []*ai.Part
+	for _, p := range resp.Interrupts() {
+		a := approvalOf(p)
+		if a == nil {
+			return nil, fmt.Errorf("genkitadapter: interrupt of tool %q was not raised by genkitadapter; resume it with ai.WithToolResponses or ai.WithToolRestarts", p.ToolRequest.Name)
+		}
+		if err := decide(ctx, a); err != nil {
+			return nil, err
+		}
+		restarts = append(restarts, a.Restart())
+	}
+	all := make([]ai.GenerateOption, 0, len(opts)+2)
+	all = append(all, opts...)
+	all = append(all, ai.WithMessages(resp.History()...), ai.WithToolRestarts(restarts...))
+	return genkit.Generate(ctx, g, all...)
+}
+
+// A restarted approval carries its ticket in the tool request's input, the
+// one value genkit hands a tool on restart:
+//
+//	{"$agentadapter_resume":{"ticket":"tkt_...","ref":"...","args":{...}}}
+//
+// Only the restart part holds it; the history keeps the original request.
+// A model that forged it would gain nothing: a ticket only admits the
+// arguments it was issued for.
+const resumeKey = "$agentadapter_resume"
+
+var resumePrefix = []byte(`{"` + resumeKey + `":`)
+
+type resume struct {
+	Ticket string          `json:"ticket"`
+	Ref    string          `json:"ref,omitempty"`
+	Args   json.RawMessage `json:"args"`
+}
+
+func decodeResume(input json.RawMessage) (*resume, bool) {
+	if !bytes.HasPrefix(input, resumePrefix) {
+		return nil, false
+	}
+	var env struct {
+		R *resume `json:"$agentadapter_resume"`
+	}
+	d := json.NewDecoder(bytes.NewReader(input))
+	d.DisallowUnknownFields()
+	if d.Decode(&env) != nil || env.R == nil || env.R.Ticket == "" {
+		return nil, false
+	}
+	return env.R, true
+}
+
+// restartPart mirrors ai.ToolDef.Restart, and carries the ticket of an
+// approval interrupt in the input.
+func restartPart(p *ai.Part, opts *ai.RestartOptions) *ai.Part {
+	if opts == nil {
+		opts = &ai.RestartOptions{}
+	}
+	input := p.ToolRequest.Input
+	var replaced any
+	if opts.ReplaceInput != nil {
+		replaced, input = input, opts.ReplaceInput
+	}
+	meta := maps.Clone(p.Metadata)
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	if a := approvalOf(p); a != nil {
+		if args, err := json.Marshal(input); err == nil {
+			input = map[string]any{resumeKey: resume{Ticket: a.Ticket, Ref: p.ToolRequest.Ref, Args: args}}
+		}
+	}
+	meta["resumed"] = true
+	if opts.ResumedMetadata != nil {
+		meta["resumed"] = opts.ResumedMetadata
+	}
+	if replaced != nil {
+		meta["replacedInput"] = replaced
+	}
+	delete(meta, "interrupt")
+	np := ai.NewToolRequestPart(&ai.ToolRequest{Name: p.ToolRequest.Name, Ref: p.ToolRequest.Ref, Input: input})
+	np.Metadata = meta
+	return np
+}

@@ -1,0 +1,399 @@
+package genkitadapter
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/firebase/genkit/go/ai"
+	"github.com/firebase/genkit/go/core/api"
+	"github.com/firebase/genkit/go/genkit"
+	"github.com/google/jsonschema-go/jsonschema"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/registry"
+)
+
+// Integration is the name this package gives the executor in
+// [adapter.Request.Integration].
+const Integration = adapter.TargetGenkit
+
+// ErrNameClash reports a spec whose name is already taken by a tool
+// registered on the *genkit.Genkit. Genkit resolves a tool by name and
+// prefers the registered one, so the spec would silently never run.
+var ErrNameClash = errors.New("genkitadapter: a genkit tool of that name is already registered")
+
+// Options configure the tools built by this package. The zero value is
+// valid: calls go through [adapter.Default], read when each call runs.
+type Options struct {
+	// Executor runs the calls; nil means adapter.Default() at call time.
+	Executor *adapter.Executor
+	// Filter selects the registry's specs in [Tools] and [DefineTools]; its
+	// Target is always "genkit".
+	Filter registry.Filter
+}
+
+func (o *Options) executor() *adapter.Executor {
+	if o != nil && o.Executor != nil {
+		return o.Executor
+	}
+	return adapter.Default()
+}
+
+// Tool is a spec as a genkit tool. It implements [ai.Tool], so it can be
+// passed to ai.WithTools unregistered, or registered with
+// genkit.RegisterAction (see [DefineTool]).
+//
+// Its definition carries the spec's input and output schemas unchanged. When
+// it runs, the arguments reach the executor as the JSON genkit holds,
+// without genkit's schema normalisation (which turns numbers into float64
+// or int64 and drops null fields) or genkit's second validation of the
+// input.
+type Tool struct {
+	spec *adapter.Spec
+	opts Options
+	act  *action
+}
+
+var _ ai.Tool = (*Tool)(nil)
+
+// NewTool returns spec as an unregistered genkit tool, for ai.WithTools. If
+// a tool of the same name is registered on the Genkit instance the call
+// runs with, genkit runs that one instead: use [Tools], which checks. opts
+// may be nil.
+func NewTool(spec *adapter.Spec, opts *Options) (*Tool, error) {
+	if spec == nil {
+		return nil, errors.New("genkitadapter: nil spec")
+	}
+	if err := spec.Check(); err != nil {
+		return nil, err
+	}
+	in, err := schemaMap(spec.InputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("genkitadapter: tool %q: input schema: %w", spec.Name, err)
+	}
+	out, err := schemaMap(spec.OutputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("genkitadapter: tool %q: output schema: %w", spec.Name, err)
+	}
+	t := &Tool{spec: spec}
+	if opts != nil {
+		t.opts = *opts
+	}
+	t.act = &action{tool: t, desc: api.ActionDesc{
+		Type:         api.ActionTypeToolV2,
+		Key:          api.KeyFromName(api.ActionTypeToolV2, spec.Name),
+		Name:         spec.Name,
+		Description:  spec.Description,
+		InputSchema:  in,
+		OutputSchema: out,
+		Metadata: map[string]any{
+			"type":        api.ActionTypeToolV2,
+			"name":        spec.Name,
+			"description": spec.Description,
+			"tool":        map[string]any{"multipart": false},
+			"dynamic":     true,
+		},
+	}}
+	return t, nil
+}
+
+// DefineTool registers spec as a tool on g. It fails with [ErrNameClash] if
+// g already has a tool of that name. opts may be nil.
+func DefineTool(g *genkit.Genkit, spec *adapter.Spec, opts *Options) (*Tool, error) {
+	ts, err := define(g, []*adapter.Spec{spec}, opts)
+	if err != nil {
+		return nil, err
+	}
+	return ts[0], nil
+}
+
+// Tools returns the registry's specs exported to genkit (see
+// adapter.TargetGenkit and Options.Filter) as unregistered tools (each a
+// *Tool), in name order, for ai.WithTools. A spec whose name is a tool
+// registered on g is reported with [ErrNameClash] and no tools are
+// returned. opts may be nil.
+func Tools(g *genkit.Genkit, reg *registry.Registry, opts *Options) ([]ai.ToolRef, error) {
+	specs := selectSpecs(reg, opts)
+	if err := checkClashes(g, specs); err != nil {
+		return nil, err
+	}
+	out := make([]ai.ToolRef, 0, len(specs))
+	for _, s := range specs {
+		t, err := NewTool(s, opts)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// DefineTools registers the registry's specs exported to genkit on g, so
+// that prompts and ai.WithTools can name them, and returns them (each a
+// *Tool) in name order. A name clash registers nothing. opts may be nil.
+func DefineTools(g *genkit.Genkit, reg *registry.Registry, opts *Options) ([]ai.ToolRef, error) {
+	ts, err := define(g, selectSpecs(reg, opts), opts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ai.ToolRef, len(ts))
+	for i, t := range ts {
+		out[i] = t
+	}
+	return out, nil
+}
+
+func selectSpecs(reg *registry.Registry, opts *Options) []*adapter.Spec {
+	var f registry.Filter
+	if opts != nil {
+		f = opts.Filter
+	}
+	f.Target = adapter.TargetGenkit
+	var specs []*adapter.Spec
+	for s := range reg.List(f) {
+		specs = append(specs, s)
+	}
+	return specs
+}
+
+func define(g *genkit.Genkit, specs []*adapter.Spec, opts *Options) ([]*Tool, error) {
+	if g == nil {
+		return nil, errors.New("genkitadapter: nil *genkit.Genkit")
+	}
+	if err := checkClashes(g, specs); err != nil {
+		return nil, err
+	}
+	ts := make([]*Tool, 0, len(specs))
+	for _, s := range specs {
+		t, err := NewTool(s, opts)
+		if err != nil {
+			return nil, err
+		}
+		ts = append(ts, t)
+	}
+	for _, t := range ts {
+		delete(t.act.desc.Metadata, "dynamic")
+		genkit.RegisterAction(g, t)
+	}
+	return ts, nil
+}
+
+// checkClashes reports specs named like a tool already registered on g (or
+// like each other).
+func checkClashes(g *genkit.Genkit, specs []*adapter.Spec) error {
+	if g == nil {
+		return errors.New("genkitadapter: nil *genkit.Genkit")
+	}
+	seen := make(map[string]bool, len(specs))
+	var errs []error
+	for _, s := range specs {
+		if seen[s.Name] {
+			errs = append(errs, fmt.Errorf("%w: %q appears twice", ErrNameClash, s.Name))
+		}
+		seen[s.Name] = true
+		if genkit.LookupTool(g, s.Name) != nil {
+			errs = append(errs, fmt.Errorf("%w: %q (spec from %s)", ErrNameClash, s.Name, s.Source))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Spec returns the tool's spec.
+func (t *Tool) Spec() *adapter.Spec { return t.spec }
+
+// Name returns the tool's name.
+func (t *Tool) Name() string { return t.spec.Name }
+
+// Definition returns the definition genkit hands to models: the spec's
+// input and output schemas unchanged.
+func (t *Tool) Definition() *ai.ToolDefinition {
+	d := &t.act.desc
+	return &ai.ToolDefinition{
+		Name:         d.Name,
+		Description:  d.Description,
+		InputSchema:  d.InputSchema,
+		OutputSchema: d.OutputSchema,
+		Metadata:     map[string]any{"multipart": false},
+	}
+}
+
+// Register registers the tool's action in r, as genkit.RegisterAction does.
+// Prefer [DefineTool], which checks for name clashes first.
+func (t *Tool) Register(r api.Registry) {
+	provider, id := api.ParseName(t.spec.Name)
+	r.RegisterAction(api.NewKey(api.ActionTypeToolV2, provider, id), t.act)
+	// Genkit looks tools up under the legacy "tool" type too.
+	r.RegisterAction(api.NewKey(api.ActionTypeTool, provider, id), t.act)
+}
+
+// RunRaw runs the tool on input (any JSON-marshalable value) and returns its
+// output.
+func (t *Tool) RunRaw(ctx context.Context, input any) (any, error) {
+	r, err := t.RunRawMultipart(ctx, input)
+	if err != nil {
+		return nil, err
+	}
+	return r.Output, nil
+}
+
+// RunRawMultipart runs the tool on input and returns its output and any
+// media the result carries.
+func (t *Tool) RunRawMultipart(ctx context.Context, input any) (*ai.MultipartToolResponse, error) {
+	b, err := json.Marshal(input)
+	if err != nil {
+		return nil, fmt.Errorf("genkitadapter: tool %q: input does not marshal: %w", t.spec.Name, err)
+	}
+	out, err := t.act.RunJSON(ctx, b, nil)
+	if err != nil {
+		return nil, err
+	}
+	var r ai.MultipartToolResponse
+	if err := json.Unmarshal(out, &r); err != nil {
+		return nil, fmt.Errorf("genkitadapter: tool %q: %w", t.spec.Name, err)
+	}
+	return &r, nil
+}
+
+// Respond returns a part answering an interrupted request of this tool with
+// output, for ai.WithToolResponses; the tool does not run. Genkit checks
+// output against the tool's output schema.
+func (t *Tool) Respond(toolReq *ai.Part, output any, opts *ai.RespondOptions) *ai.Part {
+	p := ai.NewResponseForToolRequest(toolReq, output)
+	if p == nil {
+		return nil
+	}
+	p.Metadata = map[string]any{"interruptResponse": true}
+	if opts != nil && opts.Metadata != nil {
+		p.Metadata["interruptResponse"] = opts.Metadata
+	}
+	return p
+}
+
+// Restart returns a part that runs an interrupted request of this tool
+// again, for ai.WithToolRestarts. When the interrupt was an approval, the
+// restarted call presents its ticket, so only the arguments the ticket was
+// issued for run: with opts.ReplaceInput set to other arguments the call is
+// denied (the model reads approval_denied).
+func (t *Tool) Restart(toolReq *ai.Part, opts *ai.RestartOptions) *ai.Part {
+	if toolReq == nil || !toolReq.IsToolRequest() {
+		return nil
+	}
+	return restartPart(toolReq, opts)
+}
+
+// action is the genkit action behind a Tool: a hand-written api.Action, so
+// that the raw JSON genkit marshals reaches the executor as is.
+type action struct {
+	tool *Tool
+	desc api.ActionDesc
+}
+
+func (a *action) Name() string            { return a.desc.Name }
+func (a *action) Desc() api.ActionDesc    { return a.desc }
+func (a *action) Register(r api.Registry) { a.tool.Register(r) }
+
+func (a *action) RunJSON(ctx context.Context, input json.RawMessage, cb func(context.Context, json.RawMessage) error) (json.RawMessage, error) {
+	r, err := a.RunJSONWithTelemetry(ctx, input, cb)
+	if err != nil {
+		return nil, err
+	}
+	return r.Result, nil
+}
+
+func (a *action) RunJSONWithTelemetry(ctx context.Context, input json.RawMessage, _ func(context.Context, json.RawMessage) error) (*api.ActionRunResult[json.RawMessage], error) {
+	out, err := a.tool.call(ctx, input)
+	if err != nil {
+		return nil, err
+	}
+	sc := trace.SpanContextFromContext(ctx)
+	return &api.ActionRunResult[json.RawMessage]{Result: out, TraceId: sc.TraceID().String(), SpanId: sc.SpanID().String()}, nil
+}
+
+// call runs one call and encodes the result as a genkit
+// MultipartToolResponse: {"output": ..., "content": [...]}.
+func (t *Tool) call(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
+	req := &adapter.Request{Spec: t.spec, Args: input, Integration: Integration, Native: t}
+	if r, ok := decodeResume(input); ok {
+		req.Args, req.Ticket, req.CallID = r.Args, r.Ticket, r.Ref
+	}
+	if isNull(req.Args) {
+		req.Args = nil // genkit marshals a missing input as null
+	}
+	ctx = runContext(ctx)
+	res, err := t.opts.executor().Do(ctx, req)
+	if err != nil {
+		var e *adapter.Error
+		if errors.As(err, &e) && e.Kind == adapter.KindApprovalPending {
+			return nil, approvalInterrupt(ctx, e, req.Args)
+		}
+		if payload, ok := adapter.ModelPayload(err); ok {
+			return encodeResponse(json.RawMessage(payload), nil)
+		}
+		return nil, err
+	}
+	out, err := res.StructuredJSON()
+	if err != nil {
+		return nil, &adapter.Error{Kind: adapter.KindToolError, Tool: t.spec.Name, Message: "the result does not encode as JSON", Err: err}
+	}
+	if out == nil {
+		b, _ := json.Marshal(res.Text()) // a string always marshals
+		out = b
+	}
+	return encodeResponse(out, mediaParts(res.Content))
+}
+
+func isNull(b json.RawMessage) bool {
+	b = bytes.TrimSpace(b)
+	return len(b) == 0 || string(b) == "null"
+}
+
+type response struct {
+	Output  json.RawMessage `json:"output"`
+	Content []*ai.Part      `json:"content,omitempty"`
+}
+
+func encodeResponse(out json.RawMessage, content []*ai.Part) (json.RawMessage, error) {
+	return json.Marshal(response{Output: out, Content: content})
+}
+
+// mediaParts turns the image and audio blocks of a result into genkit media
+// parts; text already travels as the output.
+func mediaParts(cs []adapter.Content) []*ai.Part {
+	var parts []*ai.Part
+	for _, c := range cs {
+		switch c := c.(type) {
+		case *adapter.ImageContent:
+			parts = append(parts, ai.NewMediaPart(c.MIMEType, dataURL(c.MIMEType, c.Data)))
+		case *adapter.AudioContent:
+			parts = append(parts, ai.NewMediaPart(c.MIMEType, dataURL(c.MIMEType, c.Data)))
+		case *adapter.ResourceLink:
+			parts = append(parts, ai.NewMediaPart(c.MIMEType, c.URI))
+		}
+	}
+	return parts
+}
+
+func dataURL(mime string, data []byte) string {
+	return "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)
+}
+
+// schemaMap converts a schema to the map genkit carries, unchanged.
+func schemaMap(s *jsonschema.Schema) (map[string]any, error) {
+	if s == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}

@@ -1,0 +1,167 @@
+package langchaingoadapter
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/agentadapter/agentadapter/adapter"
+)
+
+// maxUnwrap bounds nested {"__arg1": "..."} wrappers.
+const maxUnwrap = 4
+
+// parseInput turns what an agent passed to Call into JSON arguments. It
+// accepts, after trimming white space, a trailing "Observation:" and code
+// fences:
+//
+//   - a JSON object: the arguments;
+//   - {"__arg1": v} (OpenAIFunctionsAgent's wrapper), unless the schema
+//     declares __arg1: v is unwrapped, whether it is an object, a string
+//     holding one, or a bare value;
+//   - anything else, for a tool with a positional parameter (see
+//     argShape.positional): the value of that parameter; a JSON string is
+//     unquoted, and for a non-string parameter the text must be JSON;
+//   - nothing at all, for a tool with no required parameters: {}.
+//
+// Everything else is an args_invalid error whose message shows the
+// expected shape.
+func parseInput(input string, a *argShape) (json.RawMessage, *adapter.Error) {
+	return parseDepth(input, a, 0)
+}
+
+func parseDepth(input string, a *argShape, depth int) (json.RawMessage, *adapter.Error) {
+	s := clean(input)
+	if s == "" {
+		if a.noRequired {
+			return json.RawMessage("{}"), nil
+		}
+		return nil, shapeError(a, "the input is empty")
+	}
+	if s[0] == '{' {
+		b := []byte(s)
+		if !json.Valid(b) {
+			var v any
+			return nil, shapeError(a, "the input is not valid JSON ("+jsonErrText(json.Unmarshal(b, &v))+")")
+		}
+		if !strings.Contains(s, `"__arg1"`) {
+			// The common case: json.Valid does not allocate, and the
+			// executor decodes the arguments once.
+			return b, nil
+		}
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(b, &obj); err != nil {
+			return nil, shapeError(a, "the input is not valid JSON ("+jsonErrText(err)+")")
+		}
+		if v, ok := obj["__arg1"]; ok && len(obj) == 1 && !a.hasArg1 {
+			if depth >= maxUnwrap {
+				return nil, shapeError(a, "the input nests __arg1 too deeply")
+			}
+			return unwrapArg1(v, a, depth)
+		}
+		return b, nil
+	}
+	return positional(s, a, depth)
+}
+
+func unwrapArg1(v json.RawMessage, a *argShape, depth int) (json.RawMessage, *adapter.Error) {
+	v = bytes.TrimSpace(v)
+	switch {
+	case len(v) > 0 && v[0] == '{':
+		return v, nil
+	case len(v) > 0 && v[0] == '"':
+		var str string
+		if err := json.Unmarshal(v, &str); err != nil {
+			return nil, shapeError(a, "the input is not valid JSON ("+jsonErrText(err)+")")
+		}
+		return parseDepth(str, a, depth+1)
+	}
+	return positional(string(v), a, depth)
+}
+
+// positional fills the tool's positional parameter with a bare value.
+func positional(s string, a *argShape, depth int) (json.RawMessage, *adapter.Error) {
+	if a.positional == "" {
+		return nil, shapeError(a, "the input is not a JSON object")
+	}
+	var value any
+	switch {
+	case a.positionalString:
+		value = s
+		// A quoted string is the string: "Paris" means Paris. It may itself
+		// hold the JSON object (some agents quote their whole input).
+		if s[0] == '"' {
+			var str string
+			if json.Unmarshal([]byte(s), &str) == nil {
+				if t := strings.TrimSpace(str); strings.HasPrefix(t, "{") && depth < maxUnwrap {
+					if args, err := parseDepth(t, a, depth+1); err == nil {
+						return args, nil
+					}
+				}
+				value = str
+			}
+		}
+	default:
+		if !json.Valid([]byte(s)) {
+			return nil, shapeError(a, fmt.Sprintf("%q is not a JSON value for %q", truncate(s, 40), a.positional))
+		}
+		value = json.RawMessage(s)
+	}
+	b, err := json.Marshal(map[string]any{a.positional: value})
+	if err != nil { // unreachable: a string or valid raw JSON
+		return nil, shapeError(a, "the input cannot be encoded")
+	}
+	return b, nil
+}
+
+// clean strips white space, a trailing "Observation:" that text agents
+// sometimes leave, and Markdown code fences around the input.
+func clean(s string) string {
+	s = strings.TrimSpace(s)
+	s = strings.TrimSpace(strings.TrimSuffix(s, "Observation:"))
+	if strings.HasPrefix(s, "```") {
+		body := strings.TrimPrefix(s, "```")
+		if i := strings.IndexByte(body, '\n'); i >= 0 && !strings.Contains(body[:i], "{") {
+			body = body[i+1:] // the info string: ```json
+		}
+		body = strings.TrimSpace(body)
+		body = strings.TrimSuffix(body, "```")
+		s = strings.TrimSpace(body)
+	}
+	// Some models wrap a one-line input in single backticks.
+	if len(s) >= 2 && s[0] == '`' && s[len(s)-1] == '`' {
+		s = strings.TrimSpace(s[1 : len(s)-1])
+	}
+	return s
+}
+
+// shapeError is the args_invalid error a model reads when its input cannot
+// be read: what went wrong, then the shape to send.
+func shapeError(a *argShape, what string) *adapter.Error {
+	return &adapter.Error{Kind: adapter.KindArgsInvalid, Message: what + "; " + expected(a)}
+}
+
+// expected tells the model what to send.
+func expected(a *argShape) string {
+	msg := "send a JSON object " + a.shape
+	if a.positional != "" && a.positionalString {
+		msg += fmt.Sprintf(", or the %s as plain text", a.positional)
+	}
+	return msg
+}
+
+func jsonErrText(err error) string {
+	if se, ok := err.(*json.SyntaxError); ok {
+		return fmt.Sprintf("%s at byte %d", se.Error(), se.Offset)
+	}
+	return err.Error()
+}
+
+func truncate(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

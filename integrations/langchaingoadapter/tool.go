@@ -1,0 +1,271 @@
+package langchaingoadapter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+
+	"github.com/tmc/langchaingo/callbacks"
+	"github.com/tmc/langchaingo/chains"
+	"github.com/tmc/langchaingo/tools"
+
+	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/registry"
+)
+
+// Integration is the name this package gives the executor for its calls
+// ([adapter.Request.Integration]).
+const Integration = adapter.TargetLangchaingo
+
+// Options configure the tools built by [NewTool] and [Tools]. The zero
+// value is valid.
+type Options struct {
+	// Executor runs the calls. Nil means adapter.Default(), read at call
+	// time, so the default may be set after the tools are built.
+	Executor *adapter.Executor
+	// Callbacks, if set, receives HandleToolStart before each call and then
+	// exactly one of HandleToolEnd (the tool's output) or HandleToolError
+	// (for every failure, including those returned to the model as a
+	// payload). langchaingo's agents do not pass their handler to tools:
+	// give the same handler here and to agents.WithCallbacksHandler.
+	Callbacks callbacks.Handler
+	// Filter selects the registry's tools in [Tools] and [Definitions];
+	// its Target is always langchaingo.
+	Filter registry.Filter
+}
+
+// Tool is a langchaingo [tools.Tool] that runs an [adapter.Spec] through an
+// [adapter.Executor].
+type Tool struct {
+	spec *adapter.Spec
+	reg  *registry.Registry // non-nil: look the spec up at call time
+	f    registry.Filter    // with reg: the spec must still match it
+	opts Options
+	desc string
+	args atomic.Pointer[argShape]
+}
+
+var _ tools.Tool = (*Tool)(nil)
+
+// NewTool returns a tool for spec. opts may be nil. It fails if the spec is
+// invalid (see [adapter.Spec.Check]).
+func NewTool(spec *adapter.Spec, opts *Options) (*Tool, error) {
+	if spec == nil {
+		return nil, errors.New("langchaingoadapter: nil spec")
+	}
+	if err := spec.Check(); err != nil {
+		return nil, err
+	}
+	return newTool(spec, nil, opts), nil
+}
+
+func newTool(spec *adapter.Spec, reg *registry.Registry, opts *Options) *Tool {
+	t := &Tool{spec: spec, reg: reg}
+	if opts != nil {
+		t.opts = *opts
+	}
+	a := newArgShape(spec.InputSchema)
+	t.args.Store(a)
+	t.desc = describe(spec, a)
+	return t
+}
+
+// Tools returns a tool for every spec in reg that targets langchaingo and
+// matches opts.Filter, ordered by name. Each call looks its spec up in reg
+// again, so a replaced spec (an MCP server that reconnected) is used at
+// once and a removed one answers not_found.
+func Tools(reg *registry.Registry, opts *Options) []tools.Tool {
+	f := filter(opts)
+	var out []tools.Tool
+	for s := range reg.List(f) {
+		t := newTool(s, reg, opts)
+		t.f = f
+		out = append(out, t)
+	}
+	return out
+}
+
+func filter(opts *Options) registry.Filter {
+	var f registry.Filter
+	if opts != nil {
+		f = opts.Filter
+	}
+	f.Target = adapter.TargetLangchaingo
+	return f
+}
+
+// Name returns the spec's name.
+func (t *Tool) Name() string { return t.spec.Name }
+
+// Description returns the spec's description followed by a compact line
+// describing the input (see [Describe]).
+func (t *Tool) Description() string { return t.desc }
+
+// Spec returns the spec the tool was built from.
+func (t *Tool) Spec() *adapter.Spec { return t.spec }
+
+// Describe returns the description a text agent reads: the spec's
+// description followed, on the same line (langchaingo lists tools one per
+// line), by the input's shape:
+//
+//	Adds two numbers. Input: a JSON object {"a": integer (first addend), "b": integer}
+//
+// langchaingo's tools carry no schema, so this is all a text agent knows of
+// the arguments; it is a fraction of the size of the schema.
+func Describe(spec *adapter.Spec) string {
+	return describe(spec, newArgShape(spec.InputSchema))
+}
+
+func describe(spec *adapter.Spec, a *argShape) string {
+	line := "Input: a JSON object " + a.shape
+	if a.positional != "" && a.positionalString {
+		line += fmt.Sprintf(", or just the %s as plain text", a.positional)
+	}
+	desc := strings.TrimSpace(spec.Description)
+	if desc == "" {
+		return line
+	}
+	if !strings.ContainsAny(desc[len(desc)-1:], ".!?:") {
+		desc += "."
+	}
+	return desc + " " + line
+}
+
+// Call runs the tool. input is what the agent wrote: see the package
+// documentation for the forms accepted. A failure the model should read
+// (bad arguments, a tool error, a denial, a pending approval, a timeout, ...)
+// is returned as its payload, {"error":{"kind":...,"message":...}}, with a
+// nil error, so that the agent continues; connection and internal faults
+// are returned as errors (an *adapter.Error), which end langchaingo's agent
+// run.
+//
+// The executor sees Integration "langchaingo" and the input string as
+// [adapter.Request.Native]. If ctx carries no run scope, Call opens one for
+// this call alone: run the agent with [Run] (or open a scope with
+// adapter.WithRun) so that run limits span the agent run.
+func (t *Tool) Call(ctx context.Context, input string) (string, error) {
+	if cb := t.opts.Callbacks; cb != nil {
+		cb.HandleToolStart(ctx, input)
+	}
+	out, err := t.call(ctx, input)
+	if err != nil {
+		if cb := t.opts.Callbacks; cb != nil {
+			cb.HandleToolError(ctx, err)
+		}
+		if payload, ok := adapter.ModelPayload(err); ok {
+			return payload, nil
+		}
+		return "", err
+	}
+	if cb := t.opts.Callbacks; cb != nil {
+		cb.HandleToolEnd(ctx, out)
+	}
+	return out, nil
+}
+
+func (t *Tool) call(ctx context.Context, input string) (string, error) {
+	spec := t.spec
+	if t.reg != nil {
+		s, ok := t.reg.Lookup(spec.Name)
+		if !ok || !t.f.Match(s) {
+			return "", &adapter.Error{Kind: adapter.KindNotFound, Tool: spec.Name, Message: fmt.Sprintf("the tool %q is no longer available", spec.Name)}
+		}
+		spec = s
+	}
+	a := t.shape(spec)
+	args, perr := parseInput(input, a)
+	if perr != nil {
+		perr.Tool = spec.Name
+		return "", perr
+	}
+	exec := t.opts.Executor
+	if exec == nil {
+		exec = adapter.Default()
+	}
+	ctx, _ = adapter.WithRun(ctx, nil)
+	res, err := exec.Do(ctx, &adapter.Request{Spec: spec, Args: args, Integration: Integration, Native: input})
+	if err != nil {
+		return "", withShape(err, a)
+	}
+	return resultText(res)
+}
+
+// shape returns the argument shape of spec, recomputed only when the
+// registry holds a spec with another input schema.
+func (t *Tool) shape(spec *adapter.Spec) *argShape {
+	a := t.args.Load()
+	if a.schema == spec.InputSchema {
+		return a
+	}
+	a = newArgShape(spec.InputSchema)
+	t.args.Store(a)
+	return a
+}
+
+// withShape adds the expected shape to an args_invalid error from the
+// executor (a schema violation), so that the model can correct itself.
+func withShape(err error, a *argShape) error {
+	var e *adapter.Error
+	if !errors.As(err, &e) || e.Kind != adapter.KindArgsInvalid {
+		return err
+	}
+	c := *e
+	c.Message += "; " + expected(a)
+	return &c
+}
+
+// resultText is what the model reads of a result: its text blocks, or the
+// structured content as JSON when there is no text.
+func resultText(r *adapter.Result) (string, error) {
+	if txt := r.Text(); txt != "" {
+		return txt, nil
+	}
+	if r.Structured != nil {
+		b, err := r.StructuredJSON()
+		if err != nil {
+			return "", &adapter.Error{Kind: adapter.KindInternal, Message: "encoding the structured result", Err: err}
+		}
+		return string(b), nil
+	}
+	return describeNonText(r), nil
+}
+
+// describeNonText names the blocks a text-only framework cannot show.
+func describeNonText(r *adapter.Result) string {
+	if len(r.Content) == 0 {
+		return ""
+	}
+	out := ""
+	for i, c := range r.Content {
+		if i > 0 {
+			out += "\n"
+		}
+		switch c := c.(type) {
+		case *adapter.ResourceLink:
+			out += fmt.Sprintf("[resource %s]", c.URI)
+		case *adapter.EmbeddedResource:
+			if c.Resource != nil {
+				if c.Resource.Text != "" {
+					out += c.Resource.Text
+				} else {
+					out += fmt.Sprintf("[resource %s, %d bytes]", c.Resource.URI, len(c.Resource.Blob))
+				}
+			}
+		case *adapter.ImageContent:
+			out += fmt.Sprintf("[image %s, %d bytes]", c.MIMEType, len(c.Data))
+		case *adapter.AudioContent:
+			out += fmt.Sprintf("[audio %s, %d bytes]", c.MIMEType, len(c.Data))
+		}
+	}
+	return out
+}
+
+// Run runs a langchaingo chain, such as an agents.Executor, on input in a
+// run scope (ctx's, or a new one with opts), so that run limits and the
+// ledger's run id span all the tool calls of the agent run. opts may be nil.
+func Run(ctx context.Context, c chains.Chain, input string, opts *adapter.RunOptions) (string, error) {
+	ctx, _ = adapter.WithRun(ctx, opts)
+	return chains.Run(ctx, c, input)
+}

@@ -1,0 +1,338 @@
+package mcpadapter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os/exec"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// conn is the manager's link to one server: its session (replaced on
+// reconnect), the tools imported from it and its background refresher.
+type conn struct {
+	m      *Manager
+	cfg    Server
+	client *mcp.Client
+
+	dialMu sync.Mutex // serialises (re)connection
+	mu     sync.Mutex // guards the fields below
+	sess   *mcp.ClientSession
+	down   error // why the session is gone
+	used   bool  // cfg.Transport has been used
+	closed bool
+
+	// imports, guarded by refreshMu for writers and mu for readers.
+	refreshMu sync.Mutex
+	tools     map[string]*imported // by remote name
+	held      map[string]*Quarantine
+
+	refreshCh chan struct{}
+	bg        context.Context // cancelled when the conn closes
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	progress  sync.Map // progress token → context.Context of the call
+
+	retiredMu sync.Mutex
+	retired   []string // ring of finished calls' tokens, see retire
+	retiredAt int
+}
+
+func newConn(m *Manager, s Server) *conn {
+	c := &conn{m: m, cfg: s, tools: map[string]*imported{}, held: map[string]*Quarantine{}, refreshCh: make(chan struct{}, 1)}
+	c.bg, c.cancel = context.WithCancel(m.bg)
+	impl := m.opts.Client
+	if impl == nil {
+		impl = &mcp.Implementation{Name: "agentadapter", Version: "v0"}
+	}
+	c.client = mcp.NewClient(impl, &mcp.ClientOptions{
+		Logger:                      m.opts.Logger,
+		ToolListChangedHandler:      func(context.Context, *mcp.ToolListChangedRequest) { c.scheduleRefresh() },
+		ProgressNotificationHandler: c.onProgress,
+	})
+	return c
+}
+
+// start connects, imports the tools and starts the refresher.
+func (c *conn) start(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, c.m.connectTimeout(&c.cfg))
+	defer cancel()
+	if err := c.dial(ctx); err != nil {
+		return err
+	}
+	err := c.refresh(ctx)
+	c.wg.Add(1)
+	go c.refresher()
+	return err
+}
+
+// transport returns a transport for a new connection.
+func (c *conn) transport() (mcp.Transport, error) {
+	s := &c.cfg
+	switch {
+	case s.NewTransport != nil:
+		return s.NewTransport()
+	case s.Transport != nil:
+		c.mu.Lock()
+		used := c.used
+		c.used = true
+		c.mu.Unlock()
+		if used {
+			return nil, errors.New("the server's Transport connects once; set Server.NewTransport to allow reconnection")
+		}
+		return s.Transport, nil
+	case s.Command != "":
+		cmd := exec.Command(s.Command, s.Args...)
+		cmd.Env = s.Env
+		cmd.Dir = s.Dir
+		if s.Stderr != nil {
+			cmd.Stderr = s.Stderr
+		}
+		return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
+	default:
+		hc := s.HTTPClient
+		if hc == nil {
+			hc = http.DefaultClient
+		}
+		if len(s.Headers) > 0 || s.BearerToken != "" {
+			h := make(http.Header, len(s.Headers)+1)
+			for k, v := range s.Headers {
+				h.Set(k, v)
+			}
+			if s.BearerToken != "" {
+				h.Set("Authorization", "Bearer "+s.BearerToken)
+			}
+			cp := *hc
+			base := cp.Transport
+			if base == nil {
+				base = http.DefaultTransport
+			}
+			cp.Transport = &headerTransport{base: base, h: h}
+			hc = &cp
+		}
+		if s.SSE {
+			return &mcp.SSEClientTransport{Endpoint: s.URL, HTTPClient: hc}, nil
+		}
+		return &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: hc}, nil
+	}
+}
+
+type headerTransport struct {
+	base http.RoundTripper
+	h    http.Header
+}
+
+func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, v := range t.h {
+		r.Header[k] = v
+	}
+	return t.base.RoundTrip(r)
+}
+
+// dial opens a new session and installs it.
+func (c *conn) dial(ctx context.Context) error {
+	t, err := c.transport()
+	if err != nil {
+		return err
+	}
+	s, err := c.client.Connect(ctx, t, nil)
+	if err != nil {
+		return fmt.Errorf("connecting: %w", err)
+	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		s.Close()
+		return ErrClosed
+	}
+	old := c.sess
+	c.sess, c.down = s, nil
+	c.mu.Unlock()
+	if old != nil {
+		old.Close()
+	}
+	// Notice a session that dies between calls (a killed child process).
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		err := s.Wait()
+		if err == nil {
+			err = mcp.ErrConnectionClosed
+		}
+		c.lost(s, err)
+	}()
+	return nil
+}
+
+// session returns the live session, or nil.
+func (c *conn) session() *mcp.ClientSession {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sess
+}
+
+// lost marks s as gone (if it is still current) and closes it, which reaps
+// a child process.
+func (c *conn) lost(s *mcp.ClientSession, err error) {
+	c.mu.Lock()
+	cur := c.sess == s
+	if cur {
+		c.sess, c.down = nil, err
+	}
+	c.mu.Unlock()
+	if cur {
+		c.m.logger.Warn("mcpadapter: connection lost", "server", c.cfg.Name, "error", err)
+		s.Close()
+	}
+}
+
+// ensure returns a live session, reconnecting with backoff when the
+// server is down and reconnection is on.
+func (c *conn) ensure(ctx context.Context) (*mcp.ClientSession, error) {
+	if s := c.session(); s != nil {
+		return s, nil
+	}
+	c.dialMu.Lock()
+	defer c.dialMu.Unlock()
+	if s := c.session(); s != nil {
+		return s, nil
+	}
+	c.mu.Lock()
+	closed, down := c.closed, c.down
+	c.mu.Unlock()
+	if closed {
+		return nil, ErrClosed
+	}
+	ro := c.m.opts.Reconnect
+	if ro.Disabled {
+		return nil, fmt.Errorf("server %q is down (reconnection is disabled): %w", c.cfg.Name, down)
+	}
+	attempts := ro.MaxAttempts
+	if attempts <= 0 {
+		attempts = 3
+	}
+	wait := firstPositive(ro.MinBackoff, 100*time.Millisecond)
+	maxWait := firstPositive(ro.MaxBackoff, 5*time.Second)
+	var err error
+	for i := 0; i < attempts; i++ {
+		if i > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return nil, fmt.Errorf("reconnecting to %q: %w (last error: %v)", c.cfg.Name, ctx.Err(), err)
+			case <-t.C:
+			}
+			wait = min(2*wait, maxWait)
+		}
+		dctx, cancel := context.WithTimeout(ctx, c.m.connectTimeout(&c.cfg))
+		err = c.dial(dctx)
+		cancel()
+		if err == nil {
+			c.m.logger.Info("mcpadapter: reconnected", "server", c.cfg.Name)
+			c.scheduleRefresh() // the server may have changed while we were away
+			return c.session(), nil
+		}
+		if errors.Is(err, ErrClosed) {
+			return nil, err
+		}
+	}
+	return nil, fmt.Errorf("reconnecting to %q failed %d times: %w", c.cfg.Name, attempts, err)
+}
+
+// reconnect dials a new session (whatever the reconnect options say) and
+// re-lists.
+func (c *conn) reconnect(ctx context.Context) error {
+	c.dialMu.Lock()
+	dctx, cancel := context.WithTimeout(ctx, c.m.connectTimeout(&c.cfg))
+	err := c.dial(dctx)
+	cancel()
+	c.dialMu.Unlock()
+	if err != nil {
+		c.mu.Lock()
+		if c.sess == nil {
+			c.down = err
+		}
+		c.mu.Unlock()
+		return err
+	}
+	return c.refresh(ctx)
+}
+
+func (c *conn) scheduleRefresh() {
+	select {
+	case c.refreshCh <- struct{}{}:
+	default: // one is pending already
+	}
+}
+
+// refresher re-lists on list_changed and every RefreshInterval.
+func (c *conn) refresher() {
+	defer c.wg.Done()
+	var tick <-chan time.Time
+	if d := c.cfg.RefreshInterval; d > 0 {
+		t := time.NewTicker(d)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-c.bg.Done():
+			return
+		case <-c.refreshCh:
+		case <-tick:
+		}
+		ctx, cancel := context.WithTimeout(c.bg, c.m.connectTimeout(&c.cfg))
+		if err := c.refresh(ctx); err != nil && c.bg.Err() == nil {
+			c.m.logger.Warn("mcpadapter: refreshing tools failed", "server", c.cfg.Name, "error", err)
+		}
+		cancel()
+	}
+}
+
+// close ends the session (reaping a child process), stops the refresher
+// and unregisters the tools imported from the server.
+func (c *conn) close() {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.closed = true
+	s := c.sess
+	c.sess = nil
+	c.mu.Unlock()
+	if s != nil {
+		s.Close()
+	}
+	c.unregisterAll()
+	c.stopRefresher()
+}
+
+func (c *conn) stopRefresher() {
+	c.cancel()
+	c.wg.Wait()
+}
+
+func (c *conn) status() ServerStatus {
+	c.mu.Lock()
+	st := ServerStatus{Name: c.cfg.Name, Connected: c.sess != nil, Err: c.down}
+	for _, imp := range c.tools {
+		st.Tools = append(st.Tools, imp.spec.Name)
+		if imp.quarantine.Load() != nil {
+			st.Quarantined = append(st.Quarantined, imp.spec.Name)
+		}
+	}
+	for _, q := range c.held {
+		st.Quarantined = append(st.Quarantined, q.Tool)
+	}
+	c.mu.Unlock()
+	sortStrings(st.Tools)
+	sortStrings(st.Quarantined)
+	return st
+}

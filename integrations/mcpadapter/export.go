@@ -1,0 +1,250 @@
+package mcpadapter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentadapter/agentadapter/adapter"
+)
+
+// MetaKeyError is the _meta key of an isError result made from an
+// [*adapter.Error]: {"kind": "...", "ticket": "..."}, for programs; the model
+// reads the text content.
+const MetaKeyError = "agentadapter/error"
+
+// approvalInputPrefix prefixes the ids of the input requests that ask the
+// client's user to approve a ticket.
+const approvalInputPrefix = "agentadapter/approval/"
+
+// maxApprovalArgs bounds the arguments quoted in an approval question.
+const maxApprovalArgs = 2048
+
+// handler returns the MCP handler of the named tool. It looks the spec up
+// at call time, so a replaced spec takes effect at once.
+func (s *Exporter) handler(name string) mcp.ToolHandler {
+	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		spec, ok := s.reg.Lookup(name)
+		if !ok || !s.filter.Match(spec) {
+			// Removed between the client's listing and this call.
+			return errorResult(&adapter.Error{Kind: adapter.KindNotFound, Tool: name, Message: fmt.Sprintf("no tool named %q", name)}), nil
+		}
+		ctx = callContext(ctx, req)
+		areq := &adapter.Request{Spec: spec, Tool: name, Args: req.Params.Arguments, Integration: Integration, Native: withoutCredentials(req)}
+		answered := false
+		if s.opts.Approver != nil && len(req.Params.InputResponses) > 0 {
+			ticket, err := s.applyApprovalAnswer(ctx, name, req)
+			if err != nil {
+				return nil, err
+			}
+			areq.Ticket, answered = ticket, ticket != ""
+		}
+		res, err := s.executor().Do(ctx, areq)
+		if err != nil {
+			if !answered && adapter.KindOf(err) == adapter.KindApprovalPending {
+				if r := s.askApproval(req, name, areq.Args, err); r != nil {
+					return r, nil
+				}
+			}
+			return errorResultOrProtocol(err)
+		}
+		return resultToMCP(res)
+	}
+}
+
+// callContext carries what the executor and handlers must see of the MCP
+// request: the verified caller and a progress sink. The bearer token itself
+// goes nowhere: it is not in the context, so an imported tool's handler
+// cannot forward it upstream.
+func callContext(ctx context.Context, req *mcp.CallToolRequest) context.Context {
+	if req.Extra != nil && req.Extra.TokenInfo != nil {
+		ti := req.Extra.TokenInfo
+		ctx = adapter.WithIdentity(ctx, &adapter.Identity{Subject: ti.UserID, Scopes: ti.Scopes, Extra: ti.Extra})
+	}
+	if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
+		ss := req.Session
+		ctx = adapter.WithProgress(ctx, func(p adapter.Progress) {
+			// Progress is advisory: a failed notification must not fail the call.
+			_ = ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: token, Progress: p.Progress, Total: p.Total, Message: p.Message})
+		})
+	}
+	return ctx
+}
+
+// credentialHeaders are the inbound headers no tool, hook or upstream call
+// gets to see: the identity they prove is in adapter.Call.Identity.
+var credentialHeaders = []string{"Authorization", "Proxy-Authorization", "Cookie"}
+
+// withoutCredentials returns req, or a copy of it whose HTTP header lacks
+// the credential headers, so that nothing downstream can forward them.
+func withoutCredentials(req *mcp.CallToolRequest) *mcp.CallToolRequest {
+	if req.Extra == nil || req.Extra.Header == nil {
+		return req
+	}
+	found := false
+	for _, h := range credentialHeaders {
+		if _, ok := req.Extra.Header[h]; ok {
+			found = true
+		}
+	}
+	if !found {
+		return req
+	}
+	extra := *req.Extra
+	extra.Header = req.Extra.Header.Clone()
+	for _, h := range credentialHeaders {
+		extra.Header.Del(h)
+	}
+	c := *req
+	c.Extra = &extra
+	return &c
+}
+
+// resultToMCP encodes a result: content for the model, structuredContent
+// for programs. A structured result with no content gets its JSON as text,
+// as MCP recommends for clients that read text only.
+func resultToMCP(r *adapter.Result) (*mcp.CallToolResult, error) {
+	out := &mcp.CallToolResult{Content: contentToMCP(r.Content), Meta: mcp.Meta(r.Meta)}
+	sj, err := r.StructuredJSON()
+	if err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal: the structured result does not encode as JSON"}
+	}
+	if sj != nil {
+		out.StructuredContent = sj
+		if len(out.Content) == 0 {
+			out.Content = []mcp.Content{&mcp.TextContent{Text: string(sj)}}
+		}
+	}
+	if out.Content == nil {
+		out.Content = []mcp.Content{}
+	}
+	return out, nil
+}
+
+// errorResultOrProtocol turns an executor error into an isError result
+// when it is the model's business, and into a JSON-RPC error otherwise
+// (connection and internal faults: the model cannot act on them).
+func errorResultOrProtocol(err error) (*mcp.CallToolResult, error) {
+	if r := errorResult(err); r != nil {
+		return r, nil
+	}
+	msg := "internal error"
+	if e := exportError(err); e != nil && e.Message != "" {
+		msg = e.Message
+	}
+	return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s: %s", adapter.KindOf(err), msg)}
+}
+
+func exportError(err error) *adapter.Error {
+	var e *adapter.Error
+	errors.As(err, &e)
+	return e
+}
+
+// errorResult returns the isError result of a model-facing error, or nil.
+func errorResult(err error) *mcp.CallToolResult {
+	payload, ok := adapter.ModelPayload(err)
+	if !ok {
+		return nil
+	}
+	meta := map[string]any{"kind": string(adapter.KindOf(err))}
+	if e := exportError(err); e != nil && e.Ticket != "" {
+		meta["ticket"] = e.Ticket
+	}
+	return &mcp.CallToolResult{
+		IsError: true,
+		Content: []mcp.Content{&mcp.TextContent{Text: payload}},
+		Meta:    mcp.Meta{MetaKeyError: meta},
+	}
+}
+
+// askApproval returns a result asking the client's user to decide a pending
+// call, or nil when it cannot be asked (no approver, no elicitation
+// capability). The go-sdk turns the input request into an elicitation/create
+// request mid-call for clients before 2026-07-28, and into an input_required
+// result the client answers by retrying the call from 2026-07-28 on.
+func (s *Exporter) askApproval(req *mcp.CallToolRequest, name string, args json.RawMessage, err error) *mcp.CallToolResult {
+	e := exportError(err)
+	if e == nil || e.Ticket == "" || s.opts.Approver == nil {
+		return nil
+	}
+	caps := req.ClientCapabilities()
+	if caps == nil || caps.Elicitation == nil || (caps.Elicitation.Form == nil && caps.Elicitation.URL != nil) {
+		return nil
+	}
+	if !s.rememberAsked(e.Ticket, name) {
+		return nil
+	}
+	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{
+		approvalInputPrefix + e.Ticket: &mcp.ElicitParams{
+			Mode:            "form",
+			Message:         approvalQuestion(name, args),
+			RequestedSchema: approvalSchema,
+		},
+	}}
+}
+
+var approvalSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"approve": map[string]any{"type": "boolean", "title": "Approve", "description": "Allow this call to run"},
+		"reason":  map[string]any{"type": "string", "title": "Reason", "description": "Why not (optional)"},
+	},
+	"required": []any{"approve"},
+}
+
+func approvalQuestion(name string, args json.RawMessage) string {
+	a, err := adapter.CanonicalJSON(args)
+	if err != nil {
+		a = args
+	}
+	if len(a) > maxApprovalArgs {
+		a = append(a[:maxApprovalArgs:maxApprovalArgs], "…"...)
+	}
+	return fmt.Sprintf("Allow the tool %q to run with these arguments?\n%s", name, a)
+}
+
+// applyApprovalAnswer reads the user's answer to an approval question out
+// of a retried call, decides the ticket with it and returns the ticket to
+// present. Answers to questions this server did not ask for this tool are
+// ignored: a client cannot approve a ticket it was never shown.
+func (s *Exporter) applyApprovalAnswer(ctx context.Context, name string, req *mcp.CallToolRequest) (string, error) {
+	for id, resp := range req.Params.InputResponses {
+		ticket, ok := strings.CutPrefix(id, approvalInputPrefix)
+		if !ok {
+			continue
+		}
+		if !s.takeAsked(ticket, name) {
+			continue
+		}
+		approver := "mcp-client"
+		if id := adapter.IdentityFromContext(ctx); id != nil && id.Subject != "" {
+			approver = id.Subject
+		}
+		er, _ := resp.(*mcp.ElicitResult)
+		var err error
+		if er != nil && er.Action == "accept" && er.Content["approve"] == true {
+			err = s.opts.Approver.Approve(ctx, ticket, approver)
+		} else {
+			reason := "the user declined"
+			if er != nil {
+				if r, _ := er.Content["reason"].(string); r != "" {
+					reason = r
+				} else if er.Action == "cancel" {
+					reason = "the user dismissed the approval request"
+				}
+			}
+			err = s.opts.Approver.Deny(ctx, ticket, reason, approver)
+		}
+		if err != nil {
+			s.logger.Warn("mcpadapter: deciding approval ticket", "tool", name, "ticket", ticket, "err", err)
+		}
+		return ticket, nil
+	}
+	return "", nil
+}

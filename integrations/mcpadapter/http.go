@@ -1,0 +1,192 @@
+package mcpadapter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// HTTP defaults.
+const (
+	// DefaultPath is where ListenAndServe serves streamable HTTP.
+	DefaultPath = "/mcp"
+	// DefaultSessionTimeout closes sessions idle for that long.
+	DefaultSessionTimeout = 30 * time.Minute
+	// DefaultMaxRequestBodyBytes bounds a request body (413 beyond).
+	DefaultMaxRequestBodyBytes = mcp.DefaultMaxRequestBodyBytes
+	// DefaultHost is the host ListenAndServe binds when addr names none.
+	DefaultHost = "127.0.0.1"
+)
+
+// HTTPOptions configure the HTTP transports. The zero value is the secure
+// default: stateful streamable HTTP answering with event streams, sessions
+// closed after DefaultSessionTimeout idle, bodies limited to
+// DefaultMaxRequestBodyBytes, DNS-rebinding protection on (a request
+// reaching a loopback address with a non-loopback Host is refused with 403),
+// cross-origin browser requests refused with 403, no authentication.
+type HTTPOptions struct {
+	// Stateless serves each request on a temporary session: no
+	// Mcp-Session-Id, no server-to-client requests (so no elicitation or
+	// sampling before protocol 2026-07-28).
+	Stateless bool
+	// JSONResponse answers with application/json instead of event streams.
+	JSONResponse bool
+	// SessionTimeout closes sessions idle for that long; zero means
+	// DefaultSessionTimeout, negative means never.
+	SessionTimeout time.Duration
+	// MaxRequestBodyBytes bounds a request body; zero means
+	// DefaultMaxRequestBodyBytes, negative means no limit.
+	MaxRequestBodyBytes int64
+	// DisableLocalhostProtection turns DNS-rebinding protection off. Only
+	// for servers behind a proxy that checks Host itself.
+	DisableLocalhostProtection bool
+	// TrustedOrigins are origins ("https://app.example.com") whose browser
+	// pages may call the server cross-origin. Invalid origins panic.
+	TrustedOrigins []string
+	// Auth, if set, requires a bearer token on every request.
+	Auth *AuthOptions
+	// EventStore, if set, lets clients resume broken event streams.
+	EventStore mcp.EventStore
+	// Path is where ListenAndServe and ServeListener serve streamable
+	// HTTP; empty means DefaultPath. (Handler serves every path it is given.)
+	Path string
+	// SSEPath, if set, also serves the legacy HTTP+SSE transport (protocol
+	// 2024-11-05) there, with the same protections.
+	SSEPath string
+}
+
+// Handler returns an http.Handler serving the server over streamable HTTP,
+// wrapped in the protections of opts (nil means the defaults).
+func (s *Exporter) Handler(opts *HTTPOptions) http.Handler {
+	if opts == nil {
+		opts = &HTTPOptions{}
+	}
+	timeout := opts.SessionTimeout
+	switch {
+	case timeout == 0:
+		timeout = DefaultSessionTimeout
+	case timeout < 0:
+		timeout = 0
+	}
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Stateless:                  opts.Stateless,
+		JSONResponse:               opts.JSONResponse,
+		Logger:                     s.opts.Logger,
+		EventStore:                 opts.EventStore,
+		SessionTimeout:             timeout,
+		DisableLocalhostProtection: opts.DisableLocalhostProtection,
+		MaxRequestBodyBytes:        bodyLimit(opts.MaxRequestBodyBytes),
+	})
+	return protect(h, opts)
+}
+
+// SSEHandler returns an http.Handler serving the legacy HTTP+SSE transport,
+// with the same protections as [Exporter.Handler].
+func (s *Exporter) SSEHandler(opts *HTTPOptions) http.Handler {
+	if opts == nil {
+		opts = &HTTPOptions{}
+	}
+	h := mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.SSEOptions{
+		DisableLocalhostProtection: opts.DisableLocalhostProtection,
+		MaxRequestBodyBytes:        bodyLimit(opts.MaxRequestBodyBytes),
+	})
+	return protect(h, opts)
+}
+
+func bodyLimit(n int64) int64 {
+	if n == 0 {
+		return DefaultMaxRequestBodyBytes
+	}
+	return n
+}
+
+// protect wraps h: cross-origin protection outermost (the cheapest
+// refusal), then bearer authentication. go-sdk itself checks Host and the
+// body size.
+func protect(h http.Handler, opts *HTTPOptions) http.Handler {
+	if opts.Auth != nil {
+		h = requireBearer(h, opts.Auth)
+	}
+	cop := http.NewCrossOriginProtection()
+	for _, o := range opts.TrustedOrigins {
+		if err := cop.AddTrustedOrigin(o); err != nil {
+			panic(fmt.Sprintf("mcpadapter: trusted origin: %v", err))
+		}
+	}
+	return cop.Handler(h)
+}
+
+// Listen listens on a TCP address, binding DefaultHost when addr names no
+// host (":8080", "" for any free port). Binding every interface takes an
+// explicit "0.0.0.0:port".
+func Listen(addr string) (net.Listener, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if addr == "" {
+		host, port, err = "", "0", nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mcpadapter: listen address %q: %w", addr, err)
+	}
+	if host == "" {
+		host = DefaultHost
+	}
+	return net.Listen("tcp", net.JoinHostPort(host, port))
+}
+
+// ListenAndServe listens on addr (see [Listen]: 127.0.0.1 unless addr says
+// otherwise) and serves the server over HTTP until ctx is done; it then
+// shuts down and returns nil.
+func (s *Exporter) ListenAndServe(ctx context.Context, addr string, opts *HTTPOptions) error {
+	ln, err := Listen(addr)
+	if err != nil {
+		return err
+	}
+	return s.ServeListener(ctx, ln, opts)
+}
+
+// ServeListener serves the server over HTTP on ln (streamable HTTP at
+// opts.Path, legacy SSE at opts.SSEPath if set) until ctx is done; it then
+// shuts down, closes ln and returns nil.
+func (s *Exporter) ServeListener(ctx context.Context, ln net.Listener, opts *HTTPOptions) error {
+	if opts == nil {
+		opts = &HTTPOptions{}
+	}
+	path := opts.Path
+	if path == "" {
+		path = DefaultPath
+	}
+	mux := http.NewServeMux()
+	mux.Handle(path, s.Handler(opts))
+	if opts.SSEPath != "" {
+		mux.Handle(opts.SSEPath, s.SSEHandler(opts))
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		select {
+		case <-ctx.Done():
+		case <-done:
+			return
+		}
+		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		// Open event streams never go idle: close what Shutdown cannot.
+		if srv.Shutdown(sctx) != nil {
+			srv.Close()
+		}
+	}()
+	err := srv.Serve(ln)
+	close(done)
+	<-stopped
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,356 @@
+package mcpadapter
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"sync/atomic"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/registry"
+)
+
+// imported is one tool imported from a server.
+type imported struct {
+	remote     string
+	tool       *mcp.Tool // the definition in force (the pinned one)
+	hash       string
+	spec       *adapter.Spec
+	quarantine atomic.Pointer[Quarantine]
+}
+
+// ToolError reports a tool that could not be imported.
+type ToolError struct {
+	Server, Tool string // Tool is the remote name
+	Err          error
+}
+
+func (e *ToolError) Error() string {
+	return fmt.Sprintf("tool %q: %v", e.Tool, e.Err)
+}
+func (e *ToolError) Unwrap() error { return e.Err }
+
+// ErrCollision is wrapped by the error of a tool whose registry name is
+// already taken.
+var ErrCollision = errors.New("mcpadapter: tool name collision")
+
+// refresh re-lists the server's tools and applies the differences to the
+// registry.
+func (c *conn) refresh(ctx context.Context) error {
+	c.refreshMu.Lock()
+	defer c.refreshMu.Unlock()
+	s, err := c.ensure(ctx)
+	if err != nil {
+		return err
+	}
+	tools, err := c.list(ctx, s)
+	if err != nil {
+		return err
+	}
+	return c.apply(tools)
+}
+
+// list fetches every page of tools/list, capped at MaxPages, refusing a
+// repeated cursor.
+func (c *conn) list(ctx context.Context, s *mcp.ClientSession) ([]*mcp.Tool, error) {
+	if ir := s.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Tools == nil {
+		return nil, nil // the server offers no tools
+	}
+	maxPages := c.m.opts.MaxPages
+	if maxPages <= 0 {
+		maxPages = DefaultMaxPages
+	}
+	var out []*mcp.Tool
+	seen := map[string]bool{}
+	cursor := ""
+	for page := 0; ; page++ {
+		if page == maxPages {
+			return nil, fmt.Errorf("tools/list has more than %d pages", maxPages)
+		}
+		var res *mcp.ListToolsResult
+		var err error
+		for try := 0; ; try++ {
+			res, err = s.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+			if err == nil || try >= c.m.opts.ListRetries || ctx.Err() != nil {
+				break
+			}
+			t := time.NewTimer(time.Duration(try+1) * 100 * time.Millisecond)
+			select {
+			case <-ctx.Done():
+			case <-t.C:
+			}
+			t.Stop()
+		}
+		if err != nil {
+			if isConnectionError(err) {
+				c.lost(s, err)
+			}
+			return nil, fmt.Errorf("tools/list (page %d): %w", page+1, err)
+		}
+		out = append(out, res.Tools...)
+		if res.NextCursor == "" {
+			return out, nil
+		}
+		if seen[res.NextCursor] {
+			return nil, fmt.Errorf("tools/list repeated cursor %q (page %d)", res.NextCursor, page+1)
+		}
+		seen[res.NextCursor] = true
+		cursor = res.NextCursor
+	}
+}
+
+// wanted applies the server's allow list, deny list and filter.
+func (c *conn) wanted(t *mcp.Tool) bool {
+	if len(c.cfg.Allow) > 0 && !slices.Contains(c.cfg.Allow, t.Name) {
+		return false
+	}
+	if slices.Contains(c.cfg.Deny, t.Name) {
+		return false
+	}
+	return c.cfg.Filter == nil || c.cfg.Filter(t)
+}
+
+// apply brings the registry in line with a fresh listing. Tools that cannot
+// be imported are skipped and reported; a changed definition quarantines
+// the tool instead of replacing it. c.refreshMu is held.
+func (c *conn) apply(tools []*mcp.Tool) error {
+	var errs []error
+	var changes []registry.Change
+	next := make(map[string]*imported, len(tools))
+	held := map[string]*Quarantine{}
+	locals := map[string]string{} // registry name → remote name, this server
+	var quarantined []Quarantine
+	for _, t := range tools {
+		if t == nil || !c.wanted(t) {
+			continue
+		}
+		fail := func(err error) { errs = append(errs, &ToolError{Server: c.cfg.Name, Tool: t.Name, Err: err}) }
+		if _, dup := next[t.Name]; dup || held[t.Name] != nil {
+			fail(errors.New("listed twice"))
+			continue
+		}
+		local := localName(c.cfg.Name, t.Name, c.cfg.Prefix)
+		if other, ok := locals[local]; ok {
+			fail(fmt.Errorf("%w: %q from server %q (remote %q) and server %q (remote %q) map to the same name",
+				ErrCollision, local, c.cfg.Name, other, c.cfg.Name, t.Name))
+			continue
+		}
+		hash := DefinitionHash(t)
+		prev := c.tools[t.Name]
+		if prev != nil && prev.hash != hash {
+			// Changed since pinned: keep the trusted spec, refuse calls.
+			q := prev.quarantine.Load()
+			if q == nil || q.Got != hash {
+				q = &Quarantine{Server: c.cfg.Name, Tool: prev.spec.Name, RemoteName: t.Name, Pinned: prev.hash, Got: hash, Definition: t, Previous: prev.tool}
+				quarantined = append(quarantined, *q)
+			}
+			// The store is deferred until the registry accepts the batch.
+			next[t.Name] = &imported{remote: prev.remote, tool: prev.tool, hash: prev.hash, spec: prev.spec}
+			next[t.Name].quarantine.Store(q)
+			locals[prev.spec.Name] = t.Name
+			continue
+		}
+		if prev == nil {
+			if pin, ok := c.m.pin(c.cfg.Name, t.Name); ok && pin != hash {
+				q := &Quarantine{Server: c.cfg.Name, Tool: local, RemoteName: t.Name, Pinned: pin, Got: hash, Definition: t}
+				if old := c.held[t.Name]; old == nil || old.Got != hash {
+					quarantined = append(quarantined, *q)
+				}
+				held[t.Name] = q
+				continue
+			}
+		}
+		if prev != nil && reflect.DeepEqual(prev.tool, t) {
+			next[t.Name] = prev // unchanged (a quarantine, if any, is lifted below)
+			locals[prev.spec.Name] = t.Name
+			continue
+		}
+		if prev != nil && prev.spec.Name != local {
+			local = prev.spec.Name
+		}
+		imp, err := c.newImport(t, local, hash)
+		if err != nil {
+			fail(err)
+			continue
+		}
+		if prev != nil {
+			changes = append(changes, registry.Change{Op: registry.Replaced, Name: local, New: imp.spec})
+		} else {
+			if s, ok := c.m.reg.Lookup(local); ok {
+				fail(fmt.Errorf("%w: %q from server %q (remote %q) is already registered from %s%s",
+					ErrCollision, local, c.cfg.Name, t.Name, s.Source, remoteOf(s)))
+				continue
+			}
+			changes = append(changes, registry.Change{Op: registry.Added, Name: local, New: imp.spec})
+		}
+		next[t.Name] = imp
+		locals[local] = t.Name
+	}
+	for remote, prev := range c.tools {
+		if next[remote] == nil {
+			changes = append(changes, registry.Change{Op: registry.Removed, Name: prev.spec.Name})
+		}
+	}
+	if len(changes) > 0 {
+		if err := c.m.reg.Update(changes...); err != nil {
+			return errors.Join(append(errs, fmt.Errorf("updating the registry: %w", err))...)
+		}
+	}
+	c.mu.Lock()
+	for remote, imp := range next {
+		if prev := c.tools[remote]; prev == imp {
+			if imp.quarantine.Load() != nil {
+				imp.quarantine.Store(nil) // the server is back to the pinned definition
+			}
+		} else if prev != nil && prev.spec == imp.spec {
+			// Quarantined: the registry keeps prev's spec, whose handler
+			// reads prev's quarantine.
+			prev.quarantine.Store(imp.quarantine.Load())
+			next[remote] = prev
+		}
+		c.m.setPinIfAbsent(c.cfg.Name, remote, next[remote].hash)
+	}
+	c.tools = next
+	c.held = held
+	c.mu.Unlock()
+	if f := c.m.opts.OnQuarantine; f != nil {
+		for _, q := range quarantined {
+			f(q)
+		}
+	}
+	for _, q := range quarantined {
+		c.m.logger.Warn("mcpadapter: tool definition changed; tool quarantined", "server", q.Server, "tool", q.Tool, "pinned", q.Pinned, "got", q.Got)
+	}
+	return errors.Join(errs...)
+}
+
+func remoteOf(s *adapter.Spec) string {
+	if s.Source.IsLocal() || s.Source.RemoteName == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (remote %q)", s.Source.RemoteName)
+}
+
+// unregisterAll removes the conn's tools from the registry.
+func (c *conn) unregisterAll() {
+	c.refreshMu.Lock()
+	defer c.refreshMu.Unlock()
+	var changes []registry.Change
+	for _, imp := range c.tools {
+		if s, ok := c.m.reg.Lookup(imp.spec.Name); ok && s == imp.spec {
+			changes = append(changes, registry.Change{Op: registry.Removed, Name: imp.spec.Name})
+		}
+	}
+	if len(changes) > 0 {
+		if err := c.m.reg.Update(changes...); err != nil {
+			c.m.logger.Warn("mcpadapter: unregistering tools", "server", c.cfg.Name, "error", err)
+		}
+	}
+	c.mu.Lock()
+	c.tools = map[string]*imported{}
+	c.held = map[string]*Quarantine{}
+	c.mu.Unlock()
+}
+
+// newImport converts a remote tool into a spec named local.
+func (c *conn) newImport(t *mcp.Tool, local, hash string) (*imported, error) {
+	in, err := schemaOf(t.InputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	if in == nil {
+		in = &jsonschema.Schema{Type: "object"}
+	}
+	out, err := schemaOf(t.OutputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("output schema: %w", err)
+	}
+	imp := &imported{remote: t.Name, tool: t, hash: hash}
+	title := t.Title
+	if title == "" && t.Annotations != nil {
+		title = t.Annotations.Title
+	}
+	spec := &adapter.Spec{
+		Name:         local,
+		Title:        title,
+		Description:  t.Description,
+		InputSchema:  in,
+		OutputSchema: out,
+		Annotations:  toolAnnotationsFromMCP(t.Annotations),
+		Targets:      slices.Clone(c.cfg.Targets),
+		Tags:         slices.Clone(c.cfg.Tags),
+		Source:       adapter.Source{Server: c.cfg.Name, RemoteName: t.Name},
+		Meta:         t.Meta,
+	}
+	if c.cfg.CallTimeout > 0 {
+		spec.Timeout = c.cfg.CallTimeout
+	}
+	spec.Handler = func(ctx context.Context, args json.RawMessage) (*adapter.Result, error) {
+		return c.call(ctx, imp, args)
+	}
+	if err := spec.Check(); err != nil {
+		return nil, err
+	}
+	imp.spec = spec
+	return imp, nil
+}
+
+// schemaOf decodes a wire schema (a map after JSON decoding) as is:
+// $defs, $ref and unknown keywords are kept.
+func schemaOf(v any) (*jsonschema.Schema, error) {
+	switch v := v.(type) {
+	case nil:
+		return nil, nil
+	case *jsonschema.Schema:
+		return v, nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	if string(b) == "null" {
+		return nil, nil
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// localName returns the registry name of a remote tool: its own name (or
+// "<server>_<name>" with prefix), with characters outside [A-Za-z0-9_-]
+// replaced by '_', cut to 64 characters with a hash suffix when longer.
+func localName(server, remote string, prefix bool) string {
+	n := remote
+	if prefix {
+		n = server + "_" + remote
+	}
+	b := []byte(n)
+	for i, ch := range b {
+		if !('a' <= ch && ch <= 'z' || 'A' <= ch && ch <= 'Z' || '0' <= ch && ch <= '9' || ch == '_' || ch == '-') {
+			b[i] = '_'
+		}
+	}
+	if len(b) == 0 {
+		b = []byte("_")
+	}
+	if len(b) <= adapter.MaxNameLen {
+		return string(b)
+	}
+	sum := sha256.Sum256([]byte(n))
+	suffix := "_" + hex.EncodeToString(sum[:4])
+	return string(b[:adapter.MaxNameLen-len(suffix)]) + suffix
+}
+
+func sortStrings(s []string) { sort.Strings(s) }

@@ -1,0 +1,465 @@
+package mcpadapter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/registry"
+)
+
+// Defaults used when the corresponding option is zero.
+const (
+	DefaultConnectTimeout = 30 * time.Second
+	DefaultCallTimeout    = 60 * time.Second
+	DefaultMaxPages       = 100
+	DefaultMaxResultBytes = 4 << 20
+)
+
+// Server describes one MCP server to import from. Set exactly one of
+// Transport, NewTransport, Command or URL.
+type Server struct {
+	// Name identifies the server: 1 to 64 characters from [A-Za-z0-9_-]. It
+	// becomes Spec.Source.Server of every imported tool, and the prefix of
+	// their names when Prefix is set.
+	Name string
+
+	// Transport is any go-sdk client transport (for example one end of
+	// mcp.NewInMemoryTransports). A transport connects once: a server given
+	// this way is not reconnected; use NewTransport for that.
+	Transport mcp.Transport
+	// NewTransport, if set, makes a fresh transport for every (re)connection.
+	NewTransport func() (mcp.Transport, error)
+
+	// Command, Args, Env and Dir start a child process speaking MCP over
+	// stdio. A nil Env inherits the environment. Stderr receives the
+	// child's standard error; nil discards it.
+	Command string
+	Args    []string
+	Env     []string
+	Dir     string
+	Stderr  io.Writer
+
+	// URL is a streamable HTTP endpoint, or a legacy SSE endpoint when SSE
+	// is set. Headers are added to every request; BearerToken, if set, is
+	// sent as "Authorization: Bearer <token>". HTTPClient defaults to
+	// http.DefaultClient.
+	URL         string
+	SSE         bool
+	Headers     map[string]string
+	BearerToken string
+	HTTPClient  *http.Client
+
+	// ConnectTimeout bounds connecting and the initial listing; zero means
+	// the manager's, then DefaultConnectTimeout.
+	ConnectTimeout time.Duration
+	// CallTimeout bounds every forwarded call (a shorter deadline on the
+	// call's ctx wins); zero means the manager's, then DefaultCallTimeout.
+	CallTimeout time.Duration
+
+	// Prefix names imported tools "<server>_<tool>".
+	Prefix bool
+	// Allow, if non-empty, imports only the tools of these remote names.
+	// Deny never imports tools of these remote names. Filter, if set, must
+	// also return true for a tool to be imported.
+	Allow  []string
+	Deny   []string
+	Filter func(*mcp.Tool) bool
+
+	// Targets and Tags are set on every imported spec.
+	Targets []string
+	Tags    []string
+
+	// RefreshInterval, if positive, re-lists the server's tools that often,
+	// in addition to list_changed notifications.
+	RefreshInterval time.Duration
+}
+
+// ReconnectOptions configure how a manager re-establishes a lost
+// connection. The zero value reconnects up to 3 times per attempt, waiting
+// 100 ms, then doubling up to 5 s.
+type ReconnectOptions struct {
+	// Disabled turns reconnection off: a lost server stays down until
+	// [Manager.Reconnect] is called.
+	Disabled    bool
+	MaxAttempts int
+	MinBackoff  time.Duration
+	MaxBackoff  time.Duration
+}
+
+// ManagerOptions configure a [Manager]. The zero value is valid.
+type ManagerOptions struct {
+	// Strict makes Connect fail fast: the first failure (connection,
+	// listing, or any tool that cannot be imported) cancels the other
+	// connections of the call and rolls all of them back.
+	Strict bool
+	// Client is the implementation announced to servers; nil means
+	// {Name: "agentadapter", Version: "v0"}.
+	Client *mcp.Implementation
+	// ConnectTimeout and CallTimeout are the defaults for servers that set
+	// none (see Server).
+	ConnectTimeout time.Duration
+	CallTimeout    time.Duration
+	// MaxPages caps the pages of a tools/list; zero means DefaultMaxPages.
+	MaxPages int
+	// ListRetries is how many times a failed listing is retried; zero means
+	// none.
+	ListRetries int
+	// MaxResultBytes bounds the size of a call's result (content and
+	// structured content); larger results are a tool error. Zero means
+	// DefaultMaxResultBytes; negative means no limit.
+	MaxResultBytes int
+	Reconnect      ReconnectOptions
+	// Meta, if set, returns the _meta to send with a call of tool (its
+	// remote name) on server: a tenant, a request id. The W3C traceparent
+	// of the span on ctx is added unless NoTraceContext is set.
+	Meta           func(ctx context.Context, server, tool string) map[string]any
+	NoTraceContext bool
+	// Pins are definition hashes from an earlier run, keyed by
+	// PinKey(server, remoteName); see [Manager.Pins]. A tool whose
+	// definition differs from its pin is quarantined on import.
+	Pins map[string]string
+	// OnQuarantine, if set, is called when a tool is quarantined.
+	OnQuarantine func(Quarantine)
+	// Logger receives operational logs; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Manager imports the tools of MCP servers into a registry and keeps them
+// true to the servers: it re-lists on notifications/tools/list_changed,
+// pins definitions, and reconnects lost servers. It is safe for concurrent
+// use.
+type Manager struct {
+	reg    *registry.Registry
+	opts   ManagerOptions
+	logger *slog.Logger
+	bg     context.Context // cancelled by Close; background refreshes run under it
+	stop   context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu     sync.Mutex
+	conns  map[string]*conn
+	closed bool
+	pins   map[string]string
+}
+
+// NewManager returns a manager that imports into reg. opts may be nil.
+func NewManager(reg *registry.Registry, opts *ManagerOptions) *Manager {
+	if reg == nil {
+		panic("mcpadapter: NewManager with a nil registry")
+	}
+	m := &Manager{reg: reg, conns: map[string]*conn{}, pins: map[string]string{}}
+	if opts != nil {
+		m.opts = *opts
+	}
+	for k, v := range m.opts.Pins {
+		m.pins[k] = v
+	}
+	m.logger = m.opts.Logger
+	if m.logger == nil {
+		m.logger = slog.Default()
+	}
+	m.bg, m.stop = context.WithCancel(context.Background())
+	return m
+}
+
+// ErrClosed is returned by a manager after Close.
+var ErrClosed = errors.New("mcpadapter: manager closed")
+
+// ServerError reports why a server could not be connected or imported.
+type ServerError struct {
+	Server string
+	Err    error
+}
+
+func (e *ServerError) Error() string {
+	return fmt.Sprintf("mcpadapter: server %q: %v", e.Server, e.Err)
+}
+func (e *ServerError) Unwrap() error { return e.Err }
+
+// Connect connects to servers in parallel, each under its connect timeout,
+// and imports their tools into the registry.
+//
+// Without Strict, a server that fails to connect is dropped, a tool that
+// cannot be imported (invalid schema, name collision) is skipped, and the
+// rest is imported; the returned error (a join of [*ServerError]) says what
+// failed. With Strict, the first failure cancels the others, nothing of
+// this call stays connected or registered, and that failure is returned.
+func (m *Manager) Connect(ctx context.Context, servers ...Server) error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return ErrClosed
+	}
+	seen := map[string]bool{}
+	for _, s := range servers {
+		if err := validateServer(&s); err != nil {
+			m.mu.Unlock()
+			return &ServerError{Server: s.Name, Err: err}
+		}
+		if seen[s.Name] || m.conns[s.Name] != nil {
+			m.mu.Unlock()
+			return &ServerError{Server: s.Name, Err: errors.New("a server of this name is already connected")}
+		}
+		seen[s.Name] = true
+	}
+	conns := make([]*conn, len(servers))
+	for i, s := range servers {
+		conns[i] = newConn(m, s)
+		m.conns[s.Name] = conns[i] // reserve the name
+	}
+	m.mu.Unlock()
+
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errs := make([]error, len(conns))
+	var wg sync.WaitGroup
+	for i, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := c.start(cctx); err != nil {
+				errs[i] = &ServerError{Server: c.cfg.Name, Err: err}
+				if m.opts.Strict {
+					cancel()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+
+	var failed []error
+	for i, c := range conns {
+		if errs[i] == nil {
+			continue
+		}
+		failed = append(failed, errs[i])
+		if c.session() == nil { // dropped: it never connected
+			m.drop(c)
+		}
+	}
+	if len(failed) == 0 {
+		return nil
+	}
+	if m.opts.Strict {
+		for _, c := range conns {
+			m.drop(c)
+		}
+		for _, err := range failed {
+			if !errors.Is(err, context.Canceled) || ctx.Err() != nil {
+				return err
+			}
+		}
+		return failed[0]
+	}
+	return errors.Join(failed...)
+}
+
+// drop disconnects c and unregisters what it imported.
+func (m *Manager) drop(c *conn) {
+	m.mu.Lock()
+	if m.conns[c.cfg.Name] == c {
+		delete(m.conns, c.cfg.Name)
+	}
+	m.mu.Unlock()
+	c.close()
+}
+
+// Remove disconnects the named server and unregisters its tools.
+func (m *Manager) Remove(name string) error {
+	c, err := m.conn(name)
+	if err != nil {
+		return err
+	}
+	m.drop(c)
+	return nil
+}
+
+// Reconnect opens new sessions to the named servers (connected or not) and
+// re-lists their tools; with no names it does so for every server that is
+// down. It works with ReconnectOptions.Disabled too.
+func (m *Manager) Reconnect(ctx context.Context, names ...string) error {
+	var conns []*conn
+	if len(names) == 0 {
+		for _, c := range m.all() {
+			if c.session() == nil {
+				conns = append(conns, c)
+			}
+		}
+	} else {
+		for _, n := range names {
+			c, err := m.conn(n)
+			if err != nil {
+				return err
+			}
+			conns = append(conns, c)
+		}
+	}
+	errs := make([]error, len(conns))
+	var wg sync.WaitGroup
+	for i, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := c.reconnect(ctx); err != nil {
+				errs[i] = &ServerError{Server: c.cfg.Name, Err: err}
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Refresh re-lists the tools of the named servers (all when none are
+// named) and applies additions, removals and changes to the registry.
+func (m *Manager) Refresh(ctx context.Context, names ...string) error {
+	var conns []*conn
+	if len(names) == 0 {
+		conns = m.all()
+	} else {
+		for _, n := range names {
+			c, err := m.conn(n)
+			if err != nil {
+				return err
+			}
+			conns = append(conns, c)
+		}
+	}
+	var errs []error
+	for _, c := range conns {
+		if err := c.refresh(ctx); err != nil {
+			errs = append(errs, &ServerError{Server: c.cfg.Name, Err: err})
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ServerStatus describes one server of a manager.
+type ServerStatus struct {
+	Name      string
+	Connected bool
+	// Err is why the server is down, if it is.
+	Err error
+	// Tools are the registry names of the tools imported from it.
+	Tools []string
+	// Quarantined are the registry names of its quarantined tools.
+	Quarantined []string
+}
+
+// Servers reports the state of every server, ordered by name.
+func (m *Manager) Servers() []ServerStatus {
+	var out []ServerStatus
+	for _, c := range m.all() {
+		out = append(out, c.status())
+	}
+	return out
+}
+
+// Session returns the live session to the named server, for what this
+// package does not cover. It is nil while the server is down.
+func (m *Manager) Session(name string) *mcp.ClientSession {
+	c, err := m.conn(name)
+	if err != nil {
+		return nil
+	}
+	return c.session()
+}
+
+// Close disconnects every server, reaps child processes, stops background
+// refreshes and unregisters the tools the manager imported.
+func (m *Manager) Close() error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	conns := make([]*conn, 0, len(m.conns))
+	for _, c := range m.conns {
+		conns = append(conns, c)
+	}
+	m.conns = map[string]*conn{}
+	m.mu.Unlock()
+	m.stop()
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.close()
+		}()
+	}
+	wg.Wait()
+	m.wg.Wait()
+	return nil
+}
+
+func (m *Manager) conn(name string) (*conn, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, ErrClosed
+	}
+	c := m.conns[name]
+	if c == nil {
+		return nil, fmt.Errorf("mcpadapter: no server %q", name)
+	}
+	return c, nil
+}
+
+func (m *Manager) all() []*conn {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]*conn, 0, len(m.conns))
+	for _, c := range m.conns {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].cfg.Name < out[j].cfg.Name })
+	return out
+}
+
+func validateServer(s *Server) error {
+	if err := adapter.ValidateName(s.Name); err != nil {
+		return fmt.Errorf("invalid server name: %w", err)
+	}
+	n := 0
+	for _, set := range []bool{s.Transport != nil, s.NewTransport != nil, s.Command != "", s.URL != ""} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return errors.New("set exactly one of Transport, NewTransport, Command or URL")
+	}
+	if slices.ContainsFunc(s.Allow, func(a string) bool { return slices.Contains(s.Deny, a) }) {
+		return errors.New("a tool is both allowed and denied")
+	}
+	return nil
+}
+
+func (m *Manager) connectTimeout(s *Server) time.Duration {
+	return firstPositive(s.ConnectTimeout, m.opts.ConnectTimeout, DefaultConnectTimeout)
+}
+
+func (m *Manager) callTimeout(s *Server) time.Duration {
+	return firstPositive(s.CallTimeout, m.opts.CallTimeout, DefaultCallTimeout)
+}
+
+func firstPositive(ds ...time.Duration) time.Duration {
+	for _, d := range ds {
+		if d > 0 {
+			return d
+		}
+	}
+	return 0
+}

@@ -1,0 +1,196 @@
+package mcpadapter
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/registry"
+)
+
+// ErrQuarantined is the cause of the error returned by a call of a
+// quarantined tool.
+var ErrQuarantined = errors.New("mcpadapter: tool quarantined")
+
+// QuarantineGuard is the Guard name set on the error of a call refused
+// because its tool is quarantined.
+const QuarantineGuard = "mcp-pin"
+
+// Quarantine describes a tool whose definition changed after it was
+// pinned. Its calls are refused until [Manager.Accept] accepts the change.
+// The registry keeps the pinned spec meanwhile (so the model never reads
+// the new description), or none when the pin comes from an earlier run
+// ([ManagerOptions.Pins]).
+type Quarantine struct {
+	Server string
+	// Tool is the registry name; RemoteName the name on the server.
+	Tool, RemoteName string
+	// Pinned is the accepted definition hash; Got the hash of Definition.
+	Pinned, Got string
+	// Definition is the changed definition awaiting acceptance; Previous
+	// the pinned one (nil when it was pinned in an earlier run).
+	Definition, Previous *mcp.Tool
+}
+
+// DefinitionHash returns the pin of a tool definition: a SHA-256 over its
+// name, title, description, input and output schemas and annotations, in
+// canonical JSON (object keys sorted). _meta is not part of it.
+func DefinitionHash(t *mcp.Tool) string {
+	def := struct {
+		Name         string               `json:"name"`
+		Title        string               `json:"title,omitempty"`
+		Description  string               `json:"description,omitempty"`
+		InputSchema  any                  `json:"inputSchema,omitempty"`
+		OutputSchema any                  `json:"outputSchema,omitempty"`
+		Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
+	}{t.Name, t.Title, t.Description, canonical(t.InputSchema), canonical(t.OutputSchema), t.Annotations}
+	b, err := json.Marshal(def)
+	if err != nil {
+		b = []byte(fmt.Sprintf("%#v", def)) // unreachable for decoded definitions
+	}
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// canonical turns a schema of any Go type into generic JSON, whose maps
+// encoding/json writes with sorted keys.
+func canonical(v any) any {
+	if v == nil {
+		return nil
+	}
+	if _, ok := v.(map[string]any); ok {
+		return v
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var g any
+	if json.Unmarshal(b, &g) != nil {
+		return v
+	}
+	return g
+}
+
+// PinKey is the key of a tool's pin in [Manager.Pins] and
+// [ManagerOptions.Pins].
+func PinKey(server, remoteName string) string { return server + "/" + remoteName }
+
+// Pins returns the accepted definition hash of every tool seen, keyed by
+// [PinKey]. Persist it and pass it back as ManagerOptions.Pins to detect
+// changes made between runs.
+func (m *Manager) Pins() map[string]string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make(map[string]string, len(m.pins))
+	for k, v := range m.pins {
+		out[k] = v
+	}
+	return out
+}
+
+func (m *Manager) pin(server, remote string) (string, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	h, ok := m.pins[PinKey(server, remote)]
+	return h, ok
+}
+
+func (m *Manager) setPinIfAbsent(server, remote, hash string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.pins[PinKey(server, remote)]; !ok {
+		m.pins[PinKey(server, remote)] = hash
+	}
+}
+
+// Quarantined lists the quarantined tools of every server, ordered by
+// server and tool.
+func (m *Manager) Quarantined() []Quarantine {
+	var out []Quarantine
+	for _, c := range m.all() {
+		c.mu.Lock()
+		for _, imp := range c.tools {
+			if q := imp.quarantine.Load(); q != nil {
+				out = append(out, *q)
+			}
+		}
+		for _, q := range c.held {
+			out = append(out, *q)
+		}
+		c.mu.Unlock()
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Server != out[j].Server {
+			return out[i].Server < out[j].Server
+		}
+		return out[i].Tool < out[j].Tool
+	})
+	return out
+}
+
+// Accept accepts the changed definition of a quarantined tool (named as in
+// the registry): the definition is pinned, the registry gets the new spec,
+// and calls are served again. It fails when the tool is not quarantined or
+// the new definition cannot be imported.
+func (m *Manager) Accept(server, tool string) error {
+	c, err := m.conn(server)
+	if err != nil {
+		return err
+	}
+	c.refreshMu.Lock()
+	defer c.refreshMu.Unlock()
+	c.mu.Lock()
+	var prev *imported
+	var q *Quarantine
+	for _, imp := range c.tools {
+		if imp.spec.Name == tool {
+			prev, q = imp, imp.quarantine.Load()
+		}
+	}
+	for _, h := range c.held {
+		if h.Tool == tool {
+			q = h
+		}
+	}
+	c.mu.Unlock()
+	if q == nil {
+		return fmt.Errorf("mcpadapter: tool %q of server %q is not quarantined", tool, server)
+	}
+	imp, err := c.newImport(q.Definition, q.Tool, q.Got)
+	if err != nil {
+		return &ToolError{Server: server, Tool: q.RemoteName, Err: err}
+	}
+	ch := registry.Change{Op: registry.Added, Name: q.Tool, New: imp.spec}
+	if prev != nil {
+		ch.Op = registry.Replaced
+	} else if s, ok := m.reg.Lookup(q.Tool); ok {
+		return &ToolError{Server: server, Tool: q.RemoteName, Err: fmt.Errorf("%w: %q is already registered from %s%s", ErrCollision, q.Tool, s.Source, remoteOf(s))}
+	}
+	if err := m.reg.Update(ch); err != nil {
+		return err
+	}
+	m.mu.Lock()
+	m.pins[PinKey(server, q.RemoteName)] = q.Got
+	m.mu.Unlock()
+	c.mu.Lock()
+	c.tools[q.RemoteName] = imp
+	delete(c.held, q.RemoteName)
+	c.mu.Unlock()
+	return nil
+}
+
+func quarantineError(imp *imported, q *Quarantine) error {
+	return &adapter.Error{
+		Kind:    adapter.KindGuardrailBlocked,
+		Guard:   QuarantineGuard,
+		Message: fmt.Sprintf("tool %q is quarantined: server %q changed its definition after it was approved; calls are refused until the change is accepted", imp.spec.Name, q.Server),
+		Err:     ErrQuarantined,
+	}
+}

@@ -1,0 +1,280 @@
+package mcpadapter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/agentadapter/agentadapter/adapter"
+)
+
+var progressSeq atomic.Uint64
+
+// retiredTokens is how many finished calls keep their progress listener:
+// go-sdk dispatches notifications concurrently with the response, so the
+// last reports of a call may land just after CallTool returns.
+const retiredTokens = 64
+
+// retire schedules the removal of a finished call's progress token: it is
+// dropped once retiredTokens more calls have finished.
+func (c *conn) retire(token string) {
+	c.retiredMu.Lock()
+	defer c.retiredMu.Unlock()
+	if len(c.retired) < retiredTokens {
+		c.retired = append(c.retired, token)
+		return
+	}
+	c.progress.Delete(c.retired[c.retiredAt])
+	c.retired[c.retiredAt] = token
+	c.retiredAt = (c.retiredAt + 1) % retiredTokens
+}
+
+// call forwards one call to the server under a deadline, maps the outcome
+// to a result or an *adapter.Error, and retries once on a lost connection
+// when the tool is read-only or idempotent.
+func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*adapter.Result, error) {
+	if q := imp.quarantine.Load(); q != nil {
+		return nil, quarantineError(imp, q)
+	}
+	timeout := c.m.callTimeout(&c.cfg)
+	if dl, ok := ctx.Deadline(); !ok || time.Until(dl) > timeout {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	params := &mcp.CallToolParams{Name: imp.remote, Arguments: args}
+	if len(args) == 0 {
+		params.Arguments = json.RawMessage("{}")
+	}
+	c.setMeta(ctx, params)
+	token := "aa-" + strconv.FormatUint(progressSeq.Add(1), 36)
+	params.SetProgressToken(token)
+	c.progress.Store(token, ctx)
+	defer c.retire(token)
+
+	retry := imp.spec.Annotations.ReadOnly || imp.spec.Annotations.Idempotent
+	for attempt := 0; ; attempt++ {
+		s, err := c.ensure(ctx)
+		if err != nil {
+			return nil, c.failure(ctx, imp, err)
+		}
+		res, err := s.CallTool(ctx, params)
+		if err == nil {
+			return c.result(imp, res)
+		}
+		if ctx.Err() == nil && isConnectionError(err) {
+			c.lost(s, err)
+			if attempt == 0 && retry {
+				continue
+			}
+		}
+		return nil, c.failure(ctx, imp, err)
+	}
+}
+
+// failure maps a call's error to an *adapter.Error.
+func (c *conn) failure(ctx context.Context, imp *imported, err error) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		if errors.Is(ctxErr, context.DeadlineExceeded) {
+			return &adapter.Error{Kind: adapter.KindTimeout, Message: "the MCP server did not answer in time", Err: fmt.Errorf("%w (%v)", ctxErr, err)}
+		}
+		return ctxErr
+	}
+	var we *jsonrpc.Error
+	if errors.As(err, &we) {
+		msg := fmt.Sprintf("the MCP server refused the call: %s", we.Message)
+		if we.Code == jsonrpc.CodeMethodNotFound || (we.Code == jsonrpc.CodeInvalidParams && unknownTool(we.Message)) {
+			return &adapter.Error{Kind: adapter.KindNotFound, Message: fmt.Sprintf("server %q has no tool %q", c.cfg.Name, imp.remote), Err: err}
+		}
+		return &adapter.Error{Kind: adapter.KindToolError, Message: msg, Err: err}
+	}
+	return &adapter.Error{Kind: adapter.KindConnection, Message: fmt.Sprintf("MCP server %q is unreachable", c.cfg.Name), Err: err}
+}
+
+func unknownTool(msg string) bool {
+	m := strings.ToLower(msg)
+	return strings.Contains(m, "unknown tool") || strings.Contains(m, "not found")
+}
+
+// isConnectionError reports whether err means the session is gone, as
+// opposed to a protocol error the server answered with.
+func isConnectionError(err error) bool {
+	var we *jsonrpc.Error
+	if errors.As(err, &we) {
+		return false
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	var ne net.Error
+	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, mcp.ErrSessionMissing) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
+		errors.As(err, &ne) || strings.Contains(err.Error(), "closed") || strings.Contains(err.Error(), "broken pipe")
+}
+
+// result converts a CallToolResult, mapping isError to a tool error that
+// carries the server's content.
+func (c *conn) result(imp *imported, res *mcp.CallToolResult) (*adapter.Result, error) {
+	if limit := c.maxResultBytes(); limit > 0 {
+		if n := resultBytes(res, limit); n > limit {
+			return nil, &adapter.Error{Kind: adapter.KindToolError,
+				Message: fmt.Sprintf("the MCP server's result is larger than the %d-byte limit", limit)}
+		}
+	}
+	content := contentFromMCP(res.Content)
+	if res.IsError {
+		var texts []string
+		for _, b := range content {
+			if t, ok := b.(*adapter.TextContent); ok {
+				texts = append(texts, t.Text)
+			}
+		}
+		msg := strings.Join(texts, "\n")
+		if msg == "" {
+			msg = "the tool reported an error"
+		}
+		return nil, &adapter.Error{Kind: adapter.KindToolError, Message: msg, Content: content}
+	}
+	r := &adapter.Result{Content: content, Meta: res.Meta}
+	if res.StructuredContent != nil {
+		r.Structured = res.StructuredContent
+	}
+	return r, nil
+}
+
+func (c *conn) maxResultBytes() int {
+	switch n := c.m.opts.MaxResultBytes; {
+	case n < 0:
+		return 0
+	case n == 0:
+		return DefaultMaxResultBytes
+	default:
+		return n
+	}
+}
+
+// resultBytes estimates a result's size without encoding it; it stops
+// counting once past limit.
+func resultBytes(res *mcp.CallToolResult, limit int) int {
+	n := 0
+	for _, b := range res.Content {
+		switch b := b.(type) {
+		case *mcp.TextContent:
+			n += len(b.Text)
+		case *mcp.ImageContent:
+			n += len(b.Data)
+		case *mcp.AudioContent:
+			n += len(b.Data)
+		case *mcp.EmbeddedResource:
+			if b.Resource != nil {
+				n += len(b.Resource.Text) + len(b.Resource.Blob)
+			}
+		default:
+			n += 64
+		}
+		if n > limit {
+			return n
+		}
+	}
+	return n + jsonSize(res.StructuredContent, limit-n)
+}
+
+func jsonSize(v any, budget int) int {
+	switch v := v.(type) {
+	case nil:
+		return 4
+	case string:
+		return len(v) + 2
+	case map[string]any:
+		n := 2
+		for k, e := range v {
+			n += len(k) + 4 + jsonSize(e, budget-n)
+			if n > budget {
+				return n
+			}
+		}
+		return n
+	case []any:
+		n := 2
+		for _, e := range v {
+			n += 1 + jsonSize(e, budget-n)
+			if n > budget {
+				return n
+			}
+		}
+		return n
+	default:
+		return 8
+	}
+}
+
+// setMeta adds the resolver's _meta and the W3C trace context of the span
+// on ctx.
+func (c *conn) setMeta(ctx context.Context, p *mcp.CallToolParams) {
+	var meta map[string]any
+	if f := c.m.opts.Meta; f != nil {
+		for k, v := range f(ctx, c.cfg.Name, p.Name) {
+			if meta == nil {
+				meta = map[string]any{}
+			}
+			meta[k] = v
+		}
+	}
+	if !c.m.opts.NoTraceContext {
+		if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+			if meta == nil {
+				meta = map[string]any{}
+			}
+			meta["traceparent"] = traceparent(sc)
+			if ts := sc.TraceState().String(); ts != "" {
+				meta["tracestate"] = ts
+			}
+		}
+	}
+	if meta != nil {
+		p.Meta = meta
+	}
+}
+
+// traceparent formats a span context as a W3C traceparent header value.
+func traceparent(sc trace.SpanContext) string {
+	tid, sid := sc.TraceID(), sc.SpanID()
+	return "00-" + hexString(tid[:]) + "-" + hexString(sid[:]) + "-" + hexString([]byte{byte(sc.TraceFlags())})
+}
+
+func hexString(b []byte) string {
+	const digits = "0123456789abcdef"
+	out := make([]byte, 2*len(b))
+	for i, x := range b {
+		out[2*i], out[2*i+1] = digits[x>>4], digits[x&15]
+	}
+	return string(out)
+}
+
+// onProgress relays a server's progress notification to the listener on the
+// ctx of the call that asked for it.
+func (c *conn) onProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	if req == nil || req.Params == nil {
+		return
+	}
+	tok, ok := req.Params.ProgressToken.(string)
+	if !ok {
+		return
+	}
+	v, ok := c.progress.Load(tok)
+	if !ok {
+		return
+	}
+	adapter.ReportProgress(v.(context.Context), adapter.Progress{Progress: req.Params.Progress, Total: req.Params.Total, Message: req.Params.Message})
+}

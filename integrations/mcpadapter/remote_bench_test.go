@@ -1,0 +1,86 @@
+package mcpadapter_test
+
+import (
+	"context"
+	"encoding/json"
+	"os/exec"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+)
+
+// BenchmarkCall compares one tools/call through import + executor with a
+// raw go-sdk ClientSession.CallTool, in memory and over stdio (the test
+// binary as a child server). Compare import/* with raw/* of one transport;
+// handler/* is the imported spec's handler alone, without the executor.
+func BenchmarkCall(b *testing.B) {
+	args := json.RawMessage(`{"a":2,"b":3}`)
+	transports := []struct {
+		name string
+		dial func(b *testing.B) (mcp.Transport, mcpadapter.Server)
+	}{
+		{"in-memory", func(b *testing.B) (mcp.Transport, mcpadapter.Server) {
+			return inMemoryTo(b, newImportServer()), mcpadapter.Server{Name: "srv", Allow: []string{"add"}, Transport: inMemoryTo(b, newImportServer())}
+		}},
+		{"stdio", func(b *testing.B) (mcp.Transport, mcpadapter.Server) {
+			s := stdioHelper("tools")
+			cmd := exec.Command(s.Command, s.Args...)
+			cmd.Env = s.Env
+			s.Allow = []string{"add"}
+			return &mcp.CommandTransport{Command: cmd}, s
+		}},
+	}
+	for _, tr := range transports {
+		b.Run("raw/"+tr.name, func(b *testing.B) {
+			raw, _ := tr.dial(b)
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).Connect(context.Background(), raw, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer cs.Close()
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "add", Arguments: args})
+				if err != nil || res.IsError {
+					b.Fatal(err, res)
+				}
+			}
+		})
+		b.Run("import/"+tr.name, func(b *testing.B) {
+			_, srv := tr.dial(b)
+			e := newImportEnv(b, nil)
+			if err := e.m.Connect(context.Background(), srv); err != nil {
+				b.Fatal(err)
+			}
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := e.exec.Call(ctx, "add", args); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		// handler: the imported spec's handler alone, without the executor.
+		b.Run("handler/"+tr.name, func(b *testing.B) {
+			_, srv := tr.dial(b)
+			e := newImportEnv(b, nil)
+			if err := e.m.Connect(context.Background(), srv); err != nil {
+				b.Fatal(err)
+			}
+			spec, _ := e.reg.Lookup("add")
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := spec.Handler(ctx, args); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,264 @@
+package mcpadapter
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/registry"
+)
+
+// Integration is the name the export gives the executor for its calls
+// ([adapter.Request.Integration], [adapter.Call.Integration]).
+const Integration = adapter.TargetMCP
+
+// Default implementation name and version reported to clients.
+const (
+	DefaultServerName    = "agentadapter"
+	DefaultServerVersion = "v0.0.0"
+)
+
+// ExportOptions configure an [Exporter]. The zero value is a valid
+// configuration: every spec of the registry whose targets include MCP is
+// served, under the name "agentadapter", with no approval asked of the client.
+type ExportOptions struct {
+	// Name and Version identify the server to clients; zero values mean
+	// DefaultServerName and DefaultServerVersion.
+	Name, Version string
+	// Title is the server's human-readable name.
+	Title string
+	// Instructions are sent to clients on initialization.
+	Instructions string
+	// Filter further selects the specs to serve; its Target is always
+	// adapter.TargetMCP.
+	Filter registry.Filter
+	// Approver, if set, lets the client's user decide calls the executor
+	// holds for approval: a call that comes back approval_pending is put to
+	// the user through elicitation (see the package documentation for which
+	// protocol versions get what), and the answer approves or denies the
+	// ticket. Nil means a pending call answers with an isError result naming
+	// the ticket, to be decided out of band. *adapter.Deferred is an Approver.
+	Approver Approver
+	// Logger receives the export's warnings and the go-sdk's logs; nil
+	// means slog.Default() for the export's and none for the go-sdk's.
+	Logger *slog.Logger
+	// Configure, if set, is called with the go-sdk server options before the
+	// server is made, to set what these options do not cover (handlers for
+	// completion, subscriptions, keep-alive...). Tools are always the
+	// registry's.
+	Configure func(*mcp.ServerOptions)
+}
+
+// An Approver decides approval tickets; *adapter.Deferred is one.
+type Approver interface {
+	Approve(ctx context.Context, ticket, approver string) error
+	Deny(ctx context.Context, ticket, reason, approver string) error
+}
+
+// Exporter serves the specs of a registry as MCP tools, calling every one
+// through an executor. It follows the registry: specs registered, replaced
+// or unregistered later are added to, replaced on or removed from the MCP
+// server, which notifies connected clients with notifications/tools/list_changed.
+//
+// Create one with [NewExporter]; serve it over stdio with [Exporter.Serve], over
+// streamable HTTP with [Exporter.Handler] or [Exporter.ListenAndServe]. Close it
+// to stop following the registry.
+type Exporter struct {
+	reg    *registry.Registry
+	exec   *adapter.Executor
+	opts   ExportOptions
+	filter registry.Filter
+	mcp    *mcp.Server
+	logger *slog.Logger
+
+	mu     sync.Mutex // serialises the initial load with registry changes
+	served map[string]bool
+	cancel func()
+
+	askMu sync.Mutex
+	asked map[string]askedTicket // approval ticket id → the question put to a client
+}
+
+// askedTicket records an approval question until the client answers it.
+type askedTicket struct {
+	tool string
+	at   time.Time
+}
+
+// askedTTL is how long an unanswered approval question is remembered (a
+// client on 2026-07-28 may never retry); maxAsked triggers a sweep.
+const (
+	askedTTL = time.Hour
+	maxAsked = 1024
+)
+
+func (s *Exporter) rememberAsked(ticket, tool string) bool {
+	now := time.Now()
+	s.askMu.Lock()
+	defer s.askMu.Unlock()
+	if len(s.asked) >= maxAsked {
+		for id, a := range s.asked {
+			if now.Sub(a.at) > askedTTL {
+				delete(s.asked, id)
+			}
+		}
+	}
+	if len(s.asked) >= maxAsked {
+		return false // flooded: the call answers with its ticket instead
+	}
+	s.asked[ticket] = askedTicket{tool: tool, at: now}
+	return true
+}
+
+// takeAsked forgets and reports whether ticket was put to a client for tool.
+func (s *Exporter) takeAsked(ticket, tool string) bool {
+	s.askMu.Lock()
+	defer s.askMu.Unlock()
+	a, ok := s.asked[ticket]
+	if !ok || a.tool != tool {
+		return false
+	}
+	delete(s.asked, ticket)
+	return time.Since(a.at) <= askedTTL
+}
+
+// NewExporter returns a server for the MCP-targeted specs of reg, calling
+// them through exec. exec may be nil: then [adapter.Default] is used at call
+// time. opts may be nil.
+func NewExporter(reg *registry.Registry, exec *adapter.Executor, opts *ExportOptions) *Exporter {
+	if reg == nil {
+		panic("mcpadapter: NewExporter with a nil registry")
+	}
+	s := &Exporter{reg: reg, exec: exec, served: map[string]bool{}, asked: map[string]askedTicket{}}
+	if opts != nil {
+		s.opts = *opts
+	}
+	s.filter = s.opts.Filter
+	s.filter.Target = adapter.TargetMCP
+	s.logger = s.opts.Logger
+	if s.logger == nil {
+		s.logger = slog.Default()
+	}
+	impl := &mcp.Implementation{Name: s.opts.Name, Title: s.opts.Title, Version: s.opts.Version}
+	if impl.Name == "" {
+		impl.Name = DefaultServerName
+	}
+	if impl.Version == "" {
+		impl.Version = DefaultServerVersion
+	}
+	// The go-sdk logs every session at info level: only when asked to.
+	mopts := &mcp.ServerOptions{Instructions: s.opts.Instructions, Logger: s.opts.Logger, HasTools: true}
+	if s.opts.Configure != nil {
+		s.opts.Configure(mopts)
+	}
+	mopts.HasTools = true // an empty registry still has a (live) tool list
+	s.mcp = mcp.NewServer(impl, mopts)
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// Subscribe before listing: a change racing with the load is applied
+	// again by the listener, which waits for s.mu, and applying is idempotent.
+	s.cancel = reg.Subscribe(s.onChange)
+	for spec := range reg.List(s.filter) {
+		s.add(spec)
+	}
+	return s
+}
+
+// MCPServer returns the go-sdk server, to add prompts or resources, or
+// middleware, or to connect it to a transport of your own.
+func (s *Exporter) MCPServer() *mcp.Server { return s.mcp }
+
+// Close stops following the registry. Sessions already connected keep the
+// tools they have; close them through their transports.
+func (s *Exporter) Close() error {
+	s.cancel()
+	return nil
+}
+
+// Serve serves one session over t (for example &mcp.StdioTransport{}) until
+// the client disconnects or ctx is done.
+func (s *Exporter) Serve(ctx context.Context, t mcp.Transport) error {
+	err := s.mcp.Run(ctx, t)
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return nil
+	}
+	return err
+}
+
+func (s *Exporter) onChange(c registry.Change) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch c.Op {
+	case registry.Added, registry.Replaced:
+		if s.filter.Match(c.New) {
+			s.add(c.New)
+		} else {
+			s.remove(c.Name)
+		}
+	case registry.Removed:
+		s.remove(c.Name)
+	}
+}
+
+// add installs or replaces a spec's tool; s.mu is held.
+func (s *Exporter) add(spec *adapter.Spec) {
+	s.mcp.AddTool(toolToMCP(spec), s.handler(spec.Name))
+	s.served[spec.Name] = true
+}
+
+// remove drops a tool if it is served; s.mu is held.
+func (s *Exporter) remove(name string) {
+	if s.served[name] {
+		delete(s.served, name)
+		s.mcp.RemoveTools(name)
+	}
+}
+
+// toolToMCP describes a spec as an MCP tool, sharing its schemas (they are
+// never modified).
+func toolToMCP(spec *adapter.Spec) *mcp.Tool {
+	t := &mcp.Tool{
+		Name:        spec.Name,
+		Title:       spec.Title,
+		Description: spec.Description,
+		InputSchema: spec.InputSchema,
+		Annotations: toolAnnotationsToMCP(spec.Title, spec.Annotations),
+		Meta:        mcp.Meta(spec.Meta),
+	}
+	if in := spec.InputSchema; in.Type == "" {
+		// The spec may spell the object type as types: ["object"]; go-sdk
+		// wants type: "object".
+		c := *in
+		c.Type, c.Types = "object", nil
+		t.InputSchema = &c
+	}
+	if spec.OutputSchema != nil {
+		t.OutputSchema = spec.OutputSchema
+	}
+	return t
+}
+
+// executor returns the executor calls go through.
+func (s *Exporter) executor() *adapter.Executor {
+	if s.exec != nil {
+		return s.exec
+	}
+	return adapter.Default()
+}
+
+// RequestFromContext returns the MCP request a tool handler is serving when
+// it is called through the export, or nil. Handlers use it to reach the
+// client: logging (req.Session.Log), sampling, elicitation.
+func RequestFromContext(ctx context.Context) *mcp.CallToolRequest {
+	if c := adapter.CallFromContext(ctx); c != nil {
+		r, _ := c.Native.(*mcp.CallToolRequest)
+		return r
+	}
+	return nil
+}
