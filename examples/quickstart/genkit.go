@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/firebase/genkit/go/ai"
+	"github.com/firebase/genkit/go/genkit"
+
+	"github.com/agentadapter/agentadapter/integrations/genkitadapter"
+)
+
+// runGenkit asks the question through genkit.Generate. The approval
+// becomes a genkit tool interrupt; genkitadapter.Resume approves and
+// restarts it.
+func runGenkit(ctx context.Context, e *env) (string, error) {
+	g := genkit.Init(ctx)
+	// genkit.Init captures SIGINT and SIGTERM for the life of the process;
+	// give them back.
+	signal.Reset(os.Interrupt, syscall.SIGTERM)
+
+	tools, err := genkitadapter.Tools(g, e.reg, &genkitadapter.Options{Executor: e.exec})
+	if err != nil {
+		return "", err
+	}
+	m := &genkitModel{steps: script("genkit")}
+	mdl := genkit.DefineModel(g, "quickstart/scripted",
+		&ai.ModelOptions{Supports: &ai.ModelSupports{Tools: true, Multiturn: true}}, m.generate)
+	opts := []ai.GenerateOption{ai.WithModel(mdl), ai.WithTools(tools...), ai.WithMaxTurns(20)}
+	resp, err := genkit.Generate(ctx, g, append(opts, ai.WithPrompt(question))...)
+	for err == nil && resp.FinishReason == ai.FinishReasonInterrupted {
+		resp, err = genkitadapter.Resume(ctx, g, resp, func(ctx context.Context, a *genkitadapter.Approval) error {
+			return e.approve(ctx, a.Ticket, a.Tool, string(a.Args))
+		}, opts...)
+	}
+	if err != nil {
+		return "", err
+	}
+	return resp.Text(), nil
+}
+
+// genkitModel is a scripted genkit model: one tool request per turn, then
+// an answer quoting what the tools returned.
+type genkitModel struct {
+	mu    sync.Mutex
+	steps []step
+	n     int
+}
+
+func (m *genkitModel) generate(_ context.Context, req *ai.ModelRequest, _ ai.ModelStreamCallback) (*ai.ModelResponse, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.n < len(m.steps) {
+		s := m.steps[m.n]
+		m.n++
+		var input map[string]any
+		if err := json.Unmarshal([]byte(s.args), &input); err != nil {
+			return nil, err
+		}
+		part := ai.NewToolRequestPart(&ai.ToolRequest{Name: s.tool, Ref: s.tool, Input: input})
+		return &ai.ModelResponse{Request: req, Message: ai.NewMessage(ai.RoleModel, nil, part)}, nil
+	}
+	var read []string
+	for _, msg := range req.Messages {
+		if msg.Role != ai.RoleTool {
+			continue
+		}
+		for _, p := range msg.Content {
+			if p.ToolResponse != nil {
+				b, _ := json.Marshal(p.ToolResponse.Output)
+				read = append(read, p.ToolResponse.Name+"="+string(b))
+			}
+		}
+	}
+	return &ai.ModelResponse{Request: req, Message: ai.NewModelTextMessage("I read: " + strings.Join(read, "; "))}, nil
+}
