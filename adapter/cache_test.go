@@ -310,3 +310,45 @@ func TestCachedArgsRevalidatedForNewSpec(t *testing.T) {
 		t.Errorf("after replacing the spec: kind %q, want args_invalid (%v)", k, err)
 	}
 }
+
+// TestCacheSingleflightLeaderCancelled: when the caller whose call runs
+// the handler goes away, the calls that joined it still get the result.
+func TestCacheSingleflightLeaderCancelled(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		spec := rawTool("slow", func(ctx context.Context, _ json.RawMessage) (*adapter.Result, error) {
+			select {
+			case <-release:
+				return adapter.TextResult("done"), nil
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}, nil)
+		e, _ := newExec(t, &adapter.ExecutorOptions{Cache: &adapter.CacheOptions{Tools: map[string]time.Duration{"slow": 0}}}, spec)
+		defer e.Close()
+		lctx, cancel := context.WithCancel(context.Background())
+		leader := make(chan error)
+		go func() {
+			_, err := e.Call(lctx, "slow", json.RawMessage(`{"x":1}`))
+			leader <- err
+		}()
+		synctest.Wait()
+		follower := make(chan error)
+		go func() {
+			res, err := e.Call(context.Background(), "slow", json.RawMessage(`{"x":1}`))
+			if err == nil && res.Text() != "done" {
+				err = fmt.Errorf("text %q", res.Text())
+			}
+			follower <- err
+		}()
+		synctest.Wait()
+		cancel()
+		if err := <-leader; !errors.Is(err, context.Canceled) {
+			t.Errorf("leader: %v, want canceled", err)
+		}
+		close(release)
+		if err := <-follower; err != nil {
+			t.Errorf("follower: %v", err)
+		}
+	})
+}

@@ -578,7 +578,10 @@ func (e *Executor) cached(ctx context.Context, st *callState, call *Call) (*Resu
 	led := false // set by the closure, which only the flight's leader runs
 	ch := e.sf.DoChan(key, func() (any, error) {
 		led = true
-		r, err := e.invoke(ctx, st, call)
+		// The run serves every caller that joins it: the leader going away
+		// must not cancel it. The tool's own timeout still bounds it, and
+		// each caller stops waiting at its own deadline.
+		r, err := e.invoke(context.WithoutCancel(ctx), st, call)
 		if err == nil {
 			e.cache.Add(ctx, key, r, ttl)
 		}
