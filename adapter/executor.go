@@ -645,6 +645,23 @@ func (e *Executor) timeoutOf(req time.Duration, s *Spec) time.Duration {
 
 // runHandler is the function runsync runs: it reads the call from the
 // context, so that no closure is allocated per call.
+// recoverWithin runs the handler of a spec that honours its context on this
+// goroutine, under timeout (none if zero), with panic recovery.
+func recoverWithin(ctx context.Context, timeout time.Duration) (*Result, error) {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	res, err := runsync.Recover(ctx, runHandler)
+	if err == nil && ctx.Err() != nil {
+		// The handler finished, but after the deadline: report it as the
+		// timeout it is, as the goroutine path would.
+		return nil, ctx.Err()
+	}
+	return res, err
+}
+
 func runHandler(ctx context.Context) (*Result, error) {
 	c := CallFromContext(ctx)
 	return c.Spec.Handler(ctx, c.Args)
@@ -668,14 +685,25 @@ func (e *Executor) invoke(ctx context.Context, st *callState, call *Call) (*Resu
 			hctx = new(callCtx)
 		}
 		hctx.start(ctx, call, timeout)
-		res, err = runsync.Run(hctx, 0, runHandler)
+		if call.Spec.HonorsContext {
+			res, err = runsync.Recover(hctx, runHandler)
+			if err == nil && hctx.Err() != nil { // finished, but late
+				res, err = nil, hctx.Err()
+			}
+		} else {
+			res, err = runsync.Run(hctx, 0, runHandler)
+		}
 		hctx.stop()
 	} else {
 		runTimeout := timeout
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= timeout {
 			runTimeout = 0 // ctx ends first: no need for a deadline of our own
 		}
-		res, err = runsync.Run(withCall(ctx, call), runTimeout, runHandler)
+		if call.Spec.HonorsContext {
+			res, err = recoverWithin(withCall(ctx, call), runTimeout)
+		} else {
+			res, err = runsync.Run(withCall(ctx, call), runTimeout, runHandler)
+		}
 	}
 	if err != nil {
 		var pe *runsync.PanicError
@@ -755,6 +783,11 @@ func (e *Executor) finish(ctx context.Context, span trace.Span, st *callState, r
 	args := st.valid
 	if args == nil && len(st.reqArgs) <= 64<<10 {
 		args = st.reqArgs
+		if !json.Valid(args) {
+			// Arguments that failed to parse are kept as a JSON string, so
+			// that every record stays encodable.
+			args, _ = json.Marshal(string(args))
+		}
 	}
 	r.Args = bytes.Clone(args)
 	if res != nil {

@@ -95,6 +95,14 @@ type Spec struct {
 	// Meta is passed through as MCP's _meta.
 	Meta    map[string]any
 	Handler Handler
+	// HonorsContext declares that Handler returns promptly once its ctx is
+	// done, as the handlers of imported MCP tools do (the go-sdk client
+	// stops waiting when its ctx ends). The executor then runs the handler
+	// on the caller's goroutine, under the same deadline and panic
+	// recovery, saving a goroutine hand-off per call. Leave it false for
+	// handlers that may block without watching ctx: the executor then runs
+	// them apart, so that their caller never waits past the deadline.
+	HonorsContext bool
 
 	// c caches the *compiled derived from the schemas. An atomic.Value
 	// rather than a plain pointer: a literal Spec may be compiled by
@@ -157,12 +165,18 @@ func compile(name string, in, out *jsonschema.Schema) (*compiled, error) {
 	if c.in, err = in.CloneSchemas().Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
 		return nil, fmt.Errorf("adapter: tool %q: input schema: %w", name, err)
 	}
+	if err := refLoop(in); err != nil {
+		return nil, fmt.Errorf("adapter: tool %q: input schema: %w", name, err)
+	}
 	c.inDefaults = hasDefaults(in)
 	if out != nil {
 		if !isObjectSchema(out) {
 			return nil, fmt.Errorf("adapter: tool %q: output schema must have type \"object\", got %s", name, schemaTypeString(out))
 		}
 		if c.out, err = out.CloneSchemas().Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
+			return nil, fmt.Errorf("adapter: tool %q: output schema: %w", name, err)
+		}
+		if err := refLoop(out); err != nil {
 			return nil, fmt.Errorf("adapter: tool %q: output schema: %w", name, err)
 		}
 	}

@@ -104,6 +104,8 @@ func violation(err error) string {
 		}
 		msg = rest[i+2:]
 	}
+	// jsonschema-go prints a JSON null as "<invalid reflect.Value>".
+	msg = strings.ReplaceAll(msg, "<invalid reflect.Value>", "null")
 	return "at " + instancePath(path) + ": " + msg
 }
 

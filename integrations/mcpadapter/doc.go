@@ -1,4 +1,132 @@
 // Package mcpadapter connects agentadapter to the Model Context Protocol in
 // both directions, on the official go-sdk: it imports the tools of MCP
 // servers into a registry, and serves a registry as an MCP server.
+//
+//	reg := registry.New()
+//	m := mcpadapter.NewManager(reg, nil)
+//	defer m.Close()
+//	err := m.Connect(ctx,
+//		mcpadapter.Server{Name: "everything", Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-everything", "stdio"}},
+//		mcpadapter.Server{Name: "docs", URL: "http://127.0.0.1:9000/mcp", Prefix: true},
+//	)
+//	exec := adapter.NewExecutor(reg, nil)
+//	res, err := exec.Call(ctx, "echo", json.RawMessage(`{"message":"hi"}`))
+//
+//	exp := mcpadapter.NewExporter(reg, exec, nil)
+//	err = exp.ListenAndServe(ctx, "127.0.0.1:8931", nil) // or exp.Serve(ctx, &mcp.StdioTransport{})
+//
+// # Importing tools
+//
+// [NewManager] then [Manager.Connect] imports the tools of one or more
+// servers (stdio child processes, streamable HTTP, legacy SSE, or any go-sdk
+// transport), connecting in parallel, each under its own timeout. A server
+// that fails is dropped and reported ([Manager.Servers]); with
+// ManagerOptions.Strict the first failure fails the call and rolls back.
+// Imported tools are ordinary specs: the name, title, description, input
+// schema as is ($defs and $ref included), output schema, annotations and
+// _meta of the server's definition, and a handler that forwards the call.
+// Call them through an [adapter.Executor] like any other tool. Listing is
+// paginated with a cap on pages (a repeated cursor is an error), and
+// per-server allow and deny lists or a function filter what is imported.
+// [Manager.Close] closes every session and reaps every child process.
+//
+// # Naming
+//
+// A tool keeps its remote name. Characters outside [A-Za-z0-9_-] (MCP also
+// allows '.') become '_', and names over 64 characters are cut and given an
+// 8-hex hash suffix. Server.Prefix names tools "<server>_<tool>". The
+// original name, kept in Spec.Source.RemoteName, is always the one sent on
+// the wire. A name that would collide with another registered tool is an
+// error wrapping [ErrCollision] that names both sources; nothing is
+// overwritten.
+//
+// # Errors
+//
+// A result with isError is a tool_error carrying the server's text in
+// adapter.Error.Message and its content blocks in adapter.Error.Content; a
+// tool the server does not know is not_found; a transport failure is
+// connection (a Go error, never shown to a model); the call deadline is
+// timeout; a result over ManagerOptions.MaxResultBytes is a tool_error; a
+// quarantined tool is guardrail_blocked, wrapping [ErrQuarantined].
+// Structured content is validated against the tool's output schema by the
+// executor. Every forwarded call gets a deadline (Server.CallTimeout,
+// default 60 s): a stalled server can never hang a caller.
+//
+// # Keeping the registry true
+//
+// notifications/tools/list_changed, Server.RefreshInterval and
+// [Manager.Refresh] re-list a server's tools and apply additions, removals
+// and changes atomically with registry.Update, so registry listeners (and
+// an [Exporter] serving the same registry) follow.
+//
+// # Definition pinning
+//
+// Each imported tool's definition (name, title, description, schemas,
+// annotations) is hashed at import. When a server later changes a
+// definition, the tool is quarantined: the old spec stays, its calls are
+// refused, until the change is accepted with [Manager.Accept]. This is the
+// defence against tool-poisoning and rug-pull changes. Persist
+// [Manager.Pins] and pass them back as ManagerOptions.Pins to catch changes
+// between runs.
+//
+// # Reconnecting
+//
+// A lost session (a stdio process that died, an HTTP session gone) is
+// redialled with backoff on the next call; a read-only or idempotent call
+// is retried once, any other call returns the connection error. A server
+// given as a ready Transport connects once; give Command, URL or
+// NewTransport to be able to reconnect.
+//
+// # Per call
+//
+// ManagerOptions.Meta adds _meta to each call (a tenant, a request id), and
+// the W3C traceparent of the span on ctx is added. Server progress
+// notifications reach the listener set with [adapter.WithProgress];
+// cancelling ctx cancels the remote call. Resources and prompts of imported
+// servers are reachable through [Manager.Resources], [Manager.ReadResource],
+// [Manager.Prompts] and [Manager.GetPrompt].
+//
+// # Serving a registry
+//
+// [NewExporter] serves every spec whose targets include "mcp" as an MCP tool
+// and sends every call through an executor (Integration "mcp"). It follows
+// the registry: register, replace and unregister emit
+// notifications/tools/list_changed. Serve over stdio with [Exporter.Serve],
+// over streamable HTTP (stateful or stateless) with [Exporter.Handler] or
+// [Exporter.ListenAndServe], legacy SSE with [Exporter.SSEHandler].
+//
+// Results: Content becomes content and Structured becomes
+// structuredContent. Model-facing errors become isError results whose text
+// is adapter.ModelPayload and whose _meta["agentadapter/error"] holds the
+// kind and ticket; connection and internal faults become JSON-RPC errors.
+// Progress reported with adapter.ReportProgress goes out as
+// notifications/progress when the client sent a token; a client's
+// notifications/cancelled cancels the call's ctx.
+//
+// # Security
+//
+// On by default: [Listen] binds 127.0.0.1 unless the address names a host;
+// DNS-rebinding protection (403); cross-origin browser requests refused
+// (403, see HTTPOptions.TrustedOrigins); a 4 MiB request-body limit (413);
+// idle sessions closed after 30 minutes. HTTPOptions.Auth requires a bearer
+// token (401 with WWW-Authenticate). The verified subject and scopes become
+// adapter.Call.Identity, visible to hooks and approval policies. Inbound
+// tokens and cookies are stripped from what tools see and are never
+// forwarded to an upstream server.
+//
+// # Approval over MCP
+//
+// With ExportOptions.Approver nil, a call the executor holds answers an
+// isError approval_pending result naming its ticket, to be decided out of
+// band. With an Approver (such as the executor's *adapter.Deferred), a
+// client that declares elicitation is asked:
+//   - protocol 2024-11-05 to 2025-11-25 (stdio, stateful HTTP):
+//     elicitation/create, during the call;
+//   - protocol 2026-07-28 (go-sdk's in-memory default): an input_required
+//     result (InputRequests); the client retries with InputResponses;
+//   - stateless HTTP before 2026-07-28, or clients without form elicitation:
+//     the ticket result.
+//
+// Accepting approves the ticket in the name of the caller's subject (or
+// "mcp-client").
 package mcpadapter

@@ -291,6 +291,9 @@ func (c *conn) newImport(t *mcp.Tool, local, hash string) (*imported, error) {
 		Tags:         slices.Clone(c.cfg.Tags),
 		Source:       adapter.Source{Server: c.cfg.Name, RemoteName: t.Name},
 		Meta:         t.Meta,
+		// The forwarding handler waits on the go-sdk client, which stops
+		// when ctx ends: run it without a goroutine hand-off.
+		HonorsContext: true,
 	}
 	if c.cfg.CallTimeout > 0 {
 		spec.Timeout = c.cfg.CallTimeout
