@@ -11,20 +11,26 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
+// inspect reads a schema once as generic JSON and reports whether it
+// declares defaults and whether its $refs loop (see refLoop).
+func inspect(s *jsonschema.Schema) (defaults bool, err error) {
+	b, err := json.Marshal(s)
+	if err != nil {
+		return false, err
+	}
+	var root any
+	if err := json.Unmarshal(b, &root); err != nil {
+		return false, err
+	}
+	return walkDefaults(root, false), refLoop(root)
+}
+
 // refLoop reports a schema that reaches itself through $ref and in-place
 // applicators (allOf, anyOf, oneOf, not, if/then/else, dependentSchemas)
 // without descending into the instance. jsonschema-go resolves such a
 // schema, but validating against it recurses until the stack overflows,
 // which kills the process; a server could send one on purpose.
-func refLoop(s *jsonschema.Schema) error {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return err
-	}
-	var root any
-	if err := json.Unmarshal(b, &root); err != nil {
-		return err
-	}
+func refLoop(root any) error {
 	const (
 		active = 1
 		done   = 2

@@ -165,10 +165,9 @@ func compile(name string, in, out *jsonschema.Schema) (*compiled, error) {
 	if c.in, err = in.CloneSchemas().Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
 		return nil, fmt.Errorf("adapter: tool %q: input schema: %w", name, err)
 	}
-	if err := refLoop(in); err != nil {
+	if c.inDefaults, err = inspect(in); err != nil {
 		return nil, fmt.Errorf("adapter: tool %q: input schema: %w", name, err)
 	}
-	c.inDefaults = hasDefaults(in)
 	if out != nil {
 		if !isObjectSchema(out) {
 			return nil, fmt.Errorf("adapter: tool %q: output schema must have type \"object\", got %s", name, schemaTypeString(out))
@@ -176,7 +175,7 @@ func compile(name string, in, out *jsonschema.Schema) (*compiled, error) {
 		if c.out, err = out.CloneSchemas().Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
 			return nil, fmt.Errorf("adapter: tool %q: output schema: %w", name, err)
 		}
-		if err := refLoop(out); err != nil {
+		if _, err := inspect(out); err != nil {
 			return nil, fmt.Errorf("adapter: tool %q: output schema: %w", name, err)
 		}
 	}
@@ -195,20 +194,6 @@ func schemaTypeString(s *jsonschema.Schema) string {
 		return fmt.Sprintf("%q", s.Types)
 	}
 	return "no type"
-}
-
-// hasDefaults reports whether any subschema declares a default, so that
-// calls to schemas without defaults skip applying them.
-func hasDefaults(s *jsonschema.Schema) bool {
-	b, err := json.Marshal(s)
-	if err != nil {
-		return true // be safe: apply defaults
-	}
-	var v any
-	if json.Unmarshal(b, &v) != nil {
-		return true
-	}
-	return walkDefaults(v, false)
 }
 
 // walkDefaults looks for a "default" keyword; inNames is true inside maps

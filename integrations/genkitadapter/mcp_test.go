@@ -328,7 +328,7 @@ func BenchmarkMCPToolCall(b *testing.B) {
 	for _, s := range []struct {
 		name string
 		tool ai.Tool
-	}{{"agentadapter", our.divide}, {"genkit-plugins-mcp", their.divide}} {
+	}{{"impl=agentadapter", our.divide}, {"impl=plugins-mcp", their.divide}} {
 		b.Run(s.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

@@ -50,7 +50,7 @@ func BenchmarkStreamableHTTPCall(b *testing.B) {
 	for _, bc := range []struct {
 		name string
 		cs   *mcp.ClientSession
-	}{{"exported", exported}, {"plain-go-sdk", plain}} {
+	}{{"impl=exported", exported}, {"impl=gosdk", plain}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

@@ -33,7 +33,7 @@ func BenchmarkCall(b *testing.B) {
 		}},
 	}
 	for _, tr := range transports {
-		b.Run("raw/"+tr.name, func(b *testing.B) {
+		b.Run("transport="+tr.name+"/impl=gosdk", func(b *testing.B) {
 			raw, _ := tr.dial(b)
 			cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench"}, nil).Connect(context.Background(), raw, nil)
 			if err != nil {
@@ -50,7 +50,7 @@ func BenchmarkCall(b *testing.B) {
 				}
 			}
 		})
-		b.Run("import/"+tr.name, func(b *testing.B) {
+		b.Run("transport="+tr.name+"/impl=import", func(b *testing.B) {
 			_, srv := tr.dial(b)
 			e := newImportEnv(b, nil)
 			if err := e.m.Connect(context.Background(), srv); err != nil {
@@ -66,7 +66,7 @@ func BenchmarkCall(b *testing.B) {
 			}
 		})
 		// handler: the imported spec's handler alone, without the executor.
-		b.Run("handler/"+tr.name, func(b *testing.B) {
+		b.Run("transport="+tr.name+"/impl=handler", func(b *testing.B) {
 			_, srv := tr.dial(b)
 			e := newImportEnv(b, nil)
 			if err := e.m.Connect(context.Background(), srv); err != nil {
