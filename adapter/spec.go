@@ -103,6 +103,11 @@ type Spec struct {
 	// handlers that may block without watching ctx: the executor then runs
 	// them apart, so that their caller never waits past the deadline.
 	HonorsContext bool
+	// Streaming reports that Handler sends its content in parts as it
+	// produces them (see [Emit] and [NewStreamTool]). Integrations that can
+	// stream ([Executor.Stream], eino's StreamableTool) pass the parts on as
+	// they come; the others get the whole result at the end.
+	Streaming bool
 
 	// c caches the *compiled derived from the schemas. An atomic.Value
 	// rather than a plain pointer: a literal Spec may be compiled by

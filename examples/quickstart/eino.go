@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
+	einoopenai "github.com/cloudwego/eino-ext/components/model/openai"
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/flow/agent/react"
@@ -22,8 +24,12 @@ func runEino(ctx context.Context, e *env) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	chat, err := einoChatModel(ctx, e)
+	if err != nil {
+		return "", err
+	}
 	agent, err := react.NewAgent(ctx, &react.AgentConfig{
-		ToolCallingModel: &einoModel{steps: script("eino")},
+		ToolCallingModel: chat,
 		ToolsConfig:      compose.ToolsNodeConfig{Tools: tools},
 		MaxStep:          20,
 	})
@@ -48,7 +54,8 @@ func runEino(ctx context.Context, e *env) (string, error) {
 	}
 	scope := compose.WithCallbacks(einoadapter.RunScope(nil))
 	in := []*schema.Message{schema.UserMessage(question)}
-	for range 3 {
+	// A real model may ask for several approvals in turn.
+	for range 5 {
 		out, err := runner.Invoke(ctx, in, compose.WithCheckPointID("quickstart"), scope)
 		pending := einoadapter.PendingFromError(err)
 		if len(pending) == 0 {
@@ -66,6 +73,20 @@ func runEino(ctx context.Context, e *env) (string, error) {
 		in = nil // resume from the checkpoint
 	}
 	return "", fmt.Errorf("the agent kept pausing")
+}
+
+// einoChatModel returns the scripted model, or, with a provider configured,
+// eino-ext's OpenAI chat model.
+func einoChatModel(ctx context.Context, e *env) (model.ToolCallingChatModel, error) {
+	if e.llm == nil {
+		return &einoModel{steps: script("eino")}, nil
+	}
+	return einoopenai.NewChatModel(ctx, &einoopenai.ChatModelConfig{
+		APIKey:  e.llm.key,
+		BaseURL: e.llm.baseURL,
+		Model:   e.llm.model,
+		Timeout: time.Minute,
+	})
 }
 
 // einoModel is a scripted eino chat model: one tool call per turn, then an

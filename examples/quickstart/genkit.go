@@ -8,9 +8,12 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/firebase/genkit/go/ai"
 	"github.com/firebase/genkit/go/genkit"
+	oai "github.com/firebase/genkit/go/plugins/compat_oai/openai"
+	"github.com/openai/openai-go/option"
 
 	"github.com/agentadapter/agentadapter/integrations/genkitadapter"
 )
@@ -19,7 +22,13 @@ import (
 // becomes a genkit tool interrupt; genkitadapter.Resume approves and
 // restarts it.
 func runGenkit(ctx context.Context, e *env) (string, error) {
-	g := genkit.Init(ctx)
+	var plugins []genkit.GenkitOption
+	if e.llm != nil {
+		plugins = append(plugins, genkit.WithPlugins(&oai.OpenAI{APIKey: e.llm.key, Opts: []option.RequestOption{
+			option.WithBaseURL(e.llm.baseURL), option.WithRequestTimeout(time.Minute),
+		}}))
+	}
+	g := genkit.Init(ctx, plugins...)
 	// genkit.Init captures SIGINT and SIGTERM for the life of the process;
 	// give them back.
 	signal.Reset(os.Interrupt, syscall.SIGTERM)
@@ -28,10 +37,17 @@ func runGenkit(ctx context.Context, e *env) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	m := &genkitModel{steps: script("genkit")}
-	mdl := genkit.DefineModel(g, "quickstart/scripted",
-		&ai.ModelOptions{Supports: &ai.ModelSupports{Tools: true, Multiturn: true}}, m.generate)
-	opts := []ai.GenerateOption{ai.WithModel(mdl), ai.WithTools(tools...), ai.WithMaxTurns(20)}
+	var mdl ai.GenerateOption
+	if e.llm != nil {
+		// The plugin defines its known models and resolves any other name
+		// (an OpenAI-compatible server's) on first use.
+		mdl = ai.WithModelName("openai/" + e.llm.model)
+	} else {
+		m := &genkitModel{steps: script("genkit")}
+		mdl = ai.WithModel(genkit.DefineModel(g, "quickstart/scripted",
+			&ai.ModelOptions{Supports: &ai.ModelSupports{Tools: true, Multiturn: true}}, m.generate))
+	}
+	opts := []ai.GenerateOption{mdl, ai.WithTools(tools...), ai.WithMaxTurns(20)}
 	resp, err := genkit.Generate(ctx, g, append(opts, ai.WithPrompt(question))...)
 	for err == nil && resp.FinishReason == ai.FinishReasonInterrupted {
 		resp, err = genkitadapter.Resume(ctx, g, resp, func(ctx context.Context, a *genkitadapter.Approval) error {

@@ -5,7 +5,9 @@ import (
 	"fmt"
 
 	"github.com/tmc/langchaingo/agents"
+	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/fake"
+	"github.com/tmc/langchaingo/llms/openai"
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/langchaingoadapter"
@@ -14,7 +16,11 @@ import (
 // runLangchaingo asks the question through a langchaingo OneShot agent. Its
 // tools have no pause mechanism: the model reads approval_pending with a
 // ticket, the operator approves, and the model makes the same call again.
+// With a real model it runs a function-calling loop instead.
 func runLangchaingo(ctx context.Context, e *env) (string, error) {
+	if e.llm != nil {
+		return runLangchaingoFunctions(ctx, e)
+	}
 	tools := langchaingoadapter.Tools(e.reg, &langchaingoadapter.Options{Executor: e.exec})
 	steps := script("langchaingo")
 	steps = append(steps, steps[len(steps)-1]) // the retry once approved
@@ -30,6 +36,31 @@ func runLangchaingo(ctx context.Context, e *env) (string, error) {
 	stop := e.onPending(ctx)
 	defer stop()
 	return langchaingoadapter.Run(ctx, exec, question, nil)
+}
+
+// retryHint tells a real model how the approval flow goes: the operator
+// approves at once, so the same call made again runs.
+const retryHint = "When a tool answers approval_pending, an operator approves it right away: make the same call again, with the same arguments."
+
+// runLangchaingoFunctions asks the question of a real model through
+// langchaingo's OpenAI client and a function-calling loop: the model sees
+// each tool's real JSON schema (the OneShot agent shows it only text).
+func runLangchaingoFunctions(ctx context.Context, e *env) (string, error) {
+	llm, err := openai.New(openai.WithToken(e.llm.key), openai.WithBaseURL(e.llm.baseURL), openai.WithModel(e.llm.model))
+	if err != nil {
+		return "", err
+	}
+	d := langchaingoadapter.NewDispatcher(e.reg, &langchaingoadapter.DispatcherOptions{Executor: e.exec})
+	stop := e.onPending(ctx)
+	defer stop()
+	_, final, err := d.Loop(ctx, llm, []llms.MessageContent{
+		llms.TextParts(llms.ChatMessageTypeSystem, retryHint),
+		llms.TextParts(llms.ChatMessageTypeHuman, question),
+	}, nil)
+	if err != nil {
+		return "", err
+	}
+	return final.Content, nil
 }
 
 // onPending approves, as an operator would, every ticket issued until stop

@@ -14,6 +14,10 @@
 // a summary of the ledger.
 //
 //	go run ./examples/quickstart
+//
+// With OPENAI_API_KEY set (and optionally OPENAI_BASE_URL and OPENAI_MODEL)
+// the same run asks a real model, through each framework's own OpenAI
+// provider package: see README.md.
 package main
 
 import (
@@ -27,6 +31,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -78,9 +83,61 @@ type env struct {
 	exec      *adapter.Executor
 	approvals *adapter.Deferred
 	out       io.Writer
+	// llm is the real model to use; nil means the scripted ones.
+	llm *provider
+}
+
+// defaultModel and defaultBaseURL apply when OPENAI_API_KEY is set and
+// OPENAI_MODEL or OPENAI_BASE_URL is not.
+const (
+	defaultModel   = "gpt-4o-mini"
+	defaultBaseURL = "https://api.openai.com/v1"
+)
+
+// provider is an OpenAI-compatible chat-completions endpoint configured by
+// environment.
+type provider struct {
+	key, baseURL, model string
+}
+
+// providerFromEnv returns the endpoint OPENAI_API_KEY, OPENAI_BASE_URL and
+// OPENAI_MODEL describe, or nil when OPENAI_API_KEY is unset: the scripted
+// models then answer and the run stays offline.
+func providerFromEnv() *provider {
+	key := os.Getenv("OPENAI_API_KEY")
+	if key == "" {
+		return nil
+	}
+	p := &provider{
+		key: key,
+		// The clients join paths to it as they please: no trailing slash.
+		baseURL: strings.TrimRight(os.Getenv("OPENAI_BASE_URL"), "/"),
+		model:   os.Getenv("OPENAI_MODEL"),
+	}
+	if p.baseURL == "" {
+		p.baseURL = defaultBaseURL
+	}
+	if p.model == "" {
+		p.model = defaultModel
+	}
+	return p
+}
+
+// lockedWriter keeps each line whole: the frameworks run the tool calls of
+// one model turn concurrently, and each call prints a trace line.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
 
 func run(ctx context.Context, out io.Writer) error {
+	out = &lockedWriter{w: out}
 	reg := registry.New()
 	closedWorld := false
 	reg.MustRegister(
@@ -116,7 +173,7 @@ func run(ctx context.Context, out io.Writer) error {
 	}
 	defer ledger.Close()
 
-	e := &env{reg: reg, approvals: &adapter.Deferred{}, out: out}
+	e := &env{reg: reg, approvals: &adapter.Deferred{}, out: out, llm: providerFromEnv()}
 	e.exec = adapter.NewExecutor(reg, &adapter.ExecutorOptions{
 		Approval: adapter.ApprovalOptions{Port: e.approvals}, // by annotations: destructive or open-world tools
 		Cache:    &adapter.CacheOptions{Tools: map[string]time.Duration{"get_weather": time.Minute}},
@@ -131,6 +188,9 @@ func run(ctx context.Context, out io.Writer) error {
 		fmt.Fprintf(out, "  %-14s %-6s destructive=%-5v %s\n", s.Name, s.Source, s.Annotations.IsDestructive(), s.Description)
 	}
 	fmt.Fprintf(out, "executor: approval by annotations (deferred tickets), cache get_weather 1m, JSONL ledger %s\n", ledgerPath)
+	if e.llm != nil {
+		fmt.Fprintf(out, "model: %s at %s, through each framework's own OpenAI provider package\n", e.llm.model, e.llm.baseURL)
+	}
 
 	for _, fw := range []struct {
 		name string
@@ -145,7 +205,8 @@ func run(ctx context.Context, out io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", fw.name, err)
 		}
-		fmt.Fprintf(out, "  answer: %s\n", answer)
+		// A real model may answer in several lines: keep them indented.
+		fmt.Fprintf(out, "  answer: %s\n", strings.ReplaceAll(strings.TrimSpace(answer), "\n", "\n          "))
 	}
 
 	if err := e.exec.Flush(ctx); err != nil {

@@ -51,7 +51,9 @@ func (o *Options) multimodal(s *adapter.Spec) bool {
 // nil exec means adapter.Default(), read at call time. The tool is a
 // tool.InvokableTool, or a tool.EnhancedInvokableTool when the spec is
 // multimodal (see [Options.Multimodal]). Its [schema.ToolInfo] is built
-// once, here. opts may be nil.
+// once, here. A streaming spec ([adapter.Spec.Streaming]) is also a
+// tool.StreamableTool whose text arrives in parts as the tool produces
+// them. opts may be nil.
 func Tool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (tool.BaseTool, error) {
 	if opts == nil {
 		opts = &Options{}
@@ -69,6 +71,9 @@ func Tool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (tool.BaseT
 	b := &base{spec: spec, exec: exec, info: info, pendingPayload: opts.PendingAsPayload}
 	if opts.multimodal(spec) {
 		return &enhancedTool{b}, nil
+	}
+	if spec.Streaming {
+		return &streamTool{textTool{b}}, nil
 	}
 	return &textTool{b}, nil
 }
@@ -142,6 +147,17 @@ func SpecOf(t tool.BaseTool) (*adapter.Spec, bool) {
 // call runs one call through the executor. A model-facing error comes back
 // as its payload (payload != ""), approval_pending as an interrupt error.
 func (b *base) call(ctx context.Context, args string, opts []tool.Option, native any) (res *adapter.Result, payload string, err error) {
+	exec, req := b.request(ctx, args, opts, native)
+	res, err = exec.Do(ctx, req)
+	if err == nil {
+		return res, "", nil
+	}
+	payload, err = b.failure(ctx, req, args, err)
+	return nil, payload, err
+}
+
+// request builds the executor request of one call.
+func (b *base) request(ctx context.Context, args string, opts []tool.Option, native any) (*adapter.Executor, *adapter.Request) {
 	o := tool.GetImplSpecificOptions(&callOptions{}, opts...)
 	exec := o.exec
 	if exec == nil {
@@ -165,20 +181,22 @@ func (b *base) call(ctx context.Context, args string, opts []tool.Option, native
 	if was, has, st := tool.GetInterruptState[*pendingState](ctx); was && has && st != nil {
 		req.Ticket = st.Ticket
 	}
-	res, err = exec.Do(ctx, req)
-	if err == nil {
-		return res, "", nil
-	}
+	return exec, req
+}
+
+// failure maps a failed call: approval_pending to an interrupt, a
+// model-facing error to its payload, anything else to a Go error.
+func (b *base) failure(ctx context.Context, req *adapter.Request, args string, err error) (payload string, _ error) {
 	var e *adapter.Error
 	if errors.As(err, &e) && e.Kind == adapter.KindApprovalPending && !b.pendingPayload {
-		return nil, "", tool.StatefulInterrupt(ctx,
+		return "", tool.StatefulInterrupt(ctx,
 			&Pending{Ticket: e.Ticket, Tool: b.spec.Name, CallID: req.CallID, Args: args},
 			&pendingState{Ticket: e.Ticket})
 	}
 	if p, ok := adapter.ModelPayload(err); ok {
-		return nil, p, nil
+		return p, nil
 	}
-	return nil, "", err
+	return "", err
 }
 
 // textTool is a tool.InvokableTool: the model reads the result's text.

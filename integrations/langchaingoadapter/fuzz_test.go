@@ -134,4 +134,3 @@ func checkClosed(t *testing.T, v any, src string) {
 		}
 	}
 }
-

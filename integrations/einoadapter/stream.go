@@ -1,0 +1,73 @@
+package einoadapter
+
+import (
+	"context"
+	"iter"
+
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/agentadapter/agentadapter/adapter"
+)
+
+// streamTool is a streaming spec as eino sees it: a tool.InvokableTool
+// (the whole text at the end) and a tool.StreamableTool (the text in parts,
+// as the tool produces them). Both go through the executor's whole
+// pipeline.
+type streamTool struct{ textTool }
+
+// StreamableRun streams the call's text. A model-facing failure, before or
+// during the stream, arrives as a last part holding its payload, so that
+// the agent keeps going; approval_pending before the stream starts is an
+// interrupt, as for InvokableRun; other failures end the stream with a Go
+// error.
+func (t *streamTool) StreamableRun(ctx context.Context, argumentsInJSON string, opts ...tool.Option) (*schema.StreamReader[string], error) {
+	exec, req := t.request(ctx, argumentsInJSON, opts, t)
+	next, stop := iter.Pull2(exec.Stream(ctx, req))
+	// Wait for the first part: failures that come before any output
+	// (arguments, approval, guards) are answered like InvokableRun's.
+	first, err, ok := next()
+	if ok && first == nil && err != nil {
+		stop()
+		payload, err := t.failure(ctx, req, argumentsInJSON, err)
+		if err != nil {
+			return nil, err
+		}
+		return schema.StreamReaderFromArray([]string{payload}), nil
+	}
+	sr, sw := schema.Pipe[string](4)
+	go func() {
+		defer sw.Close()
+		defer stop()
+		for c, err, ok := first, err, ok; ok; c, err, ok = next() {
+			if err != nil {
+				if p, isPayload := adapter.ModelPayload(err); isPayload {
+					sw.Send(p, nil)
+				} else {
+					sw.Send("", err)
+				}
+				return
+			}
+			if text := partText(c); text != "" {
+				if sw.Send(text, nil) { // the reader has gone
+					return
+				}
+			}
+		}
+	}()
+	return sr, nil
+}
+
+// partText is what the model reads of one part: its text, or a note of
+// what non-text content arrived.
+func partText(c adapter.Content) string {
+	if t, ok := c.(*adapter.TextContent); ok {
+		return t.Text
+	}
+	return resultText(&adapter.Result{Content: []adapter.Content{c}})
+}
+
+var (
+	_ tool.StreamableTool = (*streamTool)(nil)
+	_ tool.InvokableTool  = (*streamTool)(nil)
+)
