@@ -111,11 +111,37 @@
 // # Executor
 //
 // An [Executor] looks tools up in a [Catalog] (a registry.Registry is one)
-// and runs each call through one pipeline: argument checks, hooks, guards,
-// approval, cache, run limits, timeout with panic recovery, the handler,
-// output validation, the ledger and a span. The order and each extension
-// point are documented in executor.go; integrations hold no policy of their
-// own.
+// and runs each call through one pipeline, in this order: argument checks,
+// hooks, input guards, approval, run limits, cache, timeout with panic
+// recovery around the handler, output validation, output guards, the
+// ledger and a span. The [Executor] type documents each stage and the error
+// kind it produces; integrations hold no policy of their own.
+//
+//	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{
+//		Approval: adapter.ApprovalOptions{Port: &adapter.Deferred{}},
+//		Cache:    &adapter.CacheOptions{Tools: map[string]time.Duration{"get_weather": time.Minute}},
+//		Ledger:   adapter.NewMemoryLedger(0),
+//	})
+//	defer exec.Close()
+//	res, err := exec.Call(ctx, "get_weather", json.RawMessage(`{"city":"Paris"}`))
+//
+// # Approval
+//
+// A call that needs approval (by [ApprovalOptions.Policy]: by default,
+// destructive or open-world tools) is put to the [ApprovalPort]: a blocking
+// [ApprovalFunc] decides at once; a [Deferred] port answers
+// [KindApprovalPending] with a ticket bound to the tool and the canonical
+// hash of the arguments, which is approved or denied later from any
+// goroutine and is used once. The integrations map a pending call onto their
+// framework's own pause (an eino interrupt, a genkit interrupt, an MCP
+// elicitation).
+//
+// # Streaming
+//
+// [NewStreamTool] builds a tool whose handler produces its result in parts;
+// [Executor.Stream] yields them as they come, through the same pipeline as
+// [Executor.Do]. A handler that honours its context can say so
+// ([Spec.HonorsContext]) and is then run without a goroutine of its own.
 //
 // # Names
 //
