@@ -335,7 +335,7 @@ func (e *Executor) Do(ctx context.Context, req *Request) (res *Result, err error
 		res, err = inv(ctx, call)
 	}
 	if err != nil {
-		return nil, withTool(asError(err), call.Tool, call.ID)
+		return nil, toolError(err, call.Tool, call.ID)
 	}
 	if res == nil {
 		return nil, &Error{Kind: KindToolError, Tool: call.Tool, CallID: call.ID, Message: "the tool returned no result"}
@@ -431,14 +431,6 @@ func (c *counter) load() int64 {
 		n += c.shards[i].n.Load()
 	}
 	return n
-}
-
-func asError(err error) error {
-	var e *Error
-	if errors.As(err, &e) {
-		return err
-	}
-	return &Error{Kind: KindToolError, Message: err.Error(), Err: err}
 }
 
 func containHook(inv Invoker) Invoker {
@@ -643,8 +635,6 @@ func (e *Executor) timeoutOf(req time.Duration, s *Spec) time.Duration {
 	return e.timeout
 }
 
-// runHandler is the function runsync runs: it reads the call from the
-// context, so that no closure is allocated per call.
 // recoverWithin runs the handler of a spec that honours its context on this
 // goroutine, under timeout (none if zero), with panic recovery.
 func recoverWithin(ctx context.Context, timeout time.Duration) (*Result, error) {
@@ -662,6 +652,8 @@ func recoverWithin(ctx context.Context, timeout time.Duration) (*Result, error) 
 	return res, err
 }
 
+// runHandler is the function runsync runs: it reads the call from the
+// context, so that no closure is allocated per call.
 func runHandler(ctx context.Context) (*Result, error) {
 	c := CallFromContext(ctx)
 	return c.Spec.Handler(ctx, c.Args)
@@ -671,7 +663,9 @@ func runHandler(ctx context.Context) (*Result, error) {
 // the result against the output schema.
 //
 // The handler runs in a goroutine of its own (runsync.Run), so that the
-// caller never waits past the deadline even when the handler ignores ctx.
+// caller never waits past the deadline even when the handler ignores ctx;
+// a spec that declares HonorsContext runs on the caller's goroutine, under
+// the same deadline and panic recovery.
 // When ctx can never be cancelled, the handler's context is a callCtx kept
 // in the call's own allocation instead of a context.WithTimeout and a
 // context.WithValue.

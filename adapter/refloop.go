@@ -14,15 +14,30 @@ import (
 // inspect reads a schema once as generic JSON and reports whether it
 // declares defaults and whether its $refs loop (see refLoop).
 func inspect(s *jsonschema.Schema) (defaults bool, err error) {
-	b, err := json.Marshal(s)
+	root, err := SchemaMap(s)
 	if err != nil {
 		return false, err
 	}
-	var root any
-	if err := json.Unmarshal(b, &root); err != nil {
-		return false, err
-	}
 	return walkDefaults(root, false), refLoop(root)
+}
+
+// SchemaMap returns a schema as generic JSON (map[string]any and friends),
+// the form most frameworks and model providers take; it keeps every
+// keyword, $defs and unknown ones included. Each call returns a fresh map
+// the caller may modify. A nil schema gives a nil map.
+func SchemaMap(s *jsonschema.Schema) (map[string]any, error) {
+	if s == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // refLoop reports a schema that reaches itself through $ref and in-place

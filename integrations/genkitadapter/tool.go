@@ -11,7 +11,6 @@ import (
 	"github.com/firebase/genkit/go/ai"
 	"github.com/firebase/genkit/go/core/api"
 	"github.com/firebase/genkit/go/genkit"
-	"github.com/google/jsonschema-go/jsonschema"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agentadapter/agentadapter/adapter"
@@ -72,11 +71,11 @@ func NewTool(spec *adapter.Spec, opts *Options) (*Tool, error) {
 	if err := spec.Check(); err != nil {
 		return nil, err
 	}
-	in, err := schemaMap(spec.InputSchema)
+	in, err := adapter.SchemaMap(spec.InputSchema)
 	if err != nil {
 		return nil, fmt.Errorf("genkitadapter: tool %q: input schema: %w", spec.Name, err)
 	}
-	out, err := schemaMap(spec.OutputSchema)
+	out, err := adapter.SchemaMap(spec.OutputSchema)
 	if err != nil {
 		return nil, fmt.Errorf("genkitadapter: tool %q: output schema: %w", spec.Name, err)
 	}
@@ -380,20 +379,4 @@ func mediaParts(cs []adapter.Content) []*ai.Part {
 
 func dataURL(mime string, data []byte) string {
 	return "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)
-}
-
-// schemaMap converts a schema to the map genkit carries, unchanged.
-func schemaMap(s *jsonschema.Schema) (map[string]any, error) {
-	if s == nil {
-		return nil, nil
-	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, err
-	}
-	return m, nil
 }

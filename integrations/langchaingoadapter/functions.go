@@ -119,15 +119,7 @@ func schemaMap(s *jsonschema.Schema) (map[string]any, error) {
 	if s == nil {
 		return map[string]any{"type": "object", "properties": map[string]any{}}, nil
 	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, err
-	}
-	return m, nil
+	return adapter.SchemaMap(s)
 }
 
 // Keywords strict mode rejects. Dropping them only loosens what the model
