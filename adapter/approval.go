@@ -1,10 +1,7 @@
 package adapter
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,20 +9,22 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/agentadapter/agentadapter/internal/canonical"
 )
 
 // An ApprovalPolicy decides whether a call needs approval.
-type ApprovalPolicy func(ctx context.Context, c *Call) bool
+type ApprovalPolicy func(ctx context.Context, c *ToolCall) bool
 
 // Built-in approval policies.
 var (
 	// ApproveNever: no call needs approval.
-	ApproveNever ApprovalPolicy = func(context.Context, *Call) bool { return false }
+	ApproveNever ApprovalPolicy = func(context.Context, *ToolCall) bool { return false }
 	// ApproveAlways: every call needs approval.
-	ApproveAlways ApprovalPolicy = func(context.Context, *Call) bool { return true }
+	ApproveAlways ApprovalPolicy = func(context.Context, *ToolCall) bool { return true }
 	// ApproveByAnnotations: destructive or open-world tools need approval
 	// (an unset hint counts as true, as in MCP).
-	ApproveByAnnotations ApprovalPolicy = func(_ context.Context, c *Call) bool {
+	ApproveByAnnotations ApprovalPolicy = func(_ context.Context, c *ToolCall) bool {
 		a := c.Spec.Annotations
 		return a.IsDestructive() || a.IsOpenWorld()
 	}
@@ -51,43 +50,49 @@ type ApprovalPort interface {
 
 // ApprovalRequest is what a port decides on.
 type ApprovalRequest struct {
-	Call *Call
+	Call *ToolCall
 	// ArgsHash is the canonical hash of Call.Args (see [CanonicalHash]).
 	ArgsHash string
 }
 
-// Outcome is a port's answer.
-type Outcome int
+// Verdict is an approval port's answer.
+type Verdict int
 
 const (
-	Approved Outcome = iota + 1
-	Denied
-	Pending
+	// VerdictApproved: the call may run.
+	VerdictApproved Verdict = iota + 1
+	// VerdictDenied: the call is refused ([KindApprovalDenied]).
+	VerdictDenied
+	// VerdictPending: the call waits for a ticket to be decided
+	// ([KindApprovalPending]).
+	VerdictPending
 )
 
-func (o Outcome) String() string {
+// String returns "approved", "denied" or "pending".
+func (o Verdict) String() string {
 	switch o {
-	case Approved:
+	case VerdictApproved:
 		return "approved"
-	case Denied:
+	case VerdictDenied:
 		return "denied"
-	case Pending:
+	case VerdictPending:
 		return "pending"
 	}
-	return fmt.Sprintf("Outcome(%d)", int(o))
+	return fmt.Sprintf("Verdict(%d)", int(o))
 }
 
 // Decision is an approval port's answer.
 type Decision struct {
-	Outcome Outcome
+	// Verdict is the answer.
+	Verdict Verdict
 	// Reason explains a denial; it is shown to the model.
 	Reason string
 	// Approver names who decided.
 	Approver string
-	// Args, if set with Approved, replaces the call's arguments (they are
+	// Args, if set with VerdictApproved, replaces the call's arguments (they are
 	// validated again).
 	Args json.RawMessage
-	// Ticket is the ticket id of a Pending decision.
+	// Ticket is the ticket id of a VerdictPending decision.
 	Ticket string
 }
 
@@ -99,205 +104,18 @@ func (f ApprovalFunc) Decide(ctx context.Context, req *ApprovalRequest) (Decisio
 	return f(ctx, req)
 }
 
-// CanonicalHash returns a hash of a JSON value that ignores key order and
-// white space: {"a":1,"b":2} and { "b":2, "a":1 } hash the same. Numbers
-// keep their text, so 10 and 10.0 differ.
+// CanonicalHash returns the hex SHA-256 of [CanonicalJSON] of args: it
+// ignores key order and white space, so {"a":1,"b":2} and { "b":2, "a":1 }
+// hash the same. Numbers keep their text, so 10 and 10.0 differ.
 func CanonicalHash(args json.RawMessage) (string, error) {
-	c, err := CanonicalJSON(args)
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(c)
-	return hex.EncodeToString(sum[:]), nil
+	return canonical.Hash(args)
 }
 
 // CanonicalJSON re-encodes a JSON value with sorted keys and no white space.
 // Empty input is the empty object. Input that is already canonical (as
 // validated arguments with defaults applied are) is returned as is.
 func CanonicalJSON(args json.RawMessage) ([]byte, error) {
-	if len(args) == 0 {
-		return []byte("{}"), nil
-	}
-	if isCanonical(args) {
-		return args, nil
-	}
-	if len(bytes.TrimSpace(args)) == 0 {
-		return []byte("{}"), nil
-	}
-	d := json.NewDecoder(bytes.NewReader(args))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return nil, err
-	}
-	if d.More() {
-		return nil, errors.New("trailing data after JSON value")
-	}
-	return json.Marshal(v) // maps marshal with sorted keys
-}
-
-// isCanonical reports whether b is one JSON value exactly as CanonicalJSON
-// would encode it: no white space, object keys in increasing order, no
-// duplicate keys, and nothing json.Marshal would write differently (it
-// answers false for any escape, HTML-sensitive or non-ASCII byte, and
-// leaves those to the slow path). It does not allocate.
-func isCanonical(b []byte) bool {
-	c := canonScanner{b: b}
-	return c.value(0) && c.i == len(b)
-}
-
-type canonScanner struct {
-	b []byte
-	i int
-}
-
-// maxCanonDepth bounds the recursion; deeper values take the slow path.
-const maxCanonDepth = 64
-
-func (c *canonScanner) value(depth int) bool {
-	if c.i >= len(c.b) || depth > maxCanonDepth {
-		return false
-	}
-	switch ch := c.b[c.i]; {
-	case ch == '{':
-		c.i++
-		if c.i < len(c.b) && c.b[c.i] == '}' {
-			c.i++
-			return true
-		}
-		var prev []byte
-		for first := true; ; first = false {
-			start := c.i
-			if !c.str() {
-				return false
-			}
-			key := c.b[start+1 : c.i-1] // without quotes: "a" sorts before "a!"
-			if !first && bytes.Compare(prev, key) >= 0 {
-				return false
-			}
-			prev = key
-			if c.i >= len(c.b) || c.b[c.i] != ':' {
-				return false
-			}
-			c.i++
-			if !c.value(depth + 1) {
-				return false
-			}
-			if c.i >= len(c.b) {
-				return false
-			}
-			switch c.b[c.i] {
-			case ',':
-				c.i++
-			case '}':
-				c.i++
-				return true
-			default:
-				return false
-			}
-		}
-	case ch == '[':
-		c.i++
-		if c.i < len(c.b) && c.b[c.i] == ']' {
-			c.i++
-			return true
-		}
-		for {
-			if !c.value(depth + 1) {
-				return false
-			}
-			if c.i >= len(c.b) {
-				return false
-			}
-			switch c.b[c.i] {
-			case ',':
-				c.i++
-			case ']':
-				c.i++
-				return true
-			default:
-				return false
-			}
-		}
-	case ch == '"':
-		return c.str()
-	case ch == '-' || '0' <= ch && ch <= '9':
-		return c.number()
-	case ch == 't':
-		return c.lit("true")
-	case ch == 'f':
-		return c.lit("false")
-	case ch == 'n':
-		return c.lit("null")
-	}
-	return false
-}
-
-// str accepts a string of printable ASCII with no escapes and nothing
-// json.Marshal escapes for HTML.
-func (c *canonScanner) str() bool {
-	if c.i >= len(c.b) || c.b[c.i] != '"' {
-		return false
-	}
-	for c.i++; c.i < len(c.b); c.i++ {
-		switch ch := c.b[c.i]; {
-		case ch == '"':
-			c.i++
-			return true
-		case ch < 0x20 || ch >= 0x7f || ch == '\\' || ch == '<' || ch == '>' || ch == '&':
-			return false
-		}
-	}
-	return false
-}
-
-// number accepts a JSON number (json.Number keeps its text).
-func (c *canonScanner) number() bool {
-	b, i := c.b, c.i
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && '1' <= b[i] && b[i] <= '9':
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-	default:
-		return false
-	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if i >= len(b) || b[i] < '0' || b[i] > '9' {
-			return false
-		}
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if i >= len(b) || b[i] < '0' || b[i] > '9' {
-			return false
-		}
-		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
-			i++
-		}
-	}
-	c.i = i
-	return true
-}
-
-func (c *canonScanner) lit(s string) bool {
-	if len(c.b)-c.i < len(s) || string(c.b[c.i:c.i+len(s)]) != s {
-		return false
-	}
-	c.i += len(s)
-	return true
+	return canonical.JSON(args)
 }
 
 // TicketState is the state of an approval ticket.
@@ -534,7 +352,7 @@ func (d *Deferred) Decide(ctx context.Context, req *ApprovalRequest) (Decision, 
 			return Decision{}, err
 		}
 		if t != nil && (t.Tool != c.Spec.Name || t.ArgsHash != req.ArgsHash) {
-			return Decision{Outcome: Denied, Reason: fmt.Sprintf("ticket %s was issued for other arguments or another tool", c.Ticket)}, nil
+			return Decision{Verdict: VerdictDenied, Reason: fmt.Sprintf("ticket %s was issued for other arguments or another tool", c.Ticket)}, nil
 		}
 		if t != nil && (t.State == TicketConsumed || (!t.Expires.IsZero() && now.After(t.Expires))) {
 			t = nil // used up or expired: ask again
@@ -555,14 +373,14 @@ func (d *Deferred) Decide(ctx context.Context, req *ApprovalRequest) (Decision, 
 				}
 				return Decision{}, err
 			}
-			return Decision{Outcome: Approved, Approver: t.Approver, Ticket: t.ID}, nil
+			return Decision{Verdict: VerdictApproved, Approver: t.Approver, Ticket: t.ID}, nil
 		case TicketDenied:
 			if err := d.Store.Transition(ctx, t.ID, TicketDenied, TicketConsumed, "", "", now); err != nil && !errors.Is(err, ErrTicketState) {
 				return Decision{}, err
 			}
-			return Decision{Outcome: Denied, Reason: t.Reason, Approver: t.Approver, Ticket: t.ID}, nil
+			return Decision{Verdict: VerdictDenied, Reason: t.Reason, Approver: t.Approver, Ticket: t.ID}, nil
 		case TicketPending:
-			return Decision{Outcome: Pending, Ticket: t.ID}, nil
+			return Decision{Verdict: VerdictPending, Ticket: t.ID}, nil
 		}
 	}
 	return d.newTicket(ctx, req, now)
@@ -587,7 +405,7 @@ func (d *Deferred) newTicket(ctx context.Context, req *ApprovalRequest, now time
 	if d.OnPending != nil {
 		d.OnPending(t)
 	}
-	return Decision{Outcome: Pending, Ticket: t.ID}, nil
+	return Decision{Verdict: VerdictPending, Ticket: t.ID}, nil
 }
 
 // Approve approves a pending ticket; the next call of the same tool with the

@@ -35,12 +35,12 @@ func TestBlockingApproval(t *testing.T) {
 		handlerArg string
 		approval   string
 	}{
-		{name: "approve", decision: adapter.Decision{Outcome: adapter.Approved, Approver: "alice"}, ran: true, handlerArg: `{"s":"d","x":1}`, approval: "approved"},
-		{name: "deny with reason", decision: adapter.Decision{Outcome: adapter.Denied, Reason: "not on a Friday", Approver: "bob"}, kind: adapter.KindApprovalDenied, msg: "not on a Friday", approval: "denied"},
-		{name: "approve with edited args", decision: adapter.Decision{Outcome: adapter.Approved, Args: json.RawMessage(`{"x":2}`)}, ran: true, handlerArg: `{"s":"d","x":2}`, approval: "approved"},
-		{name: "invalid edit", decision: adapter.Decision{Outcome: adapter.Approved, Args: json.RawMessage(`{"x":"two"}`)}, kind: adapter.KindArgsInvalid, msg: "$.x", approval: "approved"},
+		{name: "approve", decision: adapter.Decision{Verdict: adapter.VerdictApproved, Approver: "alice"}, ran: true, handlerArg: `{"s":"d","x":1}`, approval: "approved"},
+		{name: "deny with reason", decision: adapter.Decision{Verdict: adapter.VerdictDenied, Reason: "not on a Friday", Approver: "bob"}, kind: adapter.KindApprovalDenied, msg: "not on a Friday", approval: "denied"},
+		{name: "approve with edited args", decision: adapter.Decision{Verdict: adapter.VerdictApproved, Args: json.RawMessage(`{"x":2}`)}, ran: true, handlerArg: `{"s":"d","x":2}`, approval: "approved"},
+		{name: "invalid edit", decision: adapter.Decision{Verdict: adapter.VerdictApproved, Args: json.RawMessage(`{"x":"two"}`)}, kind: adapter.KindArgsInvalid, msg: "$.x", approval: "approved"},
 		{name: "port fails", portErr: errors.New("approver unreachable"), kind: adapter.KindInternal},
-		{name: "unknown outcome", decision: adapter.Decision{Outcome: 42}, kind: adapter.KindInternal, approval: "Outcome(42)"},
+		{name: "unknown outcome", decision: adapter.Decision{Verdict: 42}, kind: adapter.KindInternal, approval: "Verdict(42)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,7 +117,7 @@ func TestApprovalPolicies(t *testing.T) {
 		{name: "never", opts: adapter.ApprovalOptions{Policy: adapter.ApproveNever}},
 		{name: "always", opts: adapter.ApprovalOptions{Policy: adapter.ApproveAlways}, asked: names},
 		{name: "per tool override", opts: adapter.ApprovalOptions{Policy: adapter.ApproveNever, Tools: map[string]adapter.ApprovalPolicy{"read": adapter.ApproveAlways}}, asked: []string{"read"}},
-		{name: "custom function of the call", opts: adapter.ApprovalOptions{Policy: func(_ context.Context, c *adapter.Call) bool {
+		{name: "custom function of the call", opts: adapter.ApprovalOptions{Policy: func(_ context.Context, c *adapter.ToolCall) bool {
 			return strings.Contains(string(c.Args), `"s":"danger"`)
 		}}},
 		{name: "no port holds nothing", opts: adapter.ApprovalOptions{Policy: adapter.ApproveAlways}, noPort: true},
@@ -129,7 +129,7 @@ func TestApprovalPolicies(t *testing.T) {
 			if !tt.noPort {
 				opts.Port = adapter.ApprovalFunc(func(_ context.Context, r *adapter.ApprovalRequest) (adapter.Decision, error) {
 					asked = append(asked, r.Call.Tool)
-					return adapter.Decision{Outcome: adapter.Approved}, nil
+					return adapter.Decision{Verdict: adapter.VerdictApproved}, nil
 				})
 			}
 			e, _ := newExec(t, &adapter.ExecutorOptions{Approval: opts}, tools...)
@@ -148,10 +148,10 @@ func TestApprovalPolicies(t *testing.T) {
 func TestRequestApprovalOverridesPort(t *testing.T) {
 	var runs atomic.Int64
 	deny := adapter.ApprovalFunc(func(context.Context, *adapter.ApprovalRequest) (adapter.Decision, error) {
-		return adapter.Decision{Outcome: adapter.Denied}, nil
+		return adapter.Decision{Verdict: adapter.VerdictDenied}, nil
 	})
 	allow := adapter.ApprovalFunc(func(context.Context, *adapter.ApprovalRequest) (adapter.Decision, error) {
-		return adapter.Decision{Outcome: adapter.Approved}, nil
+		return adapter.Decision{Verdict: adapter.VerdictApproved}, nil
 	})
 	e, _ := newExec(t, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: deny}}, destructiveTool("rm", &runs))
 	if _, err := e.Do(context.Background(), &adapter.Request{Tool: "rm", Args: json.RawMessage(`{"x":1}`), Approval: allow}); err != nil {

@@ -243,14 +243,14 @@ func TestCachedCallStillPassesPolicy(t *testing.T) {
 	var outGuard atomic.Int64
 	port := adapter.ApprovalFunc(func(context.Context, *adapter.ApprovalRequest) (adapter.Decision, error) {
 		if deny.Load() {
-			return adapter.Decision{Outcome: adapter.Denied, Reason: "revoked"}, nil
+			return adapter.Decision{Verdict: adapter.VerdictDenied, Reason: "revoked"}, nil
 		}
-		return adapter.Decision{Outcome: adapter.Approved}, nil
+		return adapter.Decision{Verdict: adapter.VerdictApproved}, nil
 	})
 	e, _ := newExec(t, &adapter.ExecutorOptions{
 		Approval: adapter.ApprovalOptions{Port: port, Policy: adapter.ApproveAlways},
 		Cache:    &adapter.CacheOptions{Tools: map[string]time.Duration{"t": 0}},
-		Guards:   []adapter.Guard{{Name: "count", Output: func(context.Context, *adapter.Call, *adapter.Result) error { outGuard.Add(1); return nil }}},
+		Guards:   []adapter.Guard{{Name: "count", Output: func(context.Context, *adapter.ToolCall, *adapter.Result) error { outGuard.Add(1); return nil }}},
 	}, countingTool("t", readOnly, &runs))
 	ctx, _ := adapter.WithRun(context.Background(), &adapter.RunOptions{Limits: adapter.Limits{MaxCalls: 3}})
 	call := func() adapter.Kind {

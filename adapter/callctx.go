@@ -7,10 +7,10 @@ import (
 	"time"
 )
 
-// Call describes one tool call as it passes through the executor. Hooks,
+// ToolCall describes one tool call as it passes through the executor. Hooks,
 // guards and approval policies receive it; handlers read it with
-// [CallFromContext].
-type Call struct {
+// [ToolCallFromContext].
+type ToolCall struct {
 	// ID identifies the call: the framework's tool call id when it has one,
 	// otherwise one made up by the executor.
 	ID string
@@ -48,19 +48,19 @@ type callKey struct{}
 type identityKey struct{}
 type progressKey struct{}
 
-// CallFromContext returns the call a handler is serving, or nil outside a
+// ToolCallFromContext returns the call a handler is serving, or nil outside a
 // tool call.
-func CallFromContext(ctx context.Context) *Call {
-	c, _ := ctx.Value(callKey{}).(*Call)
+func ToolCallFromContext(ctx context.Context) *ToolCall {
+	c, _ := ctx.Value(callKey{}).(*ToolCall)
 	return c
 }
 
-func withCall(ctx context.Context, c *Call) context.Context {
+func withCall(ctx context.Context, c *ToolCall) context.Context {
 	return context.WithValue(ctx, callKey{}, c)
 }
 
 // WithIdentity returns a context carrying a verified identity; the executor
-// copies it into [Call.Identity].
+// copies it into [ToolCall.Identity].
 func WithIdentity(ctx context.Context, id *Identity) context.Context {
 	return context.WithValue(ctx, identityKey{}, id)
 }
@@ -101,7 +101,7 @@ func ReportProgress(ctx context.Context, p Progress) {
 // it, and the reverse.)
 type callCtx struct {
 	parent   context.Context
-	call     *Call
+	call     *ToolCall
 	deadline int64 // unix nanoseconds
 	done     chan struct{}
 	state    atomic.Int32 // ctxLive, then ctxExpired or ctxStopped
@@ -115,7 +115,7 @@ const (
 )
 
 // start arms c for a call of at most timeout.
-func (c *callCtx) start(parent context.Context, call *Call, timeout time.Duration) {
+func (c *callCtx) start(parent context.Context, call *ToolCall, timeout time.Duration) {
 	c.parent, c.call = parent, call
 	c.deadline = time.Now().Add(timeout).UnixNano()
 	c.done = make(chan struct{})

@@ -34,7 +34,7 @@ type Catalog interface {
 const DefaultTimeout = 60 * time.Second
 
 // An Invoker runs a call: the rest of the pipeline, as seen by a [Hook].
-type Invoker func(ctx context.Context, c *Call) (*Result, error)
+type Invoker func(ctx context.Context, c *ToolCall) (*Result, error)
 
 // A Hook is middleware around a call. It runs after the arguments are
 // validated and wraps everything after: guards, approval, limits, cache,
@@ -49,8 +49,8 @@ type Hook func(next Invoker) Invoker
 // [KindGuardrailBlocked]; its text is the reason shown to the model.
 type Guard struct {
 	Name   string
-	Input  func(ctx context.Context, c *Call) error
-	Output func(ctx context.Context, c *Call, r *Result) error
+	Input  func(ctx context.Context, c *ToolCall) error
+	Output func(ctx context.Context, c *ToolCall, r *Result) error
 }
 
 // ExecutorOptions configure an [Executor]. The zero value is a valid
@@ -259,7 +259,7 @@ func (e *Executor) Call(ctx context.Context, name string, args json.RawMessage) 
 // allocation: the Call that hooks, guards and the handler see, what the
 // ledger needs, and the ledger record itself.
 type callState struct {
-	call     Call
+	call     ToolCall
 	e        *Executor
 	reqArgs  json.RawMessage // the arguments as given
 	timeout  time.Duration   // Request.Timeout
@@ -271,7 +271,7 @@ type callState struct {
 	ticket   string
 	cacheKey string // set when known before the cache stage
 	hctx     callCtx
-	approval Outcome
+	approval Verdict
 	hctxUsed atomic.Bool
 	cacheHit bool
 	// argsChanged is set when a hook or an approver replaced the arguments
@@ -434,7 +434,7 @@ func (c *counter) load() int64 {
 }
 
 func containHook(inv Invoker) Invoker {
-	return func(ctx context.Context, c *Call) (res *Result, err error) {
+	return func(ctx context.Context, c *ToolCall) (res *Result, err error) {
 		defer func() {
 			if p := recover(); p != nil {
 				res, err = nil, &Error{Kind: KindInternal, Message: "a hook panicked", Err: &runsync.PanicError{Value: p, Stack: debug.Stack()}}
@@ -445,7 +445,7 @@ func containHook(inv Invoker) Invoker {
 }
 
 // core is the innermost invoker: everything after the hooks.
-func (st *callState) core(ctx context.Context, call *Call) (*Result, error) {
+func (st *callState) core(ctx context.Context, call *ToolCall) (*Result, error) {
 	e := st.e
 	if call != &st.call { // a hook passed another Call on: follow it
 		st.call.Args = call.Args
@@ -498,7 +498,7 @@ func sameBytes(a, b []byte) bool {
 	return len(a) == 0 || &a[0] == &b[0]
 }
 
-func (e *Executor) approve(ctx context.Context, st *callState, call *Call) error {
+func (e *Executor) approve(ctx context.Context, st *callState, call *ToolCall) error {
 	port := st.port
 	if port == nil {
 		port = e.opts.Approval.Port
@@ -524,9 +524,9 @@ func (e *Executor) approve(ctx context.Context, st *callState, call *Call) error
 		}
 		return &Error{Kind: KindInternal, Message: "the approval port failed", Err: err}
 	}
-	st.approval, st.approver, st.ticket = d.Outcome, d.Approver, d.Ticket
-	switch d.Outcome {
-	case Approved:
+	st.approval, st.approver, st.ticket = d.Verdict, d.Approver, d.Ticket
+	switch d.Verdict {
+	case VerdictApproved:
 		if len(d.Args) > 0 {
 			args, err := st.compiled.prepareArgs(d.Args, e.maxArgs)
 			if err != nil {
@@ -535,22 +535,22 @@ func (e *Executor) approve(ctx context.Context, st *callState, call *Call) error
 			call.Args, st.valid, st.argsChanged = args, args, true
 		}
 		return nil
-	case Denied:
+	case VerdictDenied:
 		msg := "the call was denied"
 		if d.Reason != "" {
 			msg += ": " + d.Reason
 		}
 		return &Error{Kind: KindApprovalDenied, Message: msg, Ticket: d.Ticket}
-	case Pending:
+	case VerdictPending:
 		return &Error{Kind: KindApprovalPending, Ticket: d.Ticket,
 			Message: fmt.Sprintf("the call is waiting for approval (ticket %s); retry the same call once it is approved", d.Ticket)}
 	}
-	return &Error{Kind: KindInternal, Message: fmt.Sprintf("the approval port returned outcome %v", d.Outcome)}
+	return &Error{Kind: KindInternal, Message: fmt.Sprintf("the approval port returned verdict %v", d.Verdict)}
 }
 
 // cached serves the call from the cache when the tool is cached, running
 // the handler once for concurrent identical misses.
-func (e *Executor) cached(ctx context.Context, st *callState, call *Call) (*Result, error) {
+func (e *Executor) cached(ctx context.Context, st *callState, call *ToolCall) (*Result, error) {
 	ttl, ok := e.cacheable(call.Spec)
 	if !ok {
 		return e.invoke(ctx, st, call)
@@ -655,7 +655,7 @@ func recoverWithin(ctx context.Context, timeout time.Duration) (*Result, error) 
 // runHandler is the function runsync runs: it reads the call from the
 // context, so that no closure is allocated per call.
 func runHandler(ctx context.Context) (*Result, error) {
-	c := CallFromContext(ctx)
+	c := ToolCallFromContext(ctx)
 	return c.Spec.Handler(ctx, c.Args)
 }
 
@@ -669,7 +669,7 @@ func runHandler(ctx context.Context) (*Result, error) {
 // When ctx can never be cancelled, the handler's context is a callCtx kept
 // in the call's own allocation instead of a context.WithTimeout and a
 // context.WithValue.
-func (e *Executor) invoke(ctx context.Context, st *callState, call *Call) (*Result, error) {
+func (e *Executor) invoke(ctx context.Context, st *callState, call *ToolCall) (*Result, error) {
 	timeout := e.timeoutOf(st.timeout, call.Spec)
 	var res *Result
 	var err error

@@ -246,7 +246,7 @@ func TestStageOrder(t *testing.T) {
 	opts := &adapter.ExecutorOptions{
 		Hooks: []adapter.Hook{
 			func(next adapter.Invoker) adapter.Invoker {
-				return func(ctx context.Context, c *adapter.Call) (*adapter.Result, error) {
+				return func(ctx context.Context, c *adapter.ToolCall) (*adapter.Result, error) {
 					log.add("hook1-in")
 					r, err := next(ctx, c)
 					log.add("hook1-out")
@@ -254,7 +254,7 @@ func TestStageOrder(t *testing.T) {
 				}
 			},
 			func(next adapter.Invoker) adapter.Invoker {
-				return func(ctx context.Context, c *adapter.Call) (*adapter.Result, error) {
+				return func(ctx context.Context, c *adapter.ToolCall) (*adapter.Result, error) {
 					log.add("hook2-in")
 					r, err := next(ctx, c)
 					log.add("hook2-out")
@@ -264,14 +264,14 @@ func TestStageOrder(t *testing.T) {
 		},
 		Guards: []adapter.Guard{{
 			Name:   "g",
-			Input:  func(context.Context, *adapter.Call) error { log.add("guard-in"); return nil },
-			Output: func(context.Context, *adapter.Call, *adapter.Result) error { log.add("guard-out"); return nil },
+			Input:  func(context.Context, *adapter.ToolCall) error { log.add("guard-in"); return nil },
+			Output: func(context.Context, *adapter.ToolCall, *adapter.Result) error { log.add("guard-out"); return nil },
 		}},
 		Approval: adapter.ApprovalOptions{
 			Policy: adapter.ApproveAlways,
 			Port: adapter.ApprovalFunc(func(context.Context, *adapter.ApprovalRequest) (adapter.Decision, error) {
 				log.add("approval")
-				return adapter.Decision{Outcome: adapter.Approved, Approver: "a"}, nil
+				return adapter.Decision{Verdict: adapter.VerdictApproved, Approver: "a"}, nil
 			}),
 		},
 		Cache: &adapter.CacheOptions{Store: loggingCache{log, adapter.NewMemoryCache(10, time.Hour)}, Tools: map[string]time.Duration{"t": 0}},
@@ -347,14 +347,14 @@ func TestStagePrecedence(t *testing.T) {
 			opts := &adapter.ExecutorOptions{
 				Guards: []adapter.Guard{{
 					Name: "g",
-					Input: func(context.Context, *adapter.Call) error {
+					Input: func(context.Context, *adapter.ToolCall) error {
 						log.add("guard-in")
 						if cfg.guardIn {
 							return errors.New("no input")
 						}
 						return nil
 					},
-					Output: func(context.Context, *adapter.Call, *adapter.Result) error {
+					Output: func(context.Context, *adapter.ToolCall, *adapter.Result) error {
 						log.add("guard-out")
 						if cfg.guardOut {
 							return errors.New("no output")
@@ -365,9 +365,9 @@ func TestStagePrecedence(t *testing.T) {
 				Approval: adapter.ApprovalOptions{Port: adapter.ApprovalFunc(func(context.Context, *adapter.ApprovalRequest) (adapter.Decision, error) {
 					log.add("approval")
 					if cfg.deny {
-						return adapter.Decision{Outcome: adapter.Denied, Reason: "no"}, nil
+						return adapter.Decision{Verdict: adapter.VerdictDenied, Reason: "no"}, nil
 					}
-					return adapter.Decision{Outcome: adapter.Approved}, nil
+					return adapter.Decision{Verdict: adapter.VerdictApproved}, nil
 				})},
 			}
 			if cfg.limit {
@@ -411,13 +411,13 @@ func TestStagePrecedence(t *testing.T) {
 func TestGuards(t *testing.T) {
 	spec := rawTool("t", echo, nil)
 	e, _ := newExec(t, &adapter.ExecutorOptions{Guards: []adapter.Guard{
-		{Name: "no-secrets", Input: func(_ context.Context, c *adapter.Call) error {
+		{Name: "no-secrets", Input: func(_ context.Context, c *adapter.ToolCall) error {
 			if strings.Contains(string(c.Args), "secret") {
 				return errors.New("arguments mention a secret")
 			}
 			return nil
 		}},
-		{Name: "short", Output: func(_ context.Context, _ *adapter.Call, r *adapter.Result) error {
+		{Name: "short", Output: func(_ context.Context, _ *adapter.ToolCall, r *adapter.Result) error {
 			if len(r.Text()) > 30 {
 				return errors.New("result too long")
 			}
@@ -450,9 +450,9 @@ func TestGuards(t *testing.T) {
 	}
 }
 
-func hookFunc(f func(ctx context.Context, c *adapter.Call, next adapter.Invoker) (*adapter.Result, error)) adapter.Hook {
+func hookFunc(f func(ctx context.Context, c *adapter.ToolCall, next adapter.Invoker) (*adapter.Result, error)) adapter.Hook {
 	return func(next adapter.Invoker) adapter.Invoker {
-		return func(ctx context.Context, c *adapter.Call) (*adapter.Result, error) { return f(ctx, c, next) }
+		return func(ctx context.Context, c *adapter.ToolCall) (*adapter.Result, error) { return f(ctx, c, next) }
 	}
 }
 
@@ -480,7 +480,7 @@ func TestHooks(t *testing.T) {
 	}{
 		{
 			name: "observe sees validated args with defaults",
-			hook: hookFunc(func(ctx context.Context, c *adapter.Call, next adapter.Invoker) (*adapter.Result, error) {
+			hook: hookFunc(func(ctx context.Context, c *adapter.ToolCall, next adapter.Invoker) (*adapter.Result, error) {
 				if got := canonString(c.Args); got != `{"s":"d","x":1}` || c.Tool != "t" || c.Spec == nil || c.ID == "" {
 					return nil, fmt.Errorf("hook saw tool %q args %s id %q", c.Tool, c.Args, c.ID)
 				}
@@ -490,7 +490,7 @@ func TestHooks(t *testing.T) {
 		},
 		{
 			name: "rewrite args is validated again",
-			hook: hookFunc(func(ctx context.Context, c *adapter.Call, next adapter.Invoker) (*adapter.Result, error) {
+			hook: hookFunc(func(ctx context.Context, c *adapter.ToolCall, next adapter.Invoker) (*adapter.Result, error) {
 				c.Args = json.RawMessage(`{"x":7}`)
 				return next(ctx, c)
 			}),
@@ -498,7 +498,7 @@ func TestHooks(t *testing.T) {
 		},
 		{
 			name: "invalid rewrite is args_invalid",
-			hook: hookFunc(func(ctx context.Context, c *adapter.Call, next adapter.Invoker) (*adapter.Result, error) {
+			hook: hookFunc(func(ctx context.Context, c *adapter.ToolCall, next adapter.Invoker) (*adapter.Result, error) {
 				c.Args = json.RawMessage(`{"x":"seven"}`)
 				return next(ctx, c)
 			}),
@@ -506,21 +506,21 @@ func TestHooks(t *testing.T) {
 		},
 		{
 			name: "short-circuit",
-			hook: hookFunc(func(ctx context.Context, c *adapter.Call, next adapter.Invoker) (*adapter.Result, error) {
+			hook: hookFunc(func(ctx context.Context, c *adapter.ToolCall, next adapter.Invoker) (*adapter.Result, error) {
 				return adapter.TextResult("from hook"), nil
 			}),
 			args: `{"x":1}`, text: "from hook", ledgerArgs: `{"s":"d","x":1}`,
 		},
 		{
 			name: "short-circuit with an error",
-			hook: hookFunc(func(ctx context.Context, c *adapter.Call, next adapter.Invoker) (*adapter.Result, error) {
+			hook: hookFunc(func(ctx context.Context, c *adapter.ToolCall, next adapter.Invoker) (*adapter.Result, error) {
 				return nil, adapter.NewError(adapter.KindGuardrailBlocked, "hook says no")
 			}),
 			args: `{"x":1}`, kind: adapter.KindGuardrailBlocked,
 		},
 		{
 			name: "observe and replace an error",
-			hook: hookFunc(func(ctx context.Context, c *adapter.Call, next adapter.Invoker) (*adapter.Result, error) {
+			hook: hookFunc(func(ctx context.Context, c *adapter.ToolCall, next adapter.Invoker) (*adapter.Result, error) {
 				r, err := next(ctx, c)
 				if adapter.KindOf(err) == adapter.KindToolError {
 					return adapter.TextResult("recovered: " + err.Error()), nil
@@ -531,7 +531,7 @@ func TestHooks(t *testing.T) {
 		},
 		{
 			name: "observe and replace a result",
-			hook: hookFunc(func(ctx context.Context, c *adapter.Call, next adapter.Invoker) (*adapter.Result, error) {
+			hook: hookFunc(func(ctx context.Context, c *adapter.ToolCall, next adapter.Invoker) (*adapter.Result, error) {
 				r, err := next(ctx, c)
 				if err != nil {
 					return nil, err
@@ -542,21 +542,21 @@ func TestHooks(t *testing.T) {
 		},
 		{
 			name: "plain error from a hook is a tool error",
-			hook: hookFunc(func(ctx context.Context, c *adapter.Call, next adapter.Invoker) (*adapter.Result, error) {
+			hook: hookFunc(func(ctx context.Context, c *adapter.ToolCall, next adapter.Invoker) (*adapter.Result, error) {
 				return nil, errors.New("plain")
 			}),
 			args: `{"x":1}`, kind: adapter.KindToolError,
 		},
 		{
 			name: "nil result and nil error is a tool error",
-			hook: hookFunc(func(ctx context.Context, c *adapter.Call, next adapter.Invoker) (*adapter.Result, error) {
+			hook: hookFunc(func(ctx context.Context, c *adapter.ToolCall, next adapter.Invoker) (*adapter.Result, error) {
 				return nil, nil
 			}),
 			args: `{"x":1}`, kind: adapter.KindToolError,
 		},
 		{
 			name: "panicking hook is contained",
-			hook: hookFunc(func(ctx context.Context, c *adapter.Call, next adapter.Invoker) (*adapter.Result, error) {
+			hook: hookFunc(func(ctx context.Context, c *adapter.ToolCall, next adapter.Invoker) (*adapter.Result, error) {
 				panic("hook bug")
 			}),
 			args: `{"x":1}`, kind: adapter.KindInternal,
@@ -572,7 +572,7 @@ func TestHooks(t *testing.T) {
 		},
 		{
 			name: "panicking hook after next is contained",
-			hook: hookFunc(func(ctx context.Context, c *adapter.Call, next adapter.Invoker) (*adapter.Result, error) {
+			hook: hookFunc(func(ctx context.Context, c *adapter.ToolCall, next adapter.Invoker) (*adapter.Result, error) {
 				next(ctx, c)
 				panic(errors.New("late hook bug"))
 			}),
@@ -629,7 +629,7 @@ func canonString(b json.RawMessage) string {
 func TestHookOrderOutermostFirst(t *testing.T) {
 	var order []string
 	mk := func(name string) adapter.Hook {
-		return hookFunc(func(ctx context.Context, c *adapter.Call, next adapter.Invoker) (*adapter.Result, error) {
+		return hookFunc(func(ctx context.Context, c *adapter.ToolCall, next adapter.Invoker) (*adapter.Result, error) {
 			order = append(order, name)
 			return next(ctx, c)
 		})
@@ -950,9 +950,9 @@ func TestCallFromContext(t *testing.T) {
 		Subject                      string
 	}
 	var got seen
-	var outside *adapter.Call
+	var outside *adapter.ToolCall
 	spec := rawTool("t", func(ctx context.Context, _ json.RawMessage) (*adapter.Result, error) {
-		c := adapter.CallFromContext(ctx)
+		c := adapter.ToolCallFromContext(ctx)
 		if c == nil {
 			return nil, errors.New("no call in ctx")
 		}
@@ -963,7 +963,7 @@ func TestCallFromContext(t *testing.T) {
 		return adapter.TextResult("ok"), nil
 	}, nil)
 	e, ml := newExec(t, nil, spec)
-	outside = adapter.CallFromContext(context.Background())
+	outside = adapter.ToolCallFromContext(context.Background())
 	if outside != nil {
 		t.Errorf("CallFromContext outside a call = %v", outside)
 	}
@@ -998,7 +998,7 @@ func TestGeneratedCallIDsAreUnique(t *testing.T) {
 	ids := map[string]bool{}
 	spec := rawTool("t", func(ctx context.Context, _ json.RawMessage) (*adapter.Result, error) {
 		mu.Lock()
-		ids[adapter.CallFromContext(ctx).ID] = true
+		ids[adapter.ToolCallFromContext(ctx).ID] = true
 		mu.Unlock()
 		return adapter.TextResult("ok"), nil
 	}, nil)
@@ -1052,7 +1052,7 @@ func TestHandlerContext(t *testing.T) {
 				if v, _ := ctx.Value(ctxKey{}).(string); v != "v" {
 					return nil, fmt.Errorf("caller's value %q lost", v)
 				}
-				if adapter.CallFromContext(ctx) == nil {
+				if adapter.ToolCallFromContext(ctx) == nil {
 					return nil, errors.New("no call")
 				}
 				dl, ok := ctx.Deadline()
@@ -1090,7 +1090,7 @@ func TestHookCallsNextTwice(t *testing.T) {
 		}
 		return adapter.TextResult("second try"), nil
 	}, nil)
-	retry := hookFunc(func(ctx context.Context, c *adapter.Call, next adapter.Invoker) (*adapter.Result, error) {
+	retry := hookFunc(func(ctx context.Context, c *adapter.ToolCall, next adapter.Invoker) (*adapter.Result, error) {
 		r, err := next(ctx, c)
 		if err != nil {
 			return next(ctx, c)

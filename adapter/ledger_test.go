@@ -62,25 +62,27 @@ func kindsExecutor(t testing.TB, ledger adapter.Ledger) (e *adapter.Executor, ca
 		LedgerWait:   10 * time.Second,
 		Logger:       discard,
 		Cache:        &adapter.CacheOptions{Tools: map[string]time.Duration{"k": time.Hour}},
-		Guards: []adapter.Guard{{Name: "g", Input: func(_ context.Context, c *adapter.Call) error {
+		Guards: []adapter.Guard{{Name: "g", Input: func(_ context.Context, c *adapter.ToolCall) error {
 			if strings.Contains(string(c.Args), "guardrail_blocked") {
 				return errors.New("blocked")
 			}
 			return nil
 		}}},
-		Hooks: []adapter.Hook{hookFunc(func(ctx context.Context, c *adapter.Call, next adapter.Invoker) (*adapter.Result, error) {
+		Hooks: []adapter.Hook{hookFunc(func(ctx context.Context, c *adapter.ToolCall, next adapter.Invoker) (*adapter.Result, error) {
 			if strings.Contains(string(c.Args), `"internal"`) {
 				panic("hook panic")
 			}
 			return next(ctx, c)
 		})},
 		Approval: adapter.ApprovalOptions{
-			Policy: func(_ context.Context, c *adapter.Call) bool { return strings.Contains(string(c.Args), "approval_") },
+			Policy: func(_ context.Context, c *adapter.ToolCall) bool {
+				return strings.Contains(string(c.Args), "approval_")
+			},
 			Port: adapter.ApprovalFunc(func(_ context.Context, r *adapter.ApprovalRequest) (adapter.Decision, error) {
 				if strings.Contains(string(r.Call.Args), "approval_pending") {
-					return adapter.Decision{Outcome: adapter.Pending, Ticket: "tkt"}, nil
+					return adapter.Decision{Verdict: adapter.VerdictPending, Ticket: "tkt"}, nil
 				}
-				return adapter.Decision{Outcome: adapter.Denied, Reason: "no"}, nil
+				return adapter.Decision{Verdict: adapter.VerdictDenied, Reason: "no"}, nil
 			}),
 		},
 	}

@@ -155,7 +155,7 @@ func TestRunScopes(t *testing.T) {
 	}
 	var ids []string
 	spec := rawTool("t", func(ctx context.Context, _ json.RawMessage) (*adapter.Result, error) {
-		ids = append(ids, adapter.CallFromContext(ctx).RunID)
+		ids = append(ids, adapter.ToolCallFromContext(ctx).RunID)
 		return adapter.TextResult("ok"), nil
 	}, nil)
 	e, _ := newExec(t, nil, spec)

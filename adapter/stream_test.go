@@ -85,7 +85,7 @@ func TestStreamPartsArriveAsProduced(t *testing.T) {
 func TestStreamFailuresAndPolicy(t *testing.T) {
 	spec := adapter.MustStreamTool("story", "", story(nil), nil)
 	exec := adapter.NewExecutor(nil, &adapter.ExecutorOptions{
-		Guards: []adapter.Guard{{Name: "no-dragons", Input: func(_ context.Context, c *adapter.Call) error {
+		Guards: []adapter.Guard{{Name: "no-dragons", Input: func(_ context.Context, c *adapter.ToolCall) error {
 			if strings.Contains(string(c.Args), "dragon") {
 				return errors.New("no dragons")
 			}

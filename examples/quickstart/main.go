@@ -218,7 +218,7 @@ func run(ctx context.Context, out io.Writer) error {
 // trace is a hook: it prints every call any framework makes, and what came
 // back.
 func (e *env) trace(next adapter.Invoker) adapter.Invoker {
-	return func(ctx context.Context, c *adapter.Call) (*adapter.Result, error) {
+	return func(ctx context.Context, c *adapter.ToolCall) (*adapter.Result, error) {
 		res, err := next(ctx, c)
 		switch {
 		case err == nil:

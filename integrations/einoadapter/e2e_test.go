@@ -59,10 +59,10 @@ func payload(kind adapter.Kind, msg, tool string) string {
 func TestLocalTypedTool(t *testing.T) {
 	for _, f := range flavours {
 		t.Run(f.name, func(t *testing.T) {
-			var seen []*adapter.Call
+			var seen []*adapter.ToolCall
 			var mu sync.Mutex
 			exec := adapter.NewExecutor(nil, &adapter.ExecutorOptions{Hooks: []adapter.Hook{func(next adapter.Invoker) adapter.Invoker {
-				return func(ctx context.Context, c *adapter.Call) (*adapter.Result, error) {
+				return func(ctx context.Context, c *adapter.ToolCall) (*adapter.Result, error) {
 					mu.Lock()
 					seen = append(seen, c)
 					mu.Unlock()
@@ -122,7 +122,7 @@ func TestFailingTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	exec := adapter.NewExecutor(nil, &adapter.ExecutorOptions{Guards: []adapter.Guard{{Name: "no-guarded",
-		Input: func(_ context.Context, c *adapter.Call) error {
+		Input: func(_ context.Context, c *adapter.ToolCall) error {
 			if c.Tool == "guarded" {
 				return errors.New("not today")
 			}
@@ -358,7 +358,7 @@ func TestRunScope(t *testing.T) {
 			var runIDs []string
 			probe := adapter.MustRawTool("probe", "records its run", &adapterObject, func(ctx context.Context, _ json.RawMessage) (*adapter.Result, error) {
 				mu.Lock()
-				runIDs = append(runIDs, adapter.CallFromContext(ctx).RunID)
+				runIDs = append(runIDs, adapter.ToolCallFromContext(ctx).RunID)
 				mu.Unlock()
 				return adapter.TextResult("ok"), nil
 			}, &adapter.ToolOptions{Annotations: adapter.Annotations{ReadOnly: true}})
@@ -417,11 +417,11 @@ func TestPerCallOptions(t *testing.T) {
 	defer exec.Close()
 	other := adapter.NewExecutor(nil, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: adapter.ApprovalFunc(
 		func(context.Context, *adapter.ApprovalRequest) (adapter.Decision, error) {
-			return adapter.Decision{Outcome: adapter.Denied, Reason: "other executor"}, nil
+			return adapter.Decision{Verdict: adapter.VerdictDenied, Reason: "other executor"}, nil
 		}), Policy: adapter.ApproveAlways}})
 	defer other.Close()
 	deny := adapter.ApprovalFunc(func(_ context.Context, r *adapter.ApprovalRequest) (adapter.Decision, error) {
-		return adapter.Decision{Outcome: adapter.Denied, Reason: "per-call port says no to " + r.Call.Tool}, nil
+		return adapter.Decision{Verdict: adapter.VerdictDenied, Reason: "per-call port says no to " + r.Call.Tool}, nil
 	})
 	for _, f := range flavours {
 		t.Run(f.name, func(t *testing.T) {
@@ -468,7 +468,7 @@ func TestDefaultExecutor(t *testing.T) {
 	tl := mustTool(t, addSpec(), nil, nil) // built before the default is set
 	var calls int
 	e := adapter.NewExecutor(nil, &adapter.ExecutorOptions{Hooks: []adapter.Hook{func(next adapter.Invoker) adapter.Invoker {
-		return func(ctx context.Context, c *adapter.Call) (*adapter.Result, error) {
+		return func(ctx context.Context, c *adapter.ToolCall) (*adapter.Result, error) {
 			calls++
 			return next(ctx, c)
 		}
@@ -697,7 +697,7 @@ func TestPendingOutsideGraph(t *testing.T) {
 func TestRunScopeStream(t *testing.T) {
 	var runID string
 	probe := adapter.MustRawTool("probe", "records its run", &adapterObject, func(ctx context.Context, _ json.RawMessage) (*adapter.Result, error) {
-		runID = adapter.CallFromContext(ctx).RunID
+		runID = adapter.ToolCallFromContext(ctx).RunID
 		return adapter.TextResult("ok"), nil
 	}, &adapter.ToolOptions{Annotations: adapter.Annotations{ReadOnly: true}})
 	exec := adapter.NewExecutor(nil, nil)

@@ -37,11 +37,11 @@ func addSpec() *adapter.Spec {
 // callLog is a hook recording the calls the executor saw.
 type callLog struct {
 	mu    sync.Mutex
-	calls []adapter.Call
+	calls []adapter.ToolCall
 }
 
 func (l *callLog) hook(next adapter.Invoker) adapter.Invoker {
-	return func(ctx context.Context, c *adapter.Call) (*adapter.Result, error) {
+	return func(ctx context.Context, c *adapter.ToolCall) (*adapter.Result, error) {
 		l.mu.Lock()
 		l.calls = append(l.calls, *c)
 		l.mu.Unlock()
@@ -49,10 +49,10 @@ func (l *callLog) hook(next adapter.Invoker) adapter.Invoker {
 	}
 }
 
-func (l *callLog) all() []adapter.Call {
+func (l *callLog) all() []adapter.ToolCall {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return append([]adapter.Call(nil), l.calls...)
+	return append([]adapter.ToolCall(nil), l.calls...)
 }
 
 // generateOrFlow runs one generation either directly or inside a flow.
@@ -210,7 +210,7 @@ func TestModelFacingErrorsBecomeOutput(t *testing.T) {
 		return addOut{}, ctx.Err()
 	}, &adapter.ToolOptions{Timeout: 20 * time.Millisecond})
 	blocked := adapter.MustTool("blocked", "Guarded.", func(context.Context, addIn) (addOut, error) { return addOut{}, nil }, nil)
-	guard := adapter.Guard{Name: "no-blocked", Input: func(_ context.Context, c *adapter.Call) error {
+	guard := adapter.Guard{Name: "no-blocked", Input: func(_ context.Context, c *adapter.ToolCall) error {
 		if c.Tool == "blocked" {
 			return errors.New("not today")
 		}
@@ -269,7 +269,7 @@ func TestInternalErrorAbortsGenerate(t *testing.T) {
 	ctx := context.Background()
 	g := newGenkit(t)
 	exec := adapter.NewExecutor(nil, &adapter.ExecutorOptions{Hooks: []adapter.Hook{func(adapter.Invoker) adapter.Invoker {
-		return func(context.Context, *adapter.Call) (*adapter.Result, error) { panic("broken hook") }
+		return func(context.Context, *adapter.ToolCall) (*adapter.Result, error) { panic("broken hook") }
 	}}})
 	defer exec.Close()
 	tool, err := genkitadapter.NewTool(addSpec(), &genkitadapter.Options{Executor: exec})

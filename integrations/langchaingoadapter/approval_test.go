@@ -46,8 +46,8 @@ func TestBlockingApproval(t *testing.T) {
 		want     string
 		runs     int32
 	}{
-		{"approved", adapter.Decision{Outcome: adapter.Approved, Approver: "alice"}, "deleted /tmp/a", 1},
-		{"denied", adapter.Decision{Outcome: adapter.Denied, Reason: "not on Fridays"},
+		{"approved", adapter.Decision{Verdict: adapter.VerdictApproved, Approver: "alice"}, "deleted /tmp/a", 1},
+		{"denied", adapter.Decision{Verdict: adapter.VerdictDenied, Reason: "not on Fridays"},
 			`{"error":{"kind":"approval_denied","message":"the call was denied: not on Fridays","tool":"delete"}}`, 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

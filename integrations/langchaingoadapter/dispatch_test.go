@@ -83,9 +83,9 @@ func TestDispatchBoundedParallelInOrder(t *testing.T) {
 func TestDispatchOneRunScope(t *testing.T) {
 	reg := newRegistry(t, addSpec())
 	var mu sync.Mutex
-	var seen []adapter.Call
+	var seen []adapter.ToolCall
 	hook := func(next adapter.Invoker) adapter.Invoker {
-		return func(ctx context.Context, c *adapter.Call) (*adapter.Result, error) {
+		return func(ctx context.Context, c *adapter.ToolCall) (*adapter.Result, error) {
 			mu.Lock()
 			seen = append(seen, *c)
 			mu.Unlock()

@@ -199,7 +199,7 @@ func TestDefaultExecutorReadAtCallTime(t *testing.T) {
 	}
 	var seen []string
 	exec := newExecutor(t, nil, &adapter.ExecutorOptions{Hooks: []adapter.Hook{func(next adapter.Invoker) adapter.Invoker {
-		return func(ctx context.Context, c *adapter.Call) (*adapter.Result, error) {
+		return func(ctx context.Context, c *adapter.ToolCall) (*adapter.Result, error) {
 			seen = append(seen, c.Integration+" "+c.Tool+" "+string(c.Args)+" native="+c.Native.(string))
 			return next(ctx, c)
 		}

@@ -12,7 +12,7 @@ import (
 // refused with 401 and a WWW-Authenticate challenge; a token lacking a
 // required scope with 403. The verified identity (TokenInfo.UserID as the
 // subject, scopes, extra claims) reaches hooks, guards and approval policies
-// as [adapter.Call.Identity]. The token itself is never passed on: tools
+// as [adapter.ToolCall.Identity]. The token itself is never passed on: tools
 // imported from other MCP servers call them with their own credentials.
 type AuthOptions struct {
 	// Verifier checks a token; it returns an error wrapping

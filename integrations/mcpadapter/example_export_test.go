@@ -70,7 +70,7 @@ func ExampleNewExporter() {
 func ExampleExporter_Handler() {
 	reg := registry.New()
 	reg.MustRegister(adapter.MustTool("whoami", "Tells who is calling.", func(ctx context.Context, _ struct{}) (string, error) {
-		return adapter.CallFromContext(ctx).Identity.Subject, nil
+		return adapter.ToolCallFromContext(ctx).Identity.Subject, nil
 	}, &adapter.ToolOptions{Output: adapter.OutputText}))
 	exec := adapter.NewExecutor(reg, nil)
 	defer exec.Close()

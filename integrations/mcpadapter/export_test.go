@@ -288,7 +288,7 @@ func TestExportCallsGoThroughExecutor(t *testing.T) {
 	var mu sync.Mutex
 	var seen []string
 	hook := func(next adapter.Invoker) adapter.Invoker {
-		return func(ctx context.Context, c *adapter.Call) (*adapter.Result, error) {
+		return func(ctx context.Context, c *adapter.ToolCall) (*adapter.Result, error) {
 			_, isReq := c.Native.(*mcp.CallToolRequest)
 			mu.Lock()
 			seen = append(seen, c.Tool+"/"+c.Integration+"/"+exBool(isReq))

@@ -164,7 +164,7 @@ func TestHTTPIdentityReachesHooksAndApproval(t *testing.T) {
 	var mu sync.Mutex
 	var seen []adapter.Identity
 	hook := func(next adapter.Invoker) adapter.Invoker {
-		return func(ctx context.Context, c *adapter.Call) (*adapter.Result, error) {
+		return func(ctx context.Context, c *adapter.ToolCall) (*adapter.Result, error) {
 			mu.Lock()
 			if c.Identity != nil {
 				seen = append(seen, *c.Identity)
@@ -184,7 +184,7 @@ func TestHTTPIdentityReachesHooksAndApproval(t *testing.T) {
 		Approval: adapter.ApprovalOptions{
 			Port: deferred,
 			// Per-user policy: alice runs freely; everyone else needs approval.
-			Policy: func(_ context.Context, c *adapter.Call) bool {
+			Policy: func(_ context.Context, c *adapter.ToolCall) bool {
 				return c.Identity == nil || c.Identity.Subject != "alice"
 			},
 		},

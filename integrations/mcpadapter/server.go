@@ -14,7 +14,7 @@ import (
 )
 
 // Integration is the name the export gives the executor for its calls
-// ([adapter.Request.Integration], [adapter.Call.Integration]).
+// ([adapter.Request.Integration], [adapter.ToolCall.Integration]).
 const Integration = adapter.TargetMCP
 
 // Default implementation name and version reported to clients.
@@ -256,7 +256,7 @@ func (s *Exporter) executor() *adapter.Executor {
 // it is called through the export, or nil. Handlers use it to reach the
 // client: logging (req.Session.Log), sampling, elicitation.
 func RequestFromContext(ctx context.Context) *mcp.CallToolRequest {
-	if c := adapter.CallFromContext(ctx); c != nil {
+	if c := adapter.ToolCallFromContext(ctx); c != nil {
 		r, _ := c.Native.(*mcp.CallToolRequest)
 		return r
 	}

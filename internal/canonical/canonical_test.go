@@ -1,0 +1,95 @@
+package canonical_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/agentadapter/agentadapter/internal/canonical"
+)
+
+func TestJSON(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{``, `{}`},
+		{"  \n", `{}`},
+		{`{"b":2,"a":1}`, `{"a":1,"b":2}`},
+		{`{ "a" : { "d":[1, 2.50, -0], "c":null } }`, `{"a":{"c":null,"d":[1,2.50,-0]}}`},
+		{`{"a!":1,"a":2}`, `{"a":2,"a!":1}`},
+		{`{"s":"<&>"}`, `{"s":"\u003c\u0026\u003e"}`},
+		{`{"s":"\u0077"}`, `{"s":"w"}`},
+		{`10.0`, `10.0`},
+		{`"x"`, `"x"`},
+	} {
+		got, err := canonical.JSON([]byte(c.in))
+		if err != nil || string(got) != c.want {
+			t.Errorf("JSON(%q) = %q, %v; want %q", c.in, got, err, c.want)
+		}
+	}
+	for _, bad := range []string{`{`, `{"a":1}x`, `01`, `1.`, `-`, `nul`} {
+		if got, err := canonical.JSON([]byte(bad)); err == nil {
+			t.Errorf("JSON(%q) = %q, want an error", bad, got)
+		}
+	}
+}
+
+func TestHash(t *testing.T) {
+	h0, err := canonical.Hash([]byte(`{"a":1,"b":[true,"x"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h0) != 64 {
+		t.Fatalf("Hash length %d, want 64 hex digits", len(h0))
+	}
+	if h, _ := canonical.Hash([]byte(` { "b" : [ true , "x" ] , "a" : 1 } `)); h != h0 {
+		t.Errorf("white space and key order changed the hash")
+	}
+	for _, other := range []string{`{"a":1.0,"b":[true,"x"]}`, `{"a":1,"b":["x",true]}`, `{"a":1}`} {
+		if h, _ := canonical.Hash([]byte(other)); h == h0 {
+			t.Errorf("Hash(%s) equals the hash of a different value", other)
+		}
+	}
+}
+
+// FuzzJSON checks JSON (whose fast path returns input
+// that is already canonical) against a plain decode and re-encode.
+func FuzzJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"a":1,"b":2}`, `{"b":2,"a":1}`, `{"a":1,"a!":2}`, `{"a!":1,"a":2}`, `{"a":{"c":[1,2.5e-3,-0,"x"],"b":null}}`,
+		`{"a":"<>&"}`, `{"a":"\u00e9"}`, `{"é":1}`, `[1,2]`, `"s"`, `1.0`, `1E5`, `{"a":1,"a":2}`, `{ "a" : 1 }`, ``, `  `,
+		`{"a":true,"b":false,"c":null}`, `{"":1,"a":2}`, `01`, `1.`, `-`, `{"a":1}x`, "{\"a\":\"\x7f\"}",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		got, err := canonical.JSON(in)
+		var want []byte
+		var werr error
+		if len(bytes.TrimSpace(in)) == 0 {
+			want = []byte("{}")
+		} else {
+			d := json.NewDecoder(bytes.NewReader(in))
+			d.UseNumber()
+			var v any
+			if werr = d.Decode(&v); werr == nil {
+				if d.More() {
+					werr = errors.New("trailing data")
+				} else {
+					want, werr = json.Marshal(v)
+				}
+			}
+		}
+		if (err != nil) != (werr != nil) {
+			t.Fatalf("JSON(%q) error %v, reference error %v", in, err, werr)
+		}
+		if err == nil && !bytes.Equal(got, want) {
+			t.Fatalf("JSON(%q) = %q, want %q", in, got, want)
+		}
+		if err == nil {
+			again, err := canonical.JSON(got)
+			if err != nil || !bytes.Equal(again, got) {
+				t.Fatalf("not idempotent: %q → %q (%v)", got, again, err)
+			}
+		}
+	})
+}
