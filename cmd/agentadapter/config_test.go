@@ -1,0 +1,186 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Each kind of bad configuration gives one line naming the file, the line
+// and what is wrong, and exit code 2.
+func TestConfigCheckBad(t *testing.T) {
+	tests := []struct {
+		name, config string
+		want         string // in the one line
+	}{
+		{"unknown key", `{"mcpServers": {"a": {
+  "comand": "x"}}}`, `bad.json:2: mcpServers.a.comand: unknown key "comand" (did you mean "command"?)`},
+		{"unknown key in our section", `{"agentadapter": {"listen": "127.0.0.1:0",
+  "polcy": {}}}`, `bad.json:2: agentadapter.polcy: unknown key "polcy" (did you mean "policy"?)`},
+		{"unknown key deep in a rule", `{"mcpServers": {"a": {"command": "x"}}, "agentadapter": {"policy": {"approval": {"rules": [
+  {"tool": "x", "approve": "none", "argz": {}}]}}}}`, `bad.json:2: agentadapter.policy.approval.rules[0].argz: unknown key "argz"`},
+		{"missing command", `{"mcpServers": {
+  "a": {"args": ["x"], "type": "stdio"}}}`, `bad.json:2: mcpServers.a: stdio server "a" is missing its command`},
+		{"neither command nor url", `{"servers": {
+  "a": {"env": {}}}}`, `bad.json:2: servers.a: server "a" has neither a command`},
+		{"bad URL", `{"mcpServers": {"a": {
+  "url": "ftp://example.com/mcp"}}}`, `bad.json:2: mcpServers.a.url: bad url "ftp://example.com/mcp"`},
+		{"URL without host", `{"mcpServers": {"a": {"type": "http",
+  "url": "http:///mcp"}}}`, `bad.json:2: mcpServers.a.url: bad url`},
+		{"undefined variable", `{"mcpServers": {"a": {"command": "x",
+  "env": {"TOKEN": "${AGENTADAPTER_TEST_UNSET}"}}}}`, `bad.json:2: mcpServers.a.env.TOKEN: undefined variable ${AGENTADAPTER_TEST_UNSET}`},
+		{"undefined env: variable", `{"mcpServers": {"a": {"command": "x",
+  "args": ["${env:AGENTADAPTER_TEST_UNSET}"]}}}`, `bad.json:2: mcpServers.a.args[0]: undefined variable ${env:AGENTADAPTER_TEST_UNSET}`},
+		{"undefined input", `{"servers": {"a": {"command": "x",
+  "env": {"K": "${input:nope}"}}}}`, `bad.json:2: servers.a.env.K: undefined variable ${input:nope}`},
+		{"duplicate server in one object", `{"mcpServers": {"a": {"command": "x"},
+  "a": {"command": "y"}}}`, `bad.json:2: mcpServers.a: duplicate key "a" (first at line 1)`},
+		{"duplicate server across formats", `{"mcpServers": {"a": {"command": "x"}},
+  "servers": {"a": {"command": "y"}}}`, `bad.json:2: servers.a: duplicate server "a" (also defined at bad.json:1)`},
+		{"policy for an unknown server", `{"mcpServers": {"a": {"command": "x"}}, "agentadapter": {"servers": {
+  "b": {"trust": "trusted"}}}}`, `bad.json:2: agentadapter.servers.b: no server named "b" is defined`},
+		{"wrong type", `{"mcpServers": {"a": {"command": "x",
+  "args": "not a list"}}}`, `bad.json:2: mcpServers.a.args: want a list, got string`},
+		{"bad duration", `{"agentadapter": {"policy": {
+  "timeout": "soon"}}}`, `bad.json:2: agentadapter.policy.timeout: not a duration: "soon"`},
+		{"not JSON", `{"mcpServers": {"a": {"command": "x"}
+  "b": 1}}`, `bad.json:2: not valid JSON`},
+		{"bad server name", `{"mcpServers": {
+  "a b": {"command": "x"}}}`, `bad.json:2: mcpServers["a b"]: server name "a b"`},
+		{"bad store", `{"agentadapter": {
+  "store": "redis://x"}}`, `bad.json:2: agentadapter.store: store "redis://x"`},
+		{"bad limit", `{"agentadapter": {"policy": {
+  "limits": {"perIdentity": {"calls": 0, "window": "1m"}}}}}`, `bad.json:2: agentadapter.policy.limits: perIdentity: a limit needs calls > 0`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, "bad.json", tt.config)
+			r := runBin(t, dir, nil, "config", "check", "bad.json")
+			if r.code != exitUsage {
+				t.Fatalf("exit code %d, want %d; stderr: %s", r.code, exitUsage, r.stderr)
+			}
+			lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
+			if len(lines) != 1 {
+				t.Fatalf("want one line of error, got %d:\n%s", len(lines), r.stderr)
+			}
+			if !strings.Contains(lines[0], tt.want) {
+				t.Errorf("error line\n  %s\nwant it to contain\n  %s", lines[0], tt.want)
+			}
+			if r.stdout != "" {
+				t.Errorf("stdout should be empty on error, got %q", r.stdout)
+			}
+		})
+	}
+}
+
+// The formats users already have, each read to the same effective servers.
+func TestConfigCheckFormats(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "project/.vscode/notes.env", "# comment\nexport NOTES_SECRET=\"from-env-file\"\nPLAIN=1\n")
+	tests := []struct {
+		name, file, config string
+		env                []string
+		check              func(t *testing.T, s map[string]any)
+	}{
+		{"claude desktop mcpServers", "claude_desktop_config.json", `{
+  "mcpServers": {
+    "notes": {"command": "notes-server", "args": ["--db", "${HOME_DIR:-/tmp}/notes.db"], "env": {"API_TOKEN": "${NOTES_TOKEN}"}}
+  }
+}`, []string{"NOTES_TOKEN=s3cret"}, func(t *testing.T, s map[string]any) {
+			want(t, s, "kind", "stdio")
+			want(t, s, "command", "notes-server")
+			want(t, s, "args", []any{"--db", "/tmp/notes.db"})
+			want(t, s, "env", map[string]any{"API_TOKEN": "[REDACTED]"})
+		}},
+		{"claude code remote http", ".mcp.json", `{
+  "mcpServers": {
+    "notes": {"type": "http", "url": "https://mcp.example.com/mcp?api_key=${env:NOTES_TOKEN}", "headers": {"Authorization": "Bearer ${NOTES_TOKEN}", "X-Tenant": "acme"}}
+  }
+}`, []string{"NOTES_TOKEN=s3cret"}, func(t *testing.T, s map[string]any) {
+			want(t, s, "kind", "http")
+			want(t, s, "url", "https://mcp.example.com/mcp?api_key=xxxxx")
+			want(t, s, "headers", map[string]any{"Authorization": "[REDACTED]", "X-Tenant": "acme"})
+		}},
+		{"cursor sse", "mcp.json", `{"mcpServers": {"notes": {"type": "sse", "url": "http://127.0.0.1:9/sse"}}}`, nil, func(t *testing.T, s map[string]any) {
+			want(t, s, "kind", "sse")
+		}},
+		{"vscode servers and inputs", "project/.vscode/mcp.json", `{
+  // VS Code allows comments and trailing commas
+  "inputs": [{"type": "promptString", "id": "notes-key", "description": "Notes API key", "password": true}],
+  "servers": {
+    "notes": {
+      "type": "stdio",
+      "command": "${workspaceFolder}/bin/notes",
+      "envFile": "${workspaceFolder}/.vscode/notes.env",
+      "env": {"NOTES_KEY": "${input:notes-key}", "PLAIN": "2"},
+      "cwd": "${workspaceFolder}/data",
+    },
+  },
+}`, []string{"AGENTADAPTER_INPUT_NOTES_KEY=k3y"}, func(t *testing.T, s map[string]any) {
+			ws := filepath.Join(dir, "project")
+			want(t, s, "command", ws+"/bin/notes")
+			want(t, s, "cwd", ws+"/data")
+			want(t, s, "env", map[string]any{"NOTES_KEY": "[REDACTED]", "NOTES_SECRET": "[REDACTED]", "PLAIN": "2"})
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			writeFile(t, dir, tt.file, tt.config)
+			r := runBin(t, dir, tt.env, "config", "check", tt.file)
+			if r.code != 0 {
+				t.Fatalf("exit %d: %s", r.code, r.stderr)
+			}
+			var out struct {
+				Servers []map[string]any `json:"servers"`
+			}
+			if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+				t.Fatalf("output is not JSON: %v\n%s", err, r.stdout)
+			}
+			if len(out.Servers) != 1 || out.Servers[0]["name"] != "notes" {
+				t.Fatalf("servers: %v", out.Servers)
+			}
+			tt.check(t, out.Servers[0])
+			if strings.Contains(r.stdout, "s3cret") || strings.Contains(r.stdout, "k3y") || strings.Contains(r.stdout, "from-env-file") {
+				t.Errorf("a secret leaked into the output:\n%s", r.stdout)
+			}
+		})
+	}
+}
+
+// A separate file of our own includes the client's file untouched.
+func TestConfigInclude(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "client/mcp.json", `{"mcpServers": {"notes": {"command": "notes"}}}`)
+	writeFile(t, dir, "gateway.json", `{"agentadapter": {"include": "client/mcp.json", "store": "memory:",
+  "servers": {"notes": {"trust": "trusted", "prefix": true}},
+  "auth": {"tokens": [{"subject": "alice", "token": "${TOK}"}]}}}`)
+	r := runBin(t, dir, []string{"TOK=tok-secret"}, "config", "check", "gateway.json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for _, s := range []string{`"name": "notes"`, `"trust": "trusted"`, `"subject": "alice"`} {
+		if !strings.Contains(r.stdout, s) {
+			t.Errorf("output lacks %s:\n%s", s, r.stdout)
+		}
+	}
+	if strings.Contains(r.stdout, "tok-secret") {
+		t.Errorf("the token leaked:\n%s", r.stdout)
+	}
+	// The included file's own mistakes are reported in its name.
+	writeFile(t, dir, "client/mcp.json", `{"mcpServers": {"notes": {"command": "notes", "bogus": 1}}}`)
+	r = runBin(t, dir, []string{"TOK=x"}, "config", "check", "gateway.json")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "client/mcp.json:1: mcpServers.notes.bogus: unknown key") {
+		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func want(t *testing.T, m map[string]any, key string, v any) {
+	t.Helper()
+	got, _ := json.Marshal(m[key])
+	exp, _ := json.Marshal(v)
+	if string(got) != string(exp) {
+		t.Errorf("%s = %s, want %s", key, got, exp)
+	}
+}

@@ -1,0 +1,243 @@
+// Package config reads the gateway's configuration: the MCP server lists
+// users already have (the "mcpServers" object of desktop clients, Cursor
+// and Claude Code; VS Code's "servers" and "inputs") plus an optional
+// "agentadapter" section that puts policy on top.
+//
+//	cfg, err := config.Load("mcp.json", nil)
+//	if err != nil {
+//		var ce *config.Error // names the file, line and JSON path
+//		...
+//	}
+//	for _, s := range cfg.Servers { ... }
+//
+// Unknown keys, duplicate servers, undefined variables, missing commands and
+// bad URLs are errors naming the file, the line and the JSON path.
+package config
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Error is a configuration error: one line naming where and what.
+type Error struct {
+	File string
+	Line int
+	Path string
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	loc := e.File
+	if e.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", e.File, e.Line)
+	}
+	if e.Path != "" {
+		return fmt.Sprintf("%s: %s: %s", loc, e.Path, e.Msg)
+	}
+	return fmt.Sprintf("%s: %s", loc, e.Msg)
+}
+
+// file is the shape of a configuration file, as written.
+type file struct {
+	MCPServers   map[string]*serverEntry `json:"mcpServers"`
+	Servers      map[string]*serverEntry `json:"servers"`
+	Inputs       []*Input                `json:"inputs"`
+	Agentadapter *Section                `json:"agentadapter"`
+	Schema       string                  `json:"$schema"`
+}
+
+// serverEntry is one server as the clients write it. Keys some clients add
+// that mean nothing to the gateway (autoApprove, alwaysAllow, dev,
+// gallery) are accepted and ignored: approval is the gateway's policy.
+type serverEntry struct {
+	Type     string            `json:"type"`
+	Command  string            `json:"command"`
+	Args     []string          `json:"args"`
+	Env      map[string]string `json:"env"`
+	EnvFile  string            `json:"envFile"`
+	Cwd      string            `json:"cwd"`
+	URL      string            `json:"url"`
+	Headers  map[string]string `json:"headers"`
+	Disabled bool              `json:"disabled"`
+	// Timeout is Cline's per-server call timeout, in seconds.
+	Timeout       Duration        `json:"timeout"`
+	TransportType string          `json:"transportType"`
+	AutoApprove   json.RawMessage `json:"autoApprove"`
+	AlwaysAllow   json.RawMessage `json:"alwaysAllow"`
+	Dev           json.RawMessage `json:"dev"`
+	Gallery       json.RawMessage `json:"gallery"`
+	Version       json.RawMessage `json:"version"`
+	Description   string          `json:"description"`
+}
+
+// Input is a VS Code input variable, referenced as ${input:id}.
+type Input struct {
+	Type        string   `json:"type"`
+	ID          string   `json:"id"`
+	Description string   `json:"description"`
+	Password    bool     `json:"password"`
+	Default     string   `json:"default"`
+	Options     []string `json:"options"`
+}
+
+// Section is the "agentadapter" section: what the gateway adds.
+type Section struct {
+	// Include names another file (relative to this one) whose servers and
+	// inputs are used as if written here: keep the client's file as it is
+	// and put the gateway's settings beside it.
+	Include string `json:"include,omitempty"`
+	// Listen is the HTTP address; default 127.0.0.1:8931.
+	Listen string `json:"listen,omitempty"`
+	// Store is where approvals, the ledger and pins live: "memory:",
+	// "sqlite:PATH"; default sqlite under the user's state directory.
+	Store string `json:"store,omitempty"`
+	// Auth requires a bearer token of inbound HTTP clients.
+	Auth *Auth `json:"auth,omitempty"`
+	// Servers are per-server settings, keyed by server name.
+	Servers map[string]*ServerPolicy `json:"servers,omitempty"`
+	// Policy governs calls of the default endpoint (/mcp) and of virtual
+	// servers that set none of their own.
+	Policy *Policy `json:"policy,omitempty"`
+	// Virtual are further endpoints, /mcp/<name>, each with its own tools
+	// and policy.
+	Virtual map[string]*Virtual `json:"virtualServers,omitempty"`
+}
+
+// Auth configures inbound bearer tokens.
+type Auth struct {
+	Tokens []Token `json:"tokens,omitempty"`
+	// TokensFile holds one "subject token" pair per line.
+	TokensFile string `json:"tokensFile,omitempty"`
+}
+
+// Token is one accepted bearer token and who presents it.
+type Token struct {
+	Subject string   `json:"subject"`
+	Token   string   `json:"token"`
+	Scopes  []string `json:"scopes,omitempty"`
+}
+
+// ServerPolicy is the gateway's view of one upstream server.
+type ServerPolicy struct {
+	// Trust is "untrusted" (the default: the server's annotations are
+	// ignored, so a tool claiming to be read-only is treated as
+	// destructive and open-world) or "trusted".
+	Trust  string   `json:"trust,omitempty"`
+	Prefix bool     `json:"prefix,omitempty"`
+	Allow  []string `json:"allow,omitempty"`
+	Deny   []string `json:"deny,omitempty"`
+	// Rename maps remote tool names to the names clients see.
+	Rename map[string]string `json:"rename,omitempty"`
+	// Tools override what the server says of its tools, by remote name.
+	Tools          map[string]*ToolOverride `json:"tools,omitempty"`
+	ConnectTimeout Duration                 `json:"connectTimeout,omitempty"`
+	CallTimeout    Duration                 `json:"callTimeout,omitempty"`
+}
+
+// ToolOverride replaces parts of an upstream tool's definition.
+type ToolOverride struct {
+	Title       *string      `json:"title,omitempty"`
+	Description *string      `json:"description,omitempty"`
+	Annotations *Annotations `json:"annotations,omitempty"`
+}
+
+// Annotations override MCP tool annotations; unset fields keep theirs.
+type Annotations struct {
+	ReadOnly    *bool `json:"readOnly,omitempty"`
+	Destructive *bool `json:"destructive,omitempty"`
+	Idempotent  *bool `json:"idempotent,omitempty"`
+	OpenWorld   *bool `json:"openWorld,omitempty"`
+}
+
+// Policy governs calls.
+type Policy struct {
+	Approval *Approval           `json:"approval,omitempty"`
+	Cache    map[string]Duration `json:"cache,omitempty"`
+	Limits   *Limits             `json:"limits,omitempty"`
+	Timeout  Duration            `json:"timeout,omitempty"`
+}
+
+// Approval decides which calls wait for an operator.
+type Approval struct {
+	// Default applies when no rule matches: "annotations" (destructive or
+	// open-world tools; the default), "always" or "never".
+	Default string `json:"default,omitempty"`
+	// Rules are tried in order; the first that matches decides.
+	Rules []Rule `json:"rules,omitempty"`
+}
+
+// Rule matches calls; every condition set must hold.
+type Rule struct {
+	// Tool and Server are glob patterns (path.Match) on the tool's name as
+	// clients see it and on its server's name.
+	Tool   string `json:"tool,omitempty"`
+	Server string `json:"server,omitempty"`
+	// Annotation is "readOnly", "destructive", "idempotent" or "openWorld":
+	// the tool must have it (after overrides and trust).
+	Annotation string `json:"annotation,omitempty"`
+	// Args maps top-level argument names to glob patterns their values
+	// (as text) must match.
+	Args map[string]string `json:"args,omitempty"`
+	// Approve is "required" or "none".
+	Approve string `json:"approve"`
+}
+
+// Limits bound calls in sliding windows.
+type Limits struct {
+	// PerIdentity bounds the calls of each caller (bearer subject, or
+	// "anonymous").
+	PerIdentity *Rate `json:"perIdentity,omitempty"`
+	// Tools bound the calls of each tool, across callers.
+	Tools map[string]*Rate `json:"tools,omitempty"`
+}
+
+// Rate is at most Calls calls per Window.
+type Rate struct {
+	Calls  int      `json:"calls"`
+	Window Duration `json:"window"`
+}
+
+// Virtual is one more endpoint with its own tool selection and policy.
+type Virtual struct {
+	// Tools are glob patterns on tool names; empty means every tool of
+	// Servers (or every tool).
+	Tools []string `json:"tools,omitempty"`
+	// Servers restricts the selection to these servers' tools.
+	Servers []string `json:"servers,omitempty"`
+	// Policy, if set, replaces the top-level policy for this endpoint.
+	Policy *Policy `json:"policy,omitempty"`
+}
+
+// Duration reads "30s", "2m" or a number of seconds.
+type Duration time.Duration
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		if n, err := strconv.ParseFloat(s, 64); err == nil {
+			*d = Duration(n * float64(time.Second))
+			return nil
+		}
+		v, err := time.ParseDuration(s)
+		if err != nil {
+			return fmt.Errorf("not a duration: %q (write \"30s\", \"2m\")", s)
+		}
+		*d = Duration(v)
+		return nil
+	}
+	var n float64
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("not a duration: %s", b)
+	}
+	*d = Duration(n * float64(time.Second))
+	return nil
+}
+
+// MarshalJSON implements json.Marshaler.
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(time.Duration(d).String())
+}

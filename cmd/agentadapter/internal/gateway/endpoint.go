@@ -1,0 +1,281 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"path"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/time/rate"
+
+	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/registry"
+
+	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
+)
+
+// endpoint is one MCP endpoint: /mcp (name "") or /mcp/<name>.
+type endpoint struct {
+	name   string
+	def    endpointDef // what it was built from
+	exec   *adapter.Executor
+	exp    *mcpadapter.Exporter
+	limits *limiter
+	http   http.Handler
+}
+
+// endpointDef is everything an endpoint is built from; an endpoint is
+// rebuilt on reload when it changes.
+type endpointDef struct {
+	Virtual *config.Virtual
+	Policy  *config.Policy
+}
+
+// Endpoints lists the endpoint names: "" for /mcp, then virtual servers.
+func (g *Gateway) Endpoints() []string {
+	eps := *g.endpoints.Load()
+	return sortedKeys(eps)
+}
+
+func (g *Gateway) buildEndpoints(cfg *config.Config, old map[string]*endpoint) (map[string]*endpoint, error) {
+	defs := map[string]endpointDef{"": {Policy: cfg.Gateway.Policy}}
+	for name, v := range cfg.Gateway.Virtual {
+		p := v.Policy
+		if p == nil {
+			p = cfg.Gateway.Policy
+		}
+		defs[name] = endpointDef{Virtual: v, Policy: p}
+	}
+	eps := map[string]*endpoint{}
+	for name, def := range defs {
+		if ep, ok := old[name]; ok && reflect.DeepEqual(ep.def, def) {
+			eps[name] = ep
+			continue
+		}
+		eps[name] = g.newEndpoint(name, def)
+	}
+	return eps, nil
+}
+
+func (g *Gateway) newEndpoint(name string, def endpointDef) *endpoint {
+	p := def.Policy
+	if p == nil {
+		p = &config.Policy{}
+	}
+	ep := &endpoint{name: name, def: def, limits: newLimiter(p.Limits)}
+	opts := &adapter.ExecutorOptions{
+		Timeout: time.Duration(p.Timeout),
+		Approval: adapter.ApprovalOptions{
+			Port:   g.appr,
+			Policy: func(ctx context.Context, c *adapter.Call) bool { return needsApproval(p.Approval, c) },
+		},
+		Hooks:  []adapter.Hook{ep.limits.hook},
+		Ledger: g.ledger,
+		Logger: g.log,
+	}
+	if len(p.Cache) > 0 {
+		tools := map[string]time.Duration{}
+		for t, d := range p.Cache {
+			tools[t] = time.Duration(d)
+		}
+		opts.Cache = &adapter.CacheOptions{Tools: tools}
+	}
+	ep.exec = adapter.NewExecutor(g.reg, opts)
+	srvName := "agentadapter"
+	if name != "" {
+		srvName += "-" + name
+	}
+	ep.exp = mcpadapter.NewExporter(g.reg, ep.exec, &mcpadapter.ExportOptions{
+		Name:    srvName,
+		Version: g.opts.Version,
+		Filter:  registry.Filter{Func: func(s *adapter.Spec) bool { return g.Selects(name, s) }},
+		Logger:  g.log,
+	})
+	return ep
+}
+
+// Selects reports whether the endpoint serves a tool. It reads the
+// configuration in force, so a reload that drops a tool from a virtual
+// server refuses it at once, in live sessions too.
+func (g *Gateway) Selects(name string, s *adapter.Spec) bool {
+	if name == "" {
+		return true
+	}
+	v, ok := g.cfg.Load().Gateway.Virtual[name]
+	if !ok {
+		return false
+	}
+	if len(v.Servers) > 0 && !contains(v.Servers, s.Source.Server) {
+		return false
+	}
+	if len(v.Tools) == 0 {
+		return true
+	}
+	for _, pat := range v.Tools {
+		if ok, _ := path.Match(pat, s.Name); ok {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// needsApproval evaluates the approval rules: the first matching rule
+// decides, then the default (by annotations).
+func needsApproval(a *config.Approval, c *adapter.Call) bool {
+	if a == nil {
+		return adapter.ApproveByAnnotations(context.Background(), c)
+	}
+	for _, r := range a.Rules {
+		if ruleMatches(&r, c) {
+			return r.Approve == "required"
+		}
+	}
+	switch a.Default {
+	case "always":
+		return true
+	case "never":
+		return false
+	}
+	return adapter.ApproveByAnnotations(context.Background(), c)
+}
+
+func ruleMatches(r *config.Rule, c *adapter.Call) bool {
+	if r.Tool != "" {
+		if ok, _ := path.Match(r.Tool, c.Spec.Name); !ok {
+			return false
+		}
+	}
+	if r.Server != "" {
+		if ok, _ := path.Match(r.Server, c.Spec.Source.Server); !ok {
+			return false
+		}
+	}
+	a := c.Spec.Annotations
+	switch r.Annotation {
+	case "readOnly":
+		if !a.ReadOnly {
+			return false
+		}
+	case "destructive":
+		if !a.IsDestructive() {
+			return false
+		}
+	case "idempotent":
+		if !a.Idempotent {
+			return false
+		}
+	case "openWorld":
+		if !a.IsOpenWorld() {
+			return false
+		}
+	}
+	if len(r.Args) > 0 {
+		var args map[string]any
+		if json.Unmarshal(c.Args, &args) != nil {
+			return false
+		}
+		for k, pat := range r.Args {
+			v, ok := args[k]
+			if !ok {
+				return false
+			}
+			text, isStr := v.(string)
+			if !isStr {
+				b, _ := json.Marshal(v)
+				text = string(b)
+			}
+			if ok, _ := path.Match(pat, text); !ok {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// limiter bounds calls per identity and per tool with token buckets:
+// a burst of Calls, refilled at Calls per Window.
+type limiter struct {
+	cfg   *config.Limits
+	mu    sync.Mutex
+	perID map[string]*rate.Limiter
+	tools map[string]*rate.Limiter
+}
+
+// maxIdentities bounds the per-identity buckets kept; beyond, new
+// identities share one bucket (a flood of made-up subjects cannot grow
+// memory).
+const maxIdentities = 10000
+
+func newLimiter(l *config.Limits) *limiter {
+	return &limiter{cfg: l, perID: map[string]*rate.Limiter{}, tools: map[string]*rate.Limiter{}}
+}
+
+func bucket(m map[string]*rate.Limiter, key string, r *config.Rate) *rate.Limiter {
+	b, ok := m[key]
+	if !ok {
+		if len(m) >= maxIdentities {
+			key = "\x00overflow"
+			if b, ok = m[key]; ok {
+				return b
+			}
+		}
+		b = rate.NewLimiter(rate.Limit(float64(r.Calls)/time.Duration(r.Window).Seconds()), r.Calls)
+		m[key] = b
+	}
+	return b
+}
+
+func (l *limiter) hook(next adapter.Invoker) adapter.Invoker {
+	if l.cfg == nil {
+		return next
+	}
+	return func(ctx context.Context, c *adapter.Call) (*adapter.Result, error) {
+		subject := "anonymous"
+		if c.Identity != nil && c.Identity.Subject != "" {
+			subject = c.Identity.Subject
+		}
+		l.mu.Lock()
+		var refuse string
+		if r := l.cfg.PerIdentity; r != nil && !bucket(l.perID, subject, r).Allow() {
+			refuse = fmt.Sprintf("%s may make at most %d calls per %s", subject, r.Calls, time.Duration(r.Window))
+		}
+		if r := l.cfg.Tools[c.Spec.Name]; refuse == "" && r != nil && !bucket(l.tools, c.Spec.Name, r).Allow() {
+			refuse = fmt.Sprintf("%s may be called at most %d times per %s", c.Spec.Name, r.Calls, time.Duration(r.Window))
+		}
+		l.mu.Unlock()
+		if refuse != "" {
+			return nil, &adapter.Error{Kind: adapter.KindRunLimitExceeded, Tool: c.Tool, CallID: c.ID, Message: refuse}
+		}
+		return next(ctx, c)
+	}
+}
+
+func (ep *endpoint) close() {
+	ep.exp.Close()
+	ep.exec.Close()
+}
+
+// ServeStdio serves one endpoint over standard input and output until the
+// client disconnects or ctx is done.
+func (g *Gateway) ServeStdio(ctx context.Context, name string) error {
+	ep, ok := (*g.endpoints.Load())[name]
+	if !ok {
+		return fmt.Errorf("no endpoint %q", name)
+	}
+	return ep.exp.Serve(ctx, &mcp.StdioTransport{})
+}

@@ -1,0 +1,256 @@
+package gateway
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+
+	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
+)
+
+// HTTPOptions configure Gateway.Handler.
+type HTTPOptions struct {
+	// Console, if set, is mounted at /console/ (the operator's console).
+	Console http.Handler
+}
+
+// Handler serves every endpoint and the operational ones:
+//
+//	/mcp, /mcp/<virtual>   MCP over streamable HTTP
+//	/healthz               the process is alive
+//	/readyz                every enabled server is connected (503 otherwise)
+//	/metrics               Prometheus text format
+//	/console/              the console, when mounted
+func (g *Gateway) Handler(opts *HTTPOptions) (http.Handler, error) {
+	if opts == nil {
+		opts = &HTTPOptions{}
+	}
+	httpOpts, err := g.mcpHTTPOptions()
+	if err != nil {
+		return nil, err
+	}
+	r := &router{g: g, opts: httpOpts, sessions: map[string]*session{}, handlers: map[*endpoint]http.Handler{}}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", r)
+	mux.Handle("/mcp/", r)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("GET /readyz", g.ready)
+	mux.Handle("GET /metrics", g.Metrics)
+	if opts.Console != nil {
+		mux.Handle("/console/", http.StripPrefix("/console", opts.Console))
+	}
+	return mux, nil
+}
+
+func (g *Gateway) ready(w http.ResponseWriter, _ *http.Request) {
+	type srv struct {
+		Name      string `json:"name"`
+		Connected bool   `json:"connected"`
+		Error     string `json:"error,omitempty"`
+	}
+	status := map[string]*srv{}
+	for _, s := range g.Config().Servers {
+		if !s.Disabled {
+			status[s.Name] = &srv{Name: s.Name, Error: "not connected"}
+		}
+	}
+	for _, s := range g.mgr.Servers() {
+		if x, ok := status[s.Name]; ok {
+			x.Connected, x.Error = s.Connected, ""
+			if s.Err != nil {
+				x.Error = s.Err.Error()
+			}
+		}
+	}
+	ready := true
+	list := make([]*srv, 0, len(status))
+	for _, k := range sortedKeys(status) {
+		list = append(list, status[k])
+		ready = ready && status[k].Connected
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if !ready {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}
+	_ = json.NewEncoder(w).Encode(map[string]any{"ready": ready, "servers": list})
+}
+
+func (g *Gateway) mcpHTTPOptions() (*mcpadapter.HTTPOptions, error) {
+	a := g.Config().Gateway.Auth
+	if a == nil {
+		return &mcpadapter.HTTPOptions{}, nil
+	}
+	tokens := map[string]config.Token{}
+	for _, t := range a.Tokens {
+		tokens[t.Token] = t
+	}
+	if a.TokensFile != "" {
+		more, err := readTokens(a.TokensFile)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range more {
+			tokens[t.Token] = t
+		}
+	}
+	if len(tokens) == 0 {
+		return nil, errors.New("auth: no tokens configured")
+	}
+	verify := func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		t, ok := tokens[token]
+		if !ok {
+			return nil, fmt.Errorf("%w: unknown token", auth.ErrInvalidToken)
+		}
+		return &auth.TokenInfo{UserID: t.Subject, Scopes: t.Scopes, Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	return &mcpadapter.HTTPOptions{Auth: &mcpadapter.AuthOptions{Verifier: verify}}, nil
+}
+
+// readTokens reads "subject token [scope...]" lines.
+func readTokens(p string) ([]config.Token, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, fmt.Errorf("auth: %v", err)
+	}
+	defer f.Close()
+	var out []config.Token
+	sc := bufio.NewScanner(f)
+	for i := 1; sc.Scan(); i++ {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 || strings.HasPrefix(fields[0], "#") {
+			continue
+		}
+		if len(fields) < 2 {
+			return nil, fmt.Errorf("auth: %s:%d: want \"subject token [scope...]\"", p, i)
+		}
+		out = append(out, config.Token{Subject: fields[0], Token: fields[1], Scopes: fields[2:]})
+	}
+	return out, sc.Err()
+}
+
+// router sends each MCP request to its endpoint. A session stays with the
+// endpoint that created it: after a reload rebuilds an endpoint, its live
+// sessions go on with the one they started with, new sessions get the new
+// one.
+type router struct {
+	g        *Gateway
+	opts     *mcpadapter.HTTPOptions
+	mu       sync.Mutex
+	sessions map[string]*session
+	handlers map[*endpoint]http.Handler
+}
+
+type session struct {
+	h    http.Handler
+	seen time.Time
+}
+
+// sessionTTL forgets routes of sessions idle longer than the export's
+// own idle timeout.
+const sessionTTL = mcpadapter.DefaultSessionTimeout + time.Minute
+
+func (r *router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	name := strings.Trim(strings.TrimPrefix(req.URL.Path, "/mcp"), "/")
+	if strings.Contains(name, "/") {
+		http.NotFound(w, req)
+		return
+	}
+	id := req.Header.Get("Mcp-Session-Id")
+	r.mu.Lock()
+	var h http.Handler
+	if s, ok := r.sessions[id]; ok && id != "" {
+		s.seen = time.Now()
+		h = s.h
+	}
+	if h == nil {
+		ep, ok := (*r.g.endpoints.Load())[name]
+		if !ok {
+			r.mu.Unlock()
+			http.Error(w, fmt.Sprintf("no MCP endpoint %q (endpoints: %s)", req.URL.Path, strings.Join(r.g.paths(), ", ")), http.StatusNotFound)
+			return
+		}
+		h = r.handlers[ep]
+		if h == nil {
+			h = ep.exp.Handler(r.opts)
+			r.handlers[ep] = h
+		}
+	}
+	r.mu.Unlock()
+	if req.Method == http.MethodPost {
+		r.g.inflight.Add(1)
+		defer r.g.inflight.Add(-1)
+	}
+	h.ServeHTTP(w, req)
+	if nid := w.Header().Get("Mcp-Session-Id"); nid != "" && id == "" {
+		r.mu.Lock()
+		now := time.Now()
+		for k, s := range r.sessions {
+			if now.Sub(s.seen) > sessionTTL {
+				delete(r.sessions, k)
+			}
+		}
+		r.sessions[nid] = &session{h: h, seen: now}
+		r.mu.Unlock()
+	}
+	if req.Method == http.MethodDelete && id != "" {
+		r.mu.Lock()
+		delete(r.sessions, id)
+		r.mu.Unlock()
+	}
+}
+
+func (g *Gateway) paths() []string {
+	var out []string
+	for _, n := range g.Endpoints() {
+		out = append(out, strings.TrimSuffix("/mcp/"+n, "/"))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Serve serves h on ln until ctx is done, then shuts down: the listener
+// closes, calls in flight get up to drain to finish, then the remaining
+// connections (idle event streams) are closed.
+func (g *Gateway) Serve(ctx context.Context, ln net.Listener, h http.Handler, drain time.Duration) error {
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), drain)
+	defer cancel()
+	go func() { _ = srv.Shutdown(sctx) }()
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		for g.inflight.Load() > 0 && sctx.Err() == nil {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	select {
+	case <-drained:
+	case <-sctx.Done():
+		g.log.Warn("shutdown: calls still running after the drain time; closing")
+	}
+	err := srv.Close()
+	if e := <-done; !errors.Is(e, http.ErrServerClosed) {
+		err = errors.Join(err, e)
+	}
+	return err
+}
