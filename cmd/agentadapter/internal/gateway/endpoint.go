@@ -73,7 +73,7 @@ func (g *Gateway) newEndpoint(name string, def endpointDef) *endpoint {
 		Timeout: time.Duration(p.Timeout),
 		Approval: adapter.ApprovalOptions{
 			Port:   g.appr,
-			Policy: func(ctx context.Context, c *adapter.Call) bool { return needsApproval(p.Approval, c) },
+			Policy: func(ctx context.Context, c *adapter.ToolCall) bool { return needsApproval(p.Approval, c) },
 		},
 		Hooks:  []adapter.Hook{ep.limits.hook},
 		Ledger: g.ledger,
@@ -136,7 +136,7 @@ func contains(list []string, s string) bool {
 
 // needsApproval evaluates the approval rules: the first matching rule
 // decides, then the default (by annotations).
-func needsApproval(a *config.Approval, c *adapter.Call) bool {
+func needsApproval(a *config.Approval, c *adapter.ToolCall) bool {
 	if a == nil {
 		return adapter.ApproveByAnnotations(context.Background(), c)
 	}
@@ -154,7 +154,7 @@ func needsApproval(a *config.Approval, c *adapter.Call) bool {
 	return adapter.ApproveByAnnotations(context.Background(), c)
 }
 
-func ruleMatches(r *config.Rule, c *adapter.Call) bool {
+func ruleMatches(r *config.Rule, c *adapter.ToolCall) bool {
 	if r.Tool != "" {
 		if ok, _ := path.Match(r.Tool, c.Spec.Name); !ok {
 			return false
@@ -244,7 +244,7 @@ func (l *limiter) hook(next adapter.Invoker) adapter.Invoker {
 	if l.cfg == nil {
 		return next
 	}
-	return func(ctx context.Context, c *adapter.Call) (*adapter.Result, error) {
+	return func(ctx context.Context, c *adapter.ToolCall) (*adapter.Result, error) {
 		subject := "anonymous"
 		if c.Identity != nil && c.Identity.Subject != "" {
 			subject = c.Identity.Subject
