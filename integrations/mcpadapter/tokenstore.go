@@ -1,0 +1,269 @@
+package mcpadapter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+)
+
+// ErrNoToken is returned by a [TokenStore] that holds no token for a key.
+var ErrNoToken = errors.New("mcpadapter: no token stored")
+
+// TokenKey identifies a stored token: the server's name (Server.Name) and
+// the resource the token was issued for (the server's canonical URL). A
+// token is only ever sent to the resource it is stored under.
+type TokenKey struct {
+	Server   string `json:"server"`
+	Resource string `json:"resource"`
+}
+
+// Token is an OAuth grant obtained for one server: the access token and
+// what is needed to refresh it in a later process without the user.
+//
+// Its String, GoString and LogValue methods redact every secret, so that a
+// token printed or logged by mistake shows only its type, expiry and scopes.
+type Token struct {
+	AccessToken  string    `json:"access_token"`
+	TokenType    string    `json:"token_type,omitempty"`
+	RefreshToken string    `json:"refresh_token,omitempty"`
+	Expiry       time.Time `json:"expiry,omitzero"`
+	// Scopes are the scopes granted, if the server said.
+	Scopes []string `json:"scopes,omitempty"`
+	// TokenURL, ClientID and ClientSecret are the token endpoint and the
+	// client the token was issued to: what a refresh needs.
+	TokenURL     string `json:"token_url,omitempty"`
+	ClientID     string `json:"client_id,omitempty"`
+	ClientSecret string `json:"client_secret,omitempty"`
+}
+
+// String describes the token without its secrets.
+func (t Token) String() string {
+	return fmt.Sprintf("Token{type=%s expiry=%s scopes=%v access=%s refresh=%s}",
+		t.TokenType, t.Expiry.Format(time.RFC3339), t.Scopes, redact(t.AccessToken), redact(t.RefreshToken))
+}
+
+// GoString is String, so that %#v redacts too.
+func (t Token) GoString() string { return t.String() }
+
+// LogValue lets slog log a token without its secrets.
+func (t Token) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("type", t.TokenType),
+		slog.Time("expiry", t.Expiry),
+		slog.Any("scopes", t.Scopes),
+		slog.Bool("refreshable", t.RefreshToken != ""),
+	)
+}
+
+func redact(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return "REDACTED"
+}
+
+func (t *Token) clone() *Token {
+	c := *t
+	c.Scopes = slices.Clone(t.Scopes)
+	return &c
+}
+
+// A TokenStore keeps OAuth tokens per server and resource, so that a
+// program restarted does not send its user through authorization again.
+// Implementations must be safe for concurrent use, return copies (a caller
+// may modify what it gets), and treat everything in a Token as a secret:
+// never log it. The adaptertest package checks an implementation
+// (adaptertest.TestTokenStore).
+type TokenStore interface {
+	// Token returns the token stored under key, or an error wrapping
+	// ErrNoToken.
+	Token(ctx context.Context, key TokenKey) (*Token, error)
+	// PutToken stores t under key, replacing any token there.
+	PutToken(ctx context.Context, key TokenKey, t *Token) error
+	// DeleteToken removes the token stored under key; removing an absent
+	// token is not an error.
+	DeleteToken(ctx context.Context, key TokenKey) error
+}
+
+// MemoryTokenStore is a TokenStore in memory: tokens last as long as the
+// process. The zero value is ready to use.
+type MemoryTokenStore struct {
+	mu     sync.Mutex
+	tokens map[TokenKey]*Token
+}
+
+// Token implements TokenStore.
+func (s *MemoryTokenStore) Token(_ context.Context, key TokenKey) (*Token, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.tokens[key]
+	if !ok {
+		return nil, ErrNoToken
+	}
+	return t.clone(), nil
+}
+
+// PutToken implements TokenStore.
+func (s *MemoryTokenStore) PutToken(_ context.Context, key TokenKey, t *Token) error {
+	if t == nil {
+		return errors.New("mcpadapter: PutToken with a nil token")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tokens == nil {
+		s.tokens = map[TokenKey]*Token{}
+	}
+	s.tokens[key] = t.clone()
+	return nil
+}
+
+// DeleteToken implements TokenStore.
+func (s *MemoryTokenStore) DeleteToken(_ context.Context, key TokenKey) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.tokens, key)
+	return nil
+}
+
+// FileTokenStore is a TokenStore in one JSON file, readable and writable by
+// its owner only (0600, in a directory created 0700). Every change rewrites
+// the file atomically (a temporary file renamed over it), so a crash leaves
+// the old or the new contents, never a mix. It serialises the writers of
+// one process; processes sharing a file must not write at the same time.
+type FileTokenStore struct {
+	path string
+	mu   sync.Mutex
+}
+
+// NewFileTokenStore returns a store kept in the file at path, which need
+// not exist yet.
+func NewFileTokenStore(path string) *FileTokenStore {
+	return &FileTokenStore{path: path}
+}
+
+type fileEntry struct {
+	Key   TokenKey `json:"key"`
+	Token *Token   `json:"token"`
+}
+
+// maxTokenFile bounds what is read: a token file is a few kilobytes.
+const maxTokenFile = 16 << 20
+
+func (s *FileTokenStore) load() ([]fileEntry, error) {
+	f, err := os.Open(s.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() > maxTokenFile {
+		return nil, fmt.Errorf("mcpadapter: token file %s is larger than %d bytes", s.path, maxTokenFile)
+	}
+	var entries []fileEntry
+	if err := json.NewDecoder(f).Decode(&entries); err != nil {
+		// The decoder's error may quote the file: it holds secrets.
+		return nil, fmt.Errorf("mcpadapter: token file %s is not valid", s.path)
+	}
+	return entries, nil
+}
+
+func (s *FileTokenStore) save(entries []fileEntry) error {
+	dir := filepath.Dir(s.path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	data, err := json.Marshal(entries)
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, ".tokens-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	ok := false
+	defer func() {
+		if !ok {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if err := f.Chmod(0o600); err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, s.path); err != nil {
+		return err
+	}
+	ok = true
+	return nil
+}
+
+// Token implements TokenStore.
+func (s *FileTokenStore) Token(_ context.Context, key TokenKey) (*Token, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	entries, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if e.Key == key && e.Token != nil {
+			return e.Token, nil
+		}
+	}
+	return nil, ErrNoToken
+}
+
+// PutToken implements TokenStore.
+func (s *FileTokenStore) PutToken(_ context.Context, key TokenKey, t *Token) error {
+	if t == nil {
+		return errors.New("mcpadapter: PutToken with a nil token")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	entries, err := s.load()
+	if err != nil {
+		return err
+	}
+	entries = slices.DeleteFunc(entries, func(e fileEntry) bool { return e.Key == key })
+	entries = append(entries, fileEntry{Key: key, Token: t})
+	return s.save(entries)
+}
+
+// DeleteToken implements TokenStore.
+func (s *FileTokenStore) DeleteToken(_ context.Context, key TokenKey) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	entries, err := s.load()
+	if err != nil {
+		return err
+	}
+	n := len(entries)
+	entries = slices.DeleteFunc(entries, func(e fileEntry) bool { return e.Key == key })
+	if len(entries) == n {
+		return nil
+	}
+	return s.save(entries)
+}
