@@ -59,6 +59,14 @@ type Source struct {
 	// RemoteName is the tool's name on that server, the name sent on the
 	// wire; it may differ from Spec.Name when names are prefixed.
 	RemoteName string
+	// Trusted reports whether the server's annotations are in force. The
+	// annotations of an untrusted server are hints: its tools get the most
+	// cautious Spec.Annotations (destructive, open-world, neither read-only
+	// nor idempotent) whatever they declare, and Hints keeps what they
+	// declared, for display.
+	Trusted bool
+	// Hints are the annotations the server declared for the tool.
+	Hints Annotations
 }
 
 // IsLocal reports whether the tool is implemented in this process.

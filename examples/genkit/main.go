@@ -83,7 +83,7 @@ func main() {
 	defer ss.Close()
 	manager := mcpadapter.NewManager(reg, nil)
 	defer manager.Close()
-	if err := manager.Connect(ctx, mcpadapter.Server{Name: "calc", Transport: ct}); err != nil {
+	if err := manager.Connect(ctx, mcpadapter.Server{Name: "calc", Transport: ct, Trust: true}); err != nil { // our own server
 		log.Fatal(err)
 	}
 

@@ -158,7 +158,7 @@ func importMCP(ctx context.Context, reg *registry.Registry) (stop func(), err er
 		return nil, err
 	}
 	m := mcpadapter.NewManager(reg, nil)
-	if err := m.Connect(ctx, mcpadapter.Server{Name: "remote", Transport: ct}); err != nil {
+	if err := m.Connect(ctx, mcpadapter.Server{Name: "remote", Transport: ct, Trust: true}); err != nil { // our own server
 		ss.Close()
 		return nil, err
 	}

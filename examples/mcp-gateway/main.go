@@ -209,7 +209,8 @@ func upstreams(ctx context.Context, stdio, urls []string) ([]mcpadapter.Server, 
 			return nil, nil, err
 		}
 		closers = append(closers, func() { ss.Close() })
-		servers = append(servers, mcpadapter.Server{Name: name, Transport: ct, Prefix: true})
+		// The demo servers are ours: their annotations are policy.
+		servers = append(servers, mcpadapter.Server{Name: name, Transport: ct, Prefix: true, Trust: true})
 	}
 	return servers, func() {
 		for _, c := range closers {

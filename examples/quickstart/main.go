@@ -254,7 +254,9 @@ func importFX(ctx context.Context, reg *registry.Registry) (stop func(), err err
 		return nil, err
 	}
 	m := mcpadapter.NewManager(reg, nil)
-	if err := m.Connect(ctx, mcpadapter.Server{Name: "fx", Transport: ct}); err != nil {
+	// Trust: the server is ours, so its read-only hint is policy (an
+	// untrusted server's tools all count as destructive).
+	if err := m.Connect(ctx, mcpadapter.Server{Name: "fx", Transport: ct, Trust: true}); err != nil {
 		ss.Close()
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os/exec"
+	"slices"
 	"sync"
 	"time"
 
@@ -30,6 +31,8 @@ type conn struct {
 	refreshMu sync.Mutex
 	tools     map[string]*imported // by remote name
 	held      map[string]*Quarantine
+	known     map[string]bool // remote names listed so far; nil before the first listing
+	skipped   []ToolError     // tools of the last listing not imported
 
 	refreshCh chan struct{}
 	bg        context.Context // cancelled when the conn closes
@@ -57,14 +60,22 @@ func newConn(m *Manager, s Server) *conn {
 	return c
 }
 
-// start connects, imports the tools and starts the refresher.
-func (c *conn) start(ctx context.Context) error {
+// start connects, imports the tools (after the conn before it in the
+// Connect call: see firstImport) and starts the refresher.
+func (c *conn) start(ctx context.Context, prev <-chan struct{}, done chan<- struct{}) error {
 	ctx, cancel := context.WithTimeout(ctx, c.m.connectTimeout(&c.cfg))
 	defer cancel()
 	if err := c.dial(ctx); err != nil {
+		close(done)
 		return err
 	}
-	err := c.refresh(ctx)
+	var err error
+	if s := c.session(); s != nil {
+		err = c.firstImport(ctx, s, prev, done)
+	} else {
+		close(done)
+		err = fmt.Errorf("connection lost after connecting: %w", c.status().Err)
+	}
 	c.wg.Add(1)
 	go c.refresher()
 	return err
@@ -242,7 +253,18 @@ func (c *conn) ensure(ctx context.Context) (*mcp.ClientSession, error) {
 			return nil, err
 		}
 	}
-	return nil, fmt.Errorf("reconnecting to %q failed %d times: %w", c.cfg.Name, attempts, err)
+	err = fmt.Errorf("reconnecting to %q failed %d times: %w", c.cfg.Name, attempts, err)
+	c.setDown(err)
+	return nil, err
+}
+
+// setDown records why the server is down, unless it is back.
+func (c *conn) setDown(err error) {
+	c.mu.Lock()
+	if c.sess == nil {
+		c.down = err
+	}
+	c.mu.Unlock()
 }
 
 // reconnect dials a new session (whatever the reconnect options say) and
@@ -254,11 +276,7 @@ func (c *conn) reconnect(ctx context.Context) error {
 	cancel()
 	c.dialMu.Unlock()
 	if err != nil {
-		c.mu.Lock()
-		if c.sess == nil {
-			c.down = err
-		}
-		c.mu.Unlock()
+		c.setDown(err)
 		return err
 	}
 	return c.refresh(ctx)
@@ -321,7 +339,7 @@ func (c *conn) stopRefresher() {
 
 func (c *conn) status() ServerStatus {
 	c.mu.Lock()
-	st := ServerStatus{Name: c.cfg.Name, Connected: c.sess != nil, Err: c.down}
+	st := ServerStatus{Name: c.cfg.Name, Connected: c.sess != nil, Err: c.down, Skipped: slices.Clone(c.skipped)}
 	for _, imp := range c.tools {
 		st.Tools = append(st.Tools, imp.spec.Name)
 		if imp.quarantine.Load() != nil {

@@ -38,7 +38,19 @@
 // original name, kept in Spec.Source.RemoteName, is always the one sent on
 // the wire. A name that would collide with another registered tool is an
 // error wrapping [ErrCollision] that names both sources; nothing is
-// overwritten.
+// overwritten. Servers of one Connect call are imported in the order given,
+// so between two servers offering the same name the first always wins; the
+// other's tool is listed in [ServerStatus.Skipped].
+//
+// # Trust
+//
+// MCP tool annotations come from whoever runs the server. Unless
+// Server.Trust is set, they are hints: an imported tool gets the most
+// cautious Spec.Annotations (destructive and open-world, neither read-only
+// nor idempotent), so the default approval policy holds its calls, no
+// cache serves its results and a lost call is not retried, whatever it
+// declares. Spec.Source says which applies (Trusted) and keeps the
+// declaration (Hints). A trusted server's annotations are policy.
 //
 // # Errors
 //
@@ -62,10 +74,13 @@
 // # Definition pinning
 //
 // Each imported tool's definition (name, title, description, schemas,
-// annotations) is hashed at import. When a server later changes a
-// definition, the tool is quarantined: the old spec stays, its calls are
-// refused, until the change is accepted with [Manager.Accept]. This is the
-// defence against tool-poisoning and rug-pull changes. Persist
+// annotations, icons, _meta) is hashed at import. When a server later
+// changes a definition, the tool is quarantined: the old spec stays, its
+// calls are refused, until the change is accepted with [Manager.Accept].
+// A tool an untrusted server adds after its first listing is quarantined
+// too, and reaches the registry only once accepted
+// (ManagerOptions.QuarantineNew). This is the defence against
+// tool-poisoning and rug-pull changes. Persist
 // [Manager.Pins] and pass them back as ManagerOptions.Pins to catch changes
 // between runs.
 //

@@ -99,7 +99,7 @@ func TestRoundTrip(t *testing.T) {
 	dst := registry.New()
 	m := mcpadapter.NewManager(dst, nil)
 	defer m.Close()
-	if err := m.Connect(ctx, mcpadapter.Server{Name: "src", Transport: ct}); err != nil {
+	if err := m.Connect(ctx, mcpadapter.Server{Name: "src", Trust: true, Transport: ct}); err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
 	dstExec := adapter.NewExecutor(dst, nil)

@@ -60,6 +60,24 @@ func (c *conn) refresh(ctx context.Context) error {
 	return c.apply(tools)
 }
 
+// firstImport is start's import: list now, apply after the servers before
+// c in the Connect call have applied theirs (prev is closed), so that two
+// servers offering the same name resolve the same way every time: the
+// first configured wins. It closes done when c has applied, or failed.
+func (c *conn) firstImport(ctx context.Context, s *mcp.ClientSession, prev <-chan struct{}, done chan<- struct{}) error {
+	defer close(done)
+	c.refreshMu.Lock()
+	defer c.refreshMu.Unlock()
+	tools, err := c.list(ctx, s)
+	if prev != nil {
+		<-prev // bounded: every conn's start runs under its connect timeout
+	}
+	if err != nil {
+		return err
+	}
+	return c.apply(tools)
+}
+
 // list fetches every page of tools/list, capped at MaxPages, refusing a
 // repeated cursor.
 func (c *conn) list(ctx context.Context, s *mcp.ClientSession) ([]*mcp.Tool, error) {
@@ -130,11 +148,22 @@ func (c *conn) apply(tools []*mcp.Tool) error {
 	held := map[string]*Quarantine{}
 	locals := map[string]string{} // registry name → remote name, this server
 	var quarantined []Quarantine
+	var skipped []ToolError
+	first := c.known == nil
+	if first {
+		c.known = map[string]bool{}
+	}
 	for _, t := range tools {
 		if t == nil || !c.wanted(t) {
 			continue
 		}
-		fail := func(err error) { errs = append(errs, &ToolError{Server: c.cfg.Name, Tool: t.Name, Err: err}) }
+		isNew := !first && !c.known[t.Name]
+		c.known[t.Name] = true
+		fail := func(err error) {
+			te := &ToolError{Server: c.cfg.Name, Tool: t.Name, Err: err}
+			errs = append(errs, te)
+			skipped = append(skipped, *te)
+		}
 		if _, dup := next[t.Name]; dup || held[t.Name] != nil {
 			fail(errors.New("listed twice"))
 			continue
@@ -163,6 +192,13 @@ func (c *conn) apply(tools []*mcp.Tool) error {
 		if prev == nil {
 			if pin, ok := c.m.pin(c.cfg.Name, t.Name); ok && pin != hash {
 				q := &Quarantine{Server: c.cfg.Name, Tool: local, RemoteName: t.Name, Pinned: pin, Got: hash, Definition: t}
+				if old := c.held[t.Name]; old == nil || old.Got != hash {
+					quarantined = append(quarantined, *q)
+				}
+				held[t.Name] = q
+				continue
+			} else if !ok && isNew && c.quarantinesNew() {
+				q := &Quarantine{Server: c.cfg.Name, Tool: local, RemoteName: t.Name, Got: hash, Definition: t}
 				if old := c.held[t.Name]; old == nil || old.Got != hash {
 					quarantined = append(quarantined, *q)
 				}
@@ -222,6 +258,7 @@ func (c *conn) apply(tools []*mcp.Tool) error {
 	}
 	c.tools = next
 	c.held = held
+	c.skipped = skipped
 	c.mu.Unlock()
 	if f := c.m.opts.OnQuarantine; f != nil {
 		for _, q := range quarantined {
@@ -229,7 +266,14 @@ func (c *conn) apply(tools []*mcp.Tool) error {
 		}
 	}
 	for _, q := range quarantined {
-		c.m.logger.Warn("mcpadapter: tool definition changed; tool quarantined", "server", q.Server, "tool", q.Tool, "pinned", q.Pinned, "got", q.Got)
+		if q.Pinned == "" {
+			c.m.logger.Warn("mcpadapter: new tool quarantined", "server", q.Server, "tool", q.Tool, "got", q.Got)
+		} else {
+			c.m.logger.Warn("mcpadapter: tool definition changed; tool quarantined", "server", q.Server, "tool", q.Tool, "pinned", q.Pinned, "got", q.Got)
+		}
+	}
+	for _, te := range skipped {
+		c.m.logger.Warn("mcpadapter: tool not imported", "server", te.Server, "tool", te.Tool, "error", te.Err)
 	}
 	return errors.Join(errs...)
 }
@@ -280,16 +324,21 @@ func (c *conn) newImport(t *mcp.Tool, local, hash string) (*imported, error) {
 	if title == "" && t.Annotations != nil {
 		title = t.Annotations.Title
 	}
+	hints := toolAnnotationsFromMCP(t.Annotations)
+	policy := adapter.Annotations{} // the most cautious: destructive, open-world
+	if c.cfg.Trust {
+		policy = hints
+	}
 	spec := &adapter.Spec{
 		Name:         local,
 		Title:        title,
 		Description:  t.Description,
 		InputSchema:  in,
 		OutputSchema: out,
-		Annotations:  toolAnnotationsFromMCP(t.Annotations),
+		Annotations:  policy,
 		Targets:      slices.Clone(c.cfg.Targets),
 		Tags:         slices.Clone(c.cfg.Tags),
-		Source:       adapter.Source{Server: c.cfg.Name, RemoteName: t.Name},
+		Source:       adapter.Source{Server: c.cfg.Name, RemoteName: t.Name, Trusted: c.cfg.Trust, Hints: hints},
 		Meta:         t.Meta,
 		// The forwarding handler waits on the go-sdk client, which stops
 		// when ctx ends: run it without a goroutine hand-off.

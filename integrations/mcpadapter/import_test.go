@@ -74,6 +74,7 @@ func eachTransport(t *testing.T, fn func(t *testing.T, srv *mcp.Server, s mcpada
 
 func TestImportFaithful(t *testing.T) {
 	eachTransport(t, func(t *testing.T, _ *mcp.Server, s mcpadapter.Server) {
+		s.Trust = true
 		e := newImportEnv(t, nil)
 		if err := e.m.Connect(context.Background(), s); err != nil {
 			t.Fatal(err)
@@ -85,7 +86,8 @@ func TestImportFaithful(t *testing.T) {
 			t.Fatalf("imported names (-want +got):\n%s", diff)
 		}
 		add, _ := e.reg.Lookup("add")
-		if got, want := add.Source, (adapter.Source{Server: "srv", RemoteName: "add"}); got != want {
+		hints := adapter.Annotations{ReadOnly: true, OpenWorld: add.Annotations.OpenWorld}
+		if got, want := add.Source, (adapter.Source{Server: "srv", RemoteName: "add", Trusted: true, Hints: hints}); got != want {
 			t.Errorf("Source = %+v, want %+v", got, want)
 		}
 		if add.Title != "Add" || add.Description != "adds two integers" {
@@ -525,6 +527,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 
 func TestListChangedAndQuarantine(t *testing.T) {
 	eachTransport(t, func(t *testing.T, srv *mcp.Server, s mcpadapter.Server) {
+		s.Trust = true // its new tools are imported as they appear
 		var qmu sync.Mutex
 		var quarantined []string
 		e := newImportEnv(t, &mcpadapter.ManagerOptions{OnQuarantine: func(q mcpadapter.Quarantine) {
@@ -703,7 +706,7 @@ func TestRefreshInterval(t *testing.T) {
 			return res, err
 		}
 	})
-	e := newImportEnv(t, nil)
+	e := newImportEnv(t, &mcpadapter.ManagerOptions{QuarantineNew: mcpadapter.QuarantineNone})
 	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "srv", Transport: inMemoryTo(t, srv), RefreshInterval: 50 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}

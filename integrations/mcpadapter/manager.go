@@ -67,6 +67,14 @@ type Server struct {
 	// call's ctx wins); zero means the manager's, then DefaultCallTimeout.
 	CallTimeout time.Duration
 
+	// Trust applies the server's tool annotations as policy. By default a
+	// server is untrusted: MCP annotations are hints from whoever runs the
+	// server, so its tools count as destructive and open-world, not
+	// read-only and not idempotent, for approval, caching and retries,
+	// whatever they declare (Spec.Source.Hints keeps the declaration).
+	// Trust only servers you run or vouch for.
+	Trust bool
+
 	// Prefix names imported tools "<server>_<tool>".
 	Prefix bool
 	// Allow, if non-empty, imports only the tools of these remote names.
@@ -129,6 +137,11 @@ type ManagerOptions struct {
 	// PinKey(server, remoteName); see [Manager.Pins]. A tool whose
 	// definition differs from its pin is quarantined on import.
 	Pins map[string]string
+	// QuarantineNew says what happens to a tool a server adds after its
+	// first listing (announced by list_changed or found by a refresh): the
+	// zero value, QuarantineUntrusted, holds the new tools of untrusted
+	// servers for [Manager.Accept] like changed ones.
+	QuarantineNew NewToolPolicy
 	// OnQuarantine, if set, is called when a tool is quarantined.
 	OnQuarantine func(Quarantine)
 	// Logger receives operational logs; nil means slog.Default().
@@ -188,7 +201,9 @@ func (e *ServerError) Error() string {
 func (e *ServerError) Unwrap() error { return e.Err }
 
 // Connect connects to servers in parallel, each under its connect timeout,
-// and imports their tools into the registry.
+// and imports their tools into the registry in the order given: when two
+// servers offer the same (unprefixed) name, the first wins and the other's
+// tool is reported, in the returned error and in [ServerStatus.Skipped].
 //
 // Without Strict, a server that fails to connect is dropped, a tool that
 // cannot be imported (invalid schema, name collision) is skipped, and the
@@ -224,17 +239,20 @@ func (m *Manager) Connect(ctx context.Context, servers ...Server) error {
 	defer cancel()
 	errs := make([]error, len(conns))
 	var wg sync.WaitGroup
+	var prev chan struct{}
 	for i, c := range conns {
 		wg.Add(1)
-		go func() {
+		done := make(chan struct{})
+		go func(prev <-chan struct{}) {
 			defer wg.Done()
-			if err := c.start(cctx); err != nil {
+			if err := c.start(cctx, prev, done); err != nil {
 				errs[i] = &ServerError{Server: c.cfg.Name, Err: err}
 				if m.opts.Strict {
 					cancel()
 				}
 			}
-		}()
+		}(prev)
+		prev = done
 	}
 	wg.Wait()
 
@@ -354,6 +372,9 @@ type ServerStatus struct {
 	Tools []string
 	// Quarantined are the registry names of its quarantined tools.
 	Quarantined []string
+	// Skipped are the tools of its last listing that were not imported,
+	// with why: a name another server took first, an invalid schema.
+	Skipped []ToolError
 }
 
 // Servers reports the state of every server, ordered by name.

@@ -100,6 +100,7 @@ func gone(pid int) bool { return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) 
 func TestStdioKilledMidCall(t *testing.T) {
 	e := newImportEnv(t, &mcpadapter.ManagerOptions{Reconnect: mcpadapter.ReconnectOptions{MinBackoff: 50 * time.Millisecond}})
 	s := stdioHelper("tools")
+	s.Trust = true // its idempotent hint is policy
 	s.CallTimeout = 20 * time.Second
 	if err := e.m.Connect(context.Background(), s); err != nil {
 		t.Fatal(err)
@@ -186,7 +187,7 @@ func TestServerEverything(t *testing.T) {
 	e := newImportEnv(t, nil)
 	err := e.m.Connect(context.Background(), mcpadapter.Server{
 		Name: "everything", Command: cmd.Path, Args: cmd.Args[1:], Env: cmd.Env,
-		ConnectTimeout: 60 * time.Second, CallTimeout: 60 * time.Second,
+		ConnectTimeout: 60 * time.Second, CallTimeout: 60 * time.Second, Trust: true,
 	})
 	if err != nil {
 		t.Fatal(err)

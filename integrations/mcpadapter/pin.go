@@ -22,8 +22,35 @@ var ErrQuarantined = errors.New("mcpadapter: tool quarantined")
 // because its tool is quarantined.
 const QuarantineGuard = "mcp-pin"
 
+// NewToolPolicy says whether tools a server adds after its first listing
+// are quarantined; see [ManagerOptions.QuarantineNew].
+type NewToolPolicy int
+
+const (
+	// QuarantineUntrusted quarantines the new tools of untrusted servers
+	// and imports those of trusted ones (Server.Trust).
+	QuarantineUntrusted NewToolPolicy = iota
+	// QuarantineAll quarantines the new tools of every server.
+	QuarantineAll
+	// QuarantineNone imports new tools as they appear.
+	QuarantineNone
+)
+
+// quarantinesNew reports whether c's tools added after its first listing
+// wait for acceptance.
+func (c *conn) quarantinesNew() bool {
+	switch c.m.opts.QuarantineNew {
+	case QuarantineAll:
+		return true
+	case QuarantineNone:
+		return false
+	default:
+		return !c.cfg.Trust
+	}
+}
+
 // Quarantine describes a tool whose definition changed after it was
-// pinned. Its calls are refused until [Manager.Accept] accepts the change.
+// pinned, or that appeared after the server's first listing. Its calls are refused until [Manager.Accept] accepts the change.
 // The registry keeps the pinned spec meanwhile (so the model never reads
 // the new description), or none when the pin comes from an earlier run
 // ([ManagerOptions.Pins]).
@@ -31,7 +58,8 @@ type Quarantine struct {
 	Server string
 	// Tool is the registry name; RemoteName the name on the server.
 	Tool, RemoteName string
-	// Pinned is the accepted definition hash; Got the hash of Definition.
+	// Pinned is the accepted definition hash (empty for a new tool); Got
+	// the hash of Definition.
 	Pinned, Got string
 	// Definition is the changed definition awaiting acceptance; Previous
 	// the pinned one (nil when it was pinned in an earlier run).
@@ -39,8 +67,9 @@ type Quarantine struct {
 }
 
 // DefinitionHash returns the pin of a tool definition: a SHA-256 over its
-// name, title, description, input and output schemas and annotations, in
-// canonical JSON (object keys sorted). _meta is not part of it.
+// name, title, description, input and output schemas, annotations, icons
+// and _meta (clients show icons, and _meta reaches the spec), in canonical
+// JSON (object keys sorted).
 func DefinitionHash(t *mcp.Tool) string {
 	def := struct {
 		Name         string               `json:"name"`
@@ -49,7 +78,9 @@ func DefinitionHash(t *mcp.Tool) string {
 		InputSchema  any                  `json:"inputSchema,omitempty"`
 		OutputSchema any                  `json:"outputSchema,omitempty"`
 		Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
-	}{t.Name, t.Title, t.Description, canonical(t.InputSchema), canonical(t.OutputSchema), t.Annotations}
+		Icons        []mcp.Icon           `json:"icons,omitempty"`
+		Meta         any                  `json:"_meta,omitempty"`
+	}{t.Name, t.Title, t.Description, canonical(t.InputSchema), canonical(t.OutputSchema), t.Annotations, t.Icons, canonical(map[string]any(t.Meta))}
 	b, err := json.Marshal(def)
 	if err != nil {
 		b = []byte(fmt.Sprintf("%#v", def)) // unreachable for decoded definitions
@@ -64,7 +95,10 @@ func canonical(v any) any {
 	if v == nil {
 		return nil
 	}
-	if _, ok := v.(map[string]any); ok {
+	if m, ok := v.(map[string]any); ok {
+		if m == nil {
+			return nil
+		}
 		return v
 	}
 	b, err := json.Marshal(v)
