@@ -52,7 +52,7 @@ func NewTool[In, Out any](name, description string, fn func(context.Context, In)
 	s.Handler = func(ctx context.Context, args json.RawMessage) (*Result, error) {
 		var in In
 		if len(args) > 0 {
-			if err := json.Unmarshal(args, &in); err != nil {
+			if err := decodeArgs(args, &in); err != nil {
 				return nil, &Error{Kind: KindArgsInvalid, Message: "arguments do not decode: " + jsonErrorText(err), Err: err}
 			}
 		}
