@@ -193,7 +193,6 @@ func (g *Gateway) mcpServer(s *config.Server) mcpadapter.Server {
 		Deny:           p.Deny,
 		ConnectTimeout: time.Duration(p.ConnectTimeout),
 		CallTimeout:    time.Duration(p.CallTimeout),
-		Targets:        []string{adapter.TargetMCP},
 	}
 	switch s.Kind {
 	case "stdio":
