@@ -189,6 +189,7 @@ func (g *Gateway) mcpServer(s *config.Server) mcpadapter.Server {
 	ms := mcpadapter.Server{
 		Name:           s.Name,
 		Prefix:         p.Prefix,
+		Trust:          p.Trust == "trusted",
 		Allow:          p.Allow,
 		Deny:           p.Deny,
 		ConnectTimeout: time.Duration(p.ConnectTimeout),

@@ -43,7 +43,7 @@ func (g *Gateway) mirror(c registry.Change) {
 func (g *Gateway) localName(s *adapter.Spec) (string, bool) {
 	name := g.rename(s)
 	cur, ok := g.reg.Lookup(name)
-	return name, ok && cur.Source == s.Source
+	return name, ok && cur.Source.Server == s.Source.Server && cur.Source.RemoteName == s.Source.RemoteName
 }
 
 func (g *Gateway) serverPolicy(server string) *config.ServerPolicy {
@@ -62,10 +62,9 @@ func (g *Gateway) rename(s *adapter.Spec) string {
 	return s.Name
 }
 
-// reshape applies trust, rename and overrides. An untrusted server's
-// annotations are hints nobody checked: they are dropped, so its tools
-// count as destructive and open-world (and are never cached) unless the
-// operator says otherwise.
+// reshape applies rename and overrides. (Trust is the manager's: an
+// untrusted server's tools arrive with the cautious annotations, and an
+// override here is the operator's word.)
 func (g *Gateway) reshape(s *adapter.Spec) *adapter.Spec {
 	p := g.serverPolicy(s.Source.Server)
 	n := &adapter.Spec{
@@ -73,9 +72,6 @@ func (g *Gateway) reshape(s *adapter.Spec) *adapter.Spec {
 		InputSchema: s.InputSchema, OutputSchema: s.OutputSchema, Annotations: s.Annotations,
 		Targets: s.Targets, Tags: s.Tags, Timeout: s.Timeout, Source: s.Source, Meta: s.Meta,
 		Handler: s.Handler, HonorsContext: s.HonorsContext, Streaming: s.Streaming,
-	}
-	if p.Trust != "trusted" {
-		n.Annotations = adapter.Annotations{}
 	}
 	if o := p.Tools[s.Source.RemoteName]; o != nil {
 		if o.Title != nil {
