@@ -125,11 +125,11 @@ func BenchmarkMCPCall(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			gt, err := genkitadapter.NewTool(spec, &genkitadapter.Options{Executor: ex})
+			gt, err := genkitadapter.NewTool(spec, ex, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
-			lt, err := langchaingoadapter.NewTool(spec, &langchaingoadapter.Options{Executor: ex})
+			lt, err := langchaingoadapter.NewTool(spec, ex, nil)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -209,6 +209,8 @@ func BenchmarkImport1000(b *testing.B) {
 		}
 		return reg, func() { m.Close() }
 	}
+	listExec := adapter.NewExecutor(nil, nil)
+	defer listExec.Close()
 	impls := []struct {
 		name string
 		run  func(b *testing.B)
@@ -234,7 +236,7 @@ func BenchmarkImport1000(b *testing.B) {
 		{"eino", func(b *testing.B) {
 			reg, stop := importAll(b)
 			defer stop()
-			ts, err := einoadapter.Tools(reg, nil, nil)
+			ts, err := einoadapter.Tools(reg, listExec, nil)
 			if err != nil || len(ts) != 1000 {
 				b.Fatalf("%d tools, %v", len(ts), err)
 			}
@@ -242,7 +244,7 @@ func BenchmarkImport1000(b *testing.B) {
 		{"genkit", func(b *testing.B) {
 			reg, stop := importAll(b)
 			defer stop()
-			ts, err := genkitadapter.Tools(g, reg, nil)
+			ts, err := genkitadapter.Tools(g, reg, listExec, nil)
 			if err != nil || len(ts) != 1000 {
 				b.Fatalf("%d tools, %v", len(ts), err)
 			}
@@ -250,10 +252,10 @@ func BenchmarkImport1000(b *testing.B) {
 		{"langchaingo", func(b *testing.B) {
 			reg, stop := importAll(b)
 			defer stop()
-			ts := langchaingoadapter.Tools(reg, nil)
+			ts, err := langchaingoadapter.Tools(reg, listExec, nil)
 			defs, _ := langchaingoadapter.Definitions(reg, nil)
-			if len(ts) != 1000 || len(defs) != 1000 {
-				b.Fatalf("%d tools, %d definitions", len(ts), len(defs))
+			if err != nil || len(ts) != 1000 || len(defs) != 1000 {
+				b.Fatalf("%d tools, %d definitions, %v", len(ts), len(defs), err)
 			}
 		}},
 	}

@@ -55,12 +55,15 @@ func main() {
 	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{Logger: logger})
 	defer exec.Close()
 
-	ex := mcpadapter.NewExporter(reg, exec, &mcpadapter.ExportOptions{
+	ex, err := mcpadapter.NewExporter(reg, exec, &mcpadapter.ExportOptions{
 		Name:      "agentadapter-conformance",
 		Version:   "v0.0.0",
 		Logger:    logger,
 		Configure: configure,
 	})
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer ex.Close()
 	addResourcesAndPrompts(ex.MCPServer())
 

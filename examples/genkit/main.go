@@ -94,7 +94,7 @@ func main() {
 		}},
 	})
 	defer exec.Close()
-	tools, err := genkitadapter.DefineTools(g, reg, &genkitadapter.Options{Executor: exec})
+	tools, err := genkitadapter.DefineTools(g, reg, exec, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -91,7 +91,10 @@ func approveNow(d *adapter.Deferred) func(*adapter.Ticket) {
 
 func oneShot(ctx context.Context, reg *registry.Registry, exec *adapter.Executor) {
 	fmt.Println("== OneShot agent (text): tools as langchaingo sees them")
-	tools := langchaingoadapter.Tools(reg, &langchaingoadapter.Options{Executor: exec, Callbacks: printer{}})
+	tools, err := langchaingoadapter.Tools(reg, exec, &langchaingoadapter.Options{Callbacks: printer{}})
+	if err != nil {
+		log.Fatal(err)
+	}
 	for _, t := range tools {
 		fmt.Printf("- %s: %s\n", t.Name(), t.Description())
 	}
@@ -112,7 +115,10 @@ func oneShot(ctx context.Context, reg *registry.Registry, exec *adapter.Executor
 
 func functionCalling(ctx context.Context, reg *registry.Registry, exec *adapter.Executor) {
 	fmt.Println("\n== Function calling with real schemas (strict)")
-	d := langchaingoadapter.NewDispatcher(reg, &langchaingoadapter.DispatcherOptions{Executor: exec, Strict: true, Callbacks: printer{}})
+	d, err := langchaingoadapter.NewDispatcher(reg, exec, &langchaingoadapter.DispatcherOptions{Strict: true, Callbacks: printer{}})
+	if err != nil {
+		log.Fatal(err)
+	}
 	for _, t := range d.Tools() {
 		fmt.Printf("- %s strict=%v %v\n", t.Function.Name, t.Function.Strict, t.Function.Parameters)
 	}

@@ -93,7 +93,10 @@ func run(ctx context.Context, w io.Writer, stdio, urls []string, addr string, se
 	})
 	defer exec.Close()
 
-	exp := mcpadapter.NewExporter(reg, exec, &mcpadapter.ExportOptions{Name: "mcp-gateway", Approver: approvals})
+	exp, err := mcpadapter.NewExporter(reg, exec, &mcpadapter.ExportOptions{Name: "mcp-gateway", Approver: approvals})
+	if err != nil {
+		return err
+	}
 	defer exp.Close()
 	ln, err := mcpadapter.Listen(addr)
 	if err != nil {

@@ -33,7 +33,7 @@ func runGenkit(ctx context.Context, e *env) (string, error) {
 	// give them back.
 	signal.Reset(os.Interrupt, syscall.SIGTERM)
 
-	tools, err := genkitadapter.Tools(g, e.reg, &genkitadapter.Options{Executor: e.exec})
+	tools, err := genkitadapter.Tools(g, e.reg, e.exec, nil)
 	if err != nil {
 		return "", err
 	}

@@ -21,7 +21,10 @@ func runLangchaingo(ctx context.Context, e *env) (string, error) {
 	if e.llm != nil {
 		return runLangchaingoFunctions(ctx, e)
 	}
-	tools := langchaingoadapter.Tools(e.reg, &langchaingoadapter.Options{Executor: e.exec})
+	tools, err := langchaingoadapter.Tools(e.reg, e.exec, nil)
+	if err != nil {
+		return "", err
+	}
 	steps := script("langchaingo")
 	steps = append(steps, steps[len(steps)-1]) // the retry once approved
 	var replies []string
@@ -50,7 +53,10 @@ func runLangchaingoFunctions(ctx context.Context, e *env) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	d := langchaingoadapter.NewDispatcher(e.reg, &langchaingoadapter.DispatcherOptions{Executor: e.exec})
+	d, err := langchaingoadapter.NewDispatcher(e.reg, e.exec, nil)
+	if err != nil {
+		return "", err
+	}
 	stop := e.onPending(ctx)
 	defer stop()
 	_, final, err := d.Loop(ctx, llm, []llms.MessageContent{

@@ -28,7 +28,7 @@
 // spec declares that with the tag [TagMultimodal], or the caller decides
 // with [Options.Multimodal]. [Tools] exports every spec of a registry that
 // targets eino. Each call goes to the executor with eino's tool call id as
-// the call id; a nil executor means adapter.Default(), read at call time.
+// the call id; the executor is required (nil is an error at construction).
 //
 // [Info] builds the schema.ToolInfo once per tool. [Schema] converts the
 // input schema without losing keywords: draft-07 "definitions" become

@@ -463,22 +463,31 @@ func TestPerCallOptions(t *testing.T) {
 	}
 }
 
-// A nil executor means adapter.Default(), read at call time.
-func TestDefaultExecutor(t *testing.T) {
-	tl := mustTool(t, addSpec(), nil, nil) // built before the default is set
-	var calls int
-	e := adapter.NewExecutor(nil, &adapter.ExecutorOptions{Hooks: []adapter.Hook{func(next adapter.Invoker) adapter.Invoker {
-		return func(ctx context.Context, c *adapter.ToolCall) (*adapter.Result, error) {
-			calls++
-			return next(ctx, c)
-		}
-	}}})
-	defer e.Close()
-	adapter.SetDefault(e)
-	defer adapter.SetDefault(adapter.NewExecutor(nil, nil))
-	out, err := tl.(tool.InvokableTool).InvokableRun(context.Background(), `{"a":4,"b":5}`)
-	if err != nil || out != `{"sum":9}` || calls != 1 {
-		t.Errorf("InvokableRun = %q, %v; default executor calls %d", out, err, calls)
+// A nil executor is refused at construction: no call may run without the
+// policy it was meant to follow.
+func TestNilExecutor(t *testing.T) {
+	if _, err := einoadapter.Tool(addSpec(), nil, nil); err == nil || !strings.Contains(err.Error(), "nil executor") {
+		t.Errorf("Tool with a nil executor: err = %v", err)
+	}
+	reg := registry.New()
+	reg.MustRegister(addSpec())
+	if _, err := einoadapter.Tools(reg, nil, nil); err == nil || !strings.Contains(err.Error(), "nil executor") {
+		t.Errorf("Tools with a nil executor: err = %v", err)
+	}
+}
+
+// Options.Timeout bounds every call of the tools built with it.
+func TestOptionsTimeout(t *testing.T) {
+	slow := adapter.MustTool("slow", "waits", func(ctx context.Context, _ struct{}) (string, error) {
+		<-ctx.Done()
+		return "", ctx.Err()
+	}, nil)
+	exec := adapter.NewExecutor(nil, nil)
+	defer exec.Close()
+	tl := mustTool(t, slow, exec, &einoadapter.Options{Timeout: time.Millisecond})
+	out, err := tl.(tool.InvokableTool).InvokableRun(context.Background(), `{}`)
+	if err != nil || !strings.Contains(out, `"kind":"timeout"`) {
+		t.Errorf("InvokableRun = %q, %v; want a timeout payload", out, err)
 	}
 }
 
@@ -566,8 +575,10 @@ func TestTools(t *testing.T) {
 	tagged := adapter.MustTool("tagged", "tagged", func(context.Context, addIn) (addOut, error) { return addOut{}, nil },
 		&adapter.ToolOptions{Tags: []string{"x"}})
 	reg.MustRegister(addSpec(), onlyMCP, tagged)
+	exec := adapter.NewExecutor(reg, nil)
+	defer exec.Close()
 	names := func(o *einoadapter.Options) []string {
-		tools, err := einoadapter.Tools(reg, nil, o)
+		tools, err := einoadapter.Tools(reg, exec, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -584,10 +595,10 @@ func TestTools(t *testing.T) {
 	if diff := cmp.Diff([]string{"tagged"}, names(&einoadapter.Options{Filter: registry.Filter{Tags: []string{"x"}, Target: adapter.TargetMCP}})); diff != "" {
 		t.Errorf("Tools with a filter (-want +got):\n%s", diff)
 	}
-	if _, err := einoadapter.Tool(nil, nil, nil); err == nil {
+	if _, err := einoadapter.Tool(nil, exec, nil); err == nil {
 		t.Error("Tool(nil) succeeded")
 	}
-	if _, err := einoadapter.Tool(&adapter.Spec{Name: "bad name!"}, nil, nil); err == nil {
+	if _, err := einoadapter.Tool(&adapter.Spec{Name: "bad name!"}, exec, nil); err == nil {
 		t.Error("Tool with an invalid spec succeeded")
 	}
 }

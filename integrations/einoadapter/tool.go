@@ -38,6 +38,9 @@ type Options struct {
 	// Filter selects the specs [Tools] exports; its Target is always
 	// adapter.TargetEino.
 	Filter registry.Filter
+	// Timeout bounds each call, overriding the spec's and the executor's
+	// timeout; zero leaves theirs. A per-call [WithTimeout] overrides it.
+	Timeout time.Duration
 }
 
 func (o *Options) multimodal(s *adapter.Spec) bool {
@@ -47,8 +50,9 @@ func (o *Options) multimodal(s *adapter.Spec) bool {
 	return s.HasTag(TagMultimodal)
 }
 
-// Tool returns spec as an eino tool that runs each call through exec; a
-// nil exec means adapter.Default(), read at call time. The tool is a
+// Tool returns spec as an eino tool that runs each call through exec, which
+// is required: a nil exec is an error, so that no policy is dropped in
+// silence. The tool is a
 // tool.InvokableTool, or a tool.EnhancedInvokableTool when the spec is
 // multimodal (see [Options.Multimodal]). Its [schema.ToolInfo] is built
 // once, here. A streaming spec ([adapter.Spec.Streaming]) is also a
@@ -61,6 +65,9 @@ func Tool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (tool.BaseT
 	if spec == nil {
 		return nil, errors.New("einoadapter: nil spec")
 	}
+	if exec == nil {
+		return nil, errNilExecutor
+	}
 	if err := spec.Check(); err != nil {
 		return nil, err
 	}
@@ -68,7 +75,7 @@ func Tool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (tool.BaseT
 	if err != nil {
 		return nil, err
 	}
-	b := &base{spec: spec, exec: exec, info: info, pendingPayload: opts.PendingAsPayload}
+	b := &base{spec: spec, exec: exec, info: info, pendingPayload: opts.PendingAsPayload, timeout: opts.Timeout}
 	if opts.multimodal(spec) {
 		return &enhancedTool{b}, nil
 	}
@@ -79,8 +86,15 @@ func Tool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (tool.BaseT
 }
 
 // Tools returns every spec of reg exported to eino (and matching
-// opts.Filter) as an eino tool, in the registry's order. See [Tool].
+// opts.Filter) as an eino tool, in the registry's order, each running its
+// calls through exec (required). opts may be nil. See [Tool].
 func Tools(reg *registry.Registry, exec *adapter.Executor, opts *Options) ([]tool.BaseTool, error) {
+	if reg == nil {
+		return nil, errors.New("einoadapter: nil registry")
+	}
+	if exec == nil {
+		return nil, errNilExecutor
+	}
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -122,12 +136,15 @@ func WithExecutor(e *adapter.Executor) tool.Option {
 	return tool.WrapImplSpecificOptFn(func(o *callOptions) { o.exec = e })
 }
 
+var errNilExecutor = errors.New("einoadapter: nil executor (pass the *adapter.Executor whose policy the calls must follow)")
+
 // base is what the text and multimodal tools share.
 type base struct {
 	spec           *adapter.Spec
 	exec           *adapter.Executor
 	info           *schema.ToolInfo
 	pendingPayload bool
+	timeout        time.Duration
 }
 
 // Info returns the tool's description for the model, built once.
@@ -163,8 +180,9 @@ func (b *base) request(ctx context.Context, args string, opts []tool.Option, nat
 	if exec == nil {
 		exec = b.exec
 	}
-	if exec == nil {
-		exec = adapter.Default()
+	timeout := o.timeout
+	if timeout == 0 {
+		timeout = b.timeout
 	}
 	req := &adapter.Request{
 		Spec:        b.spec,
@@ -172,7 +190,7 @@ func (b *base) request(ctx context.Context, args string, opts []tool.Option, nat
 		CallID:      compose.GetToolCallID(ctx),
 		Integration: Integration,
 		Native:      native,
-		Timeout:     o.timeout,
+		Timeout:     timeout,
 		Approval:    o.approval,
 	}
 	// Resumed after an approval interrupt: present the ticket, so that only

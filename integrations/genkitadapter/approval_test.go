@@ -51,7 +51,7 @@ func newBank(t *testing.T) *bank {
 }
 
 func (b *bank) tool(t *testing.T) *genkitadapter.Tool {
-	tool, err := genkitadapter.NewTool(b.spec, &genkitadapter.Options{Executor: b.exec})
+	tool, err := genkitadapter.NewTool(b.spec, b.exec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

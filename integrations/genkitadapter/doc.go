@@ -5,7 +5,7 @@
 //
 //	g := genkit.Init(ctx)
 //	signal.Reset(os.Interrupt, syscall.SIGTERM) // see "Process-wide effects"
-//	tools, err := genkitadapter.Tools(g, reg, nil)
+//	tools, err := genkitadapter.Tools(g, reg, exec, nil)
 //	if err != nil {
 //		log.Fatal(err) // a name clash with a registered genkit tool
 //	}

@@ -42,7 +42,7 @@ func Example() {
 	}, nil))
 	exec := adapter.NewExecutor(reg, nil)
 	defer exec.Close()
-	tools, err := genkitadapter.Tools(g, reg, &genkitadapter.Options{Executor: exec})
+	tools, err := genkitadapter.Tools(g, reg, exec, nil)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func ExampleResume() {
 	}) (string, error) {
 		return "deleted " + in.Path, nil
 	}, &adapter.ToolOptions{Output: adapter.OutputText})
-	tool, err := genkitadapter.NewTool(spec, &genkitadapter.Options{Executor: exec})
+	tool, err := genkitadapter.NewTool(spec, exec, nil)
 	if err != nil {
 		log.Fatal(err)
 	}

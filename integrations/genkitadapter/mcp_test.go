@@ -108,7 +108,7 @@ func TestImportedMCPTool(t *testing.T) {
 			reg := importInMemory(t)
 			exec := adapter.NewExecutor(reg, nil)
 			defer exec.Close()
-			tools, err := genkitadapter.Tools(g, reg, &genkitadapter.Options{Executor: exec})
+			tools, err := genkitadapter.Tools(g, reg, exec, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -174,7 +174,7 @@ func ours(t testing.TB, url string) side {
 		if !ok {
 			t.Fatalf("%s not imported", name)
 		}
-		tool, err := genkitadapter.NewTool(spec, &genkitadapter.Options{Executor: exec})
+		tool, err := genkitadapter.NewTool(spec, exec, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/firebase/genkit/go/ai"
 	"github.com/firebase/genkit/go/core/api"
@@ -27,21 +28,17 @@ const Integration = adapter.TargetGenkit
 var ErrNameClash = errors.New("genkitadapter: a genkit tool of that name is already registered")
 
 // Options configure the tools built by this package. The zero value is
-// valid: calls go through [adapter.Default], read when each call runs.
+// valid.
 type Options struct {
-	// Executor runs the calls; nil means adapter.Default() at call time.
-	Executor *adapter.Executor
 	// Filter selects the registry's specs in [Tools] and [DefineTools]; its
 	// Target is always "genkit".
 	Filter registry.Filter
+	// Timeout bounds each call, overriding the spec's and the executor's
+	// timeout; zero leaves theirs.
+	Timeout time.Duration
 }
 
-func (o *Options) executor() *adapter.Executor {
-	if o != nil && o.Executor != nil {
-		return o.Executor
-	}
-	return adapter.Default()
-}
+var errNilExecutor = errors.New("genkitadapter: nil executor (pass the *adapter.Executor whose policy the calls must follow)")
 
 // Tool is a spec as a genkit tool. It implements [ai.Tool], so it can be
 // passed to ai.WithTools unregistered, or registered with
@@ -54,19 +51,23 @@ func (o *Options) executor() *adapter.Executor {
 // input.
 type Tool struct {
 	spec *adapter.Spec
+	exec *adapter.Executor
 	opts Options
 	act  *action
 }
 
 var _ ai.Tool = (*Tool)(nil)
 
-// NewTool returns spec as an unregistered genkit tool, for ai.WithTools. If
-// a tool of the same name is registered on the Genkit instance the call
-// runs with, genkit runs that one instead: use [Tools], which checks. opts
-// may be nil.
-func NewTool(spec *adapter.Spec, opts *Options) (*Tool, error) {
+// NewTool returns spec as an unregistered genkit tool, for ai.WithTools,
+// running its calls through exec (required: nil is an error). If a tool of
+// the same name is registered on the Genkit instance the call runs with,
+// genkit runs that one instead: use [Tools], which checks. opts may be nil.
+func NewTool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (*Tool, error) {
 	if spec == nil {
 		return nil, errors.New("genkitadapter: nil spec")
+	}
+	if exec == nil {
+		return nil, errNilExecutor
 	}
 	if err := spec.Check(); err != nil {
 		return nil, err
@@ -79,7 +80,7 @@ func NewTool(spec *adapter.Spec, opts *Options) (*Tool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("genkitadapter: tool %q: output schema: %w", spec.Name, err)
 	}
-	t := &Tool{spec: spec}
+	t := &Tool{spec: spec, exec: exec}
 	if opts != nil {
 		t.opts = *opts
 	}
@@ -101,10 +102,11 @@ func NewTool(spec *adapter.Spec, opts *Options) (*Tool, error) {
 	return t, nil
 }
 
-// DefineTool registers spec as a tool on g. It fails with [ErrNameClash] if
-// g already has a tool of that name. opts may be nil.
-func DefineTool(g *genkit.Genkit, spec *adapter.Spec, opts *Options) (*Tool, error) {
-	ts, err := define(g, []*adapter.Spec{spec}, opts)
+// DefineTool registers spec as a tool on g, running its calls through exec
+// (required). It fails with [ErrNameClash] if g already has a tool of that
+// name. opts may be nil.
+func DefineTool(g *genkit.Genkit, spec *adapter.Spec, exec *adapter.Executor, opts *Options) (*Tool, error) {
+	ts, err := define(g, []*adapter.Spec{spec}, exec, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -115,15 +117,18 @@ func DefineTool(g *genkit.Genkit, spec *adapter.Spec, opts *Options) (*Tool, err
 // adapter.TargetGenkit and Options.Filter) as unregistered tools (each a
 // *Tool), in name order, for ai.WithTools. A spec whose name is a tool
 // registered on g is reported with [ErrNameClash] and no tools are
-// returned. opts may be nil.
-func Tools(g *genkit.Genkit, reg *registry.Registry, opts *Options) ([]ai.ToolRef, error) {
-	specs := selectSpecs(reg, opts)
+// returned. Calls run through exec (required). opts may be nil.
+func Tools(g *genkit.Genkit, reg *registry.Registry, exec *adapter.Executor, opts *Options) ([]ai.ToolRef, error) {
+	specs, err := selectSpecs(reg, exec, opts)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkClashes(g, specs); err != nil {
 		return nil, err
 	}
 	out := make([]ai.ToolRef, 0, len(specs))
 	for _, s := range specs {
-		t, err := NewTool(s, opts)
+		t, err := NewTool(s, exec, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -134,9 +139,14 @@ func Tools(g *genkit.Genkit, reg *registry.Registry, opts *Options) ([]ai.ToolRe
 
 // DefineTools registers the registry's specs exported to genkit on g, so
 // that prompts and ai.WithTools can name them, and returns them (each a
-// *Tool) in name order. A name clash registers nothing. opts may be nil.
-func DefineTools(g *genkit.Genkit, reg *registry.Registry, opts *Options) ([]ai.ToolRef, error) {
-	ts, err := define(g, selectSpecs(reg, opts), opts)
+// *Tool) in name order. A name clash registers nothing. Calls run through
+// exec (required). opts may be nil.
+func DefineTools(g *genkit.Genkit, reg *registry.Registry, exec *adapter.Executor, opts *Options) ([]ai.ToolRef, error) {
+	specs, err := selectSpecs(reg, exec, opts)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := define(g, specs, exec, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +157,13 @@ func DefineTools(g *genkit.Genkit, reg *registry.Registry, opts *Options) ([]ai.
 	return out, nil
 }
 
-func selectSpecs(reg *registry.Registry, opts *Options) []*adapter.Spec {
+func selectSpecs(reg *registry.Registry, exec *adapter.Executor, opts *Options) ([]*adapter.Spec, error) {
+	if reg == nil {
+		return nil, errors.New("genkitadapter: nil registry")
+	}
+	if exec == nil {
+		return nil, errNilExecutor
+	}
 	var f registry.Filter
 	if opts != nil {
 		f = opts.Filter
@@ -157,10 +173,10 @@ func selectSpecs(reg *registry.Registry, opts *Options) []*adapter.Spec {
 	for s := range reg.List(f) {
 		specs = append(specs, s)
 	}
-	return specs
+	return specs, nil
 }
 
-func define(g *genkit.Genkit, specs []*adapter.Spec, opts *Options) ([]*Tool, error) {
+func define(g *genkit.Genkit, specs []*adapter.Spec, exec *adapter.Executor, opts *Options) ([]*Tool, error) {
 	if g == nil {
 		return nil, errors.New("genkitadapter: nil *genkit.Genkit")
 	}
@@ -169,7 +185,7 @@ func define(g *genkit.Genkit, specs []*adapter.Spec, opts *Options) ([]*Tool, er
 	}
 	ts := make([]*Tool, 0, len(specs))
 	for _, s := range specs {
-		t, err := NewTool(s, opts)
+		t, err := NewTool(s, exec, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -316,7 +332,7 @@ func (a *action) RunJSONWithTelemetry(ctx context.Context, input json.RawMessage
 // call runs one call and encodes the result as a genkit
 // MultipartToolResponse: {"output": ..., "content": [...]}.
 func (t *Tool) call(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
-	req := &adapter.Request{Spec: t.spec, Args: input, Integration: Integration, Native: t}
+	req := &adapter.Request{Spec: t.spec, Args: input, Integration: Integration, Native: t, Timeout: t.opts.Timeout}
 	if r, ok := decodeResume(input); ok {
 		req.Args, req.Ticket, req.CallID = r.Args, r.Ticket, r.Ref
 	}
@@ -324,7 +340,7 @@ func (t *Tool) call(ctx context.Context, input json.RawMessage) (json.RawMessage
 		req.Args = nil // genkit marshals a missing input as null
 	}
 	ctx = runContext(ctx)
-	res, err := t.opts.executor().Do(ctx, req)
+	res, err := t.exec.Do(ctx, req)
 	if err != nil {
 		var e *adapter.Error
 		if errors.As(err, &e) && e.Kind == adapter.KindApprovalPending {

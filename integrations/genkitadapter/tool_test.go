@@ -92,7 +92,7 @@ func TestLocalTypedTool(t *testing.T) {
 			exec := adapter.NewExecutor(nil, &adapter.ExecutorOptions{Hooks: []adapter.Hook{log.hook}})
 			defer exec.Close()
 			spec := addSpec()
-			tool, err := genkitadapter.NewTool(spec, &genkitadapter.Options{Executor: exec})
+			tool, err := genkitadapter.NewTool(spec, exec, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -156,7 +156,7 @@ func TestArgumentsAreFaithfulJSON(t *testing.T) {
 	spec := adapter.MustRawTool("echo", "Records its arguments.", in, rec.handler("ok"), nil)
 	exec := adapter.NewExecutor(nil, nil)
 	defer exec.Close()
-	tool, err := genkitadapter.NewTool(spec, &genkitadapter.Options{Executor: exec})
+	tool, err := genkitadapter.NewTool(spec, exec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +234,7 @@ func TestModelFacingErrorsBecomeOutput(t *testing.T) {
 			g := newGenkit(t)
 			exec := adapter.NewExecutor(nil, &adapter.ExecutorOptions{Guards: []adapter.Guard{guard}})
 			defer exec.Close()
-			tool, err := genkitadapter.NewTool(tt.spec, &genkitadapter.Options{Executor: exec})
+			tool, err := genkitadapter.NewTool(tt.spec, exec, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -272,7 +272,7 @@ func TestInternalErrorAbortsGenerate(t *testing.T) {
 		return func(context.Context, *adapter.ToolCall) (*adapter.Result, error) { panic("broken hook") }
 	}}})
 	defer exec.Close()
-	tool, err := genkitadapter.NewTool(addSpec(), &genkitadapter.Options{Executor: exec})
+	tool, err := genkitadapter.NewTool(addSpec(), exec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +299,7 @@ func TestRunScopePerGeneration(t *testing.T) {
 	var log callLog
 	exec := adapter.NewExecutor(nil, &adapter.ExecutorOptions{Hooks: []adapter.Hook{log.hook}, Limits: adapter.Limits{MaxCalls: 2}})
 	defer exec.Close()
-	tool, err := genkitadapter.NewTool(addSpec(), &genkitadapter.Options{Executor: exec})
+	tool, err := genkitadapter.NewTool(addSpec(), exec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -375,7 +375,7 @@ func TestMediaContent(t *testing.T) {
 		}, nil)
 	exec := adapter.NewExecutor(nil, nil)
 	defer exec.Close()
-	tool, err := genkitadapter.NewTool(spec, &genkitadapter.Options{Executor: exec})
+	tool, err := genkitadapter.NewTool(spec, exec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,25 +388,23 @@ func TestMediaContent(t *testing.T) {
 	}
 }
 
-// With no executor, calls go through adapter.Default(), read at call time.
-func TestDefaultExecutorAtCallTime(t *testing.T) {
-	ctx := context.Background()
-	tool, err := genkitadapter.NewTool(addSpec(), nil)
-	if err != nil {
-		t.Fatal(err)
+// A nil executor is refused at construction: no call may run without the
+// policy it was meant to follow.
+func TestNilExecutor(t *testing.T) {
+	g := newGenkit(t)
+	reg := registry.New()
+	reg.MustRegister(addSpec())
+	if _, err := genkitadapter.NewTool(addSpec(), nil, nil); err == nil || !strings.Contains(err.Error(), "nil executor") {
+		t.Errorf("NewTool: err = %v", err)
 	}
-	var log callLog
-	exec := adapter.NewExecutor(nil, &adapter.ExecutorOptions{Hooks: []adapter.Hook{log.hook}})
-	defer exec.Close()
-	prev := adapter.Default()
-	adapter.SetDefault(exec)
-	defer adapter.SetDefault(prev)
-	out, err := tool.RunRaw(ctx, map[string]any{"a": 4, "b": 5})
-	if err != nil {
-		t.Fatal(err)
+	if _, err := genkitadapter.Tools(g, reg, nil, nil); err == nil || !strings.Contains(err.Error(), "nil executor") {
+		t.Errorf("Tools: err = %v", err)
 	}
-	if diff := cmp.Diff(map[string]any{"sum": 9.0}, out); diff != "" || len(log.all()) != 1 {
-		t.Errorf("output (-want +got):\n%s\ndefault executor saw %d calls, want 1", diff, len(log.all()))
+	if _, err := genkitadapter.DefineTools(g, reg, nil, nil); err == nil || !strings.Contains(err.Error(), "nil executor") {
+		t.Errorf("DefineTools: err = %v", err)
+	}
+	if _, err := genkitadapter.DefineTool(g, addSpec(), nil, nil); err == nil || !strings.Contains(err.Error(), "nil executor") {
+		t.Errorf("DefineTool: err = %v", err)
 	}
 }
 
@@ -422,24 +420,26 @@ func TestNameClash(t *testing.T) {
 	})
 	reg := registry.New()
 	reg.MustRegister(addSpec(), adapter.MustRawTool("other", "", &jsonschema.Schema{Type: "object"}, (&recorder{}).handler("x"), nil))
+	clashExec := adapter.NewExecutor(reg, nil)
+	defer clashExec.Close()
 
-	if _, err := genkitadapter.Tools(g, reg, nil); !errors.Is(err, genkitadapter.ErrNameClash) || !strings.Contains(err.Error(), `"add"`) {
+	if _, err := genkitadapter.Tools(g, reg, clashExec, nil); !errors.Is(err, genkitadapter.ErrNameClash) || !strings.Contains(err.Error(), `"add"`) {
 		t.Errorf("Tools error = %v, want ErrNameClash naming add", err)
 	}
-	if _, err := genkitadapter.DefineTools(g, reg, nil); !errors.Is(err, genkitadapter.ErrNameClash) {
+	if _, err := genkitadapter.DefineTools(g, reg, clashExec, nil); !errors.Is(err, genkitadapter.ErrNameClash) {
 		t.Errorf("DefineTools error = %v, want ErrNameClash", err)
 	}
 	if genkit.LookupTool(g, "other") != nil {
 		t.Error("DefineTools registered a tool despite the clash")
 	}
-	if _, err := genkitadapter.DefineTool(g, addSpec(), nil); !errors.Is(err, genkitadapter.ErrNameClash) {
+	if _, err := genkitadapter.DefineTool(g, addSpec(), clashExec, nil); !errors.Is(err, genkitadapter.ErrNameClash) {
 		t.Errorf("DefineTool error = %v, want ErrNameClash", err)
 	}
 
 	// What the check prevents: an unchecked tool of that name is shadowed.
 	exec := adapter.NewExecutor(nil, nil)
 	defer exec.Close()
-	shadowed, err := genkitadapter.NewTool(addSpec(), &genkitadapter.Options{Executor: exec})
+	shadowed, err := genkitadapter.NewTool(addSpec(), exec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -463,7 +463,7 @@ func TestDefineToolsFromRegistry(t *testing.T) {
 	reg.MustRegister(addSpec(), mcpOnly)
 	exec := adapter.NewExecutor(nil, nil)
 	defer exec.Close()
-	tools, err := genkitadapter.DefineTools(g, reg, &genkitadapter.Options{Executor: exec})
+	tools, err := genkitadapter.DefineTools(g, reg, exec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -487,7 +487,7 @@ func BenchmarkLocalCall(b *testing.B) {
 	spec := addSpec()
 	exec := adapter.NewExecutor(nil, nil)
 	defer exec.Close()
-	tool, err := genkitadapter.NewTool(spec, &genkitadapter.Options{Executor: exec})
+	tool, err := genkitadapter.NewTool(spec, exec, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -69,7 +69,7 @@ func runOneShot(t *testing.T, reg *registry.Registry, cases []agentCase) {
 	}
 	script = append(script, "Thought: done.\nFinal Answer: all tools ran")
 	model := &promptRecorder{Model: fake.NewFakeLLM(script)}
-	tools := lca.Tools(reg, &lca.Options{Executor: exec, Callbacks: cb})
+	tools := mustTools(t, reg, exec, &lca.Options{Callbacks: cb})
 	agent := agents.NewOneShotAgent(model, tools, agents.WithMaxIterations(len(cases)+1))
 
 	out, err := lca.Run(context.Background(), agents.NewExecutor(agent, agents.WithMaxIterations(len(cases)+1)), "use the tools", nil)
@@ -128,7 +128,7 @@ func runFunctionsAgent(t *testing.T, reg *registry.Registry, cases []agentCase) 
 		calls = append(calls, toolCall("call_"+c.tool, c.tool, args))
 	}
 	model := &scriptedModel{turns: []turn{callTools(calls...), answer("finished")}}
-	tools := lca.Tools(reg, &lca.Options{Executor: exec})
+	tools := mustTools(t, reg, exec, nil)
 	agent := agents.NewOpenAIFunctionsAgent(model, tools)
 	out, err := lca.Run(context.Background(), agents.NewExecutor(agent), "use the tools", nil)
 	if err != nil {
@@ -179,7 +179,7 @@ func runLoop(t *testing.T, reg *registry.Registry, cases []agentCase) {
 	}
 	calls = append(calls, toolCall("call_nope", "nope", `{}`))
 	model := &scriptedModel{turns: []turn{callTools(calls...), answerWithLastTool("last: ")}}
-	d := lca.NewDispatcher(reg, &lca.DispatcherOptions{Executor: exec, Callbacks: cb})
+	d := mustDispatcher(t, reg, exec, &lca.DispatcherOptions{Callbacks: cb})
 
 	msgs := []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "use the tools")}
 	conv, final, err := d.Loop(context.Background(), model, msgs, nil)
@@ -257,7 +257,7 @@ func TestDeferredApprovalInAgent(t *testing.T) {
 		"Thought: it is pending; try again.\nAction: delete\nAction Input: {  \"path\":\"/tmp/a\" }",
 		"Final Answer: done",
 	})}
-	agent := agents.NewOneShotAgent(model, lca.Tools(reg, &lca.Options{Executor: exec}))
+	agent := agents.NewOneShotAgent(model, mustTools(t, reg, exec, nil))
 	if _, err := lca.Run(context.Background(), agents.NewExecutor(agent), "delete /tmp/a", nil); err != nil {
 		t.Fatal(err)
 	}

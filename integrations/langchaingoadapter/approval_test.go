@@ -9,7 +9,6 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/agentadapter/agentadapter/adapter"
-	lca "github.com/agentadapter/agentadapter/integrations/langchaingoadapter"
 )
 
 // deleteSpec is destructive (no annotations), so ApproveByAnnotations holds
@@ -38,7 +37,7 @@ func TestBlockingApproval(t *testing.T) {
 		}
 	})
 	exec := newExecutor(t, reg, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: port}})
-	tl := lca.Tools(reg, &lca.Options{Executor: exec})[0]
+	tl := mustTools(t, reg, exec, nil)[0]
 
 	for _, tt := range []struct {
 		name     string
@@ -94,7 +93,7 @@ func TestDeferredApproval(t *testing.T) {
 
 	t.Run("Call", func(t *testing.T) {
 		runs.Store(0)
-		tl := lca.Tools(reg, &lca.Options{Executor: exec})[0]
+		tl := mustTools(t, reg, exec, nil)[0]
 		call := func(input string) string {
 			t.Helper()
 			out, err := tl.Call(ctx, input)
@@ -129,7 +128,7 @@ func TestDeferredApproval(t *testing.T) {
 
 	t.Run("Dispatch", func(t *testing.T) {
 		runs.Store(0)
-		d := lca.NewDispatcher(reg, &lca.DispatcherOptions{Executor: exec})
+		d := mustDispatcher(t, reg, exec, nil)
 		dispatch := func(id, args string) string {
 			t.Helper()
 			msgs, err := d.Dispatch(ctx, []llms.ToolCall{toolCall(id, "delete", args)})

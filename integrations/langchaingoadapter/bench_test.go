@@ -19,8 +19,8 @@ func BenchmarkCall(b *testing.B) {
 	reg := newRegistry(b, spec)
 	exec := newExecutor(b, reg, nil)
 	ctx, _ := adapter.WithRun(context.Background(), nil)
-	tl := lca.Tools(reg, &lca.Options{Executor: exec})[0]
-	d := lca.NewDispatcher(reg, &lca.DispatcherOptions{Executor: exec})
+	tl := mustTools(b, reg, exec, nil)[0]
+	d := mustDispatcher(b, reg, exec, nil)
 	args := json.RawMessage(`{"a":1,"b":2}`)
 
 	b.Run("executor", func(b *testing.B) {
@@ -67,7 +67,7 @@ func BenchmarkCallOverhead(b *testing.B) {
 	reg := newRegistry(b, spec)
 	exec := newExecutor(b, reg, nil)
 	ctx, _ := adapter.WithRun(context.Background(), nil)
-	tl := lca.Tools(reg, &lca.Options{Executor: exec})[0]
+	tl := mustTools(b, reg, exec, nil)[0]
 	args := json.RawMessage(`{"a":1,"b":2}`)
 	var execTime, callTime time.Duration
 	for b.Loop() {

@@ -55,7 +55,7 @@ func TestDescribe(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Describe mismatch (-want +got):\n%s", diff)
 			}
-			tl, err := lca.NewTool(tt.spec, nil)
+			tl, err := lca.NewTool(tt.spec, newExecutor(t, nil, nil), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

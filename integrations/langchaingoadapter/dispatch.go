@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/tmc/langchaingo/callbacks"
 	"github.com/tmc/langchaingo/llms"
@@ -20,11 +21,12 @@ const DefaultParallelism = 4
 
 // DispatcherOptions configure a [Dispatcher]. The zero value is valid.
 type DispatcherOptions struct {
-	// Executor runs the calls; nil means adapter.Default() at call time.
-	Executor *adapter.Executor
 	// Filter selects the registry's tools; its Target is always langchaingo.
 	// A call to a tool outside it is answered not_found.
 	Filter registry.Filter
+	// Timeout bounds each call, overriding the spec's and the executor's
+	// timeout; zero leaves theirs.
+	Timeout time.Duration
 	// Strict defines the tools with strict schemas (see
 	// [DefinitionOptions.Strict]), and makes Dispatch read a null given for
 	// an optional, non-nullable property as an omitted one.
@@ -42,13 +44,14 @@ type DispatcherOptions struct {
 // Dispatcher answers a tool-calling model's tool calls with the tools of a
 // registry. It is safe for concurrent use.
 //
-//	d := langchaingoadapter.NewDispatcher(reg, nil)
+//	d, err := langchaingoadapter.NewDispatcher(reg, exec, nil)
 //	resp, _ := model.GenerateContent(ctx, msgs, llms.WithTools(d.Tools()))
 //	msgs = append(msgs, langchaingoadapter.AssistantMessage(resp.Choices[0]))
 //	replies, err := d.Dispatch(ctx, resp.Choices[0].ToolCalls)
 //	msgs = append(msgs, replies...)
 type Dispatcher struct {
 	reg    *registry.Registry
+	exec   *adapter.Executor
 	opts   DispatcherOptions
 	filter registry.Filter
 	defs   []llms.Tool
@@ -58,18 +61,24 @@ type Dispatcher struct {
 	shapes map[*adapter.Spec]*argShape
 }
 
-// NewDispatcher returns a dispatcher over reg. opts may be nil. The tool
-// definitions are computed once, here; the calls look tools up in reg at
-// call time.
-func NewDispatcher(reg *registry.Registry, opts *DispatcherOptions) *Dispatcher {
-	d := &Dispatcher{reg: reg}
+// NewDispatcher returns a dispatcher over reg whose calls run through exec
+// (required: nil is an error). opts may be nil. The tool definitions are
+// computed once, here; the calls look tools up in reg at call time.
+func NewDispatcher(reg *registry.Registry, exec *adapter.Executor, opts *DispatcherOptions) (*Dispatcher, error) {
+	if reg == nil {
+		return nil, errors.New("langchaingoadapter: nil registry")
+	}
+	if exec == nil {
+		return nil, errNilExecutor
+	}
+	d := &Dispatcher{reg: reg, exec: exec}
 	if opts != nil {
 		d.opts = *opts
 	}
 	d.filter = d.opts.Filter
 	d.filter.Target = adapter.TargetLangchaingo
 	d.defs, d.issues = Definitions(reg, &DefinitionOptions{Filter: d.filter, Strict: d.opts.Strict})
-	return d
+	return d, nil
 }
 
 // Tools returns the function definitions to pass with llms.WithTools.
@@ -159,11 +168,7 @@ func (d *Dispatcher) run(ctx context.Context, tc llms.ToolCall, input string) (s
 	if d.opts.Strict {
 		args = dropOmittedNulls(args, spec.InputSchema)
 	}
-	exec := d.opts.Executor
-	if exec == nil {
-		exec = adapter.Default()
-	}
-	res, err := exec.Do(ctx, &adapter.Request{Spec: spec, Args: args, CallID: tc.ID, Integration: Integration, Native: tc})
+	res, err := d.exec.Do(ctx, &adapter.Request{Spec: spec, Args: args, CallID: tc.ID, Integration: Integration, Native: tc, Timeout: d.opts.Timeout})
 	if err != nil {
 		return "", withShape(err, a)
 	}

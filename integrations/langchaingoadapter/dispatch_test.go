@@ -43,7 +43,7 @@ func TestDispatchBoundedParallelInOrder(t *testing.T) {
 			return adapter.TextResult("done " + string(args)), nil
 		}, &adapter.ToolOptions{Annotations: readOnly})
 	reg := newRegistry(t, wait)
-	d := lca.NewDispatcher(reg, &lca.DispatcherOptions{Executor: newExecutor(t, reg, nil), Parallelism: 2})
+	d := mustDispatcher(t, reg, newExecutor(t, reg, nil), &lca.DispatcherOptions{Parallelism: 2})
 
 	var calls []llms.ToolCall
 	for i := range 6 {
@@ -93,7 +93,7 @@ func TestDispatchOneRunScope(t *testing.T) {
 		}
 	}
 	exec := newExecutor(t, reg, &adapter.ExecutorOptions{Limits: adapter.Limits{MaxCalls: 3}, Hooks: []adapter.Hook{hook}})
-	d := lca.NewDispatcher(reg, &lca.DispatcherOptions{Executor: exec})
+	d := mustDispatcher(t, reg, exec, nil)
 	var calls []llms.ToolCall
 	for i := range 4 {
 		calls = append(calls, toolCall(fmt.Sprintf("id%d", i), "add", `{"a":1,"b":1}`))
@@ -152,7 +152,7 @@ func TestDispatchStrictNulls(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := lca.NewDispatcher(reg, &lca.DispatcherOptions{Executor: exec, Strict: tt.strict})
+			d := mustDispatcher(t, reg, exec, &lca.DispatcherOptions{Strict: tt.strict})
 			msgs, err := d.Dispatch(context.Background(), []llms.ToolCall{toolCall("x", tt.tool, tt.args)})
 			if err != nil {
 				t.Fatal(err)
@@ -166,7 +166,7 @@ func TestDispatchStrictNulls(t *testing.T) {
 			}
 		})
 	}
-	d := lca.NewDispatcher(reg, &lca.DispatcherOptions{Strict: true})
+	d := mustDispatcher(t, reg, newExecutor(t, reg, nil), &lca.DispatcherOptions{Strict: true})
 	for _, def := range d.Tools() {
 		if !def.Function.Strict {
 			t.Errorf("%s not strict", def.Function.Name)
@@ -187,7 +187,7 @@ func TestDispatchFaultsAndNotFound(t *testing.T) {
 	hidden.Targets = []string{adapter.TargetMCP}
 	reg := newRegistry(t, addSpec(), conn, hidden)
 	cb := &recordingHandler{}
-	d := lca.NewDispatcher(reg, &lca.DispatcherOptions{Executor: newExecutor(t, reg, nil), Callbacks: cb, Parallelism: 1})
+	d := mustDispatcher(t, reg, newExecutor(t, reg, nil), &lca.DispatcherOptions{Callbacks: cb, Parallelism: 1})
 	if len(d.Tools()) != 2 {
 		t.Errorf("Tools() has %d definitions, want 2 (hidden is MCP only)", len(d.Tools()))
 	}
@@ -229,7 +229,7 @@ func TestDispatchFaultsAndNotFound(t *testing.T) {
 
 func TestLoopLimits(t *testing.T) {
 	reg := newRegistry(t, addSpec())
-	d := lca.NewDispatcher(reg, &lca.DispatcherOptions{Executor: newExecutor(t, reg, nil)})
+	d := mustDispatcher(t, reg, newExecutor(t, reg, nil), nil)
 	forever := &scriptedModel{}
 	for range 3 {
 		forever.turns = append(forever.turns, callTools(toolCall("x", "add", `{"a":1,"b":1}`)))

@@ -8,7 +8,11 @@
 //	exec := adapter.NewExecutor(reg, nil)
 //	defer exec.Close()
 //
-//	agent := agents.NewOneShotAgent(llm, langchaingoadapter.Tools(reg, &langchaingoadapter.Options{Executor: exec}))
+//	tools, err := langchaingoadapter.Tools(reg, exec, nil)
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	agent := agents.NewOneShotAgent(llm, tools)
 //	out, err := langchaingoadapter.Run(ctx, agents.NewExecutor(agent), "What is 2+3?", nil)
 //
 // Every call goes through an [adapter.Executor] (validation, hooks, guards,

@@ -33,7 +33,10 @@ func ExampleTools() {
 	exec := adapter.NewExecutor(reg, nil)
 	defer exec.Close()
 
-	tools := lca.Tools(reg, &lca.Options{Executor: exec})
+	tools, err := lca.Tools(reg, exec, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
 	fmt.Println(tools[0].Description())
 
 	llm := fake.NewFakeLLM([]string{
@@ -57,7 +60,11 @@ func ExampleTool_Call() {
 	reg := exampleRegistry()
 	exec := adapter.NewExecutor(reg, nil)
 	defer exec.Close()
-	tool := lca.Tools(reg, &lca.Options{Executor: exec})[0]
+	tools, err := lca.Tools(reg, exec, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	tool := tools[0]
 
 	for _, input := range []string{
 		`{"a": 1, "b": 2}`,
@@ -99,7 +106,10 @@ func ExampleDispatcher_Loop() {
 	exec := adapter.NewExecutor(reg, nil)
 	defer exec.Close()
 
-	d := lca.NewDispatcher(reg, &lca.DispatcherOptions{Executor: exec, Strict: true})
+	d, err := lca.NewDispatcher(reg, exec, &lca.DispatcherOptions{Strict: true})
+	if err != nil {
+		log.Fatal(err)
+	}
 	fmt.Println(d.Tools()[0].Function.Parameters)
 
 	msgs := []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "What is 20+22?")}

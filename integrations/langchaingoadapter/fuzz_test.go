@@ -26,7 +26,7 @@ func FuzzCall(f *testing.F) {
 	}
 	reg := newRegistry(f, addSpec(), echoSpec(f, "search", searchSchema), echoSpec(f, "count", countSchema), echoSpec(f, "ping", noArgsSchema))
 	exec := newExecutor(f, reg, nil)
-	tools := lca.Tools(reg, &lca.Options{Executor: exec})
+	tools := mustTools(f, reg, exec, nil)
 	f.Fuzz(func(t *testing.T, input string) {
 		for _, tl := range tools {
 			out, err := tl.Call(context.Background(), input)
@@ -85,11 +85,11 @@ func FuzzSchema(f *testing.F) {
 		}
 		exec := adapter.NewExecutor(nil, nil)
 		defer exec.Close()
-		tl2 := lca.Tools(newRegistry(t, spec), &lca.Options{Executor: exec})[0]
+		tl2 := mustTools(t, newRegistry(t, spec), exec, nil)[0]
 		if out, err := tl2.Call(context.Background(), input); err != nil {
 			t.Fatalf("Call(%q) on schema %s: Go error %v (output %q)", input, schemaJSON, err, out)
 		}
-		d := lca.NewDispatcher(newRegistry(t, spec), &lca.DispatcherOptions{Executor: exec, Strict: true})
+		d := mustDispatcher(t, newRegistry(t, spec), exec, &lca.DispatcherOptions{Strict: true})
 		if _, err := d.Dispatch(context.Background(), []llms.ToolCall{toolCall("1", "t", input)}); err != nil {
 			t.Fatalf("Dispatch(%q) on schema %s: %v", input, schemaJSON, err)
 		}

@@ -12,8 +12,10 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/tmc/langchaingo/callbacks"
 	"github.com/tmc/langchaingo/llms"
+	"github.com/tmc/langchaingo/tools"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	lca "github.com/agentadapter/agentadapter/integrations/langchaingoadapter"
 	"github.com/agentadapter/agentadapter/registry"
 )
 
@@ -74,6 +76,24 @@ func newExecutor(t testing.TB, reg adapter.Catalog, opts *adapter.ExecutorOption
 	e := adapter.NewExecutor(reg, opts)
 	t.Cleanup(func() { e.Close() })
 	return e
+}
+
+func mustTools(t testing.TB, reg *registry.Registry, exec *adapter.Executor, opts *lca.Options) []tools.Tool {
+	t.Helper()
+	ts, err := lca.Tools(reg, exec, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts
+}
+
+func mustDispatcher(t testing.TB, reg *registry.Registry, exec *adapter.Executor, opts *lca.DispatcherOptions) *lca.Dispatcher {
+	t.Helper()
+	d, err := lca.NewDispatcher(reg, exec, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 // payload decodes a model-facing error payload; ok is false for anything

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/tmc/langchaingo/callbacks"
 	"github.com/tmc/langchaingo/chains"
@@ -22,24 +23,27 @@ const Integration = adapter.TargetLangchaingo
 // Options configure the tools built by [NewTool] and [Tools]. The zero
 // value is valid.
 type Options struct {
-	// Executor runs the calls. Nil means adapter.Default(), read at call
-	// time, so the default may be set after the tools are built.
-	Executor *adapter.Executor
 	// Callbacks, if set, receives HandleToolStart before each call and then
 	// exactly one of HandleToolEnd (the tool's output) or HandleToolError
 	// (for every failure, including those returned to the model as a
 	// payload). langchaingo's agents do not pass their handler to tools:
 	// give the same handler here and to agents.WithCallbacksHandler.
 	Callbacks callbacks.Handler
-	// Filter selects the registry's tools in [Tools] and [Definitions];
-	// its Target is always langchaingo.
+	// Filter selects the registry's tools in [Tools]; its Target is always
+	// langchaingo.
 	Filter registry.Filter
+	// Timeout bounds each call, overriding the spec's and the executor's
+	// timeout; zero leaves theirs.
+	Timeout time.Duration
 }
+
+var errNilExecutor = errors.New("langchaingoadapter: nil executor (pass the *adapter.Executor whose policy the calls must follow)")
 
 // Tool is a langchaingo [tools.Tool] that runs an [adapter.Spec] through an
 // [adapter.Executor].
 type Tool struct {
 	spec *adapter.Spec
+	exec *adapter.Executor
 	reg  *registry.Registry // non-nil: look the spec up at call time
 	f    registry.Filter    // with reg: the spec must still match it
 	opts Options
@@ -49,20 +53,24 @@ type Tool struct {
 
 var _ tools.Tool = (*Tool)(nil)
 
-// NewTool returns a tool for spec. opts may be nil. It fails if the spec is
-// invalid (see [adapter.Spec.Check]).
-func NewTool(spec *adapter.Spec, opts *Options) (*Tool, error) {
+// NewTool returns a tool for spec whose calls run through exec (required:
+// nil is an error). opts may be nil. It fails if the spec is invalid (see
+// [adapter.Spec.Check]).
+func NewTool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (*Tool, error) {
 	if spec == nil {
 		return nil, errors.New("langchaingoadapter: nil spec")
+	}
+	if exec == nil {
+		return nil, errNilExecutor
 	}
 	if err := spec.Check(); err != nil {
 		return nil, err
 	}
-	return newTool(spec, nil, opts), nil
+	return newTool(spec, nil, exec, opts), nil
 }
 
-func newTool(spec *adapter.Spec, reg *registry.Registry, opts *Options) *Tool {
-	t := &Tool{spec: spec, reg: reg}
+func newTool(spec *adapter.Spec, reg *registry.Registry, exec *adapter.Executor, opts *Options) *Tool {
+	t := &Tool{spec: spec, reg: reg, exec: exec}
 	if opts != nil {
 		t.opts = *opts
 	}
@@ -73,18 +81,25 @@ func newTool(spec *adapter.Spec, reg *registry.Registry, opts *Options) *Tool {
 }
 
 // Tools returns a tool for every spec in reg that targets langchaingo and
-// matches opts.Filter, ordered by name. Each call looks its spec up in reg
+// matches opts.Filter, ordered by name, each running its calls through
+// exec (required). opts may be nil. Each call looks its spec up in reg
 // again, so a replaced spec (an MCP server that reconnected) is used at
 // once and a removed one answers not_found.
-func Tools(reg *registry.Registry, opts *Options) []tools.Tool {
+func Tools(reg *registry.Registry, exec *adapter.Executor, opts *Options) ([]tools.Tool, error) {
+	if reg == nil {
+		return nil, errors.New("langchaingoadapter: nil registry")
+	}
+	if exec == nil {
+		return nil, errNilExecutor
+	}
 	f := filter(opts)
 	var out []tools.Tool
 	for s := range reg.List(f) {
-		t := newTool(s, reg, opts)
+		t := newTool(s, reg, exec, opts)
 		t.f = f
 		out = append(out, t)
 	}
-	return out
+	return out, nil
 }
 
 func filter(opts *Options) registry.Filter {
@@ -180,12 +195,8 @@ func (t *Tool) call(ctx context.Context, input string) (string, error) {
 		perr.Tool = spec.Name
 		return "", perr
 	}
-	exec := t.opts.Executor
-	if exec == nil {
-		exec = adapter.Default()
-	}
 	ctx, _ = adapter.WithRun(ctx, nil)
-	res, err := exec.Do(ctx, &adapter.Request{Spec: spec, Args: args, Integration: Integration, Native: input})
+	res, err := t.exec.Do(ctx, &adapter.Request{Spec: spec, Args: args, Integration: Integration, Native: input, Timeout: t.opts.Timeout})
 	if err != nil {
 		return "", withShape(err, a)
 	}

@@ -35,7 +35,7 @@ func TestCallInputForms(t *testing.T) {
 	tools := map[string]interface {
 		Call(context.Context, string) (string, error)
 	}{}
-	for _, tl := range lca.Tools(reg, &lca.Options{Executor: exec}) {
+	for _, tl := range mustTools(t, reg, exec, nil) {
 		tools[tl.Name()] = tl
 	}
 	addShape := `{"a": integer (first addend), "b": integer (second addend)}`
@@ -124,7 +124,7 @@ func TestCallErrors(t *testing.T) {
 	exec := newExecutor(t, reg, nil)
 	cb := &recordingHandler{}
 	byName := map[string]*lca.Tool{}
-	for _, tl := range lca.Tools(reg, &lca.Options{Executor: exec, Callbacks: cb}) {
+	for _, tl := range mustTools(t, reg, exec, &lca.Options{Callbacks: cb}) {
 		byName[tl.Name()] = tl.(*lca.Tool)
 	}
 
@@ -158,7 +158,7 @@ func TestCallErrors(t *testing.T) {
 	})
 	t.Run("removed tool is not_found", func(t *testing.T) {
 		reg2 := newRegistry(t, echoSpec(t, "gone", noArgsSchema))
-		tl := lca.Tools(reg2, &lca.Options{Executor: exec})[0]
+		tl := mustTools(t, reg2, exec, nil)[0]
 		if err := reg2.Unregister("gone"); err != nil {
 			t.Fatal(err)
 		}
@@ -181,7 +181,7 @@ func TestCallErrors(t *testing.T) {
 func TestCallbacksOnSuccess(t *testing.T) {
 	reg := newRegistry(t, addSpec())
 	cb := &recordingHandler{}
-	tl := lca.Tools(reg, &lca.Options{Executor: newExecutor(t, reg, nil), Callbacks: cb})[0]
+	tl := mustTools(t, reg, newExecutor(t, reg, nil), &lca.Options{Callbacks: cb})[0]
 	if _, err := tl.Call(context.Background(), `{"a":1,"b":2}`); err != nil {
 		t.Fatal(err)
 	}
@@ -191,37 +191,27 @@ func TestCallbacksOnSuccess(t *testing.T) {
 	}
 }
 
-func TestDefaultExecutorReadAtCallTime(t *testing.T) {
-	spec := addSpec()
-	tl, err := lca.NewTool(spec, nil)
-	if err != nil {
-		t.Fatal(err)
+// A nil executor is refused at construction: no call may run without the
+// policy it was meant to follow.
+func TestNilExecutor(t *testing.T) {
+	reg := newRegistry(t, addSpec())
+	if _, err := lca.NewTool(addSpec(), nil, nil); err == nil || !strings.Contains(err.Error(), "nil executor") {
+		t.Errorf("NewTool: err = %v", err)
 	}
-	var seen []string
-	exec := newExecutor(t, nil, &adapter.ExecutorOptions{Hooks: []adapter.Hook{func(next adapter.Invoker) adapter.Invoker {
-		return func(ctx context.Context, c *adapter.ToolCall) (*adapter.Result, error) {
-			seen = append(seen, c.Integration+" "+c.Tool+" "+string(c.Args)+" native="+c.Native.(string))
-			return next(ctx, c)
-		}
-	}}})
-	prev := adapter.Default()
-	adapter.SetDefault(exec) // set after the tool was built
-	t.Cleanup(func() { adapter.SetDefault(prev) })
-	out, err := tl.Call(context.Background(), `{"__arg1":"{\"a\":4,\"b\":5}"}`)
-	if err != nil || out != `{"sum":9}` {
-		t.Fatalf("Call = %q, %v", out, err)
+	if _, err := lca.Tools(reg, nil, nil); err == nil || !strings.Contains(err.Error(), "nil executor") {
+		t.Errorf("Tools: err = %v", err)
 	}
-	want := []string{`langchaingo add {"a":4,"b":5} native={"__arg1":"{\"a\":4,\"b\":5}"}`}
-	if diff := cmp.Diff(want, seen); diff != "" {
-		t.Errorf("executor saw (-want +got):\n%s", diff)
+	if _, err := lca.NewDispatcher(reg, nil, nil); err == nil || !strings.Contains(err.Error(), "nil executor") {
+		t.Errorf("NewDispatcher: err = %v", err)
 	}
 }
 
 func TestNewToolRejectsBadSpec(t *testing.T) {
-	if _, err := lca.NewTool(nil, nil); err == nil {
+	exec := newExecutor(t, nil, nil)
+	if _, err := lca.NewTool(nil, exec, nil); err == nil {
 		t.Error("NewTool(nil) succeeded")
 	}
-	if _, err := lca.NewTool(&adapter.Spec{Name: "bad name!"}, nil); err == nil {
+	if _, err := lca.NewTool(&adapter.Spec{Name: "bad name!"}, exec, nil); err == nil {
 		t.Error("NewTool(invalid name) succeeded")
 	}
 }
@@ -233,14 +223,15 @@ func TestToolsFilter(t *testing.T) {
 	tagged.Tags = []string{"math"}
 	reg := newRegistry(t, addSpec(), mcpOnly, tagged)
 	var names []string
-	for _, tl := range lca.Tools(reg, nil) {
+	exec := newExecutor(t, reg, nil)
+	for _, tl := range mustTools(t, reg, exec, nil) {
 		names = append(names, tl.Name())
 	}
 	if diff := cmp.Diff([]string{"add", "tagged"}, names); diff != "" {
 		t.Errorf("Tools(reg) names (-want +got):\n%s", diff)
 	}
 	names = nil
-	for _, tl := range lca.Tools(reg, &lca.Options{Filter: registry.Filter{Tags: []string{"math"}, Target: adapter.TargetMCP}}) {
+	for _, tl := range mustTools(t, reg, exec, &lca.Options{Filter: registry.Filter{Tags: []string{"math"}, Target: adapter.TargetMCP}}) {
 		names = append(names, tl.Name())
 	}
 	if diff := cmp.Diff([]string{"tagged"}, names); diff != "" {
@@ -251,7 +242,7 @@ func TestToolsFilter(t *testing.T) {
 func TestRunScope(t *testing.T) {
 	reg := newRegistry(t, addSpec())
 	exec := newExecutor(t, reg, &adapter.ExecutorOptions{Limits: adapter.Limits{MaxCalls: 2}})
-	tl := lca.Tools(reg, &lca.Options{Executor: exec})[0]
+	tl := mustTools(t, reg, exec, nil)[0]
 
 	// Without a scope every call has its own run: the limit never bites.
 	for i := range 3 {
@@ -300,7 +291,7 @@ func mustSchema(t testing.TB, s string) *jsonschema.Schema {
 func TestToolFollowsRegistry(t *testing.T) {
 	reg := newRegistry(t, echoSpec(t, "lookup", `{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`))
 	exec := newExecutor(t, reg, nil)
-	tl := lca.Tools(reg, &lca.Options{Executor: exec})[0]
+	tl := mustTools(t, reg, exec, nil)[0]
 	if out, _ := tl.Call(context.Background(), "42"); out != `{"id":"42"}` {
 		t.Fatalf("before Replace: %q", out)
 	}

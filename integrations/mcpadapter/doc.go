@@ -12,7 +12,7 @@
 //	exec := adapter.NewExecutor(reg, nil)
 //	res, err := exec.Call(ctx, "echo", json.RawMessage(`{"message":"hi"}`))
 //
-//	exp := mcpadapter.NewExporter(reg, exec, nil)
+//	exp, err := mcpadapter.NewExporter(reg, exec, nil)
 //	err = exp.ListenAndServe(ctx, "127.0.0.1:8931", nil) // or exp.Serve(ctx, &mcp.StdioTransport{})
 //
 // # Importing tools

@@ -34,7 +34,10 @@ func ExampleNewExporter() {
 	}, nil))
 	exec := adapter.NewExecutor(reg, nil)
 	defer exec.Close()
-	ex := mcpadapter.NewExporter(reg, exec, nil)
+	ex, err := mcpadapter.NewExporter(reg, exec, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer ex.Close()
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -74,7 +77,10 @@ func ExampleExporter_Handler() {
 	}, &adapter.ToolOptions{Output: adapter.OutputText}))
 	exec := adapter.NewExecutor(reg, nil)
 	defer exec.Close()
-	ex := mcpadapter.NewExporter(reg, exec, nil)
+	ex, err := mcpadapter.NewExporter(reg, exec, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer ex.Close()
 
 	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {

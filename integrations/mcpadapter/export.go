@@ -35,7 +35,7 @@ func (s *Exporter) handler(name string) mcp.ToolHandler {
 			return errorResult(&adapter.Error{Kind: adapter.KindNotFound, Tool: name, Message: fmt.Sprintf("no tool named %q", name)}), nil
 		}
 		ctx = callContext(ctx, req)
-		areq := &adapter.Request{Spec: spec, Tool: name, Args: req.Params.Arguments, Integration: Integration, Native: withoutCredentials(req)}
+		areq := &adapter.Request{Spec: spec, Tool: name, Args: req.Params.Arguments, Integration: Integration, Native: withoutCredentials(req), Timeout: s.opts.Timeout}
 		answered := false
 		if s.opts.Approver != nil && len(req.Params.InputResponses) > 0 {
 			ticket, err := s.applyApprovalAnswer(ctx, name, req)
@@ -44,7 +44,7 @@ func (s *Exporter) handler(name string) mcp.ToolHandler {
 			}
 			areq.Ticket, answered = ticket, ticket != ""
 		}
-		res, err := s.executor().Do(ctx, areq)
+		res, err := s.exec.Do(ctx, areq)
 		if err != nil {
 			if !answered && adapter.KindOf(err) == adapter.KindApprovalPending {
 				if r := s.askApproval(req, name, areq.Args, err); r != nil {

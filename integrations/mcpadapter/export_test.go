@@ -121,7 +121,10 @@ func newExporter(t testing.TB, reg *registry.Registry, exec *adapter.Executor, o
 		exec = adapter.NewExecutor(reg, nil)
 		t.Cleanup(func() { exec.Close() })
 	}
-	ex := mcpadapter.NewExporter(reg, exec, opts)
+	ex, err := mcpadapter.NewExporter(reg, exec, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { ex.Close() })
 	return ex
 }

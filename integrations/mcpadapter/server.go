@@ -37,6 +37,9 @@ type ExportOptions struct {
 	// Filter further selects the specs to serve; its Target is always
 	// adapter.TargetMCP.
 	Filter registry.Filter
+	// Timeout bounds each call, overriding the spec's and the executor's
+	// timeout; zero leaves theirs.
+	Timeout time.Duration
 	// Approver, if set, lets the client's user decide calls the executor
 	// holds for approval: a call that comes back approval_pending is put to
 	// the user through elicitation (see the package documentation for which
@@ -128,11 +131,14 @@ func (s *Exporter) takeAsked(ticket, tool string) bool {
 }
 
 // NewExporter returns a server for the MCP-targeted specs of reg, calling
-// them through exec. exec may be nil: then [adapter.Default] is used at call
-// time. opts may be nil.
-func NewExporter(reg *registry.Registry, exec *adapter.Executor, opts *ExportOptions) *Exporter {
+// them through exec, which is required: a nil exec is an error, so that no
+// policy is dropped in silence. opts may be nil.
+func NewExporter(reg *registry.Registry, exec *adapter.Executor, opts *ExportOptions) (*Exporter, error) {
 	if reg == nil {
-		panic("mcpadapter: NewExporter with a nil registry")
+		return nil, errors.New("mcpadapter: NewExporter with a nil registry")
+	}
+	if exec == nil {
+		return nil, errors.New("mcpadapter: NewExporter with a nil executor (pass the *adapter.Executor whose policy the calls must follow)")
 	}
 	s := &Exporter{reg: reg, exec: exec, served: map[string]bool{}, asked: map[string]askedTicket{}}
 	if opts != nil {
@@ -167,7 +173,7 @@ func NewExporter(reg *registry.Registry, exec *adapter.Executor, opts *ExportOpt
 	for spec := range reg.List(s.filter) {
 		s.add(spec)
 	}
-	return s
+	return s, nil
 }
 
 // MCPServer returns the go-sdk server, to add prompts or resources, or
@@ -242,14 +248,6 @@ func toolToMCP(spec *adapter.Spec) *mcp.Tool {
 		t.OutputSchema = spec.OutputSchema
 	}
 	return t
-}
-
-// executor returns the executor calls go through.
-func (s *Exporter) executor() *adapter.Executor {
-	if s.exec != nil {
-		return s.exec
-	}
-	return adapter.Default()
 }
 
 // RequestFromContext returns the MCP request a tool handler is serving when

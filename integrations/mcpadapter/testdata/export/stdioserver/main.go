@@ -46,7 +46,10 @@ func main() {
 	)
 	exec := adapter.NewExecutor(reg, nil)
 	defer exec.Close()
-	ex := mcpadapter.NewExporter(reg, exec, &mcpadapter.ExportOptions{Name: "stdioserver"})
+	ex, err := mcpadapter.NewExporter(reg, exec, &mcpadapter.ExportOptions{Name: "stdioserver"})
+	if err != nil {
+		log.Fatal(err)
+	}
 	defer ex.Close()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
