@@ -58,12 +58,16 @@ func (g *Gateway) buildEndpoints(cfg *config.Config, old map[string]*endpoint) (
 			eps[name] = ep
 			continue
 		}
-		eps[name] = g.newEndpoint(name, def)
+		ep, err := g.newEndpoint(name, def)
+		if err != nil {
+			return nil, err
+		}
+		eps[name] = ep
 	}
 	return eps, nil
 }
 
-func (g *Gateway) newEndpoint(name string, def endpointDef) *endpoint {
+func (g *Gateway) newEndpoint(name string, def endpointDef) (*endpoint, error) {
 	p := def.Policy
 	if p == nil {
 		p = &config.Policy{}
@@ -91,13 +95,18 @@ func (g *Gateway) newEndpoint(name string, def endpointDef) *endpoint {
 	if name != "" {
 		srvName += "-" + name
 	}
-	ep.exp = mcpadapter.NewExporter(g.reg, ep.exec, &mcpadapter.ExportOptions{
+	exp, err := mcpadapter.NewExporter(g.reg, ep.exec, &mcpadapter.ExportOptions{
 		Name:    srvName,
 		Version: g.opts.Version,
 		Filter:  registry.Filter{Func: func(s *adapter.Spec) bool { return g.Selects(name, s) }},
 		Logger:  g.log,
 	})
-	return ep
+	if err != nil {
+		ep.exec.Close()
+		return nil, err
+	}
+	ep.exp = exp
+	return ep, nil
 }
 
 // Selects reports whether the endpoint serves a tool. It reads the
