@@ -140,10 +140,10 @@ func inspect(spec *adapter.Spec) *inspected {
 		}
 		t.Eino = marshal(map[string]any{"name": info.Name, "desc": info.Desc, "extra": info.Extra, "params": params})
 	}
-	if gt, err := genkitadapter.NewTool(spec, nil); err != nil {
+	if def, err := genkitadapter.Definition(spec); err != nil {
 		fail("genkit", err)
 	} else {
-		t.Genkit = marshal(gt.Definition())
+		t.Genkit = marshal(def)
 	}
 	def, _ := langchaingoadapter.Definition(spec, false)
 	t.Langchaingo = marshal(def)

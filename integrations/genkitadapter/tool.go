@@ -69,6 +69,14 @@ func NewTool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (*Tool, 
 	if exec == nil {
 		return nil, errNilExecutor
 	}
+	return newTool(spec, exec, opts)
+}
+
+// newTool builds the tool; exec is nil only for [Definition].
+func newTool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (*Tool, error) {
+	if spec == nil {
+		return nil, errors.New("genkitadapter: nil spec")
+	}
 	if err := spec.Check(); err != nil {
 		return nil, err
 	}
@@ -100,6 +108,17 @@ func NewTool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (*Tool, 
 		},
 	}}
 	return t, nil
+}
+
+// Definition returns the definition genkit hands to models for spec, as a
+// tool built by [NewTool] would: the spec's input and output schemas
+// unchanged. It runs nothing, so it needs no executor.
+func Definition(spec *adapter.Spec) (*ai.ToolDefinition, error) {
+	t, err := newTool(spec, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	return t.Definition(), nil
 }
 
 // DefineTool registers spec as a tool on g, running its calls through exec
