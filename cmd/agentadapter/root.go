@@ -188,7 +188,7 @@ in, secrets (tokens, secret-looking env and header values) masked.
 
 A bad configuration prints one line naming the file, the line, the JSON path
 and what is wrong, and exits with code 2.`,
-		Args: cobra.MaximumNArgs(1),
+		Args: argsErr(cobra.MaximumNArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
 			path := ""
 			if len(args) == 1 {

@@ -279,7 +279,7 @@ func (g *Gateway) supervise(ctx context.Context) {
 				up[s.Name] = s.Connected
 			}
 			for name, s := range g.servers {
-				known, connected := up[name]
+				connected, known := up[name]
 				if connected {
 					delete(st, name)
 					continue

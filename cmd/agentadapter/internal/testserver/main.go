@@ -46,6 +46,8 @@ type whoOut struct {
 func main() {
 	addr := flag.String("http", "", "serve streamable HTTP on this address instead of stdio")
 	flag.Parse()
+	// A line on stderr: the gateway logs what its servers write there.
+	fmt.Fprintf(os.Stderr, "notes server starting (pid %d)\n", os.Getpid())
 	var mu sync.Mutex
 	var notes []string
 	f, t := false, true
