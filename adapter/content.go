@@ -3,6 +3,8 @@ package adapter
 import (
 	"encoding/json"
 	"reflect"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Content is one block of a tool result meant for the model: [*TextContent],
@@ -103,6 +105,9 @@ type Result struct {
 	// structOf: a guard that replaces Structured gets its new value encoded.
 	structJSON []byte
 	structOf   any
+	// validFor is the output schema structOf matches by construction (see
+	// NewTool), or nil.
+	validFor *jsonschema.Schema
 }
 
 // cachedJSON returns the kept encoding of Structured, or nil when there is

@@ -49,6 +49,13 @@ func NewTool[In, Out any](name, description string, fn func(context.Context, In)
 		return nil, fmt.Errorf("adapter: tool %q: output: %w", name, err)
 	}
 	s.OutputSchema = enc.schema
+	// The output of a plain type encodes to what its inferred schema says
+	// by construction (TestPlainOutputAlwaysValid): its results carry that
+	// schema as proof, and the executor does not validate them again.
+	var validFor *jsonschema.Schema
+	if opts.OutputSchema == nil && opts.For == nil && enc.schema != nil && !enc.dynamic && isPlain(reflect.TypeFor[Out]()) {
+		validFor = enc.schema
+	}
 	s.Handler = func(ctx context.Context, args json.RawMessage) (*Result, error) {
 		var in In
 		if len(args) > 0 {
@@ -60,7 +67,11 @@ func NewTool[In, Out any](name, description string, fn func(context.Context, In)
 		if err != nil {
 			return nil, err
 		}
-		return enc.encode(out)
+		r, err := enc.encode(out)
+		if r != nil {
+			r.validFor = validFor
+		}
+		return r, err
 	}
 	if err := s.Check(); err != nil {
 		return nil, err
@@ -171,6 +182,10 @@ var (
 	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
 	rawMessageType    = reflect.TypeFor[json.RawMessage]()
+	numberType        = reflect.TypeFor[json.Number]()
+
+	jsonUnmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
 
 // implementsMarshaler reports whether t marshals itself (time.Time and the

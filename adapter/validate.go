@@ -61,6 +61,9 @@ func (c *compiled) checkResult(r *Result) error {
 	if r.Structured == nil {
 		return &Error{Kind: KindToolError, Message: "the tool declares an output schema but returned no structured content"}
 	}
+	if r.validFor == c.outSrc && r.cachedJSON() != nil {
+		return nil // a typed tool's plain output, unchanged since it was encoded
+	}
 	inst, err := genericJSON(r)
 	if err != nil {
 		return &Error{Kind: KindToolError, Message: "structured content does not encode as JSON: " + err.Error(), Err: err}
