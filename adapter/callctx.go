@@ -35,6 +35,9 @@ type ToolCall struct {
 	// Ticket is the approval ticket the caller presents to resume a call
 	// that was pending approval.
 	Ticket string
+	// Session identifies the caller's session (see [WithSession]), such as
+	// one MCP client connection, or "".
+	Session string
 }
 
 // Identity is a verified caller.
@@ -45,6 +48,7 @@ type Identity struct {
 }
 
 type callKey struct{}
+type sessionKey struct{}
 type identityKey struct{}
 type progressKey struct{}
 
@@ -68,6 +72,20 @@ func WithIdentity(ctx context.Context, id *Identity) context.Context {
 // IdentityFromContext returns the identity set by [WithIdentity], or nil.
 func IdentityFromContext(ctx context.Context) *Identity {
 	id, _ := ctx.Value(identityKey{}).(*Identity)
+	return id
+}
+
+// WithSession returns a context whose tool calls belong to the session id:
+// the executor copies it into [ToolCall.Session], and approvals under
+// [ScopeSession] are bound to it. The MCP export sets one per client
+// session.
+func WithSession(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, sessionKey{}, id)
+}
+
+// SessionFromContext returns the session id set by [WithSession], or "".
+func SessionFromContext(ctx context.Context) string {
+	id, _ := ctx.Value(sessionKey{}).(string)
 	return id
 }
 

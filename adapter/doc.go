@@ -130,9 +130,12 @@
 // A call that needs approval (by [ApprovalOptions.Policy]: by default,
 // destructive or open-world tools) is put to the [ApprovalPort]: a blocking
 // [ApprovalFunc] decides at once; a [Deferred] port answers
-// [KindApprovalPending] with a ticket bound to the tool and the canonical
-// hash of the arguments, which is approved or denied later from any
-// goroutine and is used once. The integrations map a pending call onto their
+// [KindApprovalPending] with a ticket bound to the tool, the canonical
+// hash of the arguments and the caller's scope ([ApprovalOptions.Scope]: by
+// default the verified subject, so one caller's approval never runs another
+// caller's call), which is approved or denied later from any goroutine and
+// is used once. Open tickets are capped per caller and in all, and expire
+// ([DefaultTicketTTL]). The integrations map a pending call onto their
 // framework's own pause (an eino interrupt, a genkit interrupt, an MCP
 // elicitation).
 //

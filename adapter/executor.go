@@ -177,6 +177,9 @@ func NewExecutor(tools Catalog, opts *ExecutorOptions) *Executor {
 	if e.logger == nil {
 		e.logger = slog.Default()
 	}
+	if !opts.Approval.Scope.valid() {
+		panic(fmt.Sprintf("adapter: unknown approval scope %q", opts.Approval.Scope))
+	}
 	e.policy = opts.Approval.Policy
 	if e.policy == nil {
 		e.policy = ApproveByAnnotations
@@ -268,12 +271,14 @@ type callState struct {
 	valid    json.RawMessage // the arguments as validated
 	start    time.Time
 	approver string
-	ticket   string
-	cacheKey string // set when known before the cache stage
-	hctx     callCtx
-	approval Verdict
-	hctxUsed atomic.Bool
-	cacheHit bool
+	// requester is who asked for the ticket the approval came from.
+	requester string
+	ticket    string
+	cacheKey  string // set when known before the cache stage
+	hctx      callCtx
+	approval  Verdict
+	hctxUsed  atomic.Bool
+	cacheHit  bool
 	// argsChanged is set when a hook or an approver replaced the arguments
 	// after the cache key was computed.
 	argsChanged bool
@@ -292,6 +297,7 @@ func (e *Executor) Do(ctx context.Context, req *Request) (res *Result, err error
 		call.ID = newCallID()
 	}
 	call.Identity = IdentityFromContext(ctx)
+	call.Session = SessionFromContext(ctx)
 	if r := RunFromContext(ctx); r != nil {
 		call.RunID = r.id
 	}
@@ -517,14 +523,15 @@ func (e *Executor) approve(ctx context.Context, st *callState, call *ToolCall) e
 	if err != nil {
 		return &Error{Kind: KindInternal, Message: "hashing arguments", Err: err}
 	}
-	d, err := port.Decide(ctx, &ApprovalRequest{Call: call, ArgsHash: hash})
+	scope := e.opts.Approval.Scope.orDefault()
+	d, err := port.Decide(ctx, &ApprovalRequest{Call: call, ArgsHash: hash, Scope: scope, ScopeID: scope.scopeID(call)})
 	if err != nil {
 		if ctx.Err() != nil {
 			return &Error{Kind: KindTimeout, Message: "approval did not arrive before the deadline", Err: err}
 		}
 		return &Error{Kind: KindInternal, Message: "the approval port failed", Err: err}
 	}
-	st.approval, st.approver, st.ticket = d.Verdict, d.Approver, d.Ticket
+	st.approval, st.approver, st.ticket, st.requester = d.Verdict, d.Approver, d.Ticket, d.Requester
 	switch d.Verdict {
 	case VerdictApproved:
 		if len(d.Args) > 0 {
@@ -760,7 +767,7 @@ func (e *Executor) finish(ctx context.Context, span trace.Span, st *callState, r
 	r := &Record{
 		Time: st.start, CallID: call.ID, RunID: call.RunID, Tool: call.Tool,
 		Integration: call.Integration, Outcome: outcome, Message: msg,
-		Ticket: st.ticket, Approver: st.approver, CacheHit: st.cacheHit,
+		Ticket: st.ticket, Approver: st.approver, Requester: st.requester, CacheHit: st.cacheHit,
 		Duration: e.now().Sub(st.start),
 	}
 	if call.Spec != nil {

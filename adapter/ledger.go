@@ -26,8 +26,12 @@ type Record struct {
 	Outcome string `json:"outcome"`
 	Message string `json:"message,omitempty"`
 	// Approval is "", or the approval outcome: approved, denied, pending.
-	Approval    string        `json:"approval,omitempty"`
-	Approver    string        `json:"approver,omitempty"`
+	Approval string `json:"approval,omitempty"`
+	Approver string `json:"approver,omitempty"`
+	// Requester is the subject who asked for the approval ticket the call
+	// used; it differs from Subject only under an approval scope wider
+	// than the subject.
+	Requester   string        `json:"requester,omitempty"`
 	Ticket      string        `json:"ticket,omitempty"`
 	CacheHit    bool          `json:"cache_hit,omitempty"`
 	Duration    time.Duration `json:"duration_ns"`

@@ -267,19 +267,28 @@ func TestCache(t *testing.T, newCache func(t *testing.T) adapter.Cache) {
 // TestTicketStore checks an [adapter.TicketStore]. newStore returns a new,
 // empty store.
 //
-// It checks that tickets come back intact and as copies, lookups by tool
-// and argument hash (newest first, skipping consumed and expired tickets),
-// state transitions with their errors, that an approved ticket is consumed
-// exactly once under concurrent use, listing, and a [adapter.Deferred]
-// approval flow over the store.
+// It checks that tickets come back intact (every field, scope included) and
+// as copies, lookups by key (tool, argument hash, scope and scope id; newest
+// first, skipping consumed and expired tickets), state transitions with
+// their errors, that an approved ticket is consumed exactly once under
+// concurrent use, the caps on open tickets per subject and overall (also
+// under concurrent creation, and freed by consumption and expiry), that
+// lookups stay exact with many tickets held, listing, and a
+// [adapter.Deferred] approval flow over the store in which one caller
+// cannot use another's approval or ticket.
 func TestTicketStore(t *testing.T, newStore func(t *testing.T) adapter.TicketStore) {
 	ctx := context.Background()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	none := adapter.TicketCaps{}
 	ticket := func(id, tool, hash string, created time.Time) *adapter.Ticket {
 		return &adapter.Ticket{
-			ID: id, Tool: tool, ArgsHash: hash, Args: json.RawMessage(`{"a":1}`), CallID: "c-" + id, RunID: "r", Subject: "s",
+			ID: id, Tool: tool, ArgsHash: hash, Args: json.RawMessage(`{"a":1}`), ArgsSize: 7,
+			Scope: adapter.ScopeSubject, ScopeID: "s", CallID: "c-" + id, RunID: "r", Session: "sess", Subject: "s",
 			State: adapter.TicketPending, Created: created, Expires: created.Add(time.Hour),
 		}
+	}
+	key := func(tool, hash string) adapter.TicketKey {
+		return adapter.TicketKey{Tool: tool, ArgsHash: hash, Scope: adapter.ScopeSubject, ScopeID: "s"}
 	}
 	ticketOpts := cmp.Options{
 		cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) }),
@@ -288,10 +297,10 @@ func TestTicketStore(t *testing.T, newStore func(t *testing.T) adapter.TicketSto
 	t.Run("CreateGet", func(t *testing.T) {
 		s := newStore(t)
 		in := ticket("t1", "rm", "h1", t0)
-		if err := s.Create(ctx, in); err != nil {
+		if err := s.Create(ctx, in, none); err != nil {
 			t.Fatalf("Create: %v", err)
 		}
-		if err := s.Create(ctx, ticket("t1", "rm", "h1", t0)); err == nil {
+		if err := s.Create(ctx, ticket("t1", "rm", "h1", t0), none); err == nil {
 			t.Error("Create accepted a duplicate id")
 		}
 		got, err := s.Get(ctx, "t1")
@@ -311,6 +320,20 @@ func TestTicketStore(t *testing.T, newStore func(t *testing.T) adapter.TicketSto
 			t.Errorf("Get(unknown) = %v, want ErrTicketNotFound", err)
 		}
 	})
+	find := func(t *testing.T, s adapter.TicketStore, k adapter.TicketKey, now time.Time) string {
+		t.Helper()
+		tk, err := s.Find(ctx, k, now)
+		if errors.Is(err, adapter.ErrTicketNotFound) {
+			return "none"
+		}
+		if err != nil {
+			t.Fatalf("Find: %v", err)
+		}
+		if tk.Key() != k {
+			t.Errorf("Find(%+v) returned a ticket with key %+v", k, tk.Key())
+		}
+		return tk.ID
+	}
 	t.Run("Find", func(t *testing.T) {
 		s := newStore(t)
 		for _, tk := range []*adapter.Ticket{
@@ -319,51 +342,69 @@ func TestTicketStore(t *testing.T, newStore func(t *testing.T) adapter.TicketSto
 			ticket("other-hash", "rm", "h2", t0.Add(2*time.Minute)),
 			ticket("other-tool", "mv", "h", t0.Add(3*time.Minute)),
 		} {
-			if err := s.Create(ctx, tk); err != nil {
-				t.Fatal(err)
-			}
-		}
-		find := func(tool, hash string, now time.Time) string {
-			tk, err := s.Find(ctx, tool, hash, now)
-			if errors.Is(err, adapter.ErrTicketNotFound) {
-				return "none"
-			}
-			if err != nil {
-				t.Fatalf("Find: %v", err)
-			}
-			return tk.ID
+			must(t, s.Create(ctx, tk, none))
 		}
 		now := t0.Add(5 * time.Minute)
-		if got := find("rm", "h", now); got != "new" {
+		if got := find(t, s, key("rm", "h"), now); got != "new" {
 			t.Errorf("Find(rm, h) = %s, want the newest: new", got)
 		}
-		if got := find("rm", "h2", now); got != "other-hash" {
+		if got := find(t, s, key("rm", "h2"), now); got != "other-hash" {
 			t.Errorf("Find(rm, h2) = %s", got)
 		}
-		if got := find("cp", "h", now); got != "none" {
+		if got := find(t, s, key("cp", "h"), now); got != "none" {
 			t.Errorf("Find(cp, h) = %s, want none", got)
 		}
 		// Approved and denied tickets are still found; consumed ones are not.
 		must(t, s.Transition(ctx, "new", adapter.TicketPending, adapter.TicketApproved, "", "a", now))
-		if got := find("rm", "h", now); got != "new" {
+		if got := find(t, s, key("rm", "h"), now); got != "new" {
 			t.Errorf("approved ticket not found: %s", got)
 		}
 		must(t, s.Transition(ctx, "new", adapter.TicketApproved, adapter.TicketConsumed, "", "", now))
-		if got := find("rm", "h", now); got != "old" {
+		if got := find(t, s, key("rm", "h"), now); got != "old" {
 			t.Errorf("after consuming new, Find = %s, want old", got)
 		}
 		must(t, s.Transition(ctx, "old", adapter.TicketPending, adapter.TicketDenied, "no", "b", now))
-		if got := find("rm", "h", now); got != "old" {
+		if got := find(t, s, key("rm", "h"), now); got != "old" {
 			t.Errorf("denied ticket not found: %s", got)
 		}
 		// Expired tickets are not found.
-		if got := find("rm", "h2", t0.Add(3*time.Hour)); got != "none" {
+		if got := find(t, s, key("rm", "h2"), t0.Add(3*time.Hour)); got != "none" {
 			t.Errorf("expired ticket found: %s", got)
+		}
+	})
+	t.Run("FindScope", func(t *testing.T) {
+		s := newStore(t)
+		mk := func(id string, scope adapter.ApprovalScope, scopeID string) {
+			tk := ticket(id, "rm", "h", t0)
+			tk.Scope, tk.ScopeID, tk.Subject = scope, scopeID, scopeID
+			must(t, s.Create(ctx, tk, none))
+		}
+		mk("alice", adapter.ScopeSubject, "alice")
+		mk("run1", adapter.ScopeRun, "run1")
+		mk("global", adapter.ScopeGlobal, "")
+		now := t0.Add(time.Minute)
+		for _, tt := range []struct {
+			scope   adapter.ApprovalScope
+			scopeID string
+			want    string
+		}{
+			{adapter.ScopeSubject, "alice", "alice"},
+			{adapter.ScopeSubject, "bob", "none"},
+			{adapter.ScopeSubject, "", "none"},
+			{adapter.ScopeRun, "run1", "run1"},
+			{adapter.ScopeRun, "alice", "none"},
+			{adapter.ScopeSession, "run1", "none"},
+			{adapter.ScopeGlobal, "", "global"},
+		} {
+			k := adapter.TicketKey{Tool: "rm", ArgsHash: "h", Scope: tt.scope, ScopeID: tt.scopeID}
+			if got := find(t, s, k, now); got != tt.want {
+				t.Errorf("Find(scope %s, id %q) = %s, want %s", tt.scope, tt.scopeID, got, tt.want)
+			}
 		}
 	})
 	t.Run("Transition", func(t *testing.T) {
 		s := newStore(t)
-		must(t, s.Create(ctx, ticket("t", "rm", "h", t0)))
+		must(t, s.Create(ctx, ticket("t", "rm", "h", t0), none))
 		now := t0.Add(time.Minute)
 		if err := s.Transition(ctx, "t", adapter.TicketApproved, adapter.TicketConsumed, "", "", now); !errors.Is(err, adapter.ErrTicketState) {
 			t.Errorf("transition from the wrong state: %v, want ErrTicketState", err)
@@ -382,7 +423,7 @@ func TestTicketStore(t *testing.T, newStore func(t *testing.T) adapter.TicketSto
 	})
 	t.Run("ConsumeOnce", func(t *testing.T) {
 		s := newStore(t)
-		must(t, s.Create(ctx, ticket("t", "rm", "h", t0)))
+		must(t, s.Create(ctx, ticket("t", "rm", "h", t0), none))
 		now := t0.Add(time.Minute)
 		must(t, s.Transition(ctx, "t", adapter.TicketPending, adapter.TicketApproved, "", "a", now))
 		var won, lost atomic.Int64
@@ -405,10 +446,99 @@ func TestTicketStore(t *testing.T, newStore func(t *testing.T) adapter.TicketSto
 			t.Errorf("%d consumed the ticket, %d lost; want 1 and 15", won.Load(), lost.Load())
 		}
 	})
+	t.Run("Caps", func(t *testing.T) {
+		s := newStore(t)
+		caps := adapter.TicketCaps{PerSubject: 2, Total: 3}
+		mk := func(id, subject string, created time.Time) error {
+			tk := ticket(id, "rm", id, created)
+			tk.Subject, tk.ScopeID = subject, subject
+			return s.Create(ctx, tk, caps)
+		}
+		capErr := func(err error, perSubject bool) bool {
+			var ce *adapter.TicketCapError
+			return errors.Is(err, adapter.ErrTicketCap) && errors.As(err, &ce) && ce.PerSubject == perSubject
+		}
+		must(t, mk("a1", "alice", t0))
+		must(t, mk("a2", "alice", t0))
+		if err := mk("a3", "alice", t0); !capErr(err, true) {
+			t.Errorf("third ticket of alice: %v, want a per-subject *TicketCapError", err)
+		}
+		if _, err := s.Get(ctx, "a3"); !errors.Is(err, adapter.ErrTicketNotFound) {
+			t.Errorf("a refused ticket was stored: %v", err)
+		}
+		must(t, mk("b1", "bob", t0))
+		if err := mk("c1", "carol", t0); !capErr(err, false) {
+			t.Errorf("fourth ticket overall: %v, want a total *TicketCapError", err)
+		}
+		// Consuming a ticket frees its room; approving or denying does not.
+		must(t, s.Transition(ctx, "a1", adapter.TicketPending, adapter.TicketApproved, "", "x", t0))
+		if err := mk("a4", "alice", t0); !capErr(err, true) {
+			t.Errorf("an approved, unconsumed ticket freed room: %v", err)
+		}
+		must(t, s.Transition(ctx, "a1", adapter.TicketApproved, adapter.TicketConsumed, "", "", t0))
+		must(t, mk("a5", "alice", t0))
+		// Expired tickets free their room.
+		must(t, mk("c2", "carol", t0.Add(2*time.Hour)))
+		must(t, mk("c3", "carol", t0.Add(2*time.Hour)))
+	})
+	t.Run("CapsConcurrent", func(t *testing.T) {
+		s := newStore(t)
+		caps := adapter.TicketCaps{PerSubject: 5, Total: 8}
+		var created, refused atomic.Int64
+		var wg sync.WaitGroup
+		for w := range 4 {
+			wg.Go(func() {
+				for i := range 10 {
+					tk := ticket(fmt.Sprintf("w%d-%d", w, i), "rm", fmt.Sprintf("h%d-%d", w, i), t0)
+					tk.Subject = fmt.Sprint(w % 2)
+					switch err := s.Create(ctx, tk, caps); {
+					case err == nil:
+						created.Add(1)
+					case errors.Is(err, adapter.ErrTicketCap):
+						refused.Add(1)
+					default:
+						t.Errorf("Create: %v", err)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if created.Load() != 8 || refused.Load() != 32 {
+			t.Errorf("%d created, %d refused; want 8 and 32 (caps %+v)", created.Load(), refused.Load(), caps)
+		}
+		n := 0
+		for _, err := range s.List(ctx, adapter.TicketPending) {
+			must(t, err)
+			n++
+		}
+		if n != 8 {
+			t.Errorf("%d pending tickets listed, want 8", n)
+		}
+	})
+	t.Run("Many", func(t *testing.T) {
+		s := newStore(t)
+		const n = 2000
+		for i := range n {
+			tk := ticket(fmt.Sprintf("t%d", i), "rm", fmt.Sprintf("h%d", i), t0)
+			tk.Subject, tk.ScopeID = fmt.Sprintf("u%d", i%50), fmt.Sprintf("u%d", i%50)
+			must(t, s.Create(ctx, tk, adapter.TicketCaps{PerSubject: n, Total: n}))
+		}
+		now := t0.Add(time.Minute)
+		for _, i := range []int{0, 1, n / 2, n - 1} {
+			k := adapter.TicketKey{Tool: "rm", ArgsHash: fmt.Sprintf("h%d", i), Scope: adapter.ScopeSubject, ScopeID: fmt.Sprintf("u%d", i%50)}
+			if got := find(t, s, k, now); got != fmt.Sprintf("t%d", i) {
+				t.Errorf("Find(h%d) = %s", i, got)
+			}
+			k.ScopeID = fmt.Sprintf("u%d", (i+1)%50)
+			if got := find(t, s, k, now); got != "none" {
+				t.Errorf("Find(h%d) in another subject = %s, want none", i, got)
+			}
+		}
+	})
 	t.Run("List", func(t *testing.T) {
 		s := newStore(t)
 		for i, id := range []string{"a", "b", "c"} {
-			must(t, s.Create(ctx, ticket(id, "rm", id, t0.Add(time.Duration(i)*time.Second))))
+			must(t, s.Create(ctx, ticket(id, "rm", id, t0.Add(time.Duration(i)*time.Second)), none))
 		}
 		must(t, s.Transition(ctx, "b", adapter.TicketPending, adapter.TicketApproved, "", "", t0))
 		list := func(state adapter.TicketState) []string {
@@ -442,20 +572,29 @@ func TestTicketStore(t *testing.T, newStore func(t *testing.T) adapter.TicketSto
 		d := &adapter.Deferred{Store: s}
 		e := adapter.NewExecutor(nil, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: d}})
 		defer e.Close()
-		call := func(args string) error {
-			_, err := e.Do(ctx, &adapter.Request{Spec: spec, Args: json.RawMessage(args)})
+		alice := adapter.WithIdentity(ctx, &adapter.Identity{Subject: "alice"})
+		bob := adapter.WithIdentity(ctx, &adapter.Identity{Subject: "bob"})
+		call := func(ctx context.Context, args, ticket string) error {
+			_, err := e.Do(ctx, &adapter.Request{Spec: spec, Args: json.RawMessage(args), Ticket: ticket})
 			return err
 		}
-		err := call(`{"path":"/tmp/x","force":true}`)
+		err := call(alice, `{"path":"/tmp/x","force":true}`, "")
 		var ae *adapter.Error
 		if !errors.As(err, &ae) || ae.Kind != adapter.KindApprovalPending || ae.Ticket == "" {
 			t.Fatalf("first call: %v, want approval_pending with a ticket", err)
 		}
 		must(t, d.Approve(ctx, ae.Ticket, "erin"))
-		if err := call(`{ "force" : true, "path" : "/tmp/x" }`); err != nil || runs.Load() != 1 {
+		// Another caller neither finds alice's approval nor may present her ticket.
+		if err := call(bob, `{"path":"/tmp/x","force":true}`, ""); adapter.KindOf(err) != adapter.KindApprovalPending || runs.Load() != 0 {
+			t.Errorf("bob's identical call: %v (runs %d), want a pending ticket of his own", err, runs.Load())
+		}
+		if err := call(bob, `{"path":"/tmp/x","force":true}`, ae.Ticket); adapter.KindOf(err) != adapter.KindApprovalDenied || runs.Load() != 0 {
+			t.Errorf("bob presenting alice's ticket: %v (runs %d), want approval_denied", err, runs.Load())
+		}
+		if err := call(alice, `{ "force" : true, "path" : "/tmp/x" }`, ""); err != nil || runs.Load() != 1 {
 			t.Fatalf("approved retry: %v (runs %d)", err, runs.Load())
 		}
-		if err := call(`{"path":"/tmp/x","force":true}`); adapter.KindOf(err) != adapter.KindApprovalPending || runs.Load() != 1 {
+		if err := call(alice, `{"path":"/tmp/x","force":true}`, ""); adapter.KindOf(err) != adapter.KindApprovalPending || runs.Load() != 1 {
 			t.Errorf("second retry: %v (runs %d), want a new pending ticket", err, runs.Load())
 		}
 	})
