@@ -12,6 +12,8 @@ require (
 	github.com/wk8/go-ordered-map/v2 v2.1.8
 )
 
+require github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
+
 require (
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/buger/jsonparser v1.1.1 // indirect

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentadapter/agentadapter/adapter"
 )
 
 // conn is the manager's link to one server: its session (replaced on
@@ -43,8 +45,15 @@ type conn struct {
 	retiredMu sync.Mutex
 	retired   []string // ring of finished calls' tokens, see retire
 	retiredAt int
+
+	oauth        *oauthHandler // nil without Server.OAuth
+	samplingSpec *adapter.Spec // see govern.go
+	elicitSpec   *adapter.Spec
+	rootsMu      sync.Mutex
+	roots        []mcp.Root // advertised, see roots.go
 }
 
+// newConn is called with m.mu held.
 func newConn(m *Manager, s Server) *conn {
 	c := &conn{m: m, cfg: s, tools: map[string]*imported{}, held: map[string]*Quarantine{}, refreshCh: make(chan struct{}, 1)}
 	c.bg, c.cancel = context.WithCancel(m.bg)
@@ -52,11 +61,14 @@ func newConn(m *Manager, s Server) *conn {
 	if impl == nil {
 		impl = &mcp.Implementation{Name: "agentadapter", Version: "v0"}
 	}
-	c.client = mcp.NewClient(impl, &mcp.ClientOptions{
+	copts := &mcp.ClientOptions{
 		Logger:                      m.opts.Logger,
 		ToolListChangedHandler:      func(context.Context, *mcp.ToolListChangedRequest) { c.scheduleRefresh() },
 		ProgressNotificationHandler: c.onProgress,
-	})
+	}
+	c.serverRequests(copts)
+	c.client = mcp.NewClient(impl, copts)
+	c.setRoots(m.roots) // the caller holds m.mu
 	return c
 }
 
@@ -128,7 +140,14 @@ func (c *conn) transport() (mcp.Transport, error) {
 		if s.SSE {
 			return &mcp.SSEClientTransport{Endpoint: s.URL, HTTPClient: hc}, nil
 		}
-		return &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: hc}, nil
+		t := &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: hc}
+		if s.OAuth != nil {
+			if err := c.setupOAuth(); err != nil {
+				return nil, err
+			}
+			t.OAuthHandler = c.oauth
+		}
+		return t, nil
 	}
 }
 

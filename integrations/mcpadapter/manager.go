@@ -91,6 +91,13 @@ type Server struct {
 	// RefreshInterval, if positive, re-lists the server's tools that often,
 	// in addition to list_changed notifications.
 	RefreshInterval time.Duration
+
+	// OAuth, if set, authorizes the requests to URL (streamable HTTP) with
+	// OAuth bearer tokens; see [OAuth].
+	OAuth *OAuth
+	// Roots are advertised to this server in addition to
+	// ManagerOptions.Roots.
+	Roots []*mcp.Root
 }
 
 // ReconnectOptions configure how a manager re-establishes a lost
@@ -146,6 +153,25 @@ type ManagerOptions struct {
 	OnQuarantine func(Quarantine)
 	// Logger receives operational logs; nil means slog.Default().
 	Logger *slog.Logger
+
+	// Sampler, if set, answers the servers' sampling/createMessage requests
+	// with the application's model (the sampling capability is declared
+	// only then). Elicitation, if set, puts their elicitation/create
+	// requests to a person (form and URL modes are declared only then).
+	// Each request runs through Executor as a call of SamplingTool or
+	// ElicitationTool, under SamplingTimeout (zero: DefaultSamplingTimeout)
+	// or ElicitationTimeout (zero: DefaultElicitationTimeout); a request the
+	// executor refuses is refused to the server (an elicitation is
+	// declined), one that times out is cancelled.
+	Sampler            Sampler
+	SamplingTimeout    time.Duration
+	Elicitation        ElicitationPort
+	ElicitationTimeout time.Duration
+	// Executor governs the servers' sampling and elicitation requests; nil
+	// means adapter.Default().
+	Executor *adapter.Executor
+	// Roots are advertised to every server; see [Manager.SetRoots].
+	Roots []*mcp.Root
 }
 
 // Manager imports the tools of MCP servers into a registry and keeps them
@@ -164,6 +190,7 @@ type Manager struct {
 	conns  map[string]*conn
 	closed bool
 	pins   map[string]string
+	roots  []*mcp.Root
 }
 
 // NewManager returns a manager that imports into reg. opts may be nil.
@@ -175,6 +202,7 @@ func NewManager(reg *registry.Registry, opts *ManagerOptions) *Manager {
 	if opts != nil {
 		m.opts = *opts
 	}
+	m.roots = slices.Clone(m.opts.Roots)
 	for k, v := range m.opts.Pins {
 		m.pins[k] = v
 	}
@@ -461,6 +489,9 @@ func validateServer(s *Server) error {
 	}
 	if n != 1 {
 		return errors.New("set exactly one of Transport, NewTransport, Command or URL")
+	}
+	if s.OAuth != nil && (s.URL == "" || s.SSE) {
+		return errors.New("OAuth needs a streamable HTTP URL")
 	}
 	if slices.ContainsFunc(s.Allow, func(a string) bool { return slices.Contains(s.Deny, a) }) {
 		return errors.New("a tool is both allowed and denied")

@@ -1,0 +1,710 @@
+package mcpadapter
+
+import (
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/oauth2"
+	"golang.org/x/oauth2/clientcredentials"
+)
+
+// DefaultRedirectURL is where the authorization server sends the user back
+// when OAuth.RedirectURL is empty: a loopback address that [Loopback]
+// listens on.
+const DefaultRedirectURL = "http://127.0.0.1:8976/callback"
+
+// OAuth configures how the manager obtains bearer tokens for a server
+// reached over streamable HTTP (Server.URL). It builds on go-sdk's auth and
+// oauthex packages: protected-resource and authorization-server metadata
+// discovery (with the 2025-03-26 fallbacks), authorization code with PKCE,
+// client ID metadata documents, pre-registered clients, dynamic client
+// registration, scope selection from WWW-Authenticate or scopes_supported,
+// step-up on 403 insufficient_scope, RFC 8707 resource indicators and
+// token refresh. ClientCredentials switches to the client-credentials grant
+// for machine-to-machine servers.
+//
+// Tokens are kept in Tokens under the server's name and URL, and are only
+// ever sent to that server. Access and refresh tokens are never logged,
+// never recorded in the ledger, and never appear in an error.
+//
+// A user signs in while Connect waits: give the server a ConnectTimeout
+// long enough for a person (minutes) when Authorize involves one.
+//
+// The zero value signs a user in with the authorization code grant,
+// registering the client dynamically, through a loopback redirect on
+// DefaultRedirectURL, and keeps tokens in memory.
+type OAuth struct {
+	// Authorize sends the user to the authorization server and returns the
+	// parameters of the redirect back. Nil means Loopback(nil): print the URL
+	// and wait for the redirect on RedirectURL.
+	Authorize AuthorizationHandler
+	// RedirectURL is the redirect URI registered for the client; empty
+	// means DefaultRedirectURL.
+	RedirectURL string
+
+	// The client is identified by the first of these the authorization
+	// server supports: a client ID metadata document at ClientMetadataURL
+	// (an HTTPS URL), the pre-registered ClientID (and ClientSecret for a
+	// confidential client), or dynamic client registration (unless
+	// NoDynamicRegistration) under ClientName.
+	ClientMetadataURL     string
+	ClientID              string
+	ClientSecret          string
+	ClientName            string
+	NoDynamicRegistration bool
+
+	// Scopes, if set, chooses the scopes to request from those discovered
+	// (the WWW-Authenticate challenge, else scopes_supported); nil requests
+	// the discovered ones.
+	Scopes func(discovered []string) []string
+	// NoOfflineAccess stops the client from asking for a refresh token
+	// (the offline_access scope, when the server supports it, and the
+	// refresh_token grant at registration).
+	NoOfflineAccess bool
+
+	// ClientCredentials, if set, obtains tokens with the client-credentials
+	// grant instead: no user, no redirect.
+	ClientCredentials *ClientCredentials
+
+	// Tokens keeps tokens across connections and processes; nil means a
+	// MemoryTokenStore of the server's own.
+	Tokens TokenStore
+	// HTTPClient makes the discovery, registration and token requests; nil
+	// means the server's HTTPClient, then http.DefaultClient.
+	HTTPClient *http.Client
+}
+
+// ClientCredentials configure the client-credentials grant (RFC 6749
+// §4.4). The client authenticates with ClientSecret (client_secret_basic,
+// or client_secret_post when the server supports only that), or, when
+// PrivateKey is set, with a signed JWT assertion (private_key_jwt, RFC
+// 7523): ES256 for an ECDSA P-256 key, RS256 for an RSA key.
+type ClientCredentials struct {
+	ClientID     string
+	ClientSecret string
+	PrivateKey   crypto.Signer
+	// KeyID, if set, is the kid of the assertion's header.
+	KeyID string
+	// Scopes to request; nil means the discovered ones.
+	Scopes []string
+}
+
+// AuthorizationRequest is what an [AuthorizationHandler] is asked to do.
+type AuthorizationRequest struct {
+	// Server is the name of the server asking for authorization.
+	Server string
+	// URL is where to send the user.
+	URL string
+	// RedirectURL is where the authorization server will send the user
+	// back, with the code and state as query parameters.
+	RedirectURL string
+}
+
+// An AuthorizationHandler sends a user to req.URL (opening a browser,
+// printing the URL, handing it to a web page) and returns the code, state
+// and issuer of the redirect back to req.RedirectURL. It must honour ctx.
+type AuthorizationHandler func(ctx context.Context, req *AuthorizationRequest) (*auth.AuthorizationResult, error)
+
+// oauthHandler implements go-sdk's auth.OAuthHandler for one server.
+type oauthHandler struct {
+	cfg      *OAuth
+	server   string
+	resource string
+	key      TokenKey
+	store    TokenStore
+	hc       *http.Client
+	code     *auth.AuthorizationCodeHandler // nil with client credentials
+
+	mu sync.Mutex
+	ts oauth2.TokenSource
+	// refreshed is the access token obtained by the last refresh after a
+	// 401: if the server refuses it too, the grant is started over rather
+	// than refreshed in a loop.
+	refreshed string
+}
+
+var _ auth.OAuthHandler = (*oauthHandler)(nil)
+
+func newOAuthHandler(s *Server) (*oauthHandler, error) {
+	cfg := s.OAuth
+	h := &oauthHandler{cfg: cfg, server: s.Name, resource: s.URL, key: TokenKey{Server: s.Name, Resource: s.URL}, store: cfg.Tokens}
+	if h.store == nil {
+		h.store = new(MemoryTokenStore)
+	}
+	h.hc = firstClient(cfg.HTTPClient, s.HTTPClient)
+	if cc := cfg.ClientCredentials; cc != nil {
+		if cc.ClientID == "" || (cc.ClientSecret == "") == (cc.PrivateKey == nil) {
+			return nil, errors.New("OAuth.ClientCredentials needs a ClientID and exactly one of ClientSecret and PrivateKey")
+		}
+		return h, nil
+	}
+	redirect := cmpOr(cfg.RedirectURL, DefaultRedirectURL)
+	authorize := cfg.Authorize
+	if authorize == nil {
+		authorize = Loopback(nil)
+	}
+	ac := &auth.AuthorizationCodeHandlerConfig{
+		RedirectURL: redirect,
+		AuthorizationCodeFetcher: func(ctx context.Context, a *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+			return authorize(ctx, &AuthorizationRequest{Server: s.Name, URL: a.URL, RedirectURL: redirect})
+		},
+		ScopeFilter:         cfg.Scopes,
+		RequestRefreshToken: !cfg.NoOfflineAccess,
+		Client:              h.hc,
+		NewTokenSource: func(ctx context.Context, c *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
+			return h.persist(ctx, c, t)
+		},
+	}
+	if cfg.ClientMetadataURL != "" {
+		ac.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: cfg.ClientMetadataURL}
+	}
+	if cfg.ClientID != "" {
+		ac.PreregisteredClient = &oauthex.ClientCredentials{ClientID: cfg.ClientID}
+		if cfg.ClientSecret != "" {
+			ac.PreregisteredClient.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: cfg.ClientSecret}
+		}
+	}
+	if !cfg.NoDynamicRegistration {
+		ac.DynamicClientRegistrationConfig = &auth.DynamicClientRegistrationConfig{Metadata: h.registration(redirect)}
+	}
+	code, err := auth.NewAuthorizationCodeHandler(ac)
+	if err != nil {
+		return nil, fmt.Errorf("OAuth: %w", err)
+	}
+	h.code = code
+	return h, nil
+}
+
+func (h *oauthHandler) registration(redirect string) *oauthex.ClientRegistrationMetadata {
+	grants := []string{"authorization_code"}
+	if !h.cfg.NoOfflineAccess {
+		grants = append(grants, "refresh_token")
+	}
+	return &oauthex.ClientRegistrationMetadata{
+		RedirectURIs:  []string{redirect},
+		GrantTypes:    grants,
+		ResponseTypes: []string{"code"},
+		ClientName:    cmpOr(h.cfg.ClientName, "agentadapter"),
+	}
+}
+
+func firstClient(cs ...*http.Client) *http.Client {
+	for _, c := range cs {
+		if c != nil {
+			return c
+		}
+	}
+	return http.DefaultClient
+}
+
+func cmpOr(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+// TokenSource implements auth.OAuthHandler: the current token, or one from
+// the store, or none (the server then answers 401 and Authorize runs).
+func (h *oauthHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.ts != nil {
+		return h.ts, nil
+	}
+	tok, err := h.store.Token(ctx, h.key)
+	if errors.Is(err, ErrNoToken) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading the stored token: %w", err)
+	}
+	h.ts = h.sourceFor(tok)
+	return h.ts, nil
+}
+
+// sourceFor returns a source that starts from a stored token and refreshes
+// it when it expires, if it can.
+func (h *oauthHandler) sourceFor(tok *Token) oauth2.TokenSource {
+	ot := tok.oauth2()
+	if tok.RefreshToken == "" || tok.TokenURL == "" {
+		return oauth2.StaticTokenSource(ot)
+	}
+	return &persistingSource{h: h, base: h.refreshConfig(tok).TokenSource(h.background(), ot), meta: *tok, last: tok.AccessToken}
+}
+
+func (h *oauthHandler) refreshConfig(tok *Token) *oauth2.Config {
+	return &oauth2.Config{ClientID: tok.ClientID, ClientSecret: tok.ClientSecret, Endpoint: oauth2.Endpoint{TokenURL: tok.TokenURL}}
+}
+
+// background is the context refreshes run under: not a request's, which
+// ends long before the token does.
+func (h *oauthHandler) background() context.Context {
+	return context.WithValue(context.Background(), oauth2.HTTPClient, h.hc)
+}
+
+// persist wraps the token source go-sdk made after an authorization so
+// that every new token reaches the store.
+func (h *oauthHandler) persist(_ context.Context, c *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
+	meta := Token{TokenURL: c.Endpoint.TokenURL, ClientID: c.ClientID, ClientSecret: c.ClientSecret}
+	s := &persistingSource{h: h, base: c.TokenSource(h.background(), t), meta: meta}
+	if _, err := s.Token(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// persistingSource stores each new token of base.
+type persistingSource struct {
+	h    *oauthHandler
+	base oauth2.TokenSource
+	meta Token // the client fields of stored tokens
+
+	mu   sync.Mutex
+	last string
+}
+
+func (s *persistingSource) Token() (*oauth2.Token, error) {
+	t, err := s.base.Token()
+	if err != nil {
+		return nil, safeOAuthError("refreshing the token", err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t.AccessToken != s.last {
+		s.last = t.AccessToken
+		tok := tokenFromOAuth2(t, &s.meta)
+		if err := s.h.store.PutToken(context.Background(), s.h.key, tok); err != nil {
+			return nil, fmt.Errorf("storing the token: %w", err)
+		}
+	}
+	return t, nil
+}
+
+func (t *Token) oauth2() *oauth2.Token {
+	return &oauth2.Token{AccessToken: t.AccessToken, TokenType: t.TokenType, RefreshToken: t.RefreshToken, Expiry: t.Expiry}
+}
+
+func tokenFromOAuth2(t *oauth2.Token, meta *Token) *Token {
+	tok := &Token{AccessToken: t.AccessToken, TokenType: t.TokenType, RefreshToken: t.RefreshToken, Expiry: t.Expiry,
+		TokenURL: meta.TokenURL, ClientID: meta.ClientID, ClientSecret: meta.ClientSecret}
+	if s, ok := t.Extra("scope").(string); ok {
+		tok.Scopes = strings.Fields(s)
+	}
+	if tok.RefreshToken == "" {
+		// A refresh that returns no new refresh token keeps the old one
+		// (RFC 6749 §6); x/oauth2 carries it over, a first grant has none.
+		tok.RefreshToken = meta.RefreshToken
+	}
+	return tok
+}
+
+// safeOAuthError keeps an OAuth failure's error code and drops the
+// response body, which a misbehaving server may fill with anything.
+func safeOAuthError(what string, err error) error {
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) {
+		code := re.ErrorCode
+		if code == "" && re.Response != nil {
+			code = re.Response.Status
+		}
+		return fmt.Errorf("%s: the authorization server answered %s", what, truncate(code, 200))
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// Authorize implements auth.OAuthHandler: after a 401 it first refreshes a
+// refresh token the server has not refused yet, then runs the grant again.
+func (h *oauthHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+	if resp.StatusCode == http.StatusUnauthorized {
+		if ok := h.refresh(ctx); ok {
+			drain(resp)
+			return nil
+		}
+	}
+	var err error
+	if h.cfg.ClientCredentials != nil {
+		drain(resp)
+		if resp.StatusCode == http.StatusForbidden && challengeParam(challenges, "error") != "insufficient_scope" {
+			return nil
+		}
+		err = h.clientCredentials(ctx, req.URL.String(), challenges)
+	} else {
+		if h.legacy(ctx, req.URL.String(), challenges) {
+			drain(resp)
+			err = h.legacyAuthorize(ctx, req.URL.String(), challenges)
+		} else {
+			err = h.code.Authorize(ctx, req, resp)
+		}
+		if err == nil {
+			ts, _ := h.code.TokenSource(ctx)
+			h.mu.Lock()
+			if ts != nil {
+				h.ts = ts
+			}
+			h.mu.Unlock()
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("authorizing with %q: %w", h.server, err)
+	}
+	return nil
+}
+
+func drain(resp *http.Response) {
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	resp.Body.Close()
+}
+
+// refresh forces a refresh of the stored grant after a 401 (the access
+// token may be revoked before it expires). It reports whether a new token
+// is in place.
+func (h *oauthHandler) refresh(ctx context.Context) bool {
+	tok, err := h.store.Token(ctx, h.key)
+	if err != nil || tok.RefreshToken == "" || tok.TokenURL == "" {
+		return false
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.refreshed != "" && h.refreshed == tok.AccessToken {
+		// The token of the last refresh is refused too: start over.
+		h.ts, h.refreshed = nil, ""
+		h.store.DeleteToken(ctx, h.key)
+		return false
+	}
+	cfg := h.refreshConfig(tok)
+	nt, err := cfg.TokenSource(context.WithValue(ctx, oauth2.HTTPClient, h.hc), &oauth2.Token{RefreshToken: tok.RefreshToken}).Token()
+	if err != nil {
+		// The refresh token is revoked or expired: forget the grant.
+		h.ts = nil
+		h.store.DeleteToken(ctx, h.key)
+		return false
+	}
+	stored := tokenFromOAuth2(nt, tok)
+	if err := h.store.PutToken(ctx, h.key, stored); err != nil {
+		return false
+	}
+	h.ts, h.refreshed = h.sourceFor(stored), stored.AccessToken
+	return true
+}
+
+func challengeParam(cs []oauthex.Challenge, name string) string {
+	for _, c := range cs {
+		if c.Scheme == "bearer" && c.Params[name] != "" {
+			return c.Params[name]
+		}
+	}
+	return ""
+}
+
+// discover finds the protected resource metadata and the authorization
+// server metadata of the server at mcpURL, falling back as the 2025-03-26
+// specification did: without resource metadata, the server's origin is the
+// authorization server; without authorization server metadata, its
+// endpoints are /authorize, /token and /register.
+func (h *oauthHandler) discover(ctx context.Context, mcpURL string, cs []oauthex.Challenge) (*oauthex.ProtectedResourceMetadata, *oauthex.AuthServerMeta, error) {
+	prm := h.resourceMetadata(ctx, mcpURL, cs)
+	legacy := prm == nil
+	if legacy {
+		prm = &oauthex.ProtectedResourceMetadata{Resource: mcpURL, AuthorizationServers: []string{origin(mcpURL)}}
+	}
+	issuer := prm.AuthorizationServers[0]
+	asm, err := auth.GetAuthServerMetadata(ctx, issuer, h.hc)
+	if err != nil && legacy {
+		asm, err = h.legacyServerMetadata(ctx, issuer)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if asm == nil {
+		asm = &oauthex.AuthServerMeta{Issuer: issuer, AuthorizationEndpoint: issuer + "/authorize",
+			TokenEndpoint: issuer + "/token", RegistrationEndpoint: issuer + "/register"}
+	}
+	return prm, asm, nil
+}
+
+// resourceMetadata looks for protected resource metadata where the
+// specification says: the challenge's resource_metadata, then the
+// well-known URL at the endpoint's path, then at the root. Nil means none.
+func (h *oauthHandler) resourceMetadata(ctx context.Context, mcpURL string, cs []oauthex.Challenge) *oauthex.ProtectedResourceMetadata {
+	u, err := url.Parse(mcpURL)
+	if err != nil {
+		return nil
+	}
+	type candidate struct{ url, resource string }
+	var cands []candidate
+	if m := challengeParam(cs, "resource_metadata"); m != "" {
+		cands = append(cands, candidate{m, mcpURL})
+	}
+	root := *u
+	root.Path, root.RawQuery = "", ""
+	pathURL := root
+	pathURL.Path = "/.well-known/oauth-protected-resource/" + strings.TrimLeft(u.Path, "/")
+	rootURL := root
+	rootURL.Path = "/.well-known/oauth-protected-resource"
+	cands = append(cands, candidate{pathURL.String(), mcpURL}, candidate{rootURL.String(), root.String()})
+	for _, c := range cands {
+		prm, err := oauthex.GetProtectedResourceMetadata(ctx, c.url, c.resource, h.hc)
+		if err == nil && prm != nil && len(prm.AuthorizationServers) > 0 {
+			return prm
+		}
+	}
+	return nil
+}
+
+func origin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	return u.Scheme + "://" + u.Host
+}
+
+// legacyServerMetadata reads authorization server metadata at the root of
+// a 2025-03-26 server, whose issuer may name a path under the server's
+// origin (the server's origin is the authority there). An issuer on another
+// origin is refused, as RFC 8414 requires.
+func (h *oauthHandler) legacyServerMetadata(ctx context.Context, base string) (*oauthex.AuthServerMeta, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/.well-known/oauth-authorization-server", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := h.hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("authorization server metadata: %s", resp.Status)
+	}
+	var asm oauthex.AuthServerMeta
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&asm); err != nil {
+		return nil, fmt.Errorf("authorization server metadata: %w", err)
+	}
+	if origin(asm.Issuer) != origin(base) {
+		return nil, fmt.Errorf("authorization server metadata names issuer %q, not on %q", asm.Issuer, base)
+	}
+	for _, e := range []string{asm.AuthorizationEndpoint, asm.TokenEndpoint} {
+		if !strings.HasPrefix(e, "https://") && !strings.HasPrefix(e, "http://") {
+			return nil, fmt.Errorf("authorization server metadata has an invalid endpoint %q", truncate(e, 200))
+		}
+	}
+	return &asm, nil
+}
+
+// legacy reports whether mcpURL is a 2025-03-26 server whose metadata
+// go-sdk refuses: no protected resource metadata anywhere, and root
+// authorization server metadata whose issuer is not the server's origin.
+func (h *oauthHandler) legacy(ctx context.Context, mcpURL string, cs []oauthex.Challenge) bool {
+	if h.resourceMetadata(ctx, mcpURL, cs) != nil {
+		return false
+	}
+	_, err := auth.GetAuthServerMetadata(ctx, origin(mcpURL), h.hc)
+	return err != nil
+}
+
+// legacyAuthorize runs the authorization code grant against a 2025-03-26
+// server whose metadata go-sdk refuses (its issuer names a path under the
+// server's origin). It uses the same building blocks as go-sdk: oauthex for
+// registration, x/oauth2 for PKCE and the exchange.
+func (h *oauthHandler) legacyAuthorize(ctx context.Context, mcpURL string, cs []oauthex.Challenge) error {
+	_, asm, err := h.discover(ctx, mcpURL, cs)
+	if err != nil {
+		return err
+	}
+	redirect := cmpOr(h.cfg.RedirectURL, DefaultRedirectURL)
+	cfg := &oauth2.Config{ClientID: h.cfg.ClientID, ClientSecret: h.cfg.ClientSecret, RedirectURL: redirect,
+		Endpoint: oauth2.Endpoint{AuthURL: asm.AuthorizationEndpoint, TokenURL: asm.TokenEndpoint}}
+	switch {
+	case h.cfg.ClientMetadataURL != "" && asm.ClientIDMetadataDocumentSupported:
+		cfg.ClientID, cfg.ClientSecret = h.cfg.ClientMetadataURL, ""
+	case h.cfg.ClientID != "":
+	case !h.cfg.NoDynamicRegistration && asm.RegistrationEndpoint != "":
+		reg, err := oauthex.RegisterClient(ctx, asm.RegistrationEndpoint, h.registration(redirect), h.hc)
+		if err != nil {
+			return fmt.Errorf("registering the client: %w", err)
+		}
+		cfg.ClientID, cfg.ClientSecret = reg.ClientID, reg.ClientSecret
+	default:
+		return errors.New("no client registration method is supported by the authorization server")
+	}
+	scopes := scopesFrom(cs, nil)
+	if h.cfg.Scopes != nil {
+		scopes = h.cfg.Scopes(scopes)
+	}
+	cfg.Scopes = scopes
+	verifier, state := oauth2.GenerateVerifier(), rand.Text()
+	authorize := h.cfg.Authorize
+	if authorize == nil {
+		authorize = Loopback(nil)
+	}
+	res, err := authorize(ctx, &AuthorizationRequest{Server: h.server, RedirectURL: redirect,
+		URL: cfg.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", mcpURL))})
+	if err != nil {
+		return err
+	}
+	if res.State != state {
+		return errors.New("the authorization response's state does not match")
+	}
+	t, err := cfg.Exchange(context.WithValue(ctx, oauth2.HTTPClient, h.hc), res.Code,
+		oauth2.VerifierOption(verifier), oauth2.SetAuthURLParam("resource", mcpURL))
+	if err != nil {
+		return safeOAuthError("exchanging the authorization code", err)
+	}
+	ts, err := h.persist(ctx, cfg, t)
+	if err != nil {
+		return err
+	}
+	h.mu.Lock()
+	h.ts = ts
+	h.mu.Unlock()
+	return nil
+}
+
+func scopesFrom(cs []oauthex.Challenge, supported []string) []string {
+	if s := challengeParam(cs, "scope"); s != "" {
+		return strings.Fields(s)
+	}
+	return supported
+}
+
+// clientCredentials obtains a token with the client-credentials grant.
+func (h *oauthHandler) clientCredentials(ctx context.Context, mcpURL string, cs []oauthex.Challenge) error {
+	prm, asm, err := h.discover(ctx, mcpURL, cs)
+	if err != nil {
+		return err
+	}
+	cc := h.cfg.ClientCredentials
+	scopes := cc.Scopes
+	if scopes == nil {
+		scopes = scopesFrom(cs, prm.ScopesSupported)
+	}
+	src := &ccSource{cc: cc, asm: asm, scopes: scopes, resource: prm.Resource, hc: h.hc}
+	if _, err := src.Token(); err != nil {
+		return err
+	}
+	meta := Token{TokenURL: asm.TokenEndpoint}
+	ts := &persistingSource{h: h, base: oauth2.ReuseTokenSource(nil, src), meta: meta}
+	if _, err := ts.Token(); err != nil {
+		return err
+	}
+	h.mu.Lock()
+	h.ts = ts
+	h.mu.Unlock()
+	return nil
+}
+
+// ccSource fetches a new client-credentials token on every call, with a
+// fresh assertion for private_key_jwt.
+type ccSource struct {
+	cc       *ClientCredentials
+	asm      *oauthex.AuthServerMeta
+	scopes   []string
+	resource string
+	hc       *http.Client
+}
+
+func (s *ccSource) Token() (*oauth2.Token, error) {
+	c := &clientcredentials.Config{ClientID: s.cc.ClientID, ClientSecret: s.cc.ClientSecret, TokenURL: s.asm.TokenEndpoint,
+		Scopes: s.scopes, EndpointParams: url.Values{}}
+	if s.resource != "" {
+		c.EndpointParams.Set("resource", s.resource)
+	}
+	methods := s.asm.TokenEndpointAuthMethodsSupported
+	switch {
+	case s.cc.PrivateKey != nil:
+		assertion, err := s.assertion()
+		if err != nil {
+			return nil, err
+		}
+		c.AuthStyle = oauth2.AuthStyleInParams
+		c.EndpointParams.Set("client_assertion_type", "urn:ietf:params:oauth:client-assertion-type:jwt-bearer")
+		c.EndpointParams.Set("client_assertion", assertion)
+	case slices.Contains(methods, "client_secret_post") && !slices.Contains(methods, "client_secret_basic"):
+		c.AuthStyle = oauth2.AuthStyleInParams
+	default:
+		c.AuthStyle = oauth2.AuthStyleInHeader
+	}
+	ctx, cancel := context.WithTimeout(context.WithValue(context.Background(), oauth2.HTTPClient, s.hc), time.Minute)
+	defer cancel()
+	t, err := c.Token(ctx)
+	if err != nil {
+		return nil, safeOAuthError("client credentials grant", err)
+	}
+	return t, nil
+}
+
+// assertion signs the private_key_jwt client assertion (RFC 7523 §2.2):
+// issued by and about the client, for the authorization server.
+func (s *ccSource) assertion() (string, error) {
+	var method jwt.SigningMethod
+	switch k := s.cc.PrivateKey.(type) {
+	case *ecdsa.PrivateKey:
+		switch k.Curve.Params().BitSize {
+		case 256:
+			method = jwt.SigningMethodES256
+		case 384:
+			method = jwt.SigningMethodES384
+		case 521:
+			method = jwt.SigningMethodES512
+		}
+	case *rsa.PrivateKey:
+		method = jwt.SigningMethodRS256
+	}
+	if method == nil {
+		return "", fmt.Errorf("private_key_jwt: unsupported key type %T", s.cc.PrivateKey)
+	}
+	now := time.Now()
+	claims := jwt.RegisteredClaims{
+		Issuer:    s.cc.ClientID,
+		Subject:   s.cc.ClientID,
+		Audience:  jwt.ClaimStrings{cmpOr(s.asm.Issuer, s.asm.TokenEndpoint)},
+		IssuedAt:  jwt.NewNumericDate(now),
+		ExpiresAt: jwt.NewNumericDate(now.Add(5 * time.Minute)),
+		ID:        rand.Text(),
+	}
+	t := jwt.NewWithClaims(method, claims)
+	if s.cc.KeyID != "" {
+		t.Header["kid"] = s.cc.KeyID
+	}
+	return t.SignedString(s.cc.PrivateKey)
+}
+
+// setupOAuth makes the connection's OAuth handler once; c.dialMu is held.
+func (c *conn) setupOAuth() error {
+	if c.oauth != nil {
+		return nil
+	}
+	h, err := newOAuthHandler(&c.cfg)
+	if err != nil {
+		return err
+	}
+	c.oauth = h
+	return nil
+}
