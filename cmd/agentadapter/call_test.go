@@ -97,3 +97,15 @@ func TestHelpAndVersion(t *testing.T) {
 		t.Errorf("unknown command: exit %d", r.code)
 	}
 }
+
+// Without --config, the files clients keep in a project are found.
+func TestConfigDiscovery(t *testing.T) {
+	dir := t.TempDir()
+	if r := runBin(t, dir, nil, "config", "check"); r.code != exitUsage || !strings.Contains(r.stderr, "no configuration: pass --config FILE") {
+		t.Errorf("no config: exit %d %q", r.code, r.stderr)
+	}
+	writeFile(t, dir, ".vscode/mcp.json", `{"servers": {"found": {"command": "x"}}}`)
+	if r := runBin(t, dir, nil, "config", "check"); r.code != 0 || !strings.Contains(r.stdout, `"name": "found"`) {
+		t.Errorf("discovery of .vscode/mcp.json: exit %d %s %s", r.code, r.stdout, r.stderr)
+	}
+}

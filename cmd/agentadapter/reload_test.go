@@ -20,11 +20,12 @@ func TestReload(t *testing.T) {
 	ev, path := everything(t)
 	notes := fmt.Sprintf(`"notes": {"command": %q}`, testServer)
 	evs := fmt.Sprintf(`"everything": {"command": %q, "args": ["stdio"], "env": {"PATH": %q}}`, ev, path)
+	virtual := `"virtualServers": {"ev": {"tools": ["everything_*"]}, "nt": {"tools": ["add_note", "list_notes"]}}`
 	write := func(servers ...string) {
 		writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {%s},
-  "agentadapter": {"store": "memory:", "servers": {"everything": {"prefix": true, "trust": "trusted"}}, "policy": {"approval": {"default": "never"}}}}`, strings.Join(servers, ",")))
+  "agentadapter": {"store": "memory:", "servers": {"everything": {"prefix": true, "trust": "trusted"}}, "policy": {"approval": {"default": "never"}}, %s}}`, strings.Join(servers, ","), virtual))
 	}
-	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {%s}, "agentadapter": {"store": "memory:", "policy": {"approval": {"default": "never"}}}}`, notes))
+	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {%s}, "agentadapter": {"store": "memory:", "policy": {"approval": {"default": "never"}}, %s}}`, notes, virtual))
 	s := startServe(t, dir, nil, "--config", "gateway.json")
 
 	changed := make(chan struct{}, 16)
@@ -48,6 +49,14 @@ func TestReload(t *testing.T) {
 		}
 	}
 	waitTools("start", func(n []string) bool { return slices.Contains(n, "add_note") })
+	// Clients of two virtual servers: only the one that exports a new tool
+	// is told of it.
+	evChanged, ntChanged := make(chan struct{}, 16), make(chan struct{}, 16)
+	evc := connect(t, s.base+"/mcp/ev", &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { evChanged <- struct{}{} }})
+	nt := connect(t, s.base+"/mcp/nt", &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { ntChanged <- struct{}{} }})
+	if n := toolNames(t, evc); len(n) != 0 {
+		t.Errorf("/mcp/ev before everything is added: %v", n)
+	}
 
 	write(notes, evs)
 	select {
@@ -56,6 +65,22 @@ func TestReload(t *testing.T) {
 		t.Fatalf("no tools/list_changed after adding a server\n%s", s.out.String())
 	}
 	waitTools("after adding everything", func(n []string) bool { return slices.Contains(n, "everything_echo") && slices.Contains(n, "add_note") })
+	select {
+	case <-evChanged:
+	case <-time.After(30 * time.Second):
+		t.Errorf("the client of /mcp/ev was not told of everything's tools")
+	}
+	if n := toolNames(t, evc); !slices.Contains(n, "everything_echo") || slices.Contains(n, "add_note") {
+		t.Errorf("/mcp/ev after reload: %v", n)
+	}
+	select {
+	case <-ntChanged:
+		t.Errorf("the client of /mcp/nt was told of tools it does not export")
+	default:
+	}
+	if n := toolNames(t, nt); !slices.Contains(n, "add_note") || slices.Contains(n, "everything_echo") {
+		t.Errorf("/mcp/nt after reload: %v", n)
+	}
 	if res := callTool(t, cs, "everything_echo", map[string]any{"message": "after reload"}); res.IsError || text(res) != "Echo: after reload" {
 		t.Errorf("everything_echo after reload: %q", text(res))
 	}

@@ -55,7 +55,7 @@ a file of their own that includes yours ("include": "mcp.json").` + exitCodesHel
 		return usageErr("%v (see %s --help)", err, c.CommandPath())
 	})
 	pf := root.PersistentFlags()
-	pf.StringVarP(&e.configPath, "config", "c", defaultConfig(), "configuration file (env AGENTADAPTER_CONFIG)")
+	pf.StringVarP(&e.configPath, "config", "c", defaultConfig(), "configuration file (env AGENTADAPTER_CONFIG; default: the first of "+strings.Join(configCandidates, ", ")+" found here)")
 	pf.StringVar(&e.storeSpec, "store", "", "override the store: sqlite:PATH or memory:")
 	pf.BoolVar(&e.jsonOut, "json", false, "print JSON")
 	pf.BoolVarP(&e.verbose, "verbose", "v", false, "debug logs, as JSON, on standard error")
@@ -64,17 +64,33 @@ a file of their own that includes yours ("include": "mcp.json").` + exitCodesHel
 	return root
 }
 
+// configCandidates are tried, in order, when neither --config nor
+// AGENTADAPTER_CONFIG names a file: ours, then the files clients keep in a
+// project (Claude Code, VS Code, Cursor).
+var configCandidates = []string{"agentadapter.json", ".mcp.json", ".vscode/mcp.json", ".cursor/mcp.json", "mcp.json"}
+
 func defaultConfig() string {
 	if p := os.Getenv("AGENTADAPTER_CONFIG"); p != "" {
 		return p
 	}
-	return "agentadapter.json"
+	return ""
 }
 
 // loadConfig reads the configuration; errors exit with code 2.
 func (e *env) loadConfig(path string) (*config.Config, error) {
 	if path == "" {
 		path = e.configPath
+	}
+	if path == "" {
+		for _, c := range configCandidates {
+			if _, err := os.Stat(c); err == nil {
+				path = c
+				break
+			}
+		}
+		if path == "" {
+			return nil, usageErr("no configuration: pass --config FILE or set AGENTADAPTER_CONFIG (looked for %s here)", strings.Join(configCandidates, ", "))
+		}
 	}
 	opts := &config.Options{}
 	if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {

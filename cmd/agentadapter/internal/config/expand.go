@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 )
 
@@ -75,6 +76,8 @@ func (l *loader) expandString(s, ws, dir string) (string, error) {
 	return b.String(), nil
 }
 
+var varNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
 func (l *loader) variable(expr, ws, dir string) (string, error) {
 	switch expr {
 	case "workspaceFolder", "workspaceRoot":
@@ -90,8 +93,8 @@ func (l *loader) variable(expr, ws, dir string) (string, error) {
 		return l.input(id)
 	}
 	name, def, hasDef := strings.Cut(strings.TrimPrefix(expr, "env:"), ":-")
-	if name == "" || strings.ContainsAny(name, " :{$") {
-		return "", fmt.Errorf("unknown variable ${%s}", expr)
+	if !varNameRE.MatchString(name) {
+		return "", fmt.Errorf("unknown variable %q", "${"+expr+"}")
 	}
 	v, ok := l.lookup(name)
 	if hasDef && v == "" {
@@ -108,6 +111,9 @@ func (l *loader) input(id string) (string, error) {
 		return v, nil
 	}
 	def, ok := l.inputDefs[id]
+	if !ok && !varNameRE.MatchString(strings.ReplaceAll(id, "-", "_")) {
+		return "", fmt.Errorf("unknown variable %q", "${input:"+id+"}")
+	}
 	if !ok {
 		return "", fmt.Errorf("undefined variable ${input:%s}: no input with that id in \"inputs\"", id)
 	}

@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -29,7 +30,12 @@ type Error struct {
 	Msg  string
 }
 
+// Error returns one line: file:line: path: message.
 func (e *Error) Error() string {
+	return strings.ReplaceAll(e.line(), "\n", `\n`)
+}
+
+func (e *Error) line() string {
 	loc := e.File
 	if e.Line > 0 {
 		loc = fmt.Sprintf("%s:%d", e.File, e.Line)
