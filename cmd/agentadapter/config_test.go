@@ -50,6 +50,8 @@ func TestConfigCheckBad(t *testing.T) {
   "a b": {"command": "x"}}}`, `bad.json:2: mcpServers["a b"]: server name "a b"`},
 		{"bad store", `{"agentadapter": {
   "store": "redis://x"}}`, `bad.json:2: agentadapter.store: store "redis://x"`},
+		{"oauth on a stdio server", `{"mcpServers": {"a": {"command": "x"}}, "agentadapter": {"servers": {"a": {
+  "oauth": {"clientId": "c"}}}}}`, `bad.json:2: agentadapter.servers.a.oauth: oauth is for http servers; "a" is stdio`},
 		{"bad limit", `{"agentadapter": {"policy": {
   "limits": {"perIdentity": {"calls": 0, "window": "1m"}}}}}`, `bad.json:2: agentadapter.policy.limits: perIdentity: a limit needs calls > 0`},
 	}
@@ -173,6 +175,28 @@ func TestConfigInclude(t *testing.T) {
 	r = runBin(t, dir, []string{"TOK=x"}, "config", "check", "gateway.json")
 	if r.code != exitUsage || !strings.Contains(r.stderr, "client/mcp.json:1: mcpServers.notes.bogus: unknown key") {
 		t.Errorf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// OAuth settings for a remote server: secrets masked, tokens file resolved.
+func TestConfigOAuth(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "gateway.json", `{"mcpServers": {"docs": {"type": "http", "url": "https://docs.example.com/mcp"},
+    "m2m": {"type": "http", "url": "https://m2m.example.com/mcp"}},
+  "agentadapter": {"servers": {
+    "docs": {"oauth": {"clientId": "gw", "clientSecret": "${DOCS_SECRET}", "scopes": ["read"], "tokens": "tokens.json"}},
+    "m2m": {"oauth": {"clientCredentials": {"clientId": "svc", "clientSecret": "${M2M_SECRET}"}}}}}}`)
+	r := runBin(t, dir, []string{"DOCS_SECRET=docs-s3cret", "M2M_SECRET=m2m-s3cret", "XDG_STATE_HOME=" + dir + "/state"}, "config", "check", "gateway.json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stdout, "s3cret") {
+		t.Errorf("an OAuth secret leaked:\n%s", r.stdout)
+	}
+	for _, w := range []string{`"clientId": "gw"`, `"tokens": "` + dir + `/tokens.json"`, `"tokens": "` + dir + `/state/agentadapter/tokens.json"`, `"store": "sqlite:` + dir + `/state/agentadapter/state.db"`} {
+		if !strings.Contains(r.stdout, w) {
+			t.Errorf("output lacks %s:\n%s", w, r.stdout)
+		}
 	}
 }
 

@@ -84,6 +84,24 @@ func (l *loader) check(cfg *Config) error {
 		if p.CallTimeout == 0 {
 			p.CallTimeout = s.CallTimeout
 		}
+		if o := p.OAuth; o != nil {
+			if s.Kind != "http" {
+				return fail(at("servers", name, "oauth"), "oauth is for http servers; %q is %s", name, s.Kind)
+			}
+			if o.ClientCredentials != nil && (o.ClientCredentials.ClientID == "" || o.ClientCredentials.ClientSecret == "") {
+				return fail(at("servers", name, "oauth", "clientCredentials"), "clientCredentials needs a clientId and a clientSecret")
+			}
+			for _, u := range []string{o.ClientMetadataURL, o.RedirectURL} {
+				if pu, err := url.Parse(u); u != "" && (err != nil || pu.Host == "") {
+					return fail(at("servers", name, "oauth"), "bad url %q", u)
+				}
+			}
+			if o.Tokens == "" {
+				o.Tokens = filepath.Join(stateDir(), "tokens.json")
+			} else if !filepath.IsAbs(o.Tokens) {
+				o.Tokens = filepath.Join(filepath.Dir(cfg.File), o.Tokens)
+			}
+		}
 		s.Policy = p
 	}
 	if err := checkPolicy(sec.Policy, byName, func(p ...string) *Error { return at(append([]string{"policy"}, p...)...) }); err != nil {
@@ -188,15 +206,20 @@ func values(m map[string]string) []string {
 // DefaultStore is sqlite in the user's state directory
 // ($XDG_STATE_HOME/agentadapter, ~/.local/state/agentadapter).
 func DefaultStore() string {
+	return "sqlite:" + filepath.Join(stateDir(), "state.db")
+}
+
+// stateDir is $XDG_STATE_HOME/agentadapter, else ~/.local/state/agentadapter.
+func stateDir() string {
 	dir := os.Getenv("XDG_STATE_HOME")
 	if dir == "" {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			return "memory:"
+			home = os.TempDir()
 		}
 		dir = filepath.Join(home, ".local", "state")
 	}
-	return "sqlite:" + filepath.Join(dir, "agentadapter", "state.db")
+	return filepath.Join(dir, "agentadapter")
 }
 
 func checkStore(s string) error {
@@ -253,6 +276,21 @@ func (c *Config) Masked() ([]byte, error) {
 			if strings.Contains(a, "://") {
 				s.Args[i] = maskURL(a)
 			}
+		}
+	}
+	for _, p := range cp.Gateway.Servers {
+		if p != nil && p.OAuth != nil {
+			if p.OAuth.ClientSecret != "" {
+				p.OAuth.ClientSecret = adapter.Redacted
+			}
+			if cc := p.OAuth.ClientCredentials; cc != nil {
+				cc.ClientSecret = adapter.Redacted
+			}
+		}
+	}
+	for _, s := range cp.Servers {
+		if s.Policy != nil && s.Policy.OAuth != nil {
+			s.Policy.OAuth = cp.Gateway.Servers[s.Name].OAuth
 		}
 	}
 	if a := cp.Gateway.Auth; a != nil {

@@ -141,6 +141,35 @@ type ServerPolicy struct {
 	Tools          map[string]*ToolOverride `json:"tools,omitempty"`
 	ConnectTimeout Duration                 `json:"connectTimeout,omitempty"`
 	CallTimeout    Duration                 `json:"callTimeout,omitempty"`
+	// OAuth signs the gateway in to a remote (http) server.
+	OAuth *OAuth `json:"oauth,omitempty"`
+}
+
+// OAuth configures how the gateway gets tokens for a remote server: a
+// user signing in through a loopback redirect (the default, with dynamic
+// client registration), a pre-registered client, a client ID metadata
+// document, or the client-credentials grant for machine-to-machine servers.
+type OAuth struct {
+	ClientID              string   `json:"clientId,omitempty"`
+	ClientSecret          string   `json:"clientSecret,omitempty"`
+	ClientName            string   `json:"clientName,omitempty"`
+	ClientMetadataURL     string   `json:"clientMetadataUrl,omitempty"`
+	RedirectURL           string   `json:"redirectUrl,omitempty"`
+	Scopes                []string `json:"scopes,omitempty"`
+	NoDynamicRegistration bool     `json:"noDynamicRegistration,omitempty"`
+	NoOfflineAccess       bool     `json:"noOfflineAccess,omitempty"`
+	// ClientCredentials switches to the client-credentials grant.
+	ClientCredentials *ClientCredentials `json:"clientCredentials,omitempty"`
+	// Tokens is the file tokens are kept in (0600); default tokens.json in
+	// the user's state directory.
+	Tokens string `json:"tokens,omitempty"`
+}
+
+// ClientCredentials are a machine client's id and secret.
+type ClientCredentials struct {
+	ClientID     string   `json:"clientId"`
+	ClientSecret string   `json:"clientSecret"`
+	Scopes       []string `json:"scopes,omitempty"`
 }
 
 // ToolOverride replaces parts of an upstream tool's definition.

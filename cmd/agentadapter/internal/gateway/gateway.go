@@ -202,6 +202,13 @@ func (g *Gateway) mcpServer(s *config.Server) mcpadapter.Server {
 		ms.Stderr = &lineLogger{log: g.log, server: s.Name}
 	default:
 		ms.URL, ms.Headers, ms.SSE = s.URL, s.Headers, s.Kind == "sse"
+		if o := p.OAuth; o != nil {
+			ms.OAuth = oauth(o)
+			if ms.ConnectTimeout == 0 && o.ClientCredentials == nil {
+				// A person signs in while Connect waits.
+				ms.ConnectTimeout = 5 * time.Minute
+			}
+		}
 	}
 	return ms
 }
@@ -346,4 +353,21 @@ func sortedKeys[M ~map[string]V, V any](m M) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+func oauth(o *config.OAuth) *mcpadapter.OAuth {
+	out := &mcpadapter.OAuth{
+		ClientID: o.ClientID, ClientSecret: o.ClientSecret, ClientName: o.ClientName,
+		ClientMetadataURL: o.ClientMetadataURL, RedirectURL: o.RedirectURL,
+		NoDynamicRegistration: o.NoDynamicRegistration, NoOfflineAccess: o.NoOfflineAccess,
+		Tokens: mcpadapter.NewFileTokenStore(o.Tokens),
+	}
+	if len(o.Scopes) > 0 {
+		scopes := o.Scopes
+		out.Scopes = func([]string) []string { return scopes }
+	}
+	if cc := o.ClientCredentials; cc != nil {
+		out.ClientCredentials = &mcpadapter.ClientCredentials{ClientID: cc.ClientID, ClientSecret: cc.ClientSecret, Scopes: cc.Scopes}
+	}
+	return out
 }
