@@ -4,6 +4,7 @@ go 1.25.0
 
 require (
 	github.com/agentadapter/agentadapter v0.0.0
+	github.com/creack/pty v1.1.24
 	github.com/google/go-cmp v0.7.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/spf13/cobra v1.10.2
