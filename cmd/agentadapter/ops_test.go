@@ -150,6 +150,20 @@ func TestServeAuth(t *testing.T) {
 	if _, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: s.base + "/mcp", HTTPClient: &http.Client{Transport: bearer{"wrong"}}}, nil); err == nil {
 		t.Errorf("a wrong token connected")
 	}
+	for token, want := range map[string]int{"": 401, "wrong": 401, "bob-token": 200} {
+		req, _ := http.NewRequest("GET", s.base+"/metrics", nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("/metrics with token %q: %d, want %d", token, resp.StatusCode, want)
+		}
+	}
 	alice, bob := as("alice-token"), as("bob-token")
 	for i, want := range []bool{false, true} {
 		res := callTool(t, alice, "list_notes", map[string]any{})

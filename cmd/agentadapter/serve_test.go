@@ -269,6 +269,34 @@ func TestServe(t *testing.T) {
 		t.Errorf("/mcp/nosuch: %d", code)
 	}
 
+	// A session opened on /mcp/readonly cannot be carried to /mcp/writer.
+	rpc := func(path, session, body string) (*http.Response, string) {
+		req, _ := http.NewRequest("POST", s.base+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, string(b)
+	}
+	resp, _ := rpc("/mcp/readonly", "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
+	sid := resp.Header.Get("Mcp-Session-Id")
+	if sid == "" {
+		t.Fatalf("no session id from initialize: %d", resp.StatusCode)
+	}
+	rpc("/mcp/readonly", sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	resp, body := rpc("/mcp/writer", sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add_note","arguments":{"text":"smuggled"}}}`)
+	if resp.StatusCode == 200 || strings.Contains(body, "smuggled") {
+		t.Errorf("a /mcp/readonly session called add_note through /mcp/writer: %d %s", resp.StatusCode, body)
+	}
+
 	// Shutdown reaps every child process.
 	children := descendants(s.cmd.Process.Pid)
 	if len(children) < 2 {

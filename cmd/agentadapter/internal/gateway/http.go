@@ -3,6 +3,7 @@ package gateway
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -48,7 +49,13 @@ func (g *Gateway) Handler(opts *HTTPOptions) (http.Handler, error) {
 	mux.Handle("/mcp/", r)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.HandleFunc("GET /readyz", g.ready)
-	mux.Handle("GET /metrics", g.Metrics)
+	// With inbound auth, the metrics (tool and server names, counts) need a
+	// token too; liveness and readiness stay open for orchestrators.
+	var metrics http.Handler = g.Metrics
+	if httpOpts.Auth != nil {
+		metrics = auth.RequireBearerToken(httpOpts.Auth.Verifier, nil)(metrics)
+	}
+	mux.Handle("GET /metrics", metrics)
 	if opts.Console != nil {
 		mux.Handle("/console/", http.StripPrefix("/console", opts.Console))
 	}
@@ -93,9 +100,11 @@ func (g *Gateway) mcpHTTPOptions() (*mcpadapter.HTTPOptions, error) {
 	if a == nil {
 		return &mcpadapter.HTTPOptions{}, nil
 	}
-	tokens := map[string]config.Token{}
+	// Tokens are looked up by their SHA-256, so the lookup's timing says
+	// nothing about how much of a guessed token was right.
+	tokens := map[[32]byte]config.Token{}
 	for _, t := range a.Tokens {
-		tokens[t.Token] = t
+		tokens[sha256.Sum256([]byte(t.Token))] = t
 	}
 	if a.TokensFile != "" {
 		more, err := readTokens(a.TokensFile)
@@ -103,14 +112,14 @@ func (g *Gateway) mcpHTTPOptions() (*mcpadapter.HTTPOptions, error) {
 			return nil, err
 		}
 		for _, t := range more {
-			tokens[t.Token] = t
+			tokens[sha256.Sum256([]byte(t.Token))] = t
 		}
 	}
 	if len(tokens) == 0 {
 		return nil, errors.New("auth: no tokens configured")
 	}
 	verify := func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-		t, ok := tokens[token]
+		t, ok := tokens[sha256.Sum256([]byte(token))]
 		if !ok {
 			return nil, fmt.Errorf("%w: unknown token", auth.ErrInvalidToken)
 		}
@@ -154,8 +163,9 @@ type router struct {
 }
 
 type session struct {
-	h    http.Handler
-	seen time.Time
+	endpoint string
+	h        http.Handler
+	seen     time.Time
 }
 
 // sessionTTL forgets routes of sessions idle longer than the export's
@@ -171,7 +181,7 @@ func (r *router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	id := req.Header.Get("Mcp-Session-Id")
 	r.mu.Lock()
 	var h http.Handler
-	if s, ok := r.sessions[id]; ok && id != "" {
+	if s, ok := r.sessions[id]; ok && id != "" && s.endpoint == name {
 		s.seen = time.Now()
 		h = s.h
 	}
@@ -202,7 +212,7 @@ func (r *router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 				delete(r.sessions, k)
 			}
 		}
-		r.sessions[nid] = &session{h: h, seen: now}
+		r.sessions[nid] = &session{endpoint: name, h: h, seen: now}
 		r.mu.Unlock()
 	}
 	if req.Method == http.MethodDelete && id != "" {
