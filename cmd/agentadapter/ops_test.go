@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -183,4 +184,54 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// Inbound JWTs: the subject of a valid token is the caller; a token that
+// is expired, from another issuer, unsigned or signed with another key
+// is refused.
+func TestServeJWT(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"notes": {"command": %q}},
+  "agentadapter": {"store": "memory:", "auth": {"jwt": {"secret": "${JWT_SECRET}", "issuer": "https://idp.example", "audience": "gateway"}},
+  "policy": {"approval": {"default": "never"}, "limits": {"perIdentity": {"calls": 1, "window": "1h"}}}}}`, testServer))
+	secret := []byte("0123456789abcdef0123456789abcdef")
+	s := startServe(t, dir, []string{"JWT_SECRET=" + string(secret)}, "--config", "gateway.json")
+	sign := func(key any, method jwt.SigningMethod, claims jwt.MapClaims) string {
+		tok, err := jwt.NewWithClaims(method, claims).SignedString(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	good := jwt.MapClaims{"sub": "carol", "iss": "https://idp.example", "aud": "gateway", "exp": time.Now().Add(time.Hour).Unix()}
+	with := func(k string, v any) jwt.MapClaims {
+		c := jwt.MapClaims{}
+		for kk, vv := range good {
+			c[kk] = vv
+		}
+		c[k] = v
+		return c
+	}
+	for name, tok := range map[string]string{
+		"expired":      sign(secret, jwt.SigningMethodHS256, with("exp", time.Now().Add(-time.Hour).Unix())),
+		"other issuer": sign(secret, jwt.SigningMethodHS256, with("iss", "https://evil.example")),
+		"other key":    sign([]byte("another secret, 32 bytes long!!!"), jwt.SigningMethodHS256, good),
+		"unsigned":     sign(jwt.UnsafeAllowNoneSignatureType, jwt.SigningMethodNone, good),
+	} {
+		c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v1"}, nil)
+		if _, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: s.base + "/mcp", HTTPClient: &http.Client{Transport: bearer{tok}}}, nil); err == nil {
+			t.Errorf("a token %s was accepted", name)
+		}
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: s.base + "/mcp", HTTPClient: &http.Client{Transport: bearer{sign(secret, jwt.SigningMethodHS256, good)}}}, nil)
+	if err != nil {
+		t.Fatalf("a valid JWT was refused: %v", err)
+	}
+	defer cs.Close()
+	callTool(t, cs, "list_notes", map[string]any{})
+	if res := callTool(t, cs, "list_notes", map[string]any{}); !strings.Contains(text(res), "carol may make at most 1 calls") {
+		t.Errorf("the JWT subject is not the caller: %q", text(res))
+	}
+	s.stop(t)
 }

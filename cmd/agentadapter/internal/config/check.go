@@ -56,6 +56,14 @@ func (l *loader) check(cfg *Config) error {
 		if p := sec.Auth.TokensFile; p != "" && !filepath.IsAbs(p) {
 			sec.Auth.TokensFile = filepath.Join(filepath.Dir(cfg.File), p)
 		}
+		if j := sec.Auth.JWT; j != nil {
+			if (j.Secret == "") == (j.PublicKeyFile == "") {
+				return fail(at("auth", "jwt"), "jwt needs exactly one of secret and publicKeyFile")
+			}
+			if j.PublicKeyFile != "" && !filepath.IsAbs(j.PublicKeyFile) {
+				j.PublicKeyFile = filepath.Join(filepath.Dir(cfg.File), j.PublicKeyFile)
+			}
+		}
 	}
 	byName := map[string]*Server{}
 	for _, s := range cfg.Servers {
@@ -296,6 +304,9 @@ func (c *Config) Masked() ([]byte, error) {
 	if a := cp.Gateway.Auth; a != nil {
 		for i := range a.Tokens {
 			a.Tokens[i].Token = adapter.Redacted
+		}
+		if a.JWT != nil && a.JWT.Secret != "" {
+			a.JWT.Secret = adapter.Redacted
 		}
 	}
 	cp.Gateway.Store = maskURL(cp.Gateway.Store)

@@ -112,11 +112,24 @@ type Section struct {
 	Virtual map[string]*Virtual `json:"virtualServers,omitempty"`
 }
 
-// Auth configures inbound bearer tokens.
+// Auth configures inbound bearer tokens: static tokens, and/or JWTs.
 type Auth struct {
 	Tokens []Token `json:"tokens,omitempty"`
-	// TokensFile holds one "subject token" pair per line.
+	// TokensFile holds one "subject token [scope...]" line per token.
 	TokensFile string `json:"tokensFile,omitempty"`
+	// JWT accepts signed JSON Web Tokens.
+	JWT *JWT `json:"jwt,omitempty"`
+}
+
+// JWT verifies signed tokens: HS256/384/512 with Secret, or RS*/ES*/EdDSA
+// with the PEM public key in PublicKeyFile. The subject is the "sub"
+// claim; scopes come from "scope" (space-separated) or "scp".
+type JWT struct {
+	Secret        string `json:"secret,omitempty"`
+	PublicKeyFile string `json:"publicKeyFile,omitempty"`
+	// Issuer and Audience, if set, must match the token's iss and aud.
+	Issuer   string `json:"issuer,omitempty"`
+	Audience string `json:"audience,omitempty"`
 }
 
 // Token is one accepted bearer token and who presents it.

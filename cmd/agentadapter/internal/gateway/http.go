@@ -115,15 +115,25 @@ func (g *Gateway) mcpHTTPOptions() (*mcpadapter.HTTPOptions, error) {
 			tokens[sha256.Sum256([]byte(t.Token))] = t
 		}
 	}
-	if len(tokens) == 0 {
+	var viaJWT auth.TokenVerifier
+	if a.JWT != nil {
+		v, err := jwtVerifier(a.JWT)
+		if err != nil {
+			return nil, err
+		}
+		viaJWT = v
+	}
+	if len(tokens) == 0 && viaJWT == nil {
 		return nil, errors.New("auth: no tokens configured")
 	}
-	verify := func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-		t, ok := tokens[sha256.Sum256([]byte(token))]
-		if !ok {
-			return nil, fmt.Errorf("%w: unknown token", auth.ErrInvalidToken)
+	verify := func(ctx context.Context, token string, req *http.Request) (*auth.TokenInfo, error) {
+		if t, ok := tokens[sha256.Sum256([]byte(token))]; ok {
+			return &auth.TokenInfo{UserID: t.Subject, Scopes: t.Scopes, Expiration: time.Now().Add(time.Hour)}, nil
 		}
-		return &auth.TokenInfo{UserID: t.Subject, Scopes: t.Scopes, Expiration: time.Now().Add(time.Hour)}, nil
+		if viaJWT != nil && strings.Count(token, ".") == 2 {
+			return viaJWT(ctx, token, req)
+		}
+		return nil, fmt.Errorf("%w: unknown token", auth.ErrInvalidToken)
 	}
 	return &mcpadapter.HTTPOptions{Auth: &mcpadapter.AuthOptions{Verifier: verify}}, nil
 }
