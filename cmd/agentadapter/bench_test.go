@@ -6,8 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
