@@ -1,0 +1,103 @@
+package einoadapter
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+
+	"github.com/cloudwego/eino/components"
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/schema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+)
+
+// Sampler returns an [mcpadapter.Sampler] that answers MCP servers'
+// sampling requests with m, the agent's own model: set it as
+// ManagerOptions.Sampler and the servers an agent imports can ask its
+// model for completions, governed by the executor like any call.
+//
+// The system prompt becomes a system message; text, image and audio
+// content become user or assistant messages (images and audio as base64
+// data parts); maxTokens, stopSequences and temperature become
+// model.WithMaxTokens, WithStop and WithTemperature. One model answers
+// every request: the server's model preferences cannot choose another, and
+// the result names m's type as its model.
+func Sampler(m model.BaseChatModel) mcpadapter.Sampler {
+	if m == nil {
+		panic("einoadapter: Sampler with a nil model")
+	}
+	name := "eino"
+	if t, ok := components.GetType(m); ok && t != "" {
+		name = t
+	}
+	return func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+		msgs, err := samplingMessages(p)
+		if err != nil {
+			return nil, err
+		}
+		var opts []model.Option
+		if p.MaxTokens > 0 {
+			opts = append(opts, model.WithMaxTokens(int(p.MaxTokens)))
+		}
+		if len(p.StopSequences) > 0 {
+			opts = append(opts, model.WithStop(p.StopSequences))
+		}
+		if p.Temperature != 0 {
+			opts = append(opts, model.WithTemperature(float32(p.Temperature)))
+		}
+		out, err := m.Generate(ctx, msgs, opts...)
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			return nil, errors.New("einoadapter: the model returned no message")
+		}
+		res := &mcp.CreateMessageResult{Role: "assistant", Content: &mcp.TextContent{Text: out.Content}, Model: name, StopReason: "endTurn"}
+		if out.ResponseMeta != nil && out.ResponseMeta.FinishReason == "length" {
+			res.StopReason = "maxTokens"
+		}
+		return res, nil
+	}
+}
+
+func samplingMessages(p *mcp.CreateMessageParams) ([]*schema.Message, error) {
+	msgs := make([]*schema.Message, 0, len(p.Messages)+1)
+	if p.SystemPrompt != "" {
+		msgs = append(msgs, schema.SystemMessage(p.SystemPrompt))
+	}
+	for i, m := range p.Messages {
+		if m == nil {
+			continue
+		}
+		role := schema.User
+		if m.Role == "assistant" {
+			role = schema.Assistant
+		}
+		msg := &schema.Message{Role: role}
+		switch c := m.Content.(type) {
+		case *mcp.TextContent:
+			msg.Content = c.Text
+		case *mcp.ImageContent:
+			if role != schema.User {
+				return nil, fmt.Errorf("einoadapter: message %d: an assistant image cannot be sent to the model", i)
+			}
+			data := base64.StdEncoding.EncodeToString(c.Data)
+			msg.UserInputMultiContent = []schema.MessageInputPart{{Type: schema.ChatMessagePartTypeImageURL,
+				Image: &schema.MessageInputImage{MessagePartCommon: schema.MessagePartCommon{Base64Data: &data, MIMEType: c.MIMEType}}}}
+		case *mcp.AudioContent:
+			if role != schema.User {
+				return nil, fmt.Errorf("einoadapter: message %d: an assistant audio clip cannot be sent to the model", i)
+			}
+			data := base64.StdEncoding.EncodeToString(c.Data)
+			msg.UserInputMultiContent = []schema.MessageInputPart{{Type: schema.ChatMessagePartTypeAudioURL,
+				Audio: &schema.MessageInputAudio{MessagePartCommon: schema.MessagePartCommon{Base64Data: &data, MIMEType: c.MIMEType}}}}
+		default:
+			return nil, fmt.Errorf("einoadapter: message %d: content %T cannot be sent to the model", i, m.Content)
+		}
+		msgs = append(msgs, msg)
+	}
+	return msgs, nil
+}
