@@ -69,10 +69,12 @@ func withTool(err error, tool, callID string) *Error {
 	if !errors.As(err, &e) {
 		return &Error{Kind: KindInternal, Tool: tool, CallID: callID, Message: "internal error", Err: err}
 	}
-	if e.Tool == tool && e.CallID == callID {
+	msg := boundMessage(e.Message)
+	if e.Tool == tool && e.CallID == callID && len(msg) == len(e.Message) {
 		return e
 	}
 	c := *e
+	c.Message = msg
 	if c.Tool == "" {
 		c.Tool = tool
 	}

@@ -240,11 +240,12 @@ func TestDefaultsApplied(t *testing.T) {
 	if diff := cmp.Diff(map[string]any{"city": "Nice", "unit": "celsius"}, normJSON(t, []byte(res.Text()))); diff != "" {
 		t.Errorf("handler args (-want +got):\n%s", diff)
 	}
-	// Without defaults the bytes pass through untouched.
+	// Without defaults the handler gets the canonical form of the value
+	// (numbers keep their text).
 	plain := adapter.MustRawTool("p", "", objectSchema, rawEcho, nil)
-	res, err = plain.Call(context.Background(), json.RawMessage(`{"b": 1, "a": 2}`))
-	if err != nil || res.Text() != `{"b": 1, "a": 2}` {
-		t.Errorf("args without defaults: %q, %v; want them unchanged", res.Text(), err)
+	res, err = plain.Call(context.Background(), json.RawMessage(`{"b": 1.50, "a": 2}`))
+	if err != nil || res.Text() != `{"a":2,"b":1.50}` {
+		t.Errorf("args without defaults: %q, %v; want the canonical form", res.Text(), err)
 	}
 }
 

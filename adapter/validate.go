@@ -7,14 +7,20 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/agentadapter/agentadapter/internal/canonical"
 )
 
 // DefaultMaxArgBytes is the default limit on the size of a call's arguments.
 const DefaultMaxArgBytes = 1 << 20
 
 // prepareArgs checks raw arguments against the input schema and returns the
-// arguments to hand to the handler: the same bytes, or re-encoded with the
-// schema's defaults applied.
+// one value of the call: the arguments in canonical form (see
+// internal/canonical), with the schema's defaults applied. Those bytes, and
+// only those, are hashed, approved, cached, recorded, handed to the handler
+// and forwarded upstream. An object that repeats a key is refused: decoders
+// disagree on which value wins, so the validated value could differ from
+// the one a handler or an upstream server reads.
 func (c *compiled) prepareArgs(args json.RawMessage, maxBytes int) (json.RawMessage, error) {
 	if maxBytes > 0 && len(args) > maxBytes {
 		return nil, &Error{Kind: KindArgsInvalid, Message: fmt.Sprintf("arguments are %d bytes; the limit is %d", len(args), maxBytes)}
@@ -31,6 +37,14 @@ func (c *compiled) prepareArgs(args json.RawMessage, maxBytes int) (json.RawMess
 	if !ok {
 		return nil, &Error{Kind: KindArgsInvalid, Message: fmt.Sprintf("arguments must be a JSON object, got %s", jsonTypeName(v))}
 	}
+	canon, err := canonical.JSON(trimmed)
+	if err != nil {
+		var dup *canonical.DuplicateKeyError
+		if errors.As(err, &dup) {
+			return nil, &Error{Kind: KindArgsInvalid, Message: "arguments are ambiguous: " + dup.Error(), Err: err}
+		}
+		return nil, &Error{Kind: KindArgsInvalid, Message: "arguments are not valid JSON", Err: err}
+	}
 	if c.inDefaults {
 		if err := c.in.ApplyDefaults(&m); err != nil {
 			return nil, &Error{Kind: KindArgsInvalid, Message: "applying defaults: " + err.Error(), Err: err}
@@ -46,7 +60,7 @@ func (c *compiled) prepareArgs(args json.RawMessage, maxBytes int) (json.RawMess
 		}
 		return b, nil
 	}
-	return trimmed, nil
+	return canon, nil
 }
 
 // checkResult validates a result's structured content against the output

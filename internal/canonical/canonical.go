@@ -10,7 +10,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 )
 
 // Hash returns the hex SHA-256 of [JSON] of b, a hash of a JSON value that ignores key order and
@@ -25,7 +24,9 @@ func Hash(b []byte) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// JSON re-encodes a JSON value with sorted keys and no white space.
+// JSON re-encodes a JSON value with sorted keys and no white space. An
+// object that repeats a key has no canonical form: it is an error
+// ([*DuplicateKeyError]).
 // Empty input is the empty object. Input that is already canonical (as
 // validated arguments with defaults applied are) is returned as is.
 func JSON(args []byte) ([]byte, error) {
@@ -38,14 +39,9 @@ func JSON(args []byte) ([]byte, error) {
 	if len(bytes.TrimSpace(args)) == 0 {
 		return []byte("{}"), nil
 	}
-	d := json.NewDecoder(bytes.NewReader(args))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
+	v, err := Decode(args)
+	if err != nil {
 		return nil, err
-	}
-	if d.More() {
-		return nil, errors.New("trailing data after JSON value")
 	}
 	return json.Marshal(v) // maps marshal with sorted keys
 }

@@ -56,7 +56,7 @@ func TestHash(t *testing.T) {
 func FuzzJSON(f *testing.F) {
 	for _, s := range []string{
 		`{"a":1,"b":2}`, `{"b":2,"a":1}`, `{"a":1,"a!":2}`, `{"a!":1,"a":2}`, `{"a":{"c":[1,2.5e-3,-0,"x"],"b":null}}`,
-		`{"a":"<>&"}`, `{"a":"\u00e9"}`, `{"é":1}`, `[1,2]`, `"s"`, `1.0`, `1E5`, `{"a":1,"a":2}`, `{ "a" : 1 }`, ``, `  `,
+		`{"a":"<>&"}`, `{"a":"\u00e9"}`, `{"é":1}`, `[1,2]`, `"s"`, `1.0`, `1E5`, `{"a":1,"a":2}`, `{"a":{"b":1,"\u0062":2}}`, `[{"x":1},{"x":1,"x":1}]`, `{ "a" : 1 }`, ``, `  `,
 		`{"a":true,"b":false,"c":null}`, `{"":1,"a":2}`, `01`, `1.`, `-`, `{"a":1}x`, "{\"a\":\"\x7f\"}",
 	} {
 		f.Add([]byte(s))
@@ -79,6 +79,16 @@ func FuzzJSON(f *testing.F) {
 				}
 			}
 		}
+		var dup *canonical.DuplicateKeyError
+		if errors.As(err, &dup) {
+			// The reference keeps the last value; a repeated key must be
+			// refused, and must really be there.
+			quoted, _ := json.Marshal(dup.Key)
+			if werr != nil || (!bytes.Contains(in, []byte(`\`)) && bytes.Count(in, quoted) < 2) {
+				t.Fatalf("JSON(%q): %v, but the reference error is %v", in, err, werr)
+			}
+			return
+		}
 		if (err != nil) != (werr != nil) {
 			t.Fatalf("JSON(%q) error %v, reference error %v", in, err, werr)
 		}
@@ -92,4 +102,22 @@ func FuzzJSON(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestDuplicateKeys(t *testing.T) {
+	for _, tt := range []struct{ in, key, path string }{
+		{`{"path":"/etc/passwd","path":"/tmp/a"}`, "path", "$"},
+		{`{"a":{"b":1,"\u0062":2}}`, "b", "$.a"},
+		{`{"a":[{"x":1},{"x":1, "x":1}]}`, "x", "$.a[1]"},
+		{`{"we ird":{"k":1,"k":2}}`, "k", `$["we ird"]`},
+	} {
+		_, err := canonical.JSON([]byte(tt.in))
+		var dup *canonical.DuplicateKeyError
+		if !errors.As(err, &dup) || dup.Key != tt.key || dup.Path != tt.path {
+			t.Errorf("JSON(%s) error %v, want duplicate %q at %s", tt.in, err, tt.key, tt.path)
+		}
+		if _, err := canonical.Hash([]byte(tt.in)); !errors.As(err, &dup) {
+			t.Errorf("Hash(%s) error %v, want a duplicate key error", tt.in, err)
+		}
+	}
 }
