@@ -72,7 +72,7 @@ func TestApprovalADK(t *testing.T) {
 	if len(again) != 0 || last != "done: c1=sent" {
 		t.Errorf("after resume: pending %+v, last message %q", again, last)
 	}
-	if len(ran) != 1 || ran[0] != `{"amount":5,"to":"bob"}` // the canonical form {
+	if len(ran) != 1 || ran[0] != `{"amount":5,"to":"bob"}` { // the canonical form
 		t.Errorf("ran %q", ran)
 	}
 }
