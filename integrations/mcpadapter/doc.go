@@ -101,6 +101,30 @@
 // servers are reachable through [Manager.Resources], [Manager.ReadResource],
 // [Manager.Prompts] and [Manager.GetPrompt].
 //
+// # Servers that need a sign-in
+//
+// Server.OAuth authorizes a streamable HTTP server with OAuth bearer tokens,
+// on go-sdk's auth and oauthex packages: the manager discovers the
+// authorization server, registers or identifies the client, sends the user
+// through an [AuthorizationHandler] ([Loopback] for a terminal), exchanges
+// the code with PKCE, steps up on 403 insufficient_scope and refreshes,
+// keeping tokens in a [TokenStore] keyed by server name and URL.
+// ClientCredentials selects the client-credentials grant instead. Tokens go
+// only to the server they were issued for and appear in no log, error or
+// ledger record.
+//
+// # Requests from servers
+//
+// Servers may ask the client for a model completion (sampling), for input
+// from a person (elicitation) and for its roots. ManagerOptions.Sampler (a
+// [Sampler]; einoadapter, genkitadapter and langchaingoadapter each make one
+// from their framework's model), ManagerOptions.Elicitation (an
+// [ElicitationPort]; [PromptElicitation] for a terminal) and
+// ManagerOptions.Roots declare and answer them. Sampling and elicitation
+// requests run through ManagerOptions.Executor as calls of [SamplingTool]
+// and [ElicitationTool]: an approval rule, a guard or a limit applies to
+// them as to any call, and the ledger records each.
+//
 // # Serving a registry
 //
 // [NewExporter] serves every spec whose targets include "mcp" as an MCP tool
