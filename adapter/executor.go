@@ -71,7 +71,9 @@ type ExecutorOptions struct {
 	Cache *CacheOptions
 	// Limits are the run limits for runs that set none of their own.
 	Limits Limits
-	// Ledger, if set, records every call.
+	// Ledger, if set, records every call: from a goroutine of the
+	// executor's own, or, for a [DurableLedger] that asks for it, on the
+	// call's path before the call returns.
 	Ledger Ledger
 	// LedgerBuffer is how many records may wait for the ledger; zero means 4096.
 	LedgerBuffer int
@@ -794,7 +796,7 @@ func (e *Executor) finish(ctx context.Context, span trace.Span, st *callState, r
 	if res != nil {
 		r.ResultBytes = resultSize(res)
 	}
-	e.ledger.enqueue(ctx, r)
+	e.ledger.enqueue(ctx, r, res)
 }
 
 func resultSize(r *Result) int {
@@ -835,12 +837,19 @@ func (e *Executor) LedgerStats() LedgerStats {
 }
 
 // Flush waits until every record enqueued so far has been handed to the
-// ledger, or ctx ends.
+// ledger and, for a ledger that buffers too (one with a Flush(ctx) error
+// method, as the database stores have), stored by it; or until ctx ends.
 func (e *Executor) Flush(ctx context.Context) error {
 	if e.ledger == nil {
 		return nil
 	}
-	return e.ledger.flush(ctx)
+	if err := e.ledger.flush(ctx); err != nil {
+		return err
+	}
+	if f, ok := e.opts.Ledger.(interface{ Flush(context.Context) error }); ok {
+		return f.Flush(ctx)
+	}
+	return nil
 }
 
 // Close flushes the ledger and stops its writer goroutine. Calls made after

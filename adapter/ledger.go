@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"iter"
 	"os"
 	"strings"
 	"sync"
@@ -36,6 +37,21 @@ type Record struct {
 	CacheHit    bool          `json:"cache_hit,omitempty"`
 	Duration    time.Duration `json:"duration_ns"`
 	ResultBytes int           `json:"result_bytes"`
+	// ArgsHash is the canonical hash of the arguments that ran (before
+	// redaction; see [CanonicalHash]): the value an approval ticket was
+	// bound to. ResultHash is the SHA-256 of the result's encoding
+	// ([MarshalResult]), empty when there was no result. The executor fills
+	// both off the call path.
+	ArgsHash   string `json:"args_hash,omitempty"`
+	ResultHash string `json:"result_hash,omitempty"`
+
+	// Seq, Prev and Hash place the record in its ledger's hash chain (see
+	// [ChainHash]); a ledger without a chain leaves them empty. Seq is the
+	// record's position, 1 for the first record ever written, and the
+	// cursor of [LedgerQuery.After].
+	Seq  int64  `json:"seq,omitempty"`
+	Prev string `json:"prev,omitempty"`
+	Hash string `json:"hash,omitempty"`
 }
 
 // OutcomeOK is the Outcome of a successful call.
@@ -43,19 +59,25 @@ const OutcomeOK = "ok"
 
 // A Ledger writes records. The executor writes from one goroutine of its
 // own, never on a call's path, so a slow or failing ledger cannot fail or
-// stall calls (see ExecutorOptions.LedgerBuffer). Write must not keep r
-// after it returns; the bytes of r.Args are never modified and may be kept.
-// The adaptertest package checks an implementation.
+// stall calls (see ExecutorOptions.LedgerBuffer); a [DurableLedger] may ask
+// for the opposite. Write must not keep r after it returns; the bytes of
+// r.Args are never modified and may be kept. The adaptertest package checks
+// an implementation.
 type Ledger interface {
 	Write(ctx context.Context, r *Record) error
 }
 
-// MemoryLedger keeps the most recent records in a ring.
+// MemoryLedger keeps the most recent records in a ring. It chains them
+// ([ChainHash]): each record written gets its Seq, Prev and Hash, and the
+// record the ring drops becomes the anchor [MemoryLedger.Verify] starts
+// from. It implements [LedgerReader] and [LedgerVerifier].
 type MemoryLedger struct {
-	mu    sync.Mutex
-	ring  []Record
-	next  int
-	total int
+	mu     sync.Mutex
+	ring   []Record
+	next   int
+	total  int
+	head   ChainHead
+	anchor ChainHead
 }
 
 // NewMemoryLedger returns a ledger keeping the last capacity records (zero: 10,000).
@@ -69,10 +91,16 @@ func NewMemoryLedger(capacity int) *MemoryLedger {
 // Write implements [Ledger].
 func (m *MemoryLedger) Write(_ context.Context, r *Record) error {
 	m.mu.Lock()
+	c := *r
+	c.Seq, c.Prev = m.head.Seq+1, m.head.Hash
+	c.Hash = ChainHash(&c)
+	m.head = ChainHead{Seq: c.Seq, Hash: c.Hash}
 	if len(m.ring) < cap(m.ring) {
-		m.ring = append(m.ring, *r)
+		m.ring = append(m.ring, c)
 	} else {
-		m.ring[m.next] = *r
+		old := &m.ring[m.next]
+		m.anchor = ChainHead{Seq: old.Seq, Hash: old.Hash}
+		m.ring[m.next] = c
 	}
 	m.next = (m.next + 1) % cap(m.ring)
 	m.total++
@@ -80,10 +108,59 @@ func (m *MemoryLedger) Write(_ context.Context, r *Record) error {
 	return nil
 }
 
+// Query implements [LedgerReader] over the kept records, as they were when
+// it was called.
+func (m *MemoryLedger) Query(_ context.Context, q LedgerQuery) iter.Seq2[Record, error] {
+	recs := m.Records()
+	return func(yield func(Record, error) bool) {
+		n := 0
+		for i := range recs {
+			if q.Newest {
+				i = len(recs) - 1 - i
+			}
+			r := &recs[i]
+			if !q.Match(r) {
+				continue
+			}
+			if q.Limit > 0 && n >= q.Limit {
+				return
+			}
+			n++
+			if !yield(*r, nil) {
+				return
+			}
+		}
+	}
+}
+
+// Verify implements [LedgerVerifier].
+func (m *MemoryLedger) Verify(context.Context) error {
+	m.mu.Lock()
+	anchor, head := m.anchor, m.head
+	recs := m.records()
+	m.mu.Unlock()
+	last, err := VerifyChain(func(yield func(Record, error) bool) {
+		for _, r := range recs {
+			if !yield(r, nil) {
+				return
+			}
+		}
+	}, anchor)
+	if err != nil {
+		return err
+	}
+	return CheckHead(last, head)
+}
+
 // Records returns the kept records, oldest first.
 func (m *MemoryLedger) Records() []Record {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	return m.records()
+}
+
+// records returns the kept records, oldest first. m.mu is held.
+func (m *MemoryLedger) records() []Record {
 	out := make([]Record, 0, len(m.ring))
 	if len(m.ring) == cap(m.ring) {
 		out = append(out, m.ring[m.next:]...)

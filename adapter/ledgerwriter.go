@@ -14,7 +14,8 @@ import (
 // `wait` for room in the buffer, then its record is dropped and counted.
 type ledgerWriter struct {
 	l      Ledger
-	ch     chan *Record
+	ch     chan ledgerEntry
+	sync   bool // the ledger is a DurableLedger asking for synchronous writes
 	wait   time.Duration
 	redact func(string, json.RawMessage) json.RawMessage
 	logger *slog.Logger
@@ -42,27 +43,44 @@ func newLedgerWriter(l Ledger, buf int, wait time.Duration, redact func(string, 
 	if wait <= 0 {
 		wait = 50 * time.Millisecond
 	}
-	w := &ledgerWriter{l: l, ch: make(chan *Record, buf), wait: wait, redact: redact, logger: logger, done: make(chan struct{})}
+	w := &ledgerWriter{l: l, ch: make(chan ledgerEntry, buf), wait: wait, redact: redact, logger: logger, done: make(chan struct{})}
+	if d, ok := l.(DurableLedger); ok && d.Durable() {
+		w.sync = true
+	}
 	go w.loop()
 	return w
+}
+
+// ledgerEntry is a record on its way to the ledger, with the result whose
+// hash it will carry (hashed on the writer's goroutine, off the call path).
+type ledgerEntry struct {
+	r   *Record
+	res *Result
 }
 
 func (w *ledgerWriter) loop() {
 	defer close(w.done)
 	ctx := context.Background()
-	for r := range w.ch {
-		w.write(ctx, r)
+	for e := range w.ch {
+		w.write(ctx, e.r, e.res)
 		w.proc.Add(1)
 	}
 }
 
-func (w *ledgerWriter) write(ctx context.Context, r *Record) {
+func (w *ledgerWriter) write(ctx context.Context, r *Record, res *Result) {
 	defer func() {
 		if p := recover(); p != nil {
 			w.failed.Add(1)
 			w.logError("adapter: ledger panicked", p)
 		}
 	}()
+	if r.ArgsHash == "" && len(r.Args) > 0 {
+		// Before redaction: the hash names the arguments that ran.
+		r.ArgsHash, _ = CanonicalHash(r.Args)
+	}
+	if r.ResultHash == "" && res != nil {
+		r.ResultHash = ResultHash(res)
+	}
 	if len(r.Args) > 0 && w.redact != nil {
 		r.Args = w.redact(r.Tool, r.Args)
 	}
@@ -84,7 +102,7 @@ func (w *ledgerWriter) logError(msg string, err any) {
 	w.logger.Error(msg, "error", err, "failed", w.failed.Load(), "dropped", w.dropped.Load())
 }
 
-func (w *ledgerWriter) enqueue(_ context.Context, r *Record) {
+func (w *ledgerWriter) enqueue(ctx context.Context, r *Record, res *Result) {
 	w.inflight.Add(1)
 	defer w.inflight.Add(-1)
 	if w.closed.Load() {
@@ -92,8 +110,16 @@ func (w *ledgerWriter) enqueue(_ context.Context, r *Record) {
 		return
 	}
 	w.accepted.Add(1)
+	if w.sync {
+		// A durable ledger commits the record before the call returns. The
+		// caller's cancellation must not abort the write of a call that ran.
+		w.write(context.WithoutCancel(ctx), r, res)
+		w.proc.Add(1)
+		return
+	}
+	e := ledgerEntry{r, res}
 	select {
-	case w.ch <- r:
+	case w.ch <- e:
 		return
 	default:
 	}
@@ -102,7 +128,7 @@ func (w *ledgerWriter) enqueue(_ context.Context, r *Record) {
 	t := time.NewTimer(w.wait)
 	defer t.Stop()
 	select {
-	case w.ch <- r:
+	case w.ch <- e:
 	case <-t.C:
 		w.dropped.Add(1)
 		w.proc.Add(1)

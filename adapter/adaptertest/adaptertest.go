@@ -62,6 +62,7 @@ func sampleRecord(i int) adapter.Record {
 var recordOpts = cmp.Options{
 	cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) }),
 	cmp.Comparer(func(a, b json.RawMessage) bool { return jsonEqual(a, b) }),
+	chainFields,
 }
 
 func jsonEqual(a, b []byte) bool {

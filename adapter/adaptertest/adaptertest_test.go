@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/adapter/adaptertest"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 )
 
 func TestMemoryLedger(t *testing.T) {
@@ -61,4 +62,32 @@ func TestMemoryCache(t *testing.T) {
 
 func TestMemoryTicketStore(t *testing.T) {
 	adaptertest.TestTicketStore(t, func(t *testing.T) adapter.TicketStore { return adapter.NewMemoryTicketStore() })
+}
+
+func TestMemoryLedgerQuery(t *testing.T) {
+	newDB := func(t *testing.T) adaptertest.Opener[adapter.Ledger] {
+		l := adapter.NewMemoryLedger(1000)
+		return func() adapter.Ledger { return l }
+	}
+	adaptertest.TestLedgerQuery(t, newDB)
+	adaptertest.TestLedgerChain(t, newDB)
+	adaptertest.TestLedgerReplicas(t, newDB)
+}
+
+func TestMemoryReplicas(t *testing.T) {
+	adaptertest.TestCacheReplicas(t, func(t *testing.T) adaptertest.Opener[adapter.Cache] {
+		c := adapter.NewMemoryCache(100, time.Hour)
+		return func() adapter.Cache { return c }
+	})
+	adaptertest.TestTicketReplicas(t, func(t *testing.T) adaptertest.Opener[adapter.TicketStore] {
+		s := adapter.NewMemoryTicketStore()
+		return func() adapter.TicketStore { return s }
+	})
+}
+
+func TestMemoryPinStore(t *testing.T) {
+	adaptertest.TestPinStore(t, func(t *testing.T) adaptertest.Opener[mcpadapter.PinStore] {
+		s := mcpadapter.NewMemoryPinStore(nil)
+		return func() mcpadapter.PinStore { return s }
+	})
 }

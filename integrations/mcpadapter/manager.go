@@ -142,13 +142,17 @@ type ManagerOptions struct {
 	NoTraceContext bool
 	// Pins are definition hashes from an earlier run, keyed by
 	// PinKey(server, remoteName); see [Manager.Pins]. A tool whose
-	// definition differs from its pin is quarantined on import.
+	// definition differs from its pin is quarantined on import. They seed
+	// PinStore.
 	Pins map[string]string
 	// QuarantineNew says what happens to a tool a server adds after its
 	// first listing (announced by list_changed or found by a refresh): the
 	// zero value, QuarantineUntrusted, holds the new tools of untrusted
 	// servers for [Manager.Accept] like changed ones.
 	QuarantineNew NewToolPolicy
+	// PinStore keeps the pins; nil means a new MemoryPinStore. Managers
+	// sharing one store (replicas) share their pins and quarantines.
+	PinStore PinStore
 	// OnQuarantine, if set, is called when a tool is quarantined.
 	OnQuarantine func(Quarantine)
 	// Logger receives operational logs; nil means slog.Default().
@@ -189,7 +193,7 @@ type Manager struct {
 	mu     sync.Mutex
 	conns  map[string]*conn
 	closed bool
-	pins   map[string]string
+	pins   PinStore
 	roots  []*mcp.Root
 }
 
@@ -198,17 +202,24 @@ func NewManager(reg *registry.Registry, opts *ManagerOptions) *Manager {
 	if reg == nil {
 		panic("mcpadapter: NewManager with a nil registry")
 	}
-	m := &Manager{reg: reg, conns: map[string]*conn{}, pins: map[string]string{}}
+	m := &Manager{reg: reg, conns: map[string]*conn{}}
 	if opts != nil {
 		m.opts = *opts
 	}
 	m.roots = slices.Clone(m.opts.Roots)
-	for k, v := range m.opts.Pins {
-		m.pins[k] = v
-	}
 	m.logger = m.opts.Logger
 	if m.logger == nil {
 		m.logger = slog.Default()
+	}
+	m.pins = m.opts.PinStore
+	if m.pins == nil {
+		m.pins = NewMemoryPinStore(m.opts.Pins)
+	} else {
+		for k, v := range m.opts.Pins {
+			if _, err := m.pins.SetIfAbsent(context.Background(), k, v); err != nil {
+				m.logger.Error("mcpadapter: seeding a pin failed", "key", k, "error", err)
+			}
+		}
 	}
 	m.bg, m.stop = context.WithCancel(context.Background())
 	return m

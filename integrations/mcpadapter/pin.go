@@ -1,6 +1,7 @@
 package mcpadapter
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -120,27 +121,31 @@ func PinKey(server, remoteName string) string { return server + "/" + remoteName
 // [PinKey]. Persist it and pass it back as ManagerOptions.Pins to detect
 // changes made between runs.
 func (m *Manager) Pins() map[string]string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := make(map[string]string, len(m.pins))
-	for k, v := range m.pins {
-		out[k] = v
+	out := map[string]string{}
+	for p, err := range m.pins.All(context.Background()) {
+		if err != nil {
+			m.logger.Error("mcpadapter: reading pins failed", "error", err)
+			break
+		}
+		out[p.Key] = p.Hash
 	}
 	return out
 }
 
+// pin returns the pin of a tool. A store that cannot answer quarantines
+// the tool (a pin no definition matches): failing closed.
 func (m *Manager) pin(server, remote string) (string, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	h, ok := m.pins[PinKey(server, remote)]
+	h, ok, err := m.pins.Get(context.Background(), PinKey(server, remote))
+	if err != nil {
+		m.logger.Error("mcpadapter: reading a pin failed; tool quarantined", "server", server, "tool", remote, "error", err)
+		return "unavailable", true
+	}
 	return h, ok
 }
 
 func (m *Manager) setPinIfAbsent(server, remote, hash string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, ok := m.pins[PinKey(server, remote)]; !ok {
-		m.pins[PinKey(server, remote)] = hash
+	if _, err := m.pins.SetIfAbsent(context.Background(), PinKey(server, remote), hash); err != nil {
+		m.logger.Error("mcpadapter: storing a pin failed", "server", server, "tool", remote, "error", err)
 	}
 }
 
@@ -207,12 +212,12 @@ func (m *Manager) Accept(server, tool string) error {
 	} else if s, ok := m.reg.Lookup(q.Tool); ok {
 		return &ToolError{Server: server, Tool: q.RemoteName, Err: fmt.Errorf("%w: %q is already registered from %s%s", ErrCollision, q.Tool, s.Source, remoteOf(s))}
 	}
+	if err := m.pins.Set(context.Background(), PinKey(server, q.RemoteName), q.Got); err != nil {
+		return fmt.Errorf("mcpadapter: storing the pin: %w", err)
+	}
 	if err := m.reg.Update(ch); err != nil {
 		return err
 	}
-	m.mu.Lock()
-	m.pins[PinKey(server, q.RemoteName)] = q.Got
-	m.mu.Unlock()
 	c.mu.Lock()
 	c.tools[q.RemoteName] = imp
 	delete(c.held, q.RemoteName)

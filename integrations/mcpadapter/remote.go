@@ -45,7 +45,11 @@ func (c *conn) retire(token string) {
 // when the tool is read-only or idempotent.
 func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*adapter.Result, error) {
 	if q := imp.quarantine.Load(); q != nil {
-		return nil, quarantineError(imp, q)
+		next, ok := c.m.acceptedElsewhere(c, q)
+		if !ok {
+			return nil, quarantineError(imp, q)
+		}
+		imp = next
 	}
 	timeout := c.m.callTimeout(&c.cfg)
 	if dl, ok := ctx.Deadline(); !ok || time.Until(dl) > timeout {

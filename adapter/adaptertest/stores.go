@@ -1,0 +1,551 @@
+package adaptertest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+)
+
+// An Opener opens one instance of a store on a database the checks
+// created for one subtest: call it twice for two replicas sharing that
+// database (two processes, say). An in-memory store returns the same
+// instance each time. Stores are closed by the constructor's t.Cleanup.
+type Opener[T any] func() T
+
+// flush waits for a buffering ledger to store what it was given.
+func flush(t *testing.T, l adapter.Ledger) {
+	t.Helper()
+	if f, ok := l.(interface{ Flush(context.Context) error }); ok {
+		if err := f.Flush(context.Background()); err != nil {
+			t.Fatalf("Flush: %v", err)
+		}
+	}
+}
+
+func query(t *testing.T, l adapter.Ledger, q adapter.LedgerQuery) []adapter.Record {
+	t.Helper()
+	lr, ok := l.(adapter.LedgerReader)
+	if !ok {
+		t.Fatalf("%T does not implement adapter.LedgerReader", l)
+	}
+	var out []adapter.Record
+	for r, err := range lr.Query(context.Background(), q) {
+		if err != nil {
+			t.Fatalf("Query(%+v): %v", q, err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func callIDs(rs []adapter.Record) []string {
+	var ids []string
+	for _, r := range rs {
+		ids = append(ids, r.CallID)
+	}
+	return ids
+}
+
+// TestLedgerQuery checks an [adapter.LedgerReader] (that is also an
+// [adapter.Ledger]). newDB makes a new, empty database and returns its
+// [Opener]; a ledger that buffers is flushed through its
+// Flush(context.Context) error method before reading.
+//
+// It checks each filter of [adapter.LedgerQuery] alone and combined, the
+// limit, paging with the After cursor in both orders (every record once),
+// stopping early, that Seq numbers are distinct and increasing, and that
+// two replicas writing at once both read every record exactly once.
+func TestLedgerQuery(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ledger]) {
+	ctx := context.Background()
+	t0 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	mk := func(i int) adapter.Record {
+		r := sampleRecord(i)
+		r.Time = t0.Add(time.Duration(i) * time.Minute)
+		r.RunID = fmt.Sprintf("run-%d", i%3)
+		r.Tool = []string{"read", "write"}[i%2]
+		r.Subject = []string{"ann", "bob", "cy", "dee"}[i%4]
+		r.Outcome = []string{"ok", "ok", "tool_error"}[i%3]
+		return r
+	}
+	const n = 36
+	var all []adapter.Record
+	l := newDB(t)()
+	for i := range n {
+		r := mk(i)
+		if err := l.Write(ctx, &r); err != nil {
+			t.Fatalf("Write: %v", err)
+		}
+		all = append(all, mk(i))
+	}
+	flush(t, l)
+	want := func(keep func(r adapter.Record) bool) []string {
+		var ids []string
+		for _, r := range all {
+			if keep(r) {
+				ids = append(ids, r.CallID)
+			}
+		}
+		return ids
+	}
+	tests := []struct {
+		name string
+		q    adapter.LedgerQuery
+		keep func(r adapter.Record) bool
+	}{
+		{"All", adapter.LedgerQuery{}, func(adapter.Record) bool { return true }},
+		{"Run", adapter.LedgerQuery{Run: "run-1"}, func(r adapter.Record) bool { return r.RunID == "run-1" }},
+		{"Tool", adapter.LedgerQuery{Tool: "write"}, func(r adapter.Record) bool { return r.Tool == "write" }},
+		{"Subject", adapter.LedgerQuery{Subject: "cy"}, func(r adapter.Record) bool { return r.Subject == "cy" }},
+		{"Outcome", adapter.LedgerQuery{Outcome: "tool_error"}, func(r adapter.Record) bool { return r.Outcome == "tool_error" }},
+		{"Since", adapter.LedgerQuery{Since: t0.Add(30 * time.Minute)}, func(r adapter.Record) bool { return !r.Time.Before(t0.Add(30 * time.Minute)) }},
+		{"Until", adapter.LedgerQuery{Until: t0.Add(5 * time.Minute)}, func(r adapter.Record) bool { return r.Time.Before(t0.Add(5 * time.Minute)) }},
+		{"Combined", adapter.LedgerQuery{Run: "run-0", Tool: "read", Subject: "ann", Since: t0.Add(time.Minute)},
+			func(r adapter.Record) bool {
+				return r.RunID == "run-0" && r.Tool == "read" && r.Subject == "ann" && !r.Time.Before(t0.Add(time.Minute))
+			}},
+		{"NoMatch", adapter.LedgerQuery{Run: "run-9"}, func(adapter.Record) bool { return false }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(want(tt.keep), callIDs(query(t, l, tt.q))); diff != "" {
+				t.Errorf("Query(%+v) call ids (-want +got):\n%s", tt.q, diff)
+			}
+		})
+	}
+	t.Run("Fields", func(t *testing.T) {
+		got := query(t, l, adapter.LedgerQuery{Limit: 1, After: query(t, l, adapter.LedgerQuery{Limit: 4})[3].Seq})
+		if len(got) != 1 {
+			t.Fatalf("%d records", len(got))
+		}
+		w := mk(4)
+		if diff := cmp.Diff(w, got[0], recordOpts, chainFields); diff != "" {
+			t.Errorf("record read back (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("SeqIncreasing", func(t *testing.T) {
+		rs := query(t, l, adapter.LedgerQuery{})
+		for i := 1; i < len(rs); i++ {
+			if rs[i].Seq <= rs[i-1].Seq {
+				t.Fatalf("Seq %d after %d", rs[i].Seq, rs[i-1].Seq)
+			}
+		}
+	})
+	t.Run("LimitNewest", func(t *testing.T) {
+		if diff := cmp.Diff([]string{"call-35", "call-34", "call-33"}, callIDs(query(t, l, adapter.LedgerQuery{Newest: true, Limit: 3}))); diff != "" {
+			t.Errorf("newest three (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff([]string{"call-0", "call-1"}, callIDs(query(t, l, adapter.LedgerQuery{Limit: 2}))); diff != "" {
+			t.Errorf("oldest two (-want +got):\n%s", diff)
+		}
+	})
+	for _, newest := range []bool{false, true} {
+		t.Run(fmt.Sprintf("Pages/newest=%v", newest), func(t *testing.T) {
+			var got []string
+			var after int64
+			for pages := 0; ; pages++ {
+				if pages > n {
+					t.Fatal("paging does not end")
+				}
+				page := query(t, l, adapter.LedgerQuery{Tool: "read", Limit: 5, After: after, Newest: newest})
+				if len(page) == 0 {
+					break
+				}
+				got = append(got, callIDs(page)...)
+				after = page[len(page)-1].Seq
+			}
+			w := want(func(r adapter.Record) bool { return r.Tool == "read" })
+			if newest {
+				slices.Reverse(w)
+			}
+			if diff := cmp.Diff(w, got); diff != "" {
+				t.Errorf("pages (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("StopEarly", func(t *testing.T) {
+		for range l.(adapter.LedgerReader).Query(ctx, adapter.LedgerQuery{}) {
+			break
+		}
+		if got := len(query(t, l, adapter.LedgerQuery{})); got != n {
+			t.Errorf("after stopping early, %d records", got)
+		}
+	})
+	t.Run("Replicas", func(t *testing.T) {
+		open := newDB(t)
+		a, b := open(), open()
+		const each = 100
+		var wg sync.WaitGroup
+		for w, l := range []adapter.Ledger{a, b} {
+			wg.Go(func() {
+				for i := range each {
+					r := sampleRecord(w*each + i)
+					if err := l.Write(ctx, &r); err != nil {
+						t.Errorf("Write: %v", err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		flush(t, a)
+		flush(t, b)
+		for name, l := range map[string]adapter.Ledger{"a": a, "b": b} {
+			seen := map[string]int{}
+			seqs := map[int64]bool{}
+			for _, r := range query(t, l, adapter.LedgerQuery{}) {
+				seen[r.CallID]++
+				if seqs[r.Seq] {
+					t.Errorf("replica %s: Seq %d twice", name, r.Seq)
+				}
+				seqs[r.Seq] = true
+			}
+			if len(seen) != 2*each {
+				t.Errorf("replica %s reads %d distinct records, want %d", name, len(seen), 2*each)
+			}
+			for id, k := range seen {
+				if k != 1 {
+					t.Errorf("replica %s: record %s read %d times", name, id, k)
+				}
+			}
+		}
+	})
+}
+
+var chainFields = cmp.FilterPath(func(p cmp.Path) bool {
+	switch p.Last().String() {
+	case ".Seq", ".Prev", ".Hash":
+		return true
+	}
+	return false
+}, cmp.Ignore())
+
+// TestLedgerChain checks the hash chain of an [adapter.LedgerVerifier]
+// (that is also an [adapter.Ledger] and an [adapter.LedgerReader]).
+// newDB is as for [TestLedgerQuery].
+//
+// It checks that records written through two replicas form one chain
+// (Seq 1, 2, ... each linked to the one before by Prev = Hash of the one
+// before, each Hash = [adapter.ChainHash]), that Verify accepts it, and
+// that a JSONL export verifies offline and names the first edited,
+// deleted or inserted line. Tampering with the database itself is
+// specific to each store; test it beside the store.
+func TestLedgerChain(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ledger]) {
+	ctx := context.Background()
+	open := newDB(t)
+	a, b := open(), open()
+	for i := range 20 {
+		l := a
+		if i%2 == 1 {
+			l = b
+		}
+		r := sampleRecord(i)
+		if err := l.Write(ctx, &r); err != nil {
+			t.Fatalf("Write: %v", err)
+		}
+		flush(t, l) // alternate replicas record by record
+	}
+	recs := query(t, a, adapter.LedgerQuery{})
+	if len(recs) != 20 {
+		t.Fatalf("%d records, want 20", len(recs))
+	}
+	t.Run("Links", func(t *testing.T) {
+		prev := ""
+		for i, r := range recs {
+			if r.Seq != int64(i+1) || r.Prev != prev || r.Hash != adapter.ChainHash(&r) {
+				t.Fatalf("record %d: Seq %d, Prev %.12s (want %.12s), Hash %.12s (want %.12s)", i, r.Seq, r.Prev, prev, r.Hash, adapter.ChainHash(&r))
+			}
+			prev = r.Hash
+		}
+	})
+	t.Run("Verify", func(t *testing.T) {
+		for _, l := range []adapter.Ledger{a, b} {
+			v, ok := l.(adapter.LedgerVerifier)
+			if !ok {
+				t.Fatalf("%T does not implement adapter.LedgerVerifier", l)
+			}
+			if err := v.Verify(ctx); err != nil {
+				t.Errorf("Verify: %v", err)
+			}
+		}
+	})
+	var export bytes.Buffer
+	if err := adapter.WriteLedgerJSONL(&export, a.(adapter.LedgerReader).Query(ctx, adapter.LedgerQuery{})); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimSuffix(export.String(), "\n"), "\n")
+	verify := func(lines []string) error {
+		_, err := adapter.VerifyChain(adapter.ReadLedgerJSONL(strings.NewReader(strings.Join(lines, ""))), adapter.ChainHead{})
+		return err
+	}
+	t.Run("ExportVerifies", func(t *testing.T) {
+		if err := verify(lines); err != nil {
+			t.Errorf("export does not verify: %v", err)
+		}
+	})
+	forged := func(seq int64, prev string) string {
+		r := sampleRecord(99)
+		r.Seq, r.Prev = seq, prev
+		r.Hash = adapter.ChainHash(&r)
+		b, _ := json.Marshal(&r)
+		return string(b) + "\n"
+	}
+	shift := func(ls []string) []string { // renumber lines after an insertion
+		out := make([]string, len(ls))
+		for i, l := range ls {
+			var r adapter.Record
+			if err := json.Unmarshal([]byte(l), &r); err != nil {
+				t.Fatal(err)
+			}
+			r.Seq++
+			b, _ := json.Marshal(&r)
+			out[i] = string(b) + "\n"
+		}
+		return out
+	}
+	tamper := []struct {
+		name    string
+		lines   []string
+		seq     int64
+		problem adapter.ChainProblem
+	}{
+		{"Edited", slices.Concat(lines[:6], []string{strings.Replace(lines[6], `"outcome":"tool_error"`, `"outcome":"ok"`, 1)}, lines[7:]), 7, adapter.ChainEdited},
+		{"Deleted", slices.Concat(lines[:9], lines[10:]), 10, adapter.ChainDeleted},
+		{"DeletedFirst", lines[1:], 1, adapter.ChainDeleted},
+		{"Inserted", slices.Concat(lines[:4], []string{forged(5, recs[3].Hash)}, shift(lines[4:])), 5, adapter.ChainInserted},
+	}
+	for _, tt := range tamper {
+		t.Run("Export"+tt.name, func(t *testing.T) {
+			err := verify(tt.lines)
+			var ce *adapter.ChainError
+			if !errors.As(err, &ce) || ce.Seq != tt.seq || ce.Problem != tt.problem || !errors.Is(err, adapter.ErrChainBroken) {
+				t.Errorf("VerifyChain = %v, want record %d %s", err, tt.seq, tt.problem)
+			}
+		})
+	}
+}
+
+// TestLedgerReplicas checks that executors on two replicas of a ledger
+// record every call exactly once, with the hashes that link approval, call
+// and result (ArgsHash of the arguments that ran, ResultHash of the
+// result).
+func TestLedgerReplicas(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ledger]) {
+	ctx := context.Background()
+	open := newDB(t)
+	spec := adapter.MustRawTool("echo", "", &jsonschema.Schema{Type: "object"}, func(_ context.Context, args json.RawMessage) (*adapter.Result, error) {
+		var v struct{ B int }
+		err := json.Unmarshal(args, &v)
+		return adapter.TextResult(fmt.Sprint("b=", v.B)), err
+	}, &adapter.ToolOptions{Annotations: adapter.Annotations{ReadOnly: true}})
+	var execs []*adapter.Executor
+	for range 2 {
+		e := adapter.NewExecutor(nil, &adapter.ExecutorOptions{Ledger: open()})
+		execs = append(execs, e)
+	}
+	const each = 50
+	var wg sync.WaitGroup
+	for w, e := range execs {
+		wg.Go(func() {
+			for i := range each {
+				if _, err := e.Do(ctx, &adapter.Request{Spec: spec, CallID: fmt.Sprintf("c-%d-%d", w, i), Args: json.RawMessage(fmt.Sprintf(`{"b":%d, "a":"x"}`, i))}); err != nil {
+					t.Errorf("Do: %v", err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, e := range execs {
+		if err := e.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		e.Close()
+	}
+	l := open()
+	flush(t, l)
+	seen := map[string]int{}
+	for _, r := range query(t, l, adapter.LedgerQuery{Tool: "echo"}) {
+		seen[r.CallID]++
+		var i int
+		fmt.Sscanf(r.CallID[strings.LastIndexByte(r.CallID, '-')+1:], "%d", &i)
+		wantArgs, _ := adapter.CanonicalHash(json.RawMessage(fmt.Sprintf(`{"a":"x","b":%d}`, i)))
+		if r.ArgsHash != wantArgs {
+			t.Errorf("%s: ArgsHash %s, want %s", r.CallID, r.ArgsHash, wantArgs)
+		}
+		if want := adapter.ResultHash(adapter.TextResult(fmt.Sprint("b=", i))); r.ResultHash != want {
+			t.Errorf("%s: ResultHash %s, want %s", r.CallID, r.ResultHash, want)
+		}
+	}
+	if len(seen) != 2*each {
+		t.Errorf("%d calls recorded, want %d", len(seen), 2*each)
+	}
+	for id, k := range seen {
+		if k != 1 {
+			t.Errorf("call %s recorded %d times", id, k)
+		}
+	}
+	if v, ok := l.(adapter.LedgerVerifier); ok {
+		if err := v.Verify(ctx); err != nil {
+			t.Errorf("Verify: %v", err)
+		}
+	}
+}
+
+// TestCacheReplicas checks that two replicas of an [adapter.Cache] share
+// entries: what one adds, the other reads, until it expires; an overwrite
+// through one is read through the other.
+func TestCacheReplicas(t *testing.T, newDB func(t *testing.T) Opener[adapter.Cache]) {
+	ctx := context.Background()
+	open := newDB(t)
+	a, b := open(), open()
+	a.Add(ctx, "alice\x00tool\x00{}", adapter.TextResult("for alice"), time.Hour)
+	if r, ok := b.Get(ctx, "alice\x00tool\x00{}"); !ok || r.Text() != "for alice" {
+		t.Errorf("replica b: Get = %v, %v; want the entry added through a", r, ok)
+	}
+	if _, ok := b.Get(ctx, "bob\x00tool\x00{}"); ok {
+		t.Error("another subject's key hit")
+	}
+	b.Add(ctx, "alice\x00tool\x00{}", adapter.TextResult("v2"), time.Hour)
+	if r, ok := a.Get(ctx, "alice\x00tool\x00{}"); !ok || r.Text() != "v2" {
+		t.Errorf("replica a after overwrite through b: %v, %v", r, ok)
+	}
+	a.Add(ctx, "short", adapter.TextResult("s"), 20*time.Millisecond)
+	time.Sleep(80 * time.Millisecond)
+	if _, ok := b.Get(ctx, "short"); ok {
+		t.Error("an expired entry is read through the other replica")
+	}
+}
+
+// TestTicketReplicas checks that two replicas of an [adapter.TicketStore]
+// share tickets: a ticket created through one is decided through the
+// other and consumed exactly once among many racing callers on both. If
+// the store can wait for a decision (a Wait(ctx, id) method), a waiter on
+// one replica is woken by a decision through the other.
+func TestTicketReplicas(t *testing.T, newDB func(t *testing.T) Opener[adapter.TicketStore]) {
+	ctx := context.Background()
+	open := newDB(t)
+	a, b := open(), open()
+	now := time.Now()
+	tk := &adapter.Ticket{ID: "tkt-r", Tool: "rm", ArgsHash: "h", State: adapter.TicketPending, Created: now, Expires: now.Add(time.Hour)}
+	must(t, a.Create(ctx, tk))
+	type waiter interface {
+		Wait(ctx context.Context, id string) (*adapter.Ticket, error)
+	}
+	woke := make(chan *adapter.Ticket, 1)
+	if w, ok := a.(waiter); ok {
+		go func() {
+			wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			got, err := w.Wait(wctx, "tkt-r")
+			if err != nil {
+				t.Errorf("Wait: %v", err)
+			}
+			woke <- got
+		}()
+	} else {
+		woke <- nil
+	}
+	got, err := b.Find(ctx, "rm", "h", now)
+	if err != nil || got.ID != "tkt-r" {
+		t.Fatalf("replica b Find = %v, %v", got, err)
+	}
+	must(t, b.Transition(ctx, "tkt-r", adapter.TicketPending, adapter.TicketApproved, "", "op", now))
+	if w := <-woke; w != nil && w.State != adapter.TicketApproved {
+		t.Errorf("waiter woke with state %s, want approved", w.State)
+	}
+	var won atomic.Int64
+	var wg sync.WaitGroup
+	for i := range 32 {
+		s := a
+		if i%2 == 1 {
+			s = b
+		}
+		wg.Go(func() {
+			err := s.Transition(ctx, "tkt-r", adapter.TicketApproved, adapter.TicketConsumed, "", "", now)
+			if err == nil {
+				won.Add(1)
+			} else if !errors.Is(err, adapter.ErrTicketState) {
+				t.Errorf("Transition: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if won.Load() != 1 {
+		t.Errorf("%d callers consumed the ticket, want 1", won.Load())
+	}
+}
+
+// TestPinStore checks an [mcpadapter.PinStore]. newDB is as for
+// [TestLedgerQuery].
+//
+// It checks Get, SetIfAbsent (atomic: of many racing first pins, one
+// wins and all see it), Set, All in key order, and that two replicas see
+// each other's pins.
+func TestPinStore(t *testing.T, newDB func(t *testing.T) Opener[mcpadapter.PinStore]) {
+	ctx := context.Background()
+	open := newDB(t)
+	a, b := open(), open()
+	if _, ok, err := a.Get(ctx, "srv/tool"); ok || err != nil {
+		t.Fatalf("empty store Get = %v, %v", ok, err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	got := map[string]bool{}
+	for i := range 16 {
+		s := a
+		if i%2 == 1 {
+			s = b
+		}
+		wg.Go(func() {
+			h, err := s.SetIfAbsent(ctx, "srv/tool", fmt.Sprintf("sha256:%d", i))
+			if err != nil {
+				t.Errorf("SetIfAbsent: %v", err)
+			}
+			mu.Lock()
+			got[h] = true
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if len(got) != 1 {
+		t.Errorf("racing SetIfAbsent calls saw %d different pins, want 1: %v", len(got), got)
+	}
+	var first string
+	for h := range got {
+		first = h
+	}
+	if h, ok, err := b.Get(ctx, "srv/tool"); !ok || err != nil || h != first {
+		t.Errorf("replica b Get = %q, %v, %v; want %q", h, ok, err, first)
+	}
+	must(t, b.Set(ctx, "srv/tool", "sha256:accepted"))
+	if h, _, _ := a.Get(ctx, "srv/tool"); h != "sha256:accepted" {
+		t.Errorf("after Set through b, a reads %q", h)
+	}
+	if h, err := a.SetIfAbsent(ctx, "srv/tool", "sha256:other"); err != nil || h != "sha256:accepted" {
+		t.Errorf("SetIfAbsent over a pin = %q, %v", h, err)
+	}
+	must(t, a.Set(ctx, "a/z", "1"))
+	must(t, a.Set(ctx, "srv/a", "2"))
+	var keys []string
+	for p, err := range b.All(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, p.Key+"="+p.Hash)
+	}
+	if diff := cmp.Diff([]string{"a/z=1", "srv/a=2", "srv/tool=sha256:accepted"}, keys); diff != "" {
+		t.Errorf("All (-want +got):\n%s", diff)
+	}
+}

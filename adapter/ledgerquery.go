@@ -1,0 +1,259 @@
+package adapter
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"time"
+)
+
+// LedgerQuery selects ledger records; each set field narrows the
+// selection, and the zero value selects every record, oldest first.
+type LedgerQuery struct {
+	// Run, Tool, Subject and Outcome select records with exactly that
+	// RunID, Tool, Subject and Outcome.
+	Run, Tool, Subject, Outcome string
+	// Since and Until select records with Since <= Time < Until.
+	Since, Until time.Time
+	// Limit caps the number of records yielded; zero means no cap.
+	Limit int
+	// After is a cursor: only records past the one with this Seq are
+	// yielded (in the order of the listing). Zero means from the start.
+	After int64
+	// Newest lists newest first instead of oldest first.
+	Newest bool
+}
+
+// Match reports whether q selects r, ignoring Limit.
+func (q *LedgerQuery) Match(r *Record) bool {
+	switch {
+	case q.Run != "" && r.RunID != q.Run,
+		q.Tool != "" && r.Tool != q.Tool,
+		q.Subject != "" && r.Subject != q.Subject,
+		q.Outcome != "" && r.Outcome != q.Outcome,
+		!q.Since.IsZero() && r.Time.Before(q.Since),
+		!q.Until.IsZero() && !r.Time.Before(q.Until),
+		q.After != 0 && !q.Newest && r.Seq <= q.After,
+		q.After != 0 && q.Newest && r.Seq >= q.After:
+		return false
+	}
+	return true
+}
+
+// A LedgerReader is a ledger that can be queried. Records come back with
+// their Seq set, in Seq order (reversed with Newest); a query is a
+// snapshot only as far as the implementation documents. The adaptertest
+// package checks an implementation.
+type LedgerReader interface {
+	Query(ctx context.Context, q LedgerQuery) iter.Seq2[Record, error]
+}
+
+// A DurableLedger is a [Ledger] that may ask the executor to write each
+// record synchronously, on the call's path, so that a call has returned
+// only once its record is committed (for audits that must not lose a
+// record in a crash). Such a Write is called from many goroutines at once.
+type DurableLedger interface {
+	Ledger
+	// Durable reports whether records are to be written synchronously.
+	Durable() bool
+}
+
+// A LedgerVerifier is a ledger whose records form a hash chain
+// ([ChainHash]). Verify walks the chain and returns nil, a [*ChainError]
+// naming the first edited, inserted or deleted record, or an error that
+// stopped the walk.
+type LedgerVerifier interface {
+	Verify(ctx context.Context) error
+}
+
+// ChainHead is a point in a ledger's hash chain: the Seq and Hash of a
+// record (the zero value is the start of a chain). A ledger that drops
+// old records keeps the point it now starts from as its anchor.
+type ChainHead struct {
+	Seq  int64  `json:"seq"`
+	Hash string `json:"hash"`
+}
+
+// ChainProblem says how a chain was found broken.
+type ChainProblem string
+
+const (
+	// ChainEdited: the record's content does not match its hash.
+	ChainEdited ChainProblem = "edited"
+	// ChainInserted: the record does not belong to the chain where it is.
+	ChainInserted ChainProblem = "inserted"
+	// ChainDeleted: the record is missing.
+	ChainDeleted ChainProblem = "deleted"
+)
+
+// ErrChainBroken is the sentinel a [*ChainError] matches with errors.Is.
+var ErrChainBroken = errors.New("adapter: ledger hash chain broken")
+
+// ChainError names the first record at which a ledger's hash chain breaks.
+type ChainError struct {
+	// Seq is the position of the broken record.
+	Seq int64
+	// CallID is the broken record's call id, when the record is there.
+	CallID  string
+	Problem ChainProblem
+}
+
+func (e *ChainError) Error() string {
+	if e.CallID != "" {
+		return fmt.Sprintf("adapter: ledger hash chain broken: record %d (call %s) %s", e.Seq, e.CallID, e.Problem)
+	}
+	return fmt.Sprintf("adapter: ledger hash chain broken: record %d %s", e.Seq, e.Problem)
+}
+
+// Is makes errors.Is(err, ErrChainBroken) true.
+func (e *ChainError) Is(target error) bool { return target == ErrChainBroken }
+
+// chainForm is what ChainHash hashes: every field of a record but Seq
+// (its place, checked by the chain's links instead, so that an inserted
+// record shows as one) and Hash itself. The field order is fixed here:
+// changing it breaks every chain already written.
+type chainForm struct {
+	Prev        string          `json:"prev"`
+	Time        int64           `json:"time"`
+	CallID      string          `json:"call_id"`
+	RunID       string          `json:"run_id"`
+	Tool        string          `json:"tool"`
+	Source      string          `json:"source"`
+	Integration string          `json:"integration"`
+	Subject     string          `json:"subject"`
+	Args        json.RawMessage `json:"args"`
+	Outcome     string          `json:"outcome"`
+	Message     string          `json:"message"`
+	Approval    string          `json:"approval"`
+	Approver    string          `json:"approver"`
+	Ticket      string          `json:"ticket"`
+	CacheHit    bool            `json:"cache_hit"`
+	Duration    int64           `json:"duration_ns"`
+	ResultBytes int             `json:"result_bytes"`
+	ArgsHash    string          `json:"args_hash"`
+	ResultHash  string          `json:"result_hash"`
+}
+
+// ChainHash returns the hash of a record's canonical form, its link in a
+// ledger's hash chain: a hex SHA-256 over every field but Seq and Hash,
+// Prev (the Hash of the record before, "" for the first) included, with
+// Time at nanosecond precision and Args in canonical JSON. A ledger sets
+// r.Hash = ChainHash(r) after setting r.Prev.
+func ChainHash(r *Record) string {
+	args := r.Args
+	if len(args) > 0 {
+		if c, err := CanonicalJSON(args); err == nil {
+			args = c
+		} else {
+			args, _ = json.Marshal(string(args))
+		}
+	}
+	f := chainForm{
+		r.Prev, r.Time.UnixNano(), r.CallID, r.RunID, r.Tool, r.Source, r.Integration, r.Subject,
+		args, r.Outcome, r.Message, r.Approval, r.Approver, r.Ticket, r.CacheHit,
+		int64(r.Duration), r.ResultBytes, r.ArgsHash, r.ResultHash,
+	}
+	b, err := json.Marshal(&f)
+	if err != nil { // unreachable: args are valid JSON
+		b = fmt.Appendf(nil, "%#v", f)
+	}
+	return sha256Hex(b)
+}
+
+// VerifyChain walks records in Seq order from the chain point from (the
+// zero ChainHead for a chain's start, or a ledger's anchor after old
+// records were dropped) and returns the last point reached, or a
+// [*ChainError] naming the first broken record. Compare the returned point
+// with a head recorded elsewhere to detect records removed from, or added
+// to, the end.
+func VerifyChain(records iter.Seq2[Record, error], from ChainHead) (ChainHead, error) {
+	last := from
+	var beforeLast string // Hash of the record before last
+	for r, err := range records {
+		if err != nil {
+			return last, err
+		}
+		switch {
+		case ChainHash(&r) != r.Hash:
+			return last, &ChainError{Seq: r.Seq, CallID: r.CallID, Problem: ChainEdited}
+		case r.Seq > last.Seq+1:
+			return last, &ChainError{Seq: last.Seq + 1, Problem: ChainDeleted}
+		case r.Seq <= last.Seq:
+			return last, &ChainError{Seq: r.Seq, CallID: r.CallID, Problem: ChainInserted}
+		case r.Prev != last.Hash:
+			if last.Seq > from.Seq && r.Prev == beforeLast {
+				// r links past the record before it: that one was inserted.
+				return last, &ChainError{Seq: last.Seq, Problem: ChainInserted}
+			}
+			// r links to a record that is not there any more.
+			return last, &ChainError{Seq: r.Seq, CallID: r.CallID, Problem: ChainDeleted}
+		}
+		beforeLast = last.Hash
+		last = ChainHead{Seq: r.Seq, Hash: r.Hash}
+	}
+	return last, nil
+}
+
+// CheckHead compares where a walk of the chain ended ([VerifyChain]) with
+// the head the ledger recorded, and names the first record removed from or
+// added to the end.
+func CheckHead(last, head ChainHead) error {
+	switch {
+	case last.Seq < head.Seq:
+		return &ChainError{Seq: last.Seq + 1, Problem: ChainDeleted}
+	case last.Seq > head.Seq:
+		return &ChainError{Seq: head.Seq + 1, Problem: ChainInserted}
+	case last.Hash != head.Hash:
+		return &ChainError{Seq: last.Seq, Problem: ChainEdited}
+	}
+	return nil
+}
+
+// WriteLedgerJSONL writes records as JSON lines, chain fields included, so
+// that [ReadLedgerJSONL] and [VerifyChain] can check them offline.
+func WriteLedgerJSONL(w io.Writer, records iter.Seq2[Record, error]) error {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	for r, err := range records {
+		if err != nil {
+			return err
+		}
+		if err := enc.Encode(&r); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+// MaxLedgerLine bounds one line of [ReadLedgerJSONL].
+const MaxLedgerLine = 16 << 20
+
+// ReadLedgerJSONL reads records written by [WriteLedgerJSONL] (or a
+// [JSONLLedger]). A malformed line ends the sequence with an error naming
+// its line number.
+func ReadLedgerJSONL(r io.Reader) iter.Seq2[Record, error] {
+	return func(yield func(Record, error) bool) {
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 0, 64<<10), MaxLedgerLine)
+		for line := 1; sc.Scan(); line++ {
+			if len(sc.Bytes()) == 0 {
+				continue
+			}
+			var rec Record
+			if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
+				yield(Record{}, fmt.Errorf("adapter: ledger line %d: %w", line, err))
+				return
+			}
+			if !yield(rec, nil) {
+				return
+			}
+		}
+		if err := sc.Err(); err != nil {
+			yield(Record{}, fmt.Errorf("adapter: reading ledger: %w", err))
+		}
+	}
+}

@@ -1,0 +1,67 @@
+// Package sqlitestore keeps the state of executors and MCP managers in a
+// SQLite database: approval tickets, the ledger (queryable and
+// tamper-evident), the result cache and definition pins. It is the
+// embedded default: one file, no server, no cgo (the driver is
+// github.com/ncruces/go-sqlite3, SQLite compiled to Go). Several
+// processes may open the same file; for replicas on several machines use
+// package pgstore.
+//
+//	db, err := sqlitestore.Open(ctx, "state.db", nil)
+//	if err != nil { ... }
+//	defer db.Close()
+//	tickets := &adapter.Deferred{Store: db.Tickets()}
+//	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{
+//		Ledger:   db.Ledger(),
+//		Cache:    &adapter.CacheOptions{Store: db.Cache(), Tools: map[string]time.Duration{"search": 0}},
+//		Approval: adapter.ApprovalOptions{Port: tickets},
+//	})
+//	mgr := mcpadapter.NewManager(reg, &mcpadapter.ManagerOptions{PinStore: db.Pins()})
+//
+// # The ledger
+//
+// Records are written in batches by a background goroutine (a call never
+// waits for the disk; records the buffer cannot take are refused and
+// counted by the executor), or, with Options.Durable, committed and synced
+// before the call returns. [Ledger.Query] selects records by run, tool,
+// subject, outcome and time, pages with a cursor, and streams them
+// ([adapter.LedgerQuery]). Options.Retention deletes old records in a
+// background sweep. [Ledger.Export] writes JSON lines.
+//
+// The records form one hash chain through the database, whoever wrote
+// them: each record's Hash covers its content and the Hash of the record
+// before it ([adapter.ChainHash]), and [Ledger.Verify] names the first
+// record edited, inserted or deleted behind the store's back. A record
+// links approval, call and result: the ticket and approver, the canonical
+// hash of the arguments that ran, the hash of the result. An export of
+// the whole ledger keeps the chain, so an auditor verifies it offline
+// ([adapter.VerifyChain]). Someone able to rewrite the whole chain from
+// the tampered record to the end, head included, is detected only by
+// comparing the head with one noted elsewhere ([Ledger.Head]).
+//
+// # Approvals across processes
+//
+// A ticket created through one Store may be decided through another and
+// is consumed exactly once: every state change is one conditional UPDATE.
+// [Tickets.Wait] blocks until a ticket is decided; a decision made in the
+// same process wakes it at once, one made by another process within
+// Options.PollInterval.
+//
+// # Schema
+//
+// The schema is embedded in the package and versioned (PRAGMA
+// user_version). Open applies the migrations a database lacks, in one
+// transaction, and refuses a database written by a newer version
+// ([ErrSchemaTooNew]). Version 1 has one table per concern:
+//
+//	ledger        one row per record, seq (the chain position) as key;
+//	              indexed by (run_id, seq), (tool, seq), (subject, seq), time
+//	ledger_chain  one row: the chain's head and its anchor (where it starts
+//	              after retention dropped older records)
+//	tickets       approval tickets; indexed by (tool, args_hash, created)
+//	              and (state, created)
+//	cache         cached results by key, with their expiry (indexed)
+//	pins          accepted definition hashes by mcpadapter.PinKey
+//
+// Times are stored as Unix nanoseconds, so that a record reads back
+// exactly as it was hashed. The database runs in WAL mode.
+package sqlitestore

@@ -1,0 +1,267 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	_ "github.com/ncruces/go-sqlite3/driver" // the database/sql driver "sqlite3"
+
+	"github.com/agentadapter/agentadapter/adapter"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// ErrSchemaTooNew is returned by [Open] for a database whose schema was
+// written by a newer version of this package.
+var ErrSchemaTooNew = errors.New("sqlitestore: database schema is newer than this program")
+
+// Defaults for [Options].
+const (
+	DefaultLedgerBuffer = 16384
+	DefaultBatchSize    = 1024
+	DefaultPollInterval = 50 * time.Millisecond
+	DefaultBusyTimeout  = 10 * time.Second
+)
+
+// Options configure a [Store]. The zero value is the documented default
+// of every field.
+type Options struct {
+	// Durable makes the ledger synchronous: the executor writes each
+	// record on the call's path and the call returns once it is committed
+	// and synced to disk ([adapter.DurableLedger]). The default writes
+	// records in batches from a background goroutine: a slow disk never
+	// stalls a call, and records the buffer cannot take are refused (the
+	// executor counts them as failed).
+	Durable bool
+	// Retention is how long ledger records are kept; a background sweep
+	// deletes older ones (moving the chain's anchor past them). Zero keeps
+	// every record.
+	Retention time.Duration
+	// SweepInterval is how often the sweep runs (it also drops expired
+	// cache entries and tickets); zero means a minute.
+	SweepInterval time.Duration
+	// LedgerBuffer bounds the records waiting for a batch; zero means
+	// DefaultLedgerBuffer.
+	LedgerBuffer int
+	// BatchSize bounds the records committed in one transaction; zero
+	// means DefaultBatchSize.
+	BatchSize int
+	// PollInterval is how often [Tickets.Wait] looks for a decision made by
+	// another process; decisions made through this process wake it at
+	// once. Zero means DefaultPollInterval.
+	PollInterval time.Duration
+	// BusyTimeout is how long a statement waits for another process's
+	// write lock; zero means DefaultBusyTimeout.
+	BusyTimeout time.Duration
+	// Logger receives operational logs; nil means slog.Default().
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Store is a SQLite database holding the state of one or more executors
+// and MCP managers. Several Stores, in one process or many, may open the
+// same file. It is safe for concurrent use.
+type Store struct {
+	db     *sql.DB
+	path   string
+	opts   Options
+	logger *slog.Logger
+	wake   *waker
+
+	ledger  *Ledger
+	tickets *Tickets
+	cache   *Cache
+	pins    *Pins
+
+	stop context.CancelFunc
+	wg   sync.WaitGroup
+	once sync.Once
+}
+
+// Open opens (creating if needed) the database at path, brings its schema
+// up to date, and starts the background ledger writer and sweep. It fails
+// with [ErrSchemaTooNew] for a database written by a newer version.
+func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
+	s := &Store{path: path}
+	if opts != nil {
+		s.opts = *opts
+	}
+	o := &s.opts
+	if o.LedgerBuffer <= 0 {
+		o.LedgerBuffer = DefaultLedgerBuffer
+	}
+	if o.BatchSize <= 0 {
+		o.BatchSize = DefaultBatchSize
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = DefaultPollInterval
+	}
+	if o.BusyTimeout <= 0 {
+		o.BusyTimeout = DefaultBusyTimeout
+	}
+	if o.SweepInterval <= 0 {
+		o.SweepInterval = time.Minute
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	s.logger = o.Logger
+	if s.logger == nil {
+		s.logger = slog.Default()
+	}
+	syncMode := "normal"
+	if o.Durable {
+		syncMode = "full"
+	}
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", o.BusyTimeout.Milliseconds()))
+	q.Add("_pragma", "journal_mode(wal)")
+	q.Add("_pragma", "synchronous("+syncMode+")")
+	q.Add("_pragma", "foreign_keys(on)")
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite3", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("sqlitestore: %w", err)
+	}
+	s.db = db
+	if err := migrate(ctx, db); err != nil {
+		db.Close()
+		return nil, err
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		abs = path
+	}
+	s.wake = wakerFor(abs)
+	s.ledger = newLedger(s)
+	s.tickets = &Tickets{s: s}
+	s.cache = &Cache{s: s}
+	s.pins = &Pins{s: s}
+	bg, stop := context.WithCancel(context.Background())
+	s.stop = stop
+	s.wg.Go(func() { s.ledger.loop(bg) })
+	s.wg.Go(func() { s.sweepLoop(bg) })
+	return s, nil
+}
+
+// Close flushes the ledger, stops the background work and closes the
+// database.
+func (s *Store) Close() error {
+	var err error
+	s.once.Do(func() {
+		s.ledger.close()
+		s.stop()
+		s.wg.Wait()
+		releaseWaker(s.wake)
+		err = s.db.Close()
+	})
+	return err
+}
+
+// Ledger returns the store's ledger.
+func (s *Store) Ledger() *Ledger { return s.ledger }
+
+// Tickets returns the store's approval ticket store.
+func (s *Store) Tickets() *Tickets { return s.tickets }
+
+// Cache returns the store's result cache.
+func (s *Store) Cache() *Cache { return s.cache }
+
+// Pins returns the store's definition pins.
+func (s *Store) Pins() *Pins { return s.pins }
+
+func (s *Store) now() time.Time { return s.opts.Now() }
+
+// migrate applies the embedded migrations the database lacks, each in a
+// transaction with its version number (PRAGMA user_version).
+func migrate(ctx context.Context, db *sql.DB) error {
+	files, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(files)
+	latest := len(files)
+	for i, f := range files {
+		n, err := strconv.Atoi(strings.SplitN(filepath.Base(f), "_", 2)[0])
+		if err != nil || n != i+1 {
+			panic("sqlitestore: migration files must be numbered 001, 002, ...: " + f)
+		}
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("sqlitestore: %w", err)
+	}
+	defer conn.Close()
+	// BEGIN IMMEDIATE: two processes opening a new file migrate in turn.
+	tx, err := conn.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqlitestore: %w", err)
+	}
+	defer tx.Rollback()
+	var version int
+	if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&version); err != nil {
+		return fmt.Errorf("sqlitestore: reading the schema version: %w", err)
+	}
+	if version > latest {
+		return fmt.Errorf("%w: schema version %d, this program knows up to %d", ErrSchemaTooNew, version, latest)
+	}
+	for _, f := range files[version:] {
+		b, err := migrations.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, string(b)); err != nil {
+			return fmt.Errorf("sqlitestore: migration %s: %w", filepath.Base(f), err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", latest)); err != nil {
+		return fmt.Errorf("sqlitestore: %w", err)
+	}
+	return tx.Commit()
+}
+
+func (s *Store) sweepLoop(ctx context.Context) {
+	t := time.NewTicker(s.opts.SweepInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
+				s.logger.Error("sqlitestore: sweep failed", "error", err)
+			}
+		}
+	}
+}
+
+// Sweep deletes ledger records older than Options.Retention, expired cache
+// entries, and tickets that expired or were consumed more than a day ago.
+// The background sweep calls it every Options.SweepInterval.
+func (s *Store) Sweep(ctx context.Context) error {
+	now := s.now()
+	var errs []error
+	if s.opts.Retention > 0 {
+		errs = append(errs, s.ledger.sweep(ctx, now.Add(-s.opts.Retention)))
+	}
+	_, err := s.db.ExecContext(ctx, "DELETE FROM cache WHERE expires <= ?", now.UnixNano())
+	errs = append(errs, err)
+	day := now.Add(-24 * time.Hour).UnixNano()
+	_, err = s.db.ExecContext(ctx, "DELETE FROM tickets WHERE expires < ? OR (state = ? AND updated < ?)", day, int(adapter.TicketConsumed), day)
+	errs = append(errs, err)
+	return errors.Join(errs...)
+}

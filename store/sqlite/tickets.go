@@ -1,0 +1,164 @@
+package sqlitestore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/agentadapter/agentadapter/adapter"
+)
+
+// Tickets is an [adapter.TicketStore] in the database, shared by every
+// Store open on it: a ticket created through one may be decided through
+// another and is consumed exactly once (each transition is one
+// conditional UPDATE).
+type Tickets struct {
+	s *Store
+}
+
+const ticketColumns = "id, tool, args_hash, args, call_id, run_id, subject, state, reason, approver, created, expires"
+
+func scanTicket(sc interface{ Scan(...any) error }) (*adapter.Ticket, error) {
+	var t adapter.Ticket
+	var created, expires int64
+	var args []byte
+	if err := sc.Scan(&t.ID, &t.Tool, &t.ArgsHash, &args, &t.CallID, &t.RunID, &t.Subject, &t.State, &t.Reason, &t.Approver, &created, &expires); err != nil {
+		return nil, err
+	}
+	if args != nil {
+		t.Args = args
+	}
+	t.Created = fromNanos(created)
+	t.Expires = fromNanos(expires)
+	return &t, nil
+}
+
+func nanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+// Create implements [adapter.TicketStore].
+func (s *Tickets) Create(ctx context.Context, t *adapter.Ticket) error {
+	var args any
+	if t.Args != nil {
+		args = []byte(t.Args)
+	}
+	_, err := s.s.db.ExecContext(ctx, "INSERT INTO tickets ("+ticketColumns+", updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		t.ID, t.Tool, t.ArgsHash, args, t.CallID, t.RunID, t.Subject, int(t.State), t.Reason, t.Approver, nanos(t.Created), nanos(t.Expires), s.s.now().UnixNano())
+	if err != nil {
+		return fmt.Errorf("sqlitestore: creating ticket %.64q: %w", t.ID, err)
+	}
+	s.s.wake.notify()
+	return nil
+}
+
+// Get implements [adapter.TicketStore].
+func (s *Tickets) Get(ctx context.Context, id string) (*adapter.Ticket, error) {
+	t, err := scanTicket(s.s.db.QueryRowContext(ctx, "SELECT "+ticketColumns+" FROM tickets WHERE id = ?", id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, adapter.ErrTicketNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqlitestore: %w", err)
+	}
+	return t, nil
+}
+
+// Find implements [adapter.TicketStore].
+func (s *Tickets) Find(ctx context.Context, tool, argsHash string, now time.Time) (*adapter.Ticket, error) {
+	t, err := scanTicket(s.s.db.QueryRowContext(ctx, "SELECT "+ticketColumns+` FROM tickets
+		WHERE tool = ? AND args_hash = ? AND state <> ? AND (expires = 0 OR expires >= ?)
+		ORDER BY created DESC, rowid DESC LIMIT 1`, tool, argsHash, int(adapter.TicketConsumed), now.UnixNano()))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, adapter.ErrTicketNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sqlitestore: %w", err)
+	}
+	return t, nil
+}
+
+// Transition implements [adapter.TicketStore] with one conditional UPDATE,
+// atomic across every process using the database.
+func (s *Tickets) Transition(ctx context.Context, id string, from, to adapter.TicketState, reason, approver string, now time.Time) error {
+	res, err := s.s.db.ExecContext(ctx, `UPDATE tickets SET state = ?,
+		reason = CASE WHEN ? <> '' THEN ? ELSE reason END,
+		approver = CASE WHEN ? <> '' THEN ? ELSE approver END, updated = ?
+		WHERE id = ? AND state = ? AND (expires = 0 OR expires >= ?)`,
+		int(to), reason, reason, approver, approver, s.s.now().UnixNano(), id, int(from), now.UnixNano())
+	if err != nil {
+		return fmt.Errorf("sqlitestore: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		s.s.wake.notify()
+		return nil
+	}
+	t, err := s.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if t.State != from {
+		return fmt.Errorf("%w: ticket %s is %s, not %s", adapter.ErrTicketState, id, t.State, from)
+	}
+	return adapter.ErrTicketExpired
+}
+
+// List implements [adapter.TicketStore].
+func (s *Tickets) List(ctx context.Context, state adapter.TicketState) iter.Seq2[*adapter.Ticket, error] {
+	return func(yield func(*adapter.Ticket, error) bool) {
+		rows, err := s.s.db.QueryContext(ctx, "SELECT "+ticketColumns+" FROM tickets WHERE ? = 0 OR state = ? ORDER BY created, rowid", int(state), int(state))
+		if err != nil {
+			yield(nil, fmt.Errorf("sqlitestore: %w", err))
+			return
+		}
+		defer rows.Close()
+		for rows.Next() {
+			t, err := scanTicket(rows)
+			if err != nil {
+				yield(nil, fmt.Errorf("sqlitestore: %w", err))
+				return
+			}
+			if !yield(t, nil) {
+				return
+			}
+		}
+		if err := rows.Err(); err != nil {
+			yield(nil, fmt.Errorf("sqlitestore: %w", err))
+		}
+	}
+}
+
+// Wait blocks until the ticket is no longer pending (or ctx ends) and
+// returns it. A decision made through any Store of this process on the
+// same file wakes it at once; one made by another process is seen within
+// Options.PollInterval.
+func (s *Tickets) Wait(ctx context.Context, id string) (*adapter.Ticket, error) {
+	poll := time.NewTicker(s.s.opts.PollInterval)
+	defer poll.Stop()
+	for {
+		changed := s.s.wake.changed() // before reading: no wake-up is missed
+		t, err := s.Get(ctx, id)
+		if err != nil || t.State != adapter.TicketPending {
+			return t, err
+		}
+		select {
+		case <-changed:
+		case <-poll.C:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
