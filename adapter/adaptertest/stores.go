@@ -438,8 +438,9 @@ func TestTicketReplicas(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ti
 	open := newDB(t)
 	a, b := open(), open()
 	now := time.Now()
-	tk := &adapter.Ticket{ID: "tkt-r", Tool: "rm", ArgsHash: "h", State: adapter.TicketPending, Created: now, Expires: now.Add(time.Hour)}
-	must(t, a.Create(ctx, tk))
+	tk := &adapter.Ticket{ID: "tkt-r", Tool: "rm", ArgsHash: "h", Scope: adapter.ScopeSubject, ScopeID: "ann", Subject: "ann",
+		State: adapter.TicketPending, Created: now, Expires: now.Add(time.Hour)}
+	must(t, a.Create(ctx, tk, adapter.TicketCaps{}))
 	type waiter interface {
 		Wait(ctx context.Context, id string) (*adapter.Ticket, error)
 	}
@@ -457,7 +458,10 @@ func TestTicketReplicas(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ti
 	} else {
 		woke <- nil
 	}
-	got, err := b.Find(ctx, "rm", "h", now)
+	if _, err := b.Find(ctx, adapter.TicketKey{Tool: "rm", ArgsHash: "h", Scope: adapter.ScopeSubject, ScopeID: "bob"}, now); !errors.Is(err, adapter.ErrTicketNotFound) {
+		t.Errorf("replica b found another subject's ticket: %v", err)
+	}
+	got, err := b.Find(ctx, tk.Key(), now)
 	if err != nil || got.ID != "tkt-r" {
 		t.Fatalf("replica b Find = %v, %v", got, err)
 	}
@@ -484,6 +488,30 @@ func TestTicketReplicas(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ti
 	wg.Wait()
 	if won.Load() != 1 {
 		t.Errorf("%d callers consumed the ticket, want 1", won.Load())
+	}
+	// Caps hold across replicas: of many racing creations for one subject
+	// through both, exactly the cap succeed.
+	var created atomic.Int64
+	for i := range 12 {
+		s := a
+		if i%2 == 1 {
+			s = b
+		}
+		wg.Go(func() {
+			tk := &adapter.Ticket{ID: fmt.Sprintf("cap-%d", i), Tool: "rm", ArgsHash: fmt.Sprint(i), Scope: adapter.ScopeSubject, ScopeID: "cy", Subject: "cy",
+				State: adapter.TicketPending, Created: now, Expires: now.Add(time.Hour)}
+			err := s.Create(ctx, tk, adapter.TicketCaps{PerSubject: 3})
+			switch {
+			case err == nil:
+				created.Add(1)
+			case !errors.Is(err, adapter.ErrTicketCap):
+				t.Errorf("Create: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if created.Load() != 3 {
+		t.Errorf("%d tickets created for one subject with a cap of 3", created.Load())
 	}
 }
 

@@ -57,8 +57,8 @@
 //	              indexed by (run_id, seq), (tool, seq), (subject, seq), time
 //	ledger_chain  one row: the chain's head and its anchor (where it starts
 //	              after retention dropped older records)
-//	tickets       approval tickets; indexed by (tool, args_hash, created)
-//	              and (state, created)
+//	tickets       approval tickets; indexed by key (tool, args_hash, scope,
+//	              scope_id) and, for the caps, open tickets by subject
 //	cache         cached results by key, with their expiry (indexed)
 //	pins          accepted definition hashes by mcpadapter.PinKey
 //

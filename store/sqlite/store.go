@@ -17,8 +17,6 @@ import (
 	"time"
 
 	_ "github.com/ncruces/go-sqlite3/driver" // the database/sql driver "sqlite3"
-
-	"github.com/agentadapter/agentadapter/adapter"
 )
 
 //go:embed migrations/*.sql
@@ -249,9 +247,9 @@ func (s *Store) sweepLoop(ctx context.Context) {
 	}
 }
 
-// Sweep deletes ledger records older than Options.Retention, expired cache
-// entries, and tickets that expired or were consumed more than a day ago.
-// The background sweep calls it every Options.SweepInterval.
+// Sweep deletes ledger records older than Options.Retention and expired
+// cache entries (expired tickets go as new ones are created). The
+// background sweep calls it every Options.SweepInterval.
 func (s *Store) Sweep(ctx context.Context) error {
 	now := s.now()
 	var errs []error
@@ -259,9 +257,6 @@ func (s *Store) Sweep(ctx context.Context) error {
 		errs = append(errs, s.ledger.sweep(ctx, now.Add(-s.opts.Retention)))
 	}
 	_, err := s.db.ExecContext(ctx, "DELETE FROM cache WHERE expires <= ?", now.UnixNano())
-	errs = append(errs, err)
-	day := now.Add(-24 * time.Hour).UnixNano()
-	_, err = s.db.ExecContext(ctx, "DELETE FROM tickets WHERE expires < ? OR (state = ? AND updated < ?)", day, int(adapter.TicketConsumed), day)
 	errs = append(errs, err)
 	return errors.Join(errs...)
 }

@@ -14,18 +14,20 @@ import (
 // Tickets is an [adapter.TicketStore] in the database, shared by every
 // Store open on it: a ticket created through one may be decided through
 // another and is consumed exactly once (each transition is one
-// conditional UPDATE).
+// conditional UPDATE); caps are checked and the ticket inserted in one
+// write transaction, so they hold across processes.
 type Tickets struct {
 	s *Store
 }
 
-const ticketColumns = "id, tool, args_hash, args, call_id, run_id, subject, state, reason, approver, created, expires"
+const ticketColumns = "id, tool, args_hash, args, args_size, scope, scope_id, call_id, run_id, session, subject, state, reason, approver, created, expires"
 
 func scanTicket(sc interface{ Scan(...any) error }) (*adapter.Ticket, error) {
 	var t adapter.Ticket
 	var created, expires int64
 	var args []byte
-	if err := sc.Scan(&t.ID, &t.Tool, &t.ArgsHash, &args, &t.CallID, &t.RunID, &t.Subject, &t.State, &t.Reason, &t.Approver, &created, &expires); err != nil {
+	if err := sc.Scan(&t.ID, &t.Tool, &t.ArgsHash, &args, &t.ArgsSize, &t.Scope, &t.ScopeID, &t.CallID, &t.RunID, &t.Session,
+		&t.Subject, &t.State, &t.Reason, &t.Approver, &created, &expires); err != nil {
 		return nil, err
 	}
 	if args != nil {
@@ -51,18 +53,58 @@ func fromNanos(n int64) time.Time {
 }
 
 // Create implements [adapter.TicketStore].
-func (s *Tickets) Create(ctx context.Context, t *adapter.Ticket) error {
-	var args any
-	if t.Args != nil {
-		args = []byte(t.Args)
-	}
-	_, err := s.s.db.ExecContext(ctx, "INSERT INTO tickets ("+ticketColumns+", updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-		t.ID, t.Tool, t.ArgsHash, args, t.CallID, t.RunID, t.Subject, int(t.State), t.Reason, t.Approver, nanos(t.Created), nanos(t.Expires), s.s.now().UnixNano())
-	if err != nil {
+func (s *Tickets) Create(ctx context.Context, t *adapter.Ticket, caps adapter.TicketCaps) error {
+	if err := s.create(ctx, t, caps); err != nil {
+		var ce *adapter.TicketCapError
+		if errors.As(err, &ce) {
+			return err
+		}
 		return fmt.Errorf("sqlitestore: creating ticket %.64q: %w", t.ID, err)
 	}
 	s.s.wake.notify()
 	return nil
+}
+
+func (s *Tickets) create(ctx context.Context, t *adapter.Ticket, caps adapter.TicketCaps) error {
+	tx, err := s.s.db.BeginTx(ctx, nil) // BEGIN IMMEDIATE: counts and insert are one step
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	const open = "state <> 4 AND (expires = 0 OR expires >= ?)"
+	at := t.Created.UnixNano()
+	// Expired tickets go as new ones come, as in adapter.MemoryTicketStore.
+	if _, err := tx.ExecContext(ctx, "DELETE FROM tickets WHERE expires <> 0 AND expires < ?", at); err != nil {
+		return err
+	}
+	if caps.PerSubject > 0 {
+		var n int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM tickets WHERE subject = ? AND "+open, t.Subject, at).Scan(&n); err != nil {
+			return err
+		}
+		if n >= caps.PerSubject {
+			return &adapter.TicketCapError{PerSubject: true, Cap: caps.PerSubject}
+		}
+	}
+	if caps.Total > 0 {
+		var n int
+		if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM tickets WHERE "+open, at).Scan(&n); err != nil {
+			return err
+		}
+		if n >= caps.Total {
+			return &adapter.TicketCapError{Cap: caps.Total}
+		}
+	}
+	var args any
+	if t.Args != nil {
+		args = []byte(t.Args)
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO tickets ("+ticketColumns+", updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		t.ID, t.Tool, t.ArgsHash, args, t.ArgsSize, string(t.Scope), t.ScopeID, t.CallID, t.RunID, t.Session, t.Subject,
+		int(t.State), t.Reason, t.Approver, nanos(t.Created), nanos(t.Expires), s.s.now().UnixNano()); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // Get implements [adapter.TicketStore].
@@ -78,10 +120,10 @@ func (s *Tickets) Get(ctx context.Context, id string) (*adapter.Ticket, error) {
 }
 
 // Find implements [adapter.TicketStore].
-func (s *Tickets) Find(ctx context.Context, tool, argsHash string, now time.Time) (*adapter.Ticket, error) {
+func (s *Tickets) Find(ctx context.Context, k adapter.TicketKey, now time.Time) (*adapter.Ticket, error) {
 	t, err := scanTicket(s.s.db.QueryRowContext(ctx, "SELECT "+ticketColumns+` FROM tickets
-		WHERE tool = ? AND args_hash = ? AND state <> ? AND (expires = 0 OR expires >= ?)
-		ORDER BY created DESC, rowid DESC LIMIT 1`, tool, argsHash, int(adapter.TicketConsumed), now.UnixNano()))
+		WHERE tool = ? AND args_hash = ? AND scope = ? AND scope_id = ? AND state <> 4 AND (expires = 0 OR expires >= ?)
+		ORDER BY n DESC LIMIT 1`, k.Tool, k.ArgsHash, string(k.Scope), k.ScopeID, now.UnixNano()))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, adapter.ErrTicketNotFound
 	}
@@ -119,7 +161,13 @@ func (s *Tickets) Transition(ctx context.Context, id string, from, to adapter.Ti
 // List implements [adapter.TicketStore].
 func (s *Tickets) List(ctx context.Context, state adapter.TicketState) iter.Seq2[*adapter.Ticket, error] {
 	return func(yield func(*adapter.Ticket, error) bool) {
-		rows, err := s.s.db.QueryContext(ctx, "SELECT "+ticketColumns+" FROM tickets WHERE ? = 0 OR state = ? ORDER BY created, rowid", int(state), int(state))
+		q := "SELECT " + ticketColumns + " FROM tickets ORDER BY n"
+		args := []any{}
+		if state != 0 {
+			q = "SELECT " + ticketColumns + " FROM tickets WHERE state = ? ORDER BY n"
+			args = append(args, int(state))
+		}
+		rows, err := s.s.db.QueryContext(ctx, q, args...)
 		if err != nil {
 			yield(nil, fmt.Errorf("sqlitestore: %w", err))
 			return

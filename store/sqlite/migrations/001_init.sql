@@ -39,22 +39,30 @@ CREATE TABLE ledger_chain (
 INSERT INTO ledger_chain VALUES (1, 0, '', 0, '');
 
 CREATE TABLE tickets (
-	id        TEXT PRIMARY KEY,
+	n         INTEGER PRIMARY KEY, -- creation order
+	id        TEXT NOT NULL UNIQUE,
 	tool      TEXT NOT NULL,
 	args_hash TEXT NOT NULL,
 	args      BLOB,
+	args_size INTEGER NOT NULL,
+	scope     TEXT NOT NULL,
+	scope_id  TEXT NOT NULL,
 	call_id   TEXT NOT NULL,
 	run_id    TEXT NOT NULL,
+	session   TEXT NOT NULL,
 	subject   TEXT NOT NULL,
 	state     INTEGER NOT NULL,
 	reason    TEXT NOT NULL,
 	approver  TEXT NOT NULL,
 	created   INTEGER NOT NULL,
-	expires   INTEGER NOT NULL,
+	expires   INTEGER NOT NULL, -- 0: never
 	updated   INTEGER NOT NULL
 );
-CREATE INDEX tickets_find ON tickets (tool, args_hash, created);
-CREATE INDEX tickets_state ON tickets (state, created);
+-- Find: by key, newest first. Caps: open tickets per subject and in all.
+CREATE INDEX tickets_key ON tickets (tool, args_hash, scope, scope_id, n) WHERE state <> 4;
+CREATE INDEX tickets_open ON tickets (subject, expires) WHERE state <> 4;
+CREATE INDEX tickets_state ON tickets (state, n);
+CREATE INDEX tickets_expires ON tickets (expires);
 
 CREATE TABLE cache (
 	key     BLOB PRIMARY KEY,
