@@ -1,6 +1,6 @@
 // Package sqlitestore keeps the state of executors and MCP managers in a
 // SQLite database: approval tickets, the ledger (queryable and
-// tamper-evident), the result cache and definition pins. It is the
+// tamper-evident), the result cache, definition pins and OAuth tokens. It is the
 // embedded default: one file, no server, no cgo (the driver is
 // github.com/ncruces/go-sqlite3, SQLite compiled to Go). Several
 // processes may open the same file; for replicas on several machines use
@@ -61,6 +61,8 @@
 //	              scope_id) and, for the caps, open tickets by subject
 //	cache         cached results by key, with their expiry (indexed)
 //	pins          accepted definition hashes by mcpadapter.PinKey
+//	tokens        OAuth tokens by server and resource (secrets: Open creates
+//	              the file readable by its owner only)
 //
 // Times are stored as Unix nanoseconds, so that a record reads back
 // exactly as it was hashed. The database runs in WAL mode.

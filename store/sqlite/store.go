@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/url"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -84,6 +85,7 @@ type Store struct {
 	tickets *Tickets
 	cache   *Cache
 	pins    *Pins
+	tokens  *Tokens
 
 	stop context.CancelFunc
 	wg   sync.WaitGroup
@@ -131,6 +133,10 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	q.Add("_pragma", "synchronous("+syncMode+")")
 	q.Add("_pragma", "foreign_keys(on)")
 	q.Set("_txlock", "immediate")
+	// The database holds OAuth tokens and approval arguments: private.
+	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600); err == nil {
+		f.Close()
+	}
 	db, err := sql.Open("sqlite3", "file:"+(&url.URL{Path: path}).EscapedPath()+"?"+q.Encode())
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: %w", err)
@@ -149,6 +155,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	s.tickets = &Tickets{s: s}
 	s.cache = &Cache{s: s}
 	s.pins = &Pins{s: s}
+	s.tokens = &Tokens{s: s}
 	bg, stop := context.WithCancel(context.Background())
 	s.stop = stop
 	s.wg.Go(func() { s.ledger.loop(bg) })
@@ -181,6 +188,9 @@ func (s *Store) Cache() *Cache { return s.cache }
 
 // Pins returns the store's definition pins.
 func (s *Store) Pins() *Pins { return s.pins }
+
+// Tokens returns the store's OAuth token store.
+func (s *Store) Tokens() *Tokens { return s.tokens }
 
 func (s *Store) now() time.Time { return s.opts.Now() }
 

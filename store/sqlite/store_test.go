@@ -86,6 +86,10 @@ func TestPins(t *testing.T) {
 	})
 }
 
+func TestTokens(t *testing.T) {
+	adaptertest.TestTokenStore(t, func(t *testing.T) mcpadapter.TokenStore { return newDB(t, nil)().Tokens() })
+}
+
 func TestSchemaTooNew(t *testing.T) {
 	open := newDB(t, nil)
 	s := open()

@@ -76,3 +76,13 @@ CREATE TABLE pins (
 	hash    TEXT NOT NULL,
 	updated INTEGER NOT NULL
 ) WITHOUT ROWID;
+
+-- OAuth tokens (mcpadapter.TokenStore), JSON-encoded: secrets, keep the
+-- file private.
+CREATE TABLE tokens (
+	server   TEXT NOT NULL,
+	resource TEXT NOT NULL,
+	token    BLOB NOT NULL,
+	updated  INTEGER NOT NULL,
+	PRIMARY KEY (server, resource)
+) WITHOUT ROWID;
