@@ -53,6 +53,7 @@ type authServer struct {
 	refreshes int
 	ccGrants  int
 	lastScope string
+	presented []string // tokens presented to the MCP endpoint
 }
 
 type codeGrant struct {
@@ -112,6 +113,7 @@ func newAuthServer(t *testing.T) *authServer {
 	verify := auth.RequireBearerToken(func(ctx context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
 		a.mu.Lock()
 		defer a.mu.Unlock()
+		a.presented = append(a.presented, tok)
 		g, ok := a.access[tok]
 		if !ok {
 			return nil, auth.ErrInvalidToken
@@ -495,5 +497,39 @@ func TestOAuthConfigErrors(t *testing.T) {
 		if err := m.Connect(ctx, s); err == nil {
 			t.Errorf("%s: Connect accepted an invalid OAuth configuration", name)
 		}
+	}
+}
+
+// TestOAuthTokensStayWithTheirServer: two servers of the same name (say,
+// a configuration that moved) share a token store; neither is ever
+// presented the other's tokens.
+func TestOAuthTokensStayWithTheirServer(t *testing.T) {
+	a, b := newAuthServer(t), newAuthServer(t)
+	store := new(mcpadapter.MemoryTokenStore)
+	var logs, ledger syncBuffer
+	ea, err := newOAuthEnv(t, a, &mcpadapter.OAuth{Authorize: headless, Tokens: store}, &logs, &ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eb, err := newOAuthEnv(t, b, &mcpadapter.OAuth{Authorize: headless, Tokens: store}, &logs, &ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []*oauthEnv{ea, eb, ea, eb} {
+		if err := e.call(t, "read_tool"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range [][2]*authServer{{a, b}, {b, a}} {
+		to, from := p[0], p[1]
+		to.mu.Lock()
+		from.mu.Lock()
+		for _, tok := range to.presented {
+			if slices.Contains(from.issued, tok) {
+				t.Errorf("a token issued by %s was presented to %s", from.url, to.url)
+			}
+		}
+		from.mu.Unlock()
+		to.mu.Unlock()
 	}
 }
