@@ -38,6 +38,11 @@ type ToolCall struct {
 	// Session identifies the caller's session (see [WithSession]), such as
 	// one MCP client connection, or "".
 	Session string
+
+	// decoded is the typed value a strict decoder made of decodedFrom while
+	// validating it; the handler takes it while Args are still those bytes.
+	decoded     any
+	decodedFrom json.RawMessage
 }
 
 // Identity is a verified caller.

@@ -73,3 +73,28 @@ func TestTypedDecodeCaseSensitive(t *testing.T) {
 		})
 	}
 }
+
+// TestTypedDecodeOverflow: a number too large for its field is refused on
+// the general path too (segmentio/encoding, go-sdk's decoder, wraps some
+// 64-bit overflows around).
+func TestTypedDecodeOverflow(t *testing.T) {
+	type big struct {
+		U uint64 `json:"u"`
+		I int64  `json:"i"`
+	}
+	loose := &jsonschema.Schema{Type: "object"}
+	for _, schema := range []*jsonschema.Schema{nil, loose} {
+		var got big
+		spec := adapter.MustTool("big", "", func(_ context.Context, a big) (string, error) { got = a; return "ok", nil },
+			&adapter.ToolOptions{InputSchema: schema})
+		for _, args := range []string{`{"u":21000000000000000000,"i":0}`, `{"u":0,"i":92233720368547758070}`, `{"u":0,"i":-92233720368547758080}`} {
+			if _, err := spec.Call(context.Background(), json.RawMessage(args)); adapter.KindOf(err) != adapter.KindArgsInvalid {
+				t.Errorf("schema %v: %s: err = %v (handler got %+v), want args_invalid", schema != nil, args, err, got)
+			}
+		}
+		if _, err := spec.Call(context.Background(), json.RawMessage(`{"u":18446744073709551615,"i":-9223372036854775808}`)); err != nil ||
+			got != (big{U: 18446744073709551615, I: -9223372036854775808}) {
+			t.Errorf("schema %v: the extremes: err %v, got %+v", schema != nil, err, got)
+		}
+	}
+}

@@ -374,7 +374,11 @@ func isGlobalDelegate(tp trace.TracerProvider) bool {
 // outcome by argument text (see argMemo), with the cache key.
 func (e *Executor) prepareArgs(st *callState, spec *Spec, c *compiled, raw json.RawMessage) (json.RawMessage, error) {
 	if _, cacheable := e.cacheable(spec); !cacheable || len(raw) > memoMaxArgs {
-		return c.prepareArgs(raw, e.maxArgs)
+		args, v, err := c.prepareArgsValue(raw, e.maxArgs)
+		if v != nil {
+			st.call.decoded, st.call.decodedFrom = v, args
+		}
+		return args, err
 	}
 	if me, ok := e.memo.get(c, raw); ok {
 		st.cacheKey = me.key

@@ -122,6 +122,9 @@ type Spec struct {
 	// concurrent first calls. (Not atomic.Pointer: its noCopy would make
 	// every copy of a Spec a vet error.)
 	c atomic.Value
+	// strict decodes the arguments of a typed tool of a plain input type
+	// under its inferred schema (see strictDecoder); nil otherwise.
+	strict *strictDecoder
 }
 
 // compiled holds what is derived from a Spec once: resolved schemas.
@@ -129,6 +132,9 @@ type compiled struct {
 	inSrc, outSrc *jsonschema.Schema
 	in, out       *jsonschema.Resolved
 	inDefaults    bool // the input schema declares defaults
+	// strict, if set, validates and decodes arguments in place of the
+	// generic decode and jsonschema-go.
+	strict *strictDecoder
 }
 
 // HasTarget reports whether the spec is exported to the named integration.
@@ -159,6 +165,9 @@ func (s *Spec) compiled() (*compiled, error) {
 	c, err := compile(s.Name, s.InputSchema, s.OutputSchema)
 	if err != nil {
 		return nil, err
+	}
+	if s.strict != nil && s.strict.schema == s.InputSchema && !c.inDefaults {
+		c.strict = s.strict
 	}
 	s.c.Store(c)
 	return c, nil

@@ -44,6 +44,9 @@ func NewTool[In, Out any](name, description string, fn func(context.Context, In)
 		return nil, fmt.Errorf("adapter: tool %q: %w", name, err)
 	}
 	s.InputSchema = in
+	if opts.InputSchema == nil && opts.For == nil {
+		s.strict = newStrictDecoder(reflect.TypeFor[In](), in)
+	}
 	enc, err := newEncoder[Out](opts)
 	if err != nil {
 		return nil, fmt.Errorf("adapter: tool %q: output: %w", name, err)
@@ -58,7 +61,9 @@ func NewTool[In, Out any](name, description string, fn func(context.Context, In)
 	}
 	s.Handler = func(ctx context.Context, args json.RawMessage) (*Result, error) {
 		var in In
-		if len(args) > 0 {
+		if c := ToolCallFromContext(ctx); c != nil && c.decoded != nil && sameBytes(c.decodedFrom, args) {
+			in = *c.decoded.(*In) // decoded when the arguments were validated
+		} else if len(args) > 0 {
 			if err := decodeArgs(args, &in); err != nil {
 				return nil, &Error{Kind: KindArgsInvalid, Message: "arguments do not decode: " + jsonErrorText(err), Err: err}
 			}

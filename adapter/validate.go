@@ -22,13 +22,34 @@ const DefaultMaxArgBytes = 1 << 20
 // disagree on which value wins, so the validated value could differ from
 // the one a handler or an upstream server reads.
 func (c *compiled) prepareArgs(args json.RawMessage, maxBytes int) (json.RawMessage, error) {
+	args, _, err := c.prepareArgsValue(args, maxBytes)
+	return args, err
+}
+
+// prepareArgsValue is prepareArgs that also returns the typed value (a
+// pointer) when a strict decoder validated the arguments by decoding them.
+func (c *compiled) prepareArgsValue(args json.RawMessage, maxBytes int) (json.RawMessage, any, error) {
 	if maxBytes > 0 && len(args) > maxBytes {
-		return nil, &Error{Kind: KindArgsInvalid, Message: fmt.Sprintf("arguments are %d bytes; the limit is %d", len(args), maxBytes)}
+		return nil, nil, &Error{Kind: KindArgsInvalid, Message: fmt.Sprintf("arguments are %d bytes; the limit is %d", len(args), maxBytes)}
 	}
 	trimmed := bytes.TrimSpace(args)
 	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
 		trimmed = []byte("{}")
 	}
+	if c.strict != nil {
+		v, err := c.strict.decode(trimmed)
+		if err != nil {
+			return nil, nil, &Error{Kind: KindArgsInvalid, Message: err.Error(), Err: err}
+		}
+		return trimmed, v, nil
+	}
+	args, err := c.validateGeneric(trimmed)
+	return args, nil, err
+}
+
+// validateGeneric decodes the arguments generically, applies the schema's
+// defaults and validates them with jsonschema-go.
+func (c *compiled) validateGeneric(trimmed json.RawMessage) (json.RawMessage, error) {
 	var v any
 	if err := json.Unmarshal(trimmed, &v); err != nil {
 		return nil, &Error{Kind: KindArgsInvalid, Message: "arguments are not valid JSON: " + jsonErrorText(err), Err: err}
