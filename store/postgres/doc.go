@@ -1,0 +1,76 @@
+// Package pgstore keeps the state of executors and MCP managers in
+// PostgreSQL, shared by every replica of a service: approval tickets, the
+// ledger (queryable and tamper-evident), the result cache, definition pins
+// and OAuth tokens. It uses github.com/jackc/pgx/v5. For one process, or
+// several on one machine, package sqlitestore needs no server.
+//
+//	db, err := pgstore.Open(ctx, "postgres://app@db/agents", nil)
+//	if err != nil { ... }
+//	defer db.Close()
+//	tickets := &adapter.Deferred{Store: db.Tickets()}
+//	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{
+//		Ledger:   db.Ledger(),
+//		Cache:    &adapter.CacheOptions{Store: db.Cache(), Tools: map[string]time.Duration{"search": 0}},
+//		Approval: adapter.ApprovalOptions{Port: tickets},
+//	})
+//	mgr := mcpadapter.NewManager(reg, &mcpadapter.ManagerOptions{PinStore: db.Pins()})
+//
+// # Replicas
+//
+// Any number of processes may open the same database. A ticket created
+// through one replica may be decided through another and is consumed by
+// exactly one caller anywhere: every state change is one conditional
+// UPDATE, and ticket caps are checked under a transaction-scoped advisory
+// lock. Each decision is announced with NOTIFY; [Tickets.Wait] on every
+// replica LISTENs and wakes at once (and re-reads the ticket every
+// Options.PollInterval, should a notification be lost with a connection).
+// Cached results and pins are rows every replica reads: a tool whose
+// definition changed is quarantined by every replica, and an Accept
+// through one releases it in all.
+//
+// # The ledger
+//
+// Records are written in batches (COPY) by a background goroutine: a call
+// never waits for the database, and records the buffer cannot take are
+// refused and counted by the executor. With Options.Durable, each call's
+// record is committed before the call returns (concurrent calls share a
+// commit). [Ledger.Query] selects records by run, tool, subject, outcome
+// and time, pages with a cursor and streams them ([adapter.LedgerQuery]).
+// Options.Retention deletes old records in a background sweep.
+// [Ledger.Export] writes JSON lines.
+//
+// The records form one hash chain through the database, whichever replica
+// wrote them: a batch is appended holding the lock of the chain's head
+// row, each record's Hash covering its content and the Hash of the record
+// before it ([adapter.ChainHash]). [Ledger.Verify] names the first record
+// edited, inserted or deleted behind the store's back. A record links
+// approval, call and result: the ticket and approver, the canonical hash
+// of the arguments that ran, the hash of the result. An export of the
+// whole ledger keeps the chain, for an auditor to verify offline
+// ([adapter.VerifyChain]). Someone able to rewrite the whole chain from
+// the tampered record to the end, head included, is detected only by
+// comparing the head with one noted elsewhere ([Ledger.Head]).
+//
+// # Schema
+//
+// The schema is embedded in the package and versioned (table
+// agentadapter_schema). Open applies the migrations the database lacks,
+// in one transaction under an advisory lock (replicas starting together
+// migrate once), and refuses a database written by a newer version
+// ([ErrSchemaTooNew]). Tables live in the connection's search_path.
+// Version 1 has one table per concern:
+//
+//	ledger        one row per record, seq (the chain position) as key;
+//	              indexed by (run_id, seq), (tool, seq), (subject, seq), time
+//	ledger_chain  one row: the chain's head and its anchor (where it starts
+//	              after retention dropped older records)
+//	tickets       approval tickets; indexed by key (tool, args_hash, scope,
+//	              scope_id) and, for the caps, open tickets by subject
+//	cache         cached results by key, with their expiry (indexed)
+//	pins          accepted definition hashes by mcpadapter.PinKey
+//	tokens        OAuth tokens by server and resource (secrets: restrict
+//	              who may read this table)
+//
+// Times are stored as Unix nanoseconds, so that a record reads back
+// exactly as it was hashed.
+package pgstore

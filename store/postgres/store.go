@@ -1,0 +1,320 @@
+package pgstore
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// ErrSchemaTooNew is returned by [Open] for a database whose schema was
+// written by a newer version of this package.
+var ErrSchemaTooNew = errors.New("pgstore: database schema is newer than this program")
+
+// ErrClosed is returned by operations on a closed [Store].
+var ErrClosed = errors.New("pgstore: store closed")
+
+// Defaults for [Options].
+const (
+	DefaultLedgerBuffer = 16384
+	DefaultBatchSize    = 1024
+	DefaultPollInterval = time.Second
+)
+
+// notifyChannel is the LISTEN/NOTIFY channel of ticket decisions.
+const notifyChannel = "agentadapter_tickets"
+
+// Options configure a [Store]. The zero value is the documented default
+// of every field.
+type Options struct {
+	// Durable makes the ledger synchronous: the executor writes each
+	// record on the call's path and the call returns once it is committed
+	// ([adapter.DurableLedger]); concurrent calls share commits. The
+	// default writes records in batches from a background goroutine: a
+	// slow database never stalls a call, and records the buffer cannot
+	// take are refused (the executor counts them as failed).
+	Durable bool
+	// Retention is how long ledger records are kept; a background sweep
+	// deletes older ones (moving the chain's anchor past them). Zero keeps
+	// every record.
+	Retention time.Duration
+	// SweepInterval is how often the sweep runs (it also drops expired
+	// cache entries); zero means a minute.
+	SweepInterval time.Duration
+	// LedgerBuffer bounds the records waiting for a batch; zero means
+	// DefaultLedgerBuffer.
+	LedgerBuffer int
+	// BatchSize bounds the records committed in one transaction; zero
+	// means DefaultBatchSize.
+	BatchSize int
+	// PollInterval is how often [Tickets.Wait] re-reads a ticket in case a
+	// notification was lost (a dropped connection); decisions are
+	// otherwise delivered by LISTEN/NOTIFY at once. Zero means
+	// DefaultPollInterval.
+	PollInterval time.Duration
+	// Logger receives operational logs; nil means slog.Default().
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Store is a PostgreSQL database holding the state of executors and MCP
+// managers, shared by every replica that opens it. It is safe for
+// concurrent use.
+type Store struct {
+	pool   *pgxpool.Pool
+	dsn    string
+	opts   Options
+	logger *slog.Logger
+	wake   *waker
+
+	ledger  *Ledger
+	tickets *Tickets
+	cache   *Cache
+	pins    *Pins
+	tokens  *Tokens
+
+	stop context.CancelFunc
+	wg   sync.WaitGroup
+	once sync.Once
+}
+
+// Open connects to the database named by dsn (a PostgreSQL URL or
+// key=value string, as pgx reads it; pool_max_conns and search_path are
+// honoured), brings its schema up to date, and starts the background
+// ledger writer, sweep and notification listener. It fails with
+// [ErrSchemaTooNew] for a database written by a newer version.
+func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
+	s := &Store{dsn: dsn}
+	if opts != nil {
+		s.opts = *opts
+	}
+	o := &s.opts
+	if o.LedgerBuffer <= 0 {
+		o.LedgerBuffer = DefaultLedgerBuffer
+	}
+	if o.BatchSize <= 0 {
+		o.BatchSize = DefaultBatchSize
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = DefaultPollInterval
+	}
+	if o.SweepInterval <= 0 {
+		o.SweepInterval = time.Minute
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	s.logger = o.Logger
+	if s.logger == nil {
+		s.logger = slog.Default()
+	}
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: %w", err)
+	}
+	s.pool = pool
+	if err := migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	s.wake = newWaker()
+	s.ledger = newLedger(s)
+	s.tickets = &Tickets{s: s}
+	s.cache = &Cache{s: s}
+	s.pins = &Pins{s: s}
+	s.tokens = &Tokens{s: s}
+	bg, stop := context.WithCancel(context.Background())
+	s.stop = stop
+	s.wg.Go(func() { s.ledger.loop(bg) })
+	s.wg.Go(func() { s.sweepLoop(bg) })
+	s.wg.Go(func() { s.listen(bg, cfg.ConnConfig) })
+	return s, nil
+}
+
+// Close flushes the ledger, stops the background work and closes the
+// connections.
+func (s *Store) Close() error {
+	s.once.Do(func() {
+		s.ledger.close()
+		s.stop()
+		s.wg.Wait()
+		s.pool.Close()
+	})
+	return nil
+}
+
+// Ledger returns the store's ledger.
+func (s *Store) Ledger() *Ledger { return s.ledger }
+
+// Tickets returns the store's approval ticket store.
+func (s *Store) Tickets() *Tickets { return s.tickets }
+
+// Cache returns the store's result cache.
+func (s *Store) Cache() *Cache { return s.cache }
+
+// Pins returns the store's definition pins.
+func (s *Store) Pins() *Pins { return s.pins }
+
+// Tokens returns the store's OAuth token store.
+func (s *Store) Tokens() *Tokens { return s.tokens }
+
+func (s *Store) now() time.Time { return s.opts.Now() }
+
+// migrationLock is the advisory lock key replicas opening one database
+// migrate under, one at a time.
+const migrationLock = 0x61676e7473746f72 // "agntstor"
+
+// migrate applies the embedded migrations the database lacks, in one
+// transaction holding an advisory lock, and records the version.
+func migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	files, err := fs.Glob(migrations, "migrations/*.sql")
+	if err != nil {
+		return err
+	}
+	sort.Strings(files)
+	latest := len(files)
+	for i, f := range files {
+		n, err := strconv.Atoi(strings.SplitN(filepath.Base(f), "_", 2)[0])
+		if err != nil || n != i+1 {
+			panic("pgstore: migration files must be numbered 001, 002, ...: " + f)
+		}
+	}
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("pgstore: %w", err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(migrationLock)); err != nil {
+		return fmt.Errorf("pgstore: %w", err)
+	}
+	if _, err := tx.Exec(ctx, "CREATE TABLE IF NOT EXISTS agentadapter_schema (id int PRIMARY KEY CHECK (id = 1), version int NOT NULL)"); err != nil {
+		return fmt.Errorf("pgstore: %w", err)
+	}
+	var version int
+	err = tx.QueryRow(ctx, "SELECT version FROM agentadapter_schema WHERE id = 1").Scan(&version)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("pgstore: reading the schema version: %w", err)
+	}
+	if version > latest {
+		return fmt.Errorf("%w: schema version %d, this program knows up to %d", ErrSchemaTooNew, version, latest)
+	}
+	for _, f := range files[version:] {
+		b, err := migrations.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, string(b)); err != nil {
+			return fmt.Errorf("pgstore: migration %s: %w", filepath.Base(f), err)
+		}
+	}
+	if _, err := tx.Exec(ctx, `INSERT INTO agentadapter_schema VALUES (1, $1)
+		ON CONFLICT (id) DO UPDATE SET version = excluded.version`, latest); err != nil {
+		return fmt.Errorf("pgstore: %w", err)
+	}
+	return tx.Commit(ctx)
+}
+
+// listen delivers ticket notifications to the waiters of this Store, over
+// a connection of its own, reconnecting after a failure (waiters poll
+// meanwhile).
+func (s *Store) listen(ctx context.Context, cfg *pgx.ConnConfig) {
+	for ctx.Err() == nil {
+		err := s.listenOnce(ctx, cfg)
+		if ctx.Err() != nil {
+			return
+		}
+		s.logger.Warn("pgstore: notification listener lost its connection; reconnecting", "error", err)
+		s.wake.notify() // decisions may have been missed: let waiters look
+		select {
+		case <-time.After(time.Second):
+		case <-ctx.Done():
+		}
+	}
+}
+
+func (s *Store) listenOnce(ctx context.Context, cfg *pgx.ConnConfig) error {
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.WithoutCancel(ctx))
+	if _, err := conn.Exec(ctx, "LISTEN "+notifyChannel); err != nil {
+		return err
+	}
+	s.wake.notify()
+	for {
+		if _, err := conn.WaitForNotification(ctx); err != nil {
+			return err
+		}
+		s.wake.notify()
+	}
+}
+
+func (s *Store) sweepLoop(ctx context.Context) {
+	t := time.NewTicker(s.opts.SweepInterval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
+				s.logger.Error("pgstore: sweep failed", "error", err)
+			}
+		}
+	}
+}
+
+// Sweep deletes ledger records older than Options.Retention and expired
+// cache entries (expired tickets go as new ones are created). The
+// background sweep calls it every Options.SweepInterval.
+func (s *Store) Sweep(ctx context.Context) error {
+	now := s.now()
+	var errs []error
+	if s.opts.Retention > 0 {
+		errs = append(errs, s.ledger.sweep(ctx, now.Add(-s.opts.Retention)))
+	}
+	_, err := s.pool.Exec(ctx, "DELETE FROM cache WHERE expires <= $1", now.UnixNano())
+	errs = append(errs, err)
+	return errors.Join(errs...)
+}
+
+// waker tells this Store's waiters that a ticket changed.
+type waker struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+func newWaker() *waker { return &waker{ch: make(chan struct{})} }
+
+func (w *waker) changed() <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.ch
+}
+
+func (w *waker) notify() {
+	w.mu.Lock()
+	close(w.ch)
+	w.ch = make(chan struct{})
+	w.mu.Unlock()
+}

@@ -1,0 +1,228 @@
+package pgstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/agentadapter/agentadapter/adapter"
+)
+
+// Tickets is an [adapter.TicketStore] in the database, shared by every
+// replica: a ticket created through one may be decided through another
+// and is consumed exactly once (each transition is one conditional
+// UPDATE); caps are checked and the ticket inserted under a transaction
+// lock, so they hold across replicas. Each transition is announced with
+// NOTIFY, which wakes [Tickets.Wait] on every replica.
+type Tickets struct {
+	s *Store
+}
+
+const ticketColumns = "id, tool, args_hash, args, args_size, scope, scope_id, call_id, run_id, session, subject, state, reason, approver, created, expires"
+
+// capsLock is the advisory lock key Creates with caps take.
+const capsLock = 0x61676e746b636170 // "agntkcap"
+
+func scanTicket(sc interface{ Scan(...any) error }) (*adapter.Ticket, error) {
+	var t adapter.Ticket
+	var created, expires, size int64
+	var args []byte
+	var scope string
+	var state int32
+	if err := sc.Scan(&t.ID, &t.Tool, &t.ArgsHash, &args, &size, &scope, &t.ScopeID, &t.CallID, &t.RunID, &t.Session,
+		&t.Subject, &state, &t.Reason, &t.Approver, &created, &expires); err != nil {
+		return nil, err
+	}
+	if args != nil {
+		t.Args = args
+	}
+	t.ArgsSize = int(size)
+	t.Scope = adapter.ApprovalScope(scope)
+	t.State = adapter.TicketState(state)
+	t.Created = fromNanos(created)
+	t.Expires = fromNanos(expires)
+	return &t, nil
+}
+
+func nanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+// Create implements [adapter.TicketStore].
+func (s *Tickets) Create(ctx context.Context, t *adapter.Ticket, caps adapter.TicketCaps) error {
+	if err := s.create(ctx, t, caps); err != nil {
+		var ce *adapter.TicketCapError
+		if errors.As(err, &ce) {
+			return err
+		}
+		return fmt.Errorf("pgstore: creating ticket %.64q: %w", t.ID, err)
+	}
+	return nil
+}
+
+func (s *Tickets) create(ctx context.Context, t *adapter.Ticket, caps adapter.TicketCaps) error {
+	tx, err := s.s.pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	at := t.Created.UnixNano()
+	// Expired tickets go as new ones come, as in adapter.MemoryTicketStore.
+	if _, err := tx.Exec(ctx, "DELETE FROM tickets WHERE expires <> 0 AND expires < $1", at); err != nil {
+		return err
+	}
+	if caps.PerSubject > 0 || caps.Total > 0 {
+		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(capsLock)); err != nil {
+			return err
+		}
+	}
+	const open = "state <> 4 AND (expires = 0 OR expires >= $1)"
+	if caps.PerSubject > 0 {
+		var n int
+		if err := tx.QueryRow(ctx, "SELECT count(*) FROM tickets WHERE "+open+" AND subject = $2", at, t.Subject).Scan(&n); err != nil {
+			return err
+		}
+		if n >= caps.PerSubject {
+			return &adapter.TicketCapError{PerSubject: true, Cap: caps.PerSubject}
+		}
+	}
+	if caps.Total > 0 {
+		var n int
+		if err := tx.QueryRow(ctx, "SELECT count(*) FROM tickets WHERE "+open, at).Scan(&n); err != nil {
+			return err
+		}
+		if n >= caps.Total {
+			return &adapter.TicketCapError{Cap: caps.Total}
+		}
+	}
+	var args []byte
+	if t.Args != nil {
+		args = t.Args
+	}
+	if _, err := tx.Exec(ctx, "INSERT INTO tickets ("+ticketColumns+", updated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+		t.ID, t.Tool, t.ArgsHash, args, int64(t.ArgsSize), string(t.Scope), t.ScopeID, t.CallID, t.RunID, t.Session, t.Subject,
+		int32(t.State), t.Reason, t.Approver, nanos(t.Created), nanos(t.Expires), s.s.now().UnixNano()); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// Get implements [adapter.TicketStore].
+func (s *Tickets) Get(ctx context.Context, id string) (*adapter.Ticket, error) {
+	t, err := scanTicket(s.s.pool.QueryRow(ctx, "SELECT "+ticketColumns+" FROM tickets WHERE id = $1", id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, adapter.ErrTicketNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: %w", err)
+	}
+	return t, nil
+}
+
+// Find implements [adapter.TicketStore].
+func (s *Tickets) Find(ctx context.Context, k adapter.TicketKey, now time.Time) (*adapter.Ticket, error) {
+	t, err := scanTicket(s.s.pool.QueryRow(ctx, "SELECT "+ticketColumns+` FROM tickets
+		WHERE tool = $1 AND args_hash = $2 AND scope = $3 AND scope_id = $4 AND state <> 4 AND (expires = 0 OR expires >= $5)
+		ORDER BY n DESC LIMIT 1`, k.Tool, k.ArgsHash, string(k.Scope), k.ScopeID, now.UnixNano()))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, adapter.ErrTicketNotFound
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pgstore: %w", err)
+	}
+	return t, nil
+}
+
+// Transition implements [adapter.TicketStore] with one conditional UPDATE,
+// atomic across every replica, that also notifies them.
+func (s *Tickets) Transition(ctx context.Context, id string, from, to adapter.TicketState, reason, approver string, now time.Time) error {
+	rows, err := s.s.pool.Query(ctx, `WITH u AS (
+		UPDATE tickets SET state = $1,
+			reason = CASE WHEN $2 <> '' THEN $2 ELSE reason END,
+			approver = CASE WHEN $3 <> '' THEN $3 ELSE approver END, updated = $4
+		WHERE id = $5 AND state = $6 AND (expires = 0 OR expires >= $7) RETURNING id)
+		SELECT pg_notify('`+notifyChannel+`', id) FROM u`,
+		int32(to), reason, approver, s.s.now().UnixNano(), id, int32(from), now.UnixNano())
+	if err != nil {
+		return fmt.Errorf("pgstore: %w", err)
+	}
+	n := 0
+	for rows.Next() {
+		n++
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("pgstore: %w", err)
+	}
+	if n == 1 {
+		return nil
+	}
+	t, err := s.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if t.State != from {
+		return fmt.Errorf("%w: ticket %s is %s, not %s", adapter.ErrTicketState, id, t.State, from)
+	}
+	return adapter.ErrTicketExpired
+}
+
+// List implements [adapter.TicketStore].
+func (s *Tickets) List(ctx context.Context, state adapter.TicketState) iter.Seq2[*adapter.Ticket, error] {
+	return func(yield func(*adapter.Ticket, error) bool) {
+		rows, err := s.s.pool.Query(ctx, "SELECT "+ticketColumns+" FROM tickets WHERE $1 = 0 OR state = $1 ORDER BY n", int32(state))
+		if err != nil {
+			yield(nil, fmt.Errorf("pgstore: %w", err))
+			return
+		}
+		defer rows.Close()
+		for rows.Next() {
+			t, err := scanTicket(rows)
+			if err != nil {
+				yield(nil, fmt.Errorf("pgstore: %w", err))
+				return
+			}
+			if !yield(t, nil) {
+				return
+			}
+		}
+		if err := rows.Err(); err != nil {
+			yield(nil, fmt.Errorf("pgstore: %w", err))
+		}
+	}
+}
+
+// Wait blocks until the ticket is no longer pending (or ctx ends) and
+// returns it. A decision made through any replica wakes it at once
+// (LISTEN/NOTIFY); it also re-reads the ticket every Options.PollInterval.
+func (s *Tickets) Wait(ctx context.Context, id string) (*adapter.Ticket, error) {
+	poll := time.NewTicker(s.s.opts.PollInterval)
+	defer poll.Stop()
+	for {
+		changed := s.s.wake.changed() // before reading: no wake-up is missed
+		t, err := s.Get(ctx, id)
+		if err != nil || t.State != adapter.TicketPending {
+			return t, err
+		}
+		select {
+		case <-changed:
+		case <-poll.C:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
