@@ -111,6 +111,12 @@ func oauthFor(scenario string, cc map[string]any) (*mcpadapter.OAuth, error) {
 	switch scenario {
 	case "auth/client-credentials-basic":
 		return &mcpadapter.OAuth{ClientCredentials: &mcpadapter.ClientCredentials{ClientID: str("client_id"), ClientSecret: str("client_secret")}}, nil
+	case "auth/cross-app-access-complete-flow":
+		return &mcpadapter.OAuth{Enterprise: &mcpadapter.EnterpriseAuth{
+			IDToken:     func(context.Context) (string, error) { return str("idp_id_token"), nil },
+			IdPTokenURL: str("idp_token_endpoint"), IdPClientID: str("idp_client_id"),
+			ClientID: str("client_id"), ClientSecret: str("client_secret"),
+		}}, nil
 	case "auth/client-credentials-jwt":
 		key, err := parseKey(str("private_key_pem"))
 		if err != nil {

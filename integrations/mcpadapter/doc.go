@@ -109,7 +109,8 @@
 // through an [AuthorizationHandler] ([Loopback] for a terminal), exchanges
 // the code with PKCE, steps up on 403 insufficient_scope and refreshes,
 // keeping tokens in a [TokenStore] keyed by server name and URL.
-// ClientCredentials selects the client-credentials grant instead. Tokens go
+// ClientCredentials selects the client-credentials grant instead, Enterprise
+// enterprise-managed authorization (cross-app access). Tokens go
 // only to the server they were issued for and appear in no log, error or
 // ledger record.
 //

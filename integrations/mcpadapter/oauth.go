@@ -37,7 +37,8 @@ const DefaultRedirectURL = "http://127.0.0.1:8976/callback"
 // registration, scope selection from WWW-Authenticate or scopes_supported,
 // step-up on 403 insufficient_scope, RFC 8707 resource indicators and
 // token refresh. ClientCredentials switches to the client-credentials grant
-// for machine-to-machine servers.
+// for machine-to-machine servers, Enterprise to enterprise-managed
+// authorization.
 //
 // Tokens are kept in Tokens under the server's name and URL, and are only
 // ever sent to that server. Access and refresh tokens are never logged,
@@ -81,6 +82,9 @@ type OAuth struct {
 	// ClientCredentials, if set, obtains tokens with the client-credentials
 	// grant instead: no user, no redirect.
 	ClientCredentials *ClientCredentials
+	// Enterprise, if set, obtains tokens by enterprise-managed
+	// authorization (cross-app access) instead.
+	Enterprise *EnterpriseAuth
 
 	// Tokens keeps tokens across connections and processes; nil means a
 	// MemoryTokenStore of the server's own.
@@ -148,6 +152,15 @@ func newOAuthHandler(s *Server) (*oauthHandler, error) {
 		h.store = new(MemoryTokenStore)
 	}
 	h.hc = firstClient(cfg.HTTPClient, s.HTTPClient)
+	if cfg.Enterprise != nil {
+		if cfg.ClientCredentials != nil {
+			return nil, errors.New("OAuth: set at most one of ClientCredentials and Enterprise")
+		}
+		if err := cfg.Enterprise.validate(); err != nil {
+			return nil, err
+		}
+		return h, nil
+	}
 	if cc := cfg.ClientCredentials; cc != nil {
 		if cc.ClientID == "" || (cc.ClientSecret == "") == (cc.PrivateKey == nil) {
 			return nil, errors.New("OAuth.ClientCredentials needs a ClientID and exactly one of ClientSecret and PrivateKey")
@@ -349,12 +362,16 @@ func (h *oauthHandler) Authorize(ctx context.Context, req *http.Request, resp *h
 		}
 	}
 	var err error
-	if h.cfg.ClientCredentials != nil {
+	if h.cfg.ClientCredentials != nil || h.cfg.Enterprise != nil {
 		drain(resp)
 		if resp.StatusCode == http.StatusForbidden && challengeParam(challenges, "error") != "insufficient_scope" {
 			return nil
 		}
-		err = h.clientCredentials(ctx, req.URL.String(), challenges)
+		if h.cfg.Enterprise != nil {
+			err = h.enterprise(ctx, req.URL.String(), challenges)
+		} else {
+			err = h.clientCredentials(ctx, req.URL.String(), challenges)
+		}
 	} else {
 		if h.legacy(ctx, req.URL.String(), challenges) {
 			drain(resp)
@@ -595,6 +612,11 @@ func scopesFrom(cs []oauthex.Challenge, supported []string) []string {
 }
 
 // clientCredentials obtains a token with the client-credentials grant.
+// go-sdk's extauth.ClientCredentialsHandler covers client_secret only,
+// sends no RFC 8707 resource indicator, and binds its token source to the
+// request that triggered it (so the grant cannot be renewed once that
+// request is over); this uses the same discovery and x/oauth2 request, with
+// private_key_jwt, the resource, and a fresh context per grant.
 func (h *oauthHandler) clientCredentials(ctx context.Context, mcpURL string, cs []oauthex.Challenge) error {
 	prm, asm, err := h.discover(ctx, mcpURL, cs)
 	if err != nil {

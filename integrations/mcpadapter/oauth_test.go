@@ -489,10 +489,14 @@ func TestOAuthConfigErrors(t *testing.T) {
 	defer m.Close()
 	ctx := context.Background()
 	for name, s := range map[string]mcpadapter.Server{
-		"Stdio":           {Name: "s", Command: "true", OAuth: &mcpadapter.OAuth{}},
-		"SSE":             {Name: "s", URL: "http://127.0.0.1:1/sse", SSE: true, OAuth: &mcpadapter.OAuth{}},
-		"BothCredentials": {Name: "s", URL: "http://127.0.0.1:1/mcp", OAuth: &mcpadapter.OAuth{ClientCredentials: &mcpadapter.ClientCredentials{ClientID: "x", ClientSecret: "y", PrivateKey: mustKey(t)}}},
-		"NoRegistration":  {Name: "s", URL: "http://127.0.0.1:1/mcp", OAuth: &mcpadapter.OAuth{NoDynamicRegistration: true}},
+		"Stdio":                {Name: "s", Command: "true", OAuth: &mcpadapter.OAuth{}},
+		"SSE":                  {Name: "s", URL: "http://127.0.0.1:1/sse", SSE: true, OAuth: &mcpadapter.OAuth{}},
+		"BothCredentials":      {Name: "s", URL: "http://127.0.0.1:1/mcp", OAuth: &mcpadapter.OAuth{ClientCredentials: &mcpadapter.ClientCredentials{ClientID: "x", ClientSecret: "y", PrivateKey: mustKey(t)}}},
+		"NoRegistration":       {Name: "s", URL: "http://127.0.0.1:1/mcp", OAuth: &mcpadapter.OAuth{NoDynamicRegistration: true}},
+		"EnterpriseIncomplete": {Name: "s", URL: "http://127.0.0.1:1/mcp", OAuth: &mcpadapter.OAuth{Enterprise: &mcpadapter.EnterpriseAuth{ClientID: "x"}}},
+		"TwoGrants": {Name: "s", URL: "http://127.0.0.1:1/mcp", OAuth: &mcpadapter.OAuth{
+			ClientCredentials: &mcpadapter.ClientCredentials{ClientID: "x", ClientSecret: "y"},
+			Enterprise:        &mcpadapter.EnterpriseAuth{IDToken: func(context.Context) (string, error) { return "", nil }, IdPTokenURL: "http://idp/token", IdPClientID: "a", ClientID: "b"}}},
 	} {
 		if err := m.Connect(ctx, s); err == nil {
 			t.Errorf("%s: Connect accepted an invalid OAuth configuration", name)
