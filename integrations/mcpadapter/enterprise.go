@@ -100,4 +100,3 @@ func (h *oauthHandler) enterprise(ctx context.Context, mcpURL string, cs []oauth
 	h.mu.Unlock()
 	return nil
 }
-
