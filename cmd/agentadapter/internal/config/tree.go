@@ -184,24 +184,6 @@ func (n *node) plain() any {
 	return nil
 }
 
-// find returns the node at a dotted path as encoding/json reports it in
-// UnmarshalTypeError.Field ("agentadapter.servers.x.trust"), or the
-// deepest node found on the way.
-func (n *node) find(field string) *node {
-	cur := n
-	for _, part := range strings.Split(field, ".") {
-		if cur.kind != '{' {
-			break
-		}
-		next, ok := cur.obj[part]
-		if !ok {
-			break
-		}
-		cur = next
-	}
-	return cur
-}
-
 func sortedKeys[M ~map[string]V, V any](m M) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
