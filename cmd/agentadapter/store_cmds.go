@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -134,7 +135,7 @@ func (e *env) decide(c *cobra.Command, id string, ok bool, as, reason string) er
 
 func newLedgerCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{Use: "ledger", Short: "Query, follow and export the call ledger", Long: "Every call the gateway (or call) made, one record each." + storeNote}
-	var q state.Query
+	var q adapter.LedgerQuery
 	var since time.Duration
 	var follow bool
 	var out string
@@ -170,16 +171,21 @@ func newLedgerCmd(e *env) *cobra.Command {
 		if !jsonl {
 			fmt.Fprintln(tw, "TIME\tTOOL\tSUBJECT\tOUTCOME\tAPPROVAL\tDURATION\tCALL")
 		}
-		seen := map[string]bool{}
 		for {
+			var batch []adapter.Record
 			for r, err := range st.Records(c.Context(), q) {
 				if err != nil {
 					return err
 				}
-				if seen[r.CallID] {
-					continue
-				}
-				seen[r.CallID] = true
+				batch = append(batch, r)
+			}
+			if q.Newest {
+				// tail: the last records, printed oldest first, then follow.
+				slices.Reverse(batch)
+				q.Newest, q.Limit = false, 0
+			}
+			for _, r := range batch {
+				q.After = max(q.After, r.Seq)
 				if jsonl {
 					b, _ := json.Marshal(r)
 					fmt.Fprintln(w, string(b))
@@ -204,8 +210,9 @@ func newLedgerCmd(e *env) *cobra.Command {
 	addFilters(query)
 	tail := &cobra.Command{Use: "tail", Short: "Print the latest records; -f follows new ones", Args: argsErr(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
-			if since == 0 && !follow {
-				since = time.Hour
+			q.Newest = true
+			if q.Limit == 0 {
+				q.Limit = 20
 			}
 			return print(c, e.jsonOut)
 		}}
@@ -215,7 +222,20 @@ func newLedgerCmd(e *env) *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) error { return print(c, true) }}
 	addFilters(export)
 	export.Flags().StringVarP(&out, "out", "o", "", "write to this file")
-	cmd.AddCommand(query, tail, export)
+	verify := &cobra.Command{Use: "verify", Short: "Check the ledger's hash chain: names the first record edited, inserted or deleted", Args: argsErr(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error {
+			st, err := e.storeOnly(c.Context())
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			if err := st.Verify(c.Context()); err != nil {
+				return fmt.Errorf("the ledger does not verify: %w", err)
+			}
+			fmt.Fprintln(e.stdout, "the ledger verifies: no record edited, inserted or deleted")
+			return nil
+		}}
+	cmd.AddCommand(query, tail, export, verify)
 	return cmd
 }
 
@@ -231,9 +251,12 @@ releases the tool within a second.` + storeNote}
 				return err
 			}
 			defer st.Close()
-			pins, err := st.Pins(c.Context())
-			if err != nil {
-				return err
+			pins := map[string]string{}
+			for p, err := range st.Pins().All(c.Context()) {
+				if err != nil {
+					return err
+				}
+				pins[p.Key] = p.Hash
 			}
 			qs, err := st.Quarantines(c.Context())
 			if err != nil {
@@ -299,7 +322,7 @@ releases the tool within a second.` + storeNote}
 			}
 			defer st.Close()
 			q := qs[0]
-			if err := st.SetPin(c.Context(), mcpadapter.PinKey(q.Server, q.RemoteName), q.Got); err != nil {
+			if err := st.Pins().Set(c.Context(), mcpadapter.PinKey(q.Server, q.RemoteName), q.Got); err != nil {
 				return err
 			}
 			fmt.Fprintf(e.stdout, "accepted %s/%s at %s\n", q.Server, q.Tool, short(q.Got))

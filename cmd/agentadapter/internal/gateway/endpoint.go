@@ -88,7 +88,7 @@ func (g *Gateway) newEndpoint(name string, def endpointDef) (*endpoint, error) {
 		for t, d := range p.Cache {
 			tools[t] = time.Duration(d)
 		}
-		opts.Cache = &adapter.CacheOptions{Tools: tools}
+		opts.Cache = &adapter.CacheOptions{Tools: tools, Store: g.opts.Store.Cache()}
 	}
 	ep.exec = adapter.NewExecutor(g.reg, opts)
 	srvName := "agentadapter"

@@ -7,7 +7,6 @@ package gateway
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"reflect"
@@ -76,16 +75,12 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 	g.ledger = &meteredLedger{next: opts.Store.Ledger(), m: g.Metrics}
 	g.appr = &adapter.Deferred{Store: opts.Store.Tickets()}
 	g.cfg.Store(cfg)
-	pins, err := opts.Store.Pins(context.Background())
-	if err != nil {
-		return nil, fmt.Errorf("reading pins: %w", err)
-	}
 	g.mgr = mcpadapter.NewManager(g.up, &mcpadapter.ManagerOptions{
-		Client: &mcp.Implementation{Name: "agentadapter", Version: opts.Version},
-		Pins:   pins,
-		Logger: g.log,
+		Client:   &mcp.Implementation{Name: "agentadapter", Version: opts.Version},
+		PinStore: opts.Store.Pins(),
+		Logger:   g.log,
 		OnQuarantine: func(q mcpadapter.Quarantine) {
-			g.log.Warn("tool quarantined: its definition changed", "server", q.Server, "tool", q.Tool)
+			g.log.Warn("tool quarantined: its definition changed; review it with agentadapter pins diff", "server", q.Server, "tool", q.Tool)
 			g.saveQuarantines()
 		},
 	})
@@ -128,7 +123,6 @@ func (g *Gateway) Start(ctx context.Context) error {
 	g.reloadMu.Lock()
 	err := g.connect(ctx, g.cfg.Load().Servers)
 	g.reloadMu.Unlock()
-	g.persistPins()
 	if g.opts.Supervise {
 		g.wg.Add(2)
 		go func() { defer g.wg.Done(); g.supervise(sctx) }()
@@ -255,7 +249,6 @@ func (g *Gateway) Reload(ctx context.Context, cfg *config.Config) error {
 		}
 	}
 	err = g.connect(ctx, add)
-	g.persistPins()
 	g.log.Info("configuration reloaded", "servers", len(want), "endpoints", len(eps))
 	return err
 }

@@ -115,24 +115,6 @@ func (l *meteredLedger) Write(ctx context.Context, r *adapter.Record) error {
 	return l.next.Write(ctx, r)
 }
 
-// persistPins saves the pins of every tool seen, so that a change between
-// runs quarantines the tool on the next start.
-func (g *Gateway) persistPins() {
-	ctx := context.Background()
-	have, err := g.opts.Store.Pins(ctx)
-	if err != nil {
-		g.log.Error("reading pins", "err", err)
-		return
-	}
-	for k, v := range g.mgr.Pins() {
-		if have[k] != v {
-			if err := g.opts.Store.SetPin(ctx, k, v); err != nil {
-				g.log.Error("saving pin", "key", k, "err", err)
-			}
-		}
-	}
-}
-
 func (g *Gateway) saveQuarantines() {
 	var out []state.Quarantine
 	for _, q := range g.mgr.Quarantined() {
@@ -149,7 +131,8 @@ func (g *Gateway) saveQuarantines() {
 }
 
 // watchPins releases quarantined tools whose new definition an operator
-// accepted through the store (agentadapter pins accept, from any process).
+// accepted through the shared pin store (agentadapter pins accept, from
+// any process).
 func (g *Gateway) watchPins(ctx context.Context) {
 	t := time.NewTicker(time.Second)
 	defer t.Stop()
@@ -159,26 +142,15 @@ func (g *Gateway) watchPins(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		qs := g.mgr.Quarantined()
-		if len(qs) == 0 {
+		before := len(g.mgr.Quarantined())
+		if before == 0 {
 			continue
 		}
-		pins, err := g.opts.Store.Pins(ctx)
-		if err != nil {
-			continue
+		if err := g.mgr.SyncPins(ctx); err != nil {
+			g.log.Error("syncing pins", "err", err)
 		}
-		changed := false
-		for _, q := range qs {
-			if pins[pinKey(q.Server, q.RemoteName)] == q.Got {
-				if err := g.mgr.Accept(q.Server, q.Tool); err != nil {
-					g.log.Error("accepting a pinned definition", "server", q.Server, "tool", q.Tool, "err", err)
-					continue
-				}
-				g.log.Info("quarantine released: new definition accepted", "server", q.Server, "tool", q.Tool)
-				changed = true
-			}
-		}
-		if changed {
+		if after := len(g.mgr.Quarantined()); after != before {
+			g.log.Info("quarantine released: new definition accepted", "released", before-after)
 			g.saveQuarantines()
 		}
 	}

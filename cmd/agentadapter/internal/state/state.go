@@ -1,18 +1,22 @@
 // Package state opens the gateway's durable state: approval tickets, the
-// ledger and definition pins, shared by a running gateway and the
-// approvals, ledger and pins commands.
+// ledger, the result cache and definition pins, shared by a running gateway
+// and the approvals, ledger and pins commands (other processes).
 package state
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	sqlitestore "github.com/agentadapter/agentadapter/store/sqlite"
 )
 
 // Store is what the gateway keeps between runs and shares between
@@ -22,16 +26,18 @@ type Store interface {
 	Tickets() adapter.TicketStore
 	// Ledger records calls.
 	Ledger() adapter.Ledger
-	// Records yields ledger records matching q, oldest first.
-	Records(ctx context.Context, q Query) iter.Seq2[*adapter.Record, error]
-	// Pins returns the accepted definition hashes (mcpadapter.PinKey).
-	Pins(ctx context.Context) (map[string]string, error)
-	// SetPin accepts a definition hash.
-	SetPin(ctx context.Context, key, hash string) error
-	// Quarantines returns the changed definitions awaiting acceptance, as
-	// the gateway last reported them.
+	// Records yields the ledger records q selects.
+	Records(ctx context.Context, q adapter.LedgerQuery) iter.Seq2[adapter.Record, error]
+	// Verify checks the ledger's hash chain.
+	Verify(ctx context.Context) error
+	// Cache holds cached results; nil means one in process memory.
+	Cache() adapter.Cache
+	// Pins keeps accepted tool definition hashes.
+	Pins() mcpadapter.PinStore
+	// Quarantines are the changed definitions awaiting review, as the
+	// gateway last reported them (pins diff shows them, pins accept
+	// accepts one).
 	Quarantines(ctx context.Context) ([]Quarantine, error)
-	// SetQuarantines replaces them.
 	SetQuarantines(ctx context.Context, q []Quarantine) error
 	Close() error
 }
@@ -47,90 +53,52 @@ type Quarantine struct {
 	Previous   json.RawMessage `json:"previous,omitempty"`
 }
 
-// Query selects ledger records; zero fields select all.
-type Query struct {
-	Tool, Subject, Outcome, Run string
-	Since, Until                time.Time
-	Limit                       int
-}
-
-// Match reports whether r passes q (Limit aside).
-func (q Query) Match(r *adapter.Record) bool {
-	return (q.Tool == "" || r.Tool == q.Tool) && (q.Subject == "" || r.Subject == q.Subject) &&
-		(q.Outcome == "" || r.Outcome == q.Outcome) && (q.Run == "" || r.RunID == q.Run) &&
-		(q.Since.IsZero() || !r.Time.Before(q.Since)) && (q.Until.IsZero() || r.Time.Before(q.Until))
-}
-
-// Open opens a store from its configuration string: "memory:" (this
-// process only) or "sqlite:PATH".
+// Open opens a store from its configuration string: "sqlite:PATH" (the
+// default; shared by every process on the machine) or "memory:" (this
+// process only).
 func Open(ctx context.Context, spec string) (Store, error) {
 	scheme, rest, _ := strings.Cut(spec, ":")
-	if opener, ok := openers[scheme]; ok {
-		return opener(ctx, rest)
+	switch scheme {
+	case "memory":
+		return NewMemory(), nil
+	case "sqlite":
+		if rest == "" {
+			return nil, errors.New(`store "sqlite:" needs a path: sqlite:PATH`)
+		}
+		if err := os.MkdirAll(filepath.Dir(rest), 0o700); err != nil {
+			return nil, err
+		}
+		db, err := sqlitestore.Open(ctx, rest, nil)
+		if err != nil {
+			return nil, fmt.Errorf("opening %s: %w", rest, err)
+		}
+		return &sqlite{db: db, quarantine: rest + ".quarantine.json"}, nil
 	}
-	return nil, fmt.Errorf("store %q: this build supports %s", spec, strings.Join(schemes(), ", "))
-}
-
-var openers = map[string]func(ctx context.Context, rest string) (Store, error){
-	"memory": func(context.Context, string) (Store, error) { return NewMemory(), nil },
-}
-
-func schemes() []string {
-	var out []string
-	for k := range openers {
-		out = append(out, k+":")
-	}
-	return out
+	return nil, fmt.Errorf("store %q: use sqlite:PATH or memory:", spec)
 }
 
 // Memory is a Store in process memory, for tests and "memory:".
 type Memory struct {
 	tickets *adapter.MemoryTicketStore
 	ledger  *adapter.MemoryLedger
+	pins    *mcpadapter.MemoryPinStore
 	mu      sync.Mutex
-	pins    map[string]string
 	quar    []Quarantine
 }
 
 // NewMemory returns an empty in-memory store.
 func NewMemory() *Memory {
-	return &Memory{tickets: adapter.NewMemoryTicketStore(), ledger: adapter.NewMemoryLedger(0), pins: map[string]string{}}
+	return &Memory{tickets: adapter.NewMemoryTicketStore(), ledger: adapter.NewMemoryLedger(0), pins: mcpadapter.NewMemoryPinStore(nil)}
 }
 
 func (m *Memory) Tickets() adapter.TicketStore { return m.tickets }
 func (m *Memory) Ledger() adapter.Ledger       { return m.ledger }
-func (m *Memory) Records(ctx context.Context, q Query) iter.Seq2[*adapter.Record, error] {
-	return func(yield func(*adapter.Record, error) bool) {
-		n := 0
-		for _, r := range m.ledger.Records() {
-			if !q.Match(&r) {
-				continue
-			}
-			if q.Limit > 0 && n == q.Limit {
-				return
-			}
-			n++
-			if !yield(&r, nil) {
-				return
-			}
-		}
-	}
+func (m *Memory) Records(ctx context.Context, q adapter.LedgerQuery) iter.Seq2[adapter.Record, error] {
+	return m.ledger.Query(ctx, q)
 }
-func (m *Memory) Pins(context.Context) (map[string]string, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := make(map[string]string, len(m.pins))
-	for k, v := range m.pins {
-		out[k] = v
-	}
-	return out, nil
-}
-func (m *Memory) SetPin(_ context.Context, key, hash string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.pins[key] = hash
-	return nil
-}
+func (m *Memory) Verify(ctx context.Context) error { return m.ledger.Verify(ctx) }
+func (m *Memory) Cache() adapter.Cache             { return nil }
+func (m *Memory) Pins() mcpadapter.PinStore        { return m.pins }
 func (m *Memory) Quarantines(context.Context) ([]Quarantine, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -143,3 +111,54 @@ func (m *Memory) SetQuarantines(_ context.Context, q []Quarantine) error {
 	return nil
 }
 func (m *Memory) Close() error { return nil }
+
+// sqlite is the SQLite store; quarantines (a short list, written by the
+// gateway, read by pins) live in a file beside the database.
+type sqlite struct {
+	db         *sqlitestore.Store
+	quarantine string
+}
+
+func (s *sqlite) Tickets() adapter.TicketStore { return s.db.Tickets() }
+func (s *sqlite) Ledger() adapter.Ledger       { return s.db.Ledger() }
+func (s *sqlite) Records(ctx context.Context, q adapter.LedgerQuery) iter.Seq2[adapter.Record, error] {
+	return s.db.Ledger().Query(ctx, q)
+}
+func (s *sqlite) Verify(ctx context.Context) error { return s.db.Ledger().Verify(ctx) }
+func (s *sqlite) Cache() adapter.Cache             { return s.db.Cache() }
+func (s *sqlite) Pins() mcpadapter.PinStore        { return s.db.Pins() }
+func (s *sqlite) Quarantines(context.Context) ([]Quarantine, error) {
+	b, err := os.ReadFile(s.quarantine)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var q []Quarantine
+	if err := json.Unmarshal(b, &q); err != nil {
+		return nil, fmt.Errorf("%s: %w", s.quarantine, err)
+	}
+	return q, nil
+}
+func (s *sqlite) SetQuarantines(_ context.Context, q []Quarantine) error {
+	b, err := json.Marshal(q)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(s.quarantine), ".quarantine-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	// Renamed over the old file: a reader sees the old list or the new one.
+	return os.Rename(tmp.Name(), s.quarantine)
+}
+func (s *sqlite) Close() error { return s.db.Close() }
