@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/pgtest"
 )
 
 var ticketRE = regexp.MustCompile(`agentadapter approvals approve (\S+)`)
@@ -171,4 +174,41 @@ func TestPins(t *testing.T) {
 		t.Errorf("describe after accepting: %q", text(res))
 	}
 	s.stop(t)
+}
+
+// The same flow on PostgreSQL: a gateway fleet's shared store.
+func TestPostgresStore(t *testing.T) {
+	c, err := pgtest.Start()
+	if errors.Is(err, pgtest.ErrNoPostgres) {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Stop() })
+	dir := t.TempDir()
+	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"notes": {"command": %q}},
+  "agentadapter": {"store": %q}}`, testServer, c.DSN))
+	env := []string{"XDG_STATE_HOME=" + dir}
+	aa := func(args ...string) result { return runBin(t, dir, env, append([]string{"--config", "gateway.json"}, args...)...) }
+	r := aa("call", "add_note", `{"text": "pg"}`)
+	m := ticketRE.FindStringSubmatch(r.stderr)
+	if r.code != exitPending || m == nil {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if r := aa("approvals", "approve", m[1]); r.code != 0 {
+		t.Fatalf("approve: %d %s", r.code, r.stderr)
+	}
+	if r := aa("call", "add_note", `{"text": "pg"}`); r.code != 0 {
+		t.Errorf("the approved call: %d %s", r.code, r.stderr)
+	}
+	if r := aa("ledger", "verify"); r.code != 0 {
+		t.Errorf("verify: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	if r := aa("ledger", "query", "--outcome", "ok", "--json"); strings.Count(r.stdout, "\n") != 1 {
+		t.Errorf("ledger query: %s %s", r.stdout, r.stderr)
+	}
 }

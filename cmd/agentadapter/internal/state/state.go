@@ -5,6 +5,8 @@ package state
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	pgstore "github.com/agentadapter/agentadapter/store/postgres"
 	sqlitestore "github.com/agentadapter/agentadapter/store/sqlite"
 )
 
@@ -54,8 +57,9 @@ type Quarantine struct {
 }
 
 // Open opens a store from its configuration string: "sqlite:PATH" (the
-// default; shared by every process on the machine) or "memory:" (this
-// process only).
+// default; shared by every process on the machine), "postgres://..."
+// (shared by replicas on several machines) or "memory:" (this process
+// only).
 func Open(ctx context.Context, spec string) (Store, error) {
 	scheme, rest, _ := strings.Cut(spec, ":")
 	switch scheme {
@@ -72,9 +76,25 @@ func Open(ctx context.Context, spec string) (Store, error) {
 		if err != nil {
 			return nil, fmt.Errorf("opening %s: %w", rest, err)
 		}
-		return &sqlite{db: db, quarantine: rest + ".quarantine.json"}, nil
+		return &durable{tickets: db.Tickets(), ledger: db.Ledger(), cache: db.Cache(), pins: db.Pins(), close: db.Close,
+			quarantine: rest + ".quarantine.json"}, nil
+	case "postgres", "postgresql":
+		db, err := pgstore.Open(ctx, spec, nil)
+		if err != nil {
+			return nil, fmt.Errorf("opening the postgres store: %w", err)
+		}
+		// The quarantine list is the reviewing operator's: kept on this
+		// machine, one file per database.
+		sum := sha256.Sum256([]byte(spec))
+		dir := filepath.Join(stateDir(), "quarantine")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			db.Close()
+			return nil, err
+		}
+		return &durable{tickets: db.Tickets(), ledger: db.Ledger(), cache: db.Cache(), pins: db.Pins(), close: db.Close,
+			quarantine: filepath.Join(dir, hex.EncodeToString(sum[:8])+".json")}, nil
 	}
-	return nil, fmt.Errorf("store %q: use sqlite:PATH or memory:", spec)
+	return nil, fmt.Errorf("store %q: use sqlite:PATH, postgres://... or memory:", spec)
 }
 
 // Memory is a Store in process memory, for tests and "memory:".
@@ -112,22 +132,34 @@ func (m *Memory) SetQuarantines(_ context.Context, q []Quarantine) error {
 }
 func (m *Memory) Close() error { return nil }
 
-// sqlite is the SQLite store; quarantines (a short list, written by the
-// gateway, read by pins) live in a file beside the database.
-type sqlite struct {
-	db         *sqlitestore.Store
+// ledger is what the durable stores' ledgers offer.
+type ledger interface {
+	adapter.Ledger
+	adapter.LedgerReader
+	adapter.LedgerVerifier
+}
+
+// durable is a SQLite or PostgreSQL store; quarantines (a short list,
+// written by the gateway, read by pins) live in a file (beside a SQLite
+// database).
+type durable struct {
+	tickets    adapter.TicketStore
+	ledger     ledger
+	cache      adapter.Cache
+	pins       mcpadapter.PinStore
+	close      func() error
 	quarantine string
 }
 
-func (s *sqlite) Tickets() adapter.TicketStore { return s.db.Tickets() }
-func (s *sqlite) Ledger() adapter.Ledger       { return s.db.Ledger() }
-func (s *sqlite) Records(ctx context.Context, q adapter.LedgerQuery) iter.Seq2[adapter.Record, error] {
-	return s.db.Ledger().Query(ctx, q)
+func (s *durable) Tickets() adapter.TicketStore { return s.tickets }
+func (s *durable) Ledger() adapter.Ledger       { return s.ledger }
+func (s *durable) Records(ctx context.Context, q adapter.LedgerQuery) iter.Seq2[adapter.Record, error] {
+	return s.ledger.Query(ctx, q)
 }
-func (s *sqlite) Verify(ctx context.Context) error { return s.db.Ledger().Verify(ctx) }
-func (s *sqlite) Cache() adapter.Cache             { return s.db.Cache() }
-func (s *sqlite) Pins() mcpadapter.PinStore        { return s.db.Pins() }
-func (s *sqlite) Quarantines(context.Context) ([]Quarantine, error) {
+func (s *durable) Verify(ctx context.Context) error { return s.ledger.Verify(ctx) }
+func (s *durable) Cache() adapter.Cache             { return s.cache }
+func (s *durable) Pins() mcpadapter.PinStore        { return s.pins }
+func (s *durable) Quarantines(context.Context) ([]Quarantine, error) {
 	b, err := os.ReadFile(s.quarantine)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -141,7 +173,7 @@ func (s *sqlite) Quarantines(context.Context) ([]Quarantine, error) {
 	}
 	return q, nil
 }
-func (s *sqlite) SetQuarantines(_ context.Context, q []Quarantine) error {
+func (s *durable) SetQuarantines(_ context.Context, q []Quarantine) error {
 	b, err := json.Marshal(q)
 	if err != nil {
 		return err
@@ -161,4 +193,17 @@ func (s *sqlite) SetQuarantines(_ context.Context, q []Quarantine) error {
 	// Renamed over the old file: a reader sees the old list or the new one.
 	return os.Rename(tmp.Name(), s.quarantine)
 }
-func (s *sqlite) Close() error { return s.db.Close() }
+func (s *durable) Close() error { return s.close() }
+
+// stateDir is $XDG_STATE_HOME/agentadapter, else ~/.local/state/agentadapter.
+func stateDir() string {
+	dir := os.Getenv("XDG_STATE_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			home = os.TempDir()
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(dir, "agentadapter")
+}
