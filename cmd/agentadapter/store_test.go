@@ -193,7 +193,9 @@ func TestPostgresStore(t *testing.T) {
 	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"notes": {"command": %q}},
   "agentadapter": {"store": %q}}`, testServer, c.DSN))
 	env := []string{"XDG_STATE_HOME=" + dir}
-	aa := func(args ...string) result { return runBin(t, dir, env, append([]string{"--config", "gateway.json"}, args...)...) }
+	aa := func(args ...string) result {
+		return runBin(t, dir, env, append([]string{"--config", "gateway.json"}, args...)...)
+	}
 	r := aa("call", "add_note", `{"text": "pg"}`)
 	m := ticketRE.FindStringSubmatch(r.stderr)
 	if r.code != exitPending || m == nil {
