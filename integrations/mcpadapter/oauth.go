@@ -361,30 +361,34 @@ func (h *oauthHandler) Authorize(ctx context.Context, req *http.Request, resp *h
 			return nil
 		}
 	}
-	var err error
-	if h.cfg.ClientCredentials != nil || h.cfg.Enterprise != nil {
+	if resp.StatusCode == http.StatusForbidden && challengeParam(challenges, "error") != "insufficient_scope" {
+		// Only insufficient_scope calls for (step-up) authorization; the
+		// retried request then fails with the server's answer.
 		drain(resp)
-		if resp.StatusCode == http.StatusForbidden && challengeParam(challenges, "error") != "insufficient_scope" {
-			return nil
-		}
-		if h.cfg.Enterprise != nil {
-			err = h.enterprise(ctx, req.URL.String(), challenges)
-		} else {
-			err = h.clientCredentials(ctx, req.URL.String(), challenges)
-		}
-	} else {
-		if h.legacy(ctx, req.URL.String(), challenges) {
-			drain(resp)
-			err = h.legacyAuthorize(ctx, req.URL.String(), challenges)
-		} else {
-			err = h.code.Authorize(ctx, req, resp)
-		}
-		if err == nil {
-			ts, _ := h.code.TokenSource(ctx)
-			h.mu.Lock()
-			if ts != nil {
-				h.ts = ts
+		return nil
+	}
+	var err error
+	switch {
+	case h.cfg.Enterprise != nil:
+		drain(resp)
+		err = h.enterprise(ctx, req.URL.String(), challenges)
+	case h.cfg.ClientCredentials != nil:
+		drain(resp)
+		err = h.clientCredentials(ctx, req.URL.String(), challenges)
+	case h.legacy(ctx, req.URL.String(), challenges):
+		drain(resp)
+		err = h.legacyAuthorize(ctx, req.URL.String(), challenges)
+	default:
+		if err = h.code.Authorize(ctx, req, resp); err != nil {
+			var re *oauth2.RetrieveError
+			if errors.As(err, &re) {
+				err = safeOAuthError("token request", err)
 			}
+			break
+		}
+		if ts, _ := h.code.TokenSource(ctx); ts != nil {
+			h.mu.Lock()
+			h.ts = ts
 			h.mu.Unlock()
 		}
 	}
