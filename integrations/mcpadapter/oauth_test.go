@@ -397,6 +397,36 @@ func TestOAuthEndToEnd(t *testing.T) {
 		t.Errorf("restart: %d authorizations, want %d", n, after)
 	}
 
+	// A restart after the access token expired refreshes it before use: no
+	// 401, no sign-in.
+	key := mcpadapter.TokenKey{Server: "protected", Resource: a.url + "/mcp"}
+	tok, err := store.Token(context.Background(), key)
+	if err != nil || tok.RefreshToken == "" {
+		t.Fatalf("stored token: %v, %v", tok, err)
+	}
+	tok.Expiry = time.Now().Add(-time.Minute)
+	if err := store.PutToken(context.Background(), key, tok); err != nil {
+		t.Fatal(err)
+	}
+	_, refreshes, _ := a.counts()
+	e3, err := newOAuthEnv(t, a, &mcpadapter.OAuth{Authorize: func(context.Context, *mcpadapter.AuthorizationRequest) (*auth.AuthorizationResult, error) {
+		t.Error("a restart with an expired token asked the user to sign in")
+		return nil, fmt.Errorf("no user")
+	}, Tokens: store}, &logs, &ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e3.call(t, "read_tool"); err != nil {
+		t.Fatal(err)
+	}
+	if n, r, _ := a.counts(); n != after || r != refreshes+1 {
+		t.Errorf("restart with an expired token: %d authorizations, %d refreshes; want %d and %d", n, r, after, refreshes+1)
+	}
+	if got, _ := store.Token(context.Background(), key); got == nil || got.AccessToken == tok.AccessToken || !got.Expiry.After(time.Now()) {
+		t.Errorf("the refreshed token was not stored: %v", got)
+	}
+	e3.exec.Flush(context.Background())
+
 	// The tokens are in the store (so the check below looks for the right
 	// strings), and nowhere in the logs or the ledger.
 	e.exec.Flush(context.Background())
