@@ -245,7 +245,10 @@ type Ticket struct {
 	Reason string
 	// Approver names who decided.
 	Approver string
-	Created  time.Time
+	// Edited, if set, are the arguments the approver substituted (see
+	// [Deferred.ApproveEdited]); the resumed call runs with them.
+	Edited  json.RawMessage
+	Created time.Time
 	// Expires is when the ticket stops being usable; zero means never.
 	Expires time.Time
 }
@@ -637,7 +640,7 @@ func (d *Deferred) Decide(ctx context.Context, req *ApprovalRequest) (Decision, 
 				}
 				return Decision{}, err
 			}
-			return Decision{Verdict: VerdictApproved, Approver: t.Approver, Ticket: t.ID, Requester: t.Subject}, nil
+			return Decision{Verdict: VerdictApproved, Approver: t.Approver, Ticket: t.ID, Requester: t.Subject, Args: t.Edited}, nil
 		case TicketDenied:
 			if err := d.Store.Transition(ctx, t.ID, TicketDenied, TicketConsumed, "", "", now); err != nil && !errors.Is(err, ErrTicketState) && !errors.Is(err, ErrTicketExpired) {
 				return Decision{}, err

@@ -22,12 +22,15 @@ type conn struct {
 	cfg    Server
 	client *mcp.Client
 
-	dialMu sync.Mutex // serialises (re)connection
-	mu     sync.Mutex // guards the fields below
-	sess   *mcp.ClientSession
-	down   error // why the session is gone
-	used   bool  // cfg.Transport has been used
-	closed bool
+	dialMu  sync.Mutex // serialises (re)connection
+	mu      sync.Mutex // guards the fields below
+	sess    *mcp.ClientSession
+	down    error // why the session is gone
+	used    bool  // cfg.Transport has been used
+	closed  bool
+	dials   int       // sessions opened, the first included
+	lastErr error     // the last connection failure, kept after recovery
+	lastAt  time.Time // when lastErr happened
 
 	// imports, guarded by refreshMu for writers and mu for readers.
 	refreshMu sync.Mutex
@@ -182,6 +185,7 @@ func (c *conn) dial(ctx context.Context) error {
 	}
 	old := c.sess
 	c.sess, c.down = s, nil
+	c.dials++
 	c.mu.Unlock()
 	if old != nil {
 		old.Close()
@@ -213,6 +217,7 @@ func (c *conn) lost(s *mcp.ClientSession, err error) {
 	cur := c.sess == s
 	if cur {
 		c.sess, c.down = nil, err
+		c.lastErr, c.lastAt = err, time.Now()
 	}
 	c.mu.Unlock()
 	if cur {
@@ -283,6 +288,7 @@ func (c *conn) setDown(err error) {
 	if c.sess == nil {
 		c.down = err
 	}
+	c.lastErr, c.lastAt = err, time.Now()
 	c.mu.Unlock()
 }
 
@@ -358,7 +364,8 @@ func (c *conn) stopRefresher() {
 
 func (c *conn) status() ServerStatus {
 	c.mu.Lock()
-	st := ServerStatus{Name: c.cfg.Name, Connected: c.sess != nil, Err: c.down, Skipped: slices.Clone(c.skipped)}
+	st := ServerStatus{Name: c.cfg.Name, Connected: c.sess != nil, Err: c.down, Skipped: slices.Clone(c.skipped),
+		Transport: c.cfg.transportName(), Reconnects: max(c.dials-1, 0), LastError: c.lastErr, LastErrorAt: c.lastAt}
 	for _, imp := range c.tools {
 		st.Tools = append(st.Tools, imp.spec.Name)
 		if imp.quarantine.Load() != nil {

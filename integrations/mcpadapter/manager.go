@@ -407,6 +407,15 @@ type ServerStatus struct {
 	Connected bool
 	// Err is why the server is down, if it is.
 	Err error
+	// Transport is how the server is reached: "stdio", "http", "sse" or
+	// "custom" (a Transport or NewTransport of the caller's).
+	Transport string
+	// Reconnects counts the sessions opened after the first.
+	Reconnects int
+	// LastError is the last time the connection was lost or a reconnection
+	// failed, and why; it is kept after the server recovers.
+	LastError   error
+	LastErrorAt time.Time
 	// Tools are the registry names of the tools imported from it.
 	Tools []string
 	// Quarantined are the registry names of its quarantined tools.

@@ -1,0 +1,56 @@
+package adapter
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// A TicketEditor is a [TicketStore] that can approve a ticket with
+// arguments the approver edited. Stores that implement it let
+// [Deferred.ApproveEdited] work; MemoryTicketStore does.
+type TicketEditor interface {
+	// ApproveEdited moves a pending ticket to approved, recording approver
+	// and the replacement arguments (Ticket.Edited), atomically: it fails
+	// with ErrTicketState if the ticket is not pending and with
+	// ErrTicketExpired if it expired.
+	ApproveEdited(ctx context.Context, id string, args json.RawMessage, approver string, now time.Time) error
+}
+
+// ApproveEdited implements [TicketEditor].
+func (m *MemoryTicketStore) ApproveEdited(_ context.Context, id string, args json.RawMessage, approver string, now time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	mt, ok := m.tickets[id]
+	if !ok {
+		return ErrTicketNotFound
+	}
+	if mt.State != TicketPending {
+		return fmt.Errorf("%w: ticket %s is %s, not %s", ErrTicketState, id, mt.State, TicketPending)
+	}
+	if mt.expired(now) {
+		return ErrTicketExpired
+	}
+	mt.State, mt.Approver = TicketApproved, approver
+	mt.Edited = append(json.RawMessage(nil), args...)
+	return nil
+}
+
+// ApproveEdited approves a pending ticket with replacement arguments: the
+// call resumed with the ticket (or retried with its original arguments)
+// runs with args instead. The executor validates args against the tool's
+// input schema again before the handler sees them, and records them in the
+// ledger as the arguments that ran. The store must implement
+// [TicketEditor].
+func (d *Deferred) ApproveEdited(ctx context.Context, ticket, approver string, args json.RawMessage) error {
+	d.init()
+	ed, ok := d.Store.(TicketEditor)
+	if !ok {
+		return fmt.Errorf("adapter: ticket store %T cannot approve with edited arguments (it does not implement TicketEditor)", d.Store)
+	}
+	if !json.Valid(args) {
+		return &Error{Kind: KindArgsInvalid, Message: "edited arguments are not valid JSON"}
+	}
+	return ed.ApproveEdited(ctx, ticket, args, approver, d.now())
+}

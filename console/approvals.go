@@ -1,0 +1,425 @@
+package console
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/agentadapter/agentadapter/adapter"
+)
+
+// ticketView is one pending ticket as the page shows it.
+type ticketView struct {
+	ID, Tool, Server, Remote   string
+	Subject, Run, Call         string
+	Args                       string // pretty, secrets masked
+	Description                string
+	Annotations                []string
+	Schema                     string
+	Created, Expires           time.Time
+	Waited, ExpiresIn          string
+	Known, Editable, Truncated bool
+}
+
+// maxShownArgs bounds the arguments printed on the page.
+const maxShownArgs = 16 << 10
+
+func (c *Console) view(t *adapter.Ticket, now time.Time) ticketView {
+	v := ticketView{
+		ID: t.ID, Tool: t.Tool, Subject: t.Subject, Run: t.RunID, Call: t.CallID,
+		Created: t.Created, Expires: t.Expires,
+		Waited: roughDuration(now.Sub(t.Created)),
+	}
+	if !t.Expires.IsZero() {
+		v.ExpiresIn = roughDuration(t.Expires.Sub(now))
+	}
+	v.Args = pretty(c.redact(t.Tool, t.Args))
+	if len(v.Args) > maxShownArgs {
+		v.Args, v.Truncated = v.Args[:maxShownArgs], true
+	}
+	if spec := c.spec(t.Tool); spec != nil {
+		v.Known = true
+		v.Server, v.Remote = spec.Source.Server, spec.Source.RemoteName
+		v.Description = spec.Description
+		v.Annotations = annotationList(spec.Annotations)
+		if spec.InputSchema != nil {
+			b, _ := json.MarshalIndent(spec.InputSchema, "", "  ")
+			v.Schema = string(b)
+		}
+		v.Editable = spec.InputSchema != nil
+	}
+	return v
+}
+
+func (c *Console) spec(tool string) *adapter.Spec {
+	if c.opts.Tools == nil {
+		return nil
+	}
+	s, ok := c.opts.Tools.Lookup(tool)
+	if !ok {
+		return nil
+	}
+	return s
+}
+
+func annotationList(a adapter.Annotations) []string {
+	var out []string
+	if a.ReadOnly {
+		out = append(out, "read-only")
+	}
+	if a.IsDestructive() {
+		out = append(out, "destructive")
+	}
+	if a.Idempotent {
+		out = append(out, "idempotent")
+	}
+	if a.IsOpenWorld() {
+		out = append(out, "open-world")
+	}
+	return out
+}
+
+func pretty(b json.RawMessage) string {
+	var out bytes.Buffer
+	if json.Indent(&out, b, "", "  ") != nil {
+		return string(b)
+	}
+	return out.String()
+}
+
+func roughDuration(d time.Duration) string {
+	neg := d < 0
+	if neg {
+		d = -d
+	}
+	var s string
+	switch {
+	case d < time.Minute:
+		s = fmt.Sprintf("%ds", int(d/time.Second))
+	case d < time.Hour:
+		s = fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
+	default:
+		s = fmt.Sprintf("%dh%02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
+	}
+	if neg {
+		return "-" + s
+	}
+	return s
+}
+
+// maxPending bounds the tickets listed on one page.
+const maxPending = 500
+
+// pending lists the pending tickets, newest first.
+func (c *Console) pending(ctx context.Context) ([]ticketView, error) {
+	if c.opts.Approvals == nil {
+		return nil, nil
+	}
+	var ts []*adapter.Ticket
+	for t, err := range c.opts.Approvals.Pending(ctx) {
+		if err != nil {
+			return nil, err
+		}
+		ts = append(ts, t)
+	}
+	slices.SortStableFunc(ts, func(a, b *adapter.Ticket) int { return b.Created.Compare(a.Created) })
+	if len(ts) > maxPending {
+		ts = ts[:maxPending]
+	}
+	now := c.now()
+	out := make([]ticketView, 0, len(ts))
+	for _, t := range ts {
+		if !t.Expires.IsZero() && now.After(t.Expires) {
+			continue
+		}
+		out = append(out, c.view(t, now))
+	}
+	return out, nil
+}
+
+func (c *Console) approvalsPage(w http.ResponseWriter, r *http.Request) {
+	c.showApprovals(w, r, http.StatusOK, noticeOf(r), "")
+}
+
+// noticeOf reads the outcome of the previous action from the redirect's
+// query (ticket ids and verbs only: no secrets travel in URLs).
+func noticeOf(r *http.Request) string {
+	q := r.URL.Query()
+	tk := q.Get("ticket")
+	switch q.Get("done") {
+	case "approved":
+		return "Approved " + tk + "."
+	case "edited":
+		return "Approved " + tk + " with edited arguments."
+	case "denied":
+		return "Denied " + tk + "."
+	}
+	return ""
+}
+
+func (c *Console) showApprovals(w http.ResponseWriter, r *http.Request, status int, notice, errMsg string) {
+	p := c.newPage(r, "approvals", "Pending approvals")
+	p.Notice, p.Error = notice, errMsg
+	p.ApprovalsOff = c.opts.Approvals == nil
+	ts, err := c.pending(r.Context())
+	if err != nil {
+		c.logger.Error("console: listing tickets", "err", err)
+		p.Error = "The ticket store could not be read; see the server log."
+		status = http.StatusInternalServerError
+	}
+	p.Tickets = ts
+	c.render(w, r, status, "approvals", p)
+}
+
+// pendingFragment serves the ticket list alone, for the live page to merge.
+func (c *Console) pendingFragment(w http.ResponseWriter, r *http.Request) {
+	p := c.newPage(r, "approvals", "")
+	ts, err := c.pending(r.Context())
+	if err != nil {
+		http.Error(w, "console: the ticket store could not be read", http.StatusInternalServerError)
+		return
+	}
+	p.Tickets = ts
+	c.render(w, r, http.StatusOK, "pending", p)
+}
+
+// maxReason bounds a denial reason; the model reads it.
+const maxReason = 1000
+
+func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
+	op := OperatorFromContext(r.Context())
+	id := r.PostForm.Get("ticket")
+	if c.opts.Approvals == nil || id == "" {
+		http.Error(w, "console: no ticket", http.StatusBadRequest)
+		return
+	}
+	t, err := c.opts.Approvals.Ticket(r.Context(), id)
+	if err != nil {
+		c.decisionFailed(w, r, id, err)
+		return
+	}
+	var done string
+	switch action := r.PostForm.Get("action"); action {
+	case "approve":
+		err, done = c.opts.Approvals.Approve(r.Context(), id, op.Name), "approved"
+	case "deny":
+		reason := strings.TrimSpace(r.PostForm.Get("reason"))
+		if reason == "" {
+			reason = "an operator denied the call"
+		}
+		if len(reason) > maxReason {
+			c.showApprovals(w, r, http.StatusBadRequest, "", fmt.Sprintf("The reason is too long (at most %d characters).", maxReason))
+			return
+		}
+		err, done = c.opts.Approvals.Deny(r.Context(), id, reason, op.Name), "denied"
+		t.Reason = reason
+	default:
+		http.Error(w, "console: unknown action", http.StatusBadRequest)
+		return
+	}
+	if err != nil {
+		c.decisionFailed(w, r, id, err)
+		return
+	}
+	c.record(r.Context(), t, done, t.Reason, op.Name, nil)
+	c.Notify()
+	seeOther(w, "approvals?done="+done+"&ticket="+id)
+}
+
+// record writes an operator's decision on a ticket to the ledger.
+func (c *Console) record(ctx context.Context, t *adapter.Ticket, approval, reason, operator string, args json.RawMessage) {
+	r := &adapter.Record{
+		Time: c.now(), CallID: t.CallID, RunID: t.RunID, Tool: t.Tool, Source: Source, Integration: Source,
+		Subject: t.Subject, Outcome: OutcomeDecision, Message: reason, Approval: approval, Approver: operator, Ticket: t.ID,
+	}
+	if args != nil {
+		r.Args = c.redact(t.Tool, args)
+	}
+	c.write(ctx, r)
+}
+
+func (c *Console) write(ctx context.Context, r *adapter.Record) {
+	// The decision is taken: a ledger failure cannot undo it, but it must
+	// not pass silently.
+	if err := c.opts.Ledger.Write(context.WithoutCancel(ctx), r); err != nil {
+		c.logger.Error("console: recording a decision in the ledger failed", "tool", r.Tool, "ticket", r.Ticket, "approver", r.Approver, "err", err)
+	}
+}
+
+// decisionFailed explains a decision that could not be taken: most often
+// another operator decided first.
+func (c *Console) decisionFailed(w http.ResponseWriter, r *http.Request, id string, err error) {
+	status, msg := http.StatusInternalServerError, "The decision could not be recorded; see the server log."
+	switch {
+	case errors.Is(err, adapter.ErrTicketState):
+		status = http.StatusConflict
+		msg = "Ticket " + id + " was already decided."
+		if t, gerr := c.opts.Approvals.Ticket(r.Context(), id); gerr == nil {
+			switch t.State {
+			case adapter.TicketApproved, adapter.TicketConsumed:
+				if t.Approver != "" {
+					msg = fmt.Sprintf("Ticket %s was already approved by %s.", id, t.Approver)
+				}
+			case adapter.TicketDenied:
+				msg = fmt.Sprintf("Ticket %s was already denied by %s.", id, t.Approver)
+				if t.Reason != "" {
+					msg = fmt.Sprintf("Ticket %s was already denied by %s: %s", id, t.Approver, t.Reason)
+				}
+			}
+		}
+	case errors.Is(err, adapter.ErrTicketExpired):
+		status, msg = http.StatusGone, "Ticket "+id+" expired before the decision."
+	case errors.Is(err, adapter.ErrTicketNotFound):
+		status, msg = http.StatusNotFound, "Ticket "+id+" does not exist (any more)."
+	default:
+		c.logger.Error("console: deciding a ticket", "ticket", id, "err", err)
+	}
+	c.showApprovals(w, r, status, "", msg)
+}
+
+// editView is the argument editor of one ticket.
+type editView struct {
+	Ticket  ticketView
+	Fields  []field
+	General []string
+}
+
+func (c *Console) editState(r *http.Request, id string) (*adapter.Ticket, *jsonschema.Schema, map[string]any, map[string]any, error) {
+	t, err := c.opts.Approvals.Ticket(r.Context(), id)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	if t.Args == nil && t.ArgsSize > 0 {
+		return nil, nil, nil, nil, fmt.Errorf("%w: the arguments (%d bytes) were too large to keep, so they cannot be edited", adapter.ErrTicketNotFound, t.ArgsSize)
+	}
+	spec := c.spec(t.Tool)
+	if spec == nil || spec.InputSchema == nil {
+		return nil, nil, nil, nil, fmt.Errorf("%w: the tool %q is not in the catalog, so its arguments cannot be edited", adapter.ErrTicketNotFound, t.Tool)
+	}
+	var args, shown map[string]any
+	d := json.NewDecoder(bytes.NewReader(t.Args))
+	d.UseNumber()
+	if err := d.Decode(&args); err != nil || args == nil {
+		args = map[string]any{}
+	}
+	d = json.NewDecoder(bytes.NewReader(c.redact(t.Tool, t.Args)))
+	d.UseNumber()
+	if err := d.Decode(&shown); err != nil || shown == nil {
+		shown = map[string]any{}
+	}
+	return t, spec.InputSchema, args, shown, nil
+}
+
+func (c *Console) editPage(w http.ResponseWriter, r *http.Request) {
+	if c.opts.Approvals == nil {
+		http.Error(w, "console: approval is not configured", http.StatusNotFound)
+		return
+	}
+	id := r.URL.Query().Get("ticket")
+	t, s, args, shown, err := c.editState(r, id)
+	if err != nil {
+		c.decisionFailed(w, r, id, err)
+		return
+	}
+	p := c.newPage(r, "approvals", "Edit arguments")
+	p.Edit = &editView{Ticket: c.view(t, c.now()), Fields: buildFields(s, args, shown)}
+	c.render(w, r, http.StatusOK, "edit", p)
+}
+
+func (c *Console) edit(w http.ResponseWriter, r *http.Request) {
+	op := OperatorFromContext(r.Context())
+	if c.opts.Approvals == nil {
+		http.Error(w, "console: approval is not configured", http.StatusNotFound)
+		return
+	}
+	id := r.PostForm.Get("ticket")
+	t, s, args, shown, err := c.editState(r, id)
+	if err != nil {
+		c.decisionFailed(w, r, id, err)
+		return
+	}
+	edited, fields, general := parseFields(s, buildFields(s, args, shown), r.PostForm, args)
+	if edited == nil {
+		p := c.newPage(r, "approvals", "Edit arguments")
+		p.Edit = &editView{Ticket: c.view(t, c.now()), Fields: fields, General: general}
+		p.Error = "The arguments were not approved: correct the fields marked below."
+		c.render(w, r, http.StatusUnprocessableEntity, "edit", p)
+		return
+	}
+	if err := c.opts.Approvals.ApproveEdited(r.Context(), id, op.Name, edited); err != nil {
+		c.decisionFailed(w, r, id, err)
+		return
+	}
+	c.record(r.Context(), t, "approved", "approved with edited arguments", op.Name, edited)
+	c.Notify()
+	seeOther(w, "approvals?done=edited&ticket="+id)
+}
+
+// events streams a "pending" event whenever the set of pending tickets
+// changes, so the page refetches the list (server-sent events).
+func (c *Console) events(w http.ResponseWriter, r *http.Request) {
+	rc := http.NewResponseController(w)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	fmt.Fprint(w, "retry: 1000\n\n")
+	if err := rc.Flush(); err != nil {
+		return
+	}
+	ctx := r.Context()
+	last := ""
+	tick := time.NewTicker(c.opts.PollInterval)
+	defer tick.Stop()
+	keepalive := time.NewTicker(15 * time.Second)
+	defer keepalive.Stop()
+	for n := 0; ; n++ {
+		wake := c.wakeCh()
+		fp := c.fingerprint(ctx)
+		if fp != last {
+			if n > 0 {
+				fmt.Fprintf(w, "event: pending\ndata: %d\n\n", n)
+				if rc.Flush() != nil {
+					return
+				}
+			}
+			last = fp
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.done:
+			return
+		case <-keepalive.C:
+			fmt.Fprint(w, ": keepalive\n\n")
+			if rc.Flush() != nil {
+				return
+			}
+		case <-tick.C:
+		case <-wake:
+		}
+	}
+}
+
+// fingerprint identifies the set of pending tickets.
+func (c *Console) fingerprint(ctx context.Context) string {
+	if c.opts.Approvals == nil {
+		return ""
+	}
+	var b strings.Builder
+	for t, err := range c.opts.Approvals.Pending(ctx) {
+		if err != nil {
+			return b.String()
+		}
+		b.WriteString(t.ID)
+		b.WriteByte(',')
+	}
+	return b.String()
+}

@@ -1,0 +1,335 @@
+package console_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/console"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+)
+
+func TestNewRefusesUnsafeConfiguration(t *testing.T) {
+	d := &adapter.Deferred{}
+	tests := []struct {
+		name string
+		opts *console.Options
+	}{
+		{"nil options", nil},
+		{"no auth, anonymous not allowed", &console.Options{Ledger: adapter.NewMemoryLedger(0)}},
+		{"auth without a verifier", &console.Options{Auth: &mcpadapter.AuthOptions{}, Ledger: adapter.NewMemoryLedger(0)}},
+		{"decisions without a ledger", &console.Options{Approvals: d, Auth: &mcpadapter.AuthOptions{Verifier: verifier}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := console.New(tt.opts); !errors.Is(err, console.ErrConfig) {
+				t.Errorf("New: %v, want ErrConfig", err)
+			}
+		})
+	}
+}
+
+func TestAuthentication(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	anon := &operator{t: t, e: e, c: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	tests := []struct {
+		name, method, path, auth string
+		status                   int
+	}{
+		{"page without a session goes to the login form", "GET", "approvals", "", http.StatusSeeOther},
+		{"event stream without a session", "GET", "events", "", http.StatusUnauthorized},
+		{"fragment without a session", "GET", "pending", "", http.StatusUnauthorized},
+		{"export without a session", "GET", "export", "", http.StatusUnauthorized},
+		{"decision without a session", "POST", "decide", "", http.StatusUnauthorized},
+		{"unknown bearer token", "GET", "approvals", "Bearer nope", http.StatusUnauthorized},
+		{"basic auth", "GET", "approvals", "Basic YTpi", http.StatusUnauthorized},
+		{"good bearer token", "GET", "approvals", "Bearer tok-alice", http.StatusOK},
+		{"login page is public", "GET", "login", "", http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := http.Header{}
+			if tt.auth != "" {
+				h.Set("Authorization", tt.auth)
+			}
+			var form url.Values
+			if tt.method == "POST" {
+				form = url.Values{}
+			}
+			res := anon.do(tt.method, tt.path, form, h)
+			b := body(res)
+			if res.StatusCode != tt.status {
+				t.Fatalf("status %d, want %d: %s", res.StatusCode, tt.status, b)
+			}
+			if strings.Contains(b, "tok-") {
+				t.Error("a token was echoed in the answer")
+			}
+		})
+	}
+	// A failed login says so and opens no session.
+	res := anon.do("POST", "login", url.Values{"token": {"wrong"}}, nil)
+	if b := body(res); res.StatusCode != http.StatusUnauthorized || !strings.Contains(b, "Sign-in failed") || len(res.Cookies()) != 0 {
+		t.Errorf("bad login: %d, cookies %v", res.StatusCode, res.Cookies())
+	}
+	// The session cookie is HttpOnly and SameSite=Strict.
+	res = anon.do("POST", "login", url.Values{"token": {"tok-alice"}}, nil)
+	ck := res.Cookies()
+	if len(ck) != 1 || !ck[0].HttpOnly || ck[0].SameSite != http.SameSiteStrictMode || strings.Contains(ck[0].Value, "tok-alice") {
+		t.Errorf("session cookie %+v", ck)
+	}
+}
+
+func TestAnonymousOnlyFromLoopback(t *testing.T) {
+	e := newEnv(t, envOptions{anonymous: true})
+	o := e.login("") // httptest listens on 127.0.0.1
+	if page := body(o.do("GET", "approvals", nil, nil)); !strings.Contains(page, console.AnonymousOperator) {
+		t.Errorf("anonymous operator not shown:\n%s", page)
+	}
+	// The same handler reached from another address refuses.
+	req := httptest.NewRequest("GET", "/approvals", nil)
+	req.RemoteAddr = "192.0.2.7:5555"
+	rec := httptest.NewRecorder()
+	e.console.ServeHTTP(rec, req)
+	if rec.Code != http.StatusUnauthorized {
+		t.Errorf("remote anonymous request: %d, want 401", rec.Code)
+	}
+}
+
+var inlineHandler = regexp.MustCompile(`(?i)\son[a-z]+=|style=|<script(?:\s[^>]*)?>[^<]`)
+
+func TestSecurityHeadersAndNoInlineScript(t *testing.T) {
+	e := newEnv(t, envOptions{servers: true})
+	e.hold(context.Background(), `{"path":"/srv/a","api_token":"s3cr3t-value"}`)
+	e.changeUpstream()
+	o := e.login("tok-alice")
+	for _, p := range []string{"login", "approvals", "pending", "ledger", "servers", "quarantine", "edit?ticket=" + firstPending(t, e)} {
+		res := o.do("GET", p, nil, nil)
+		b := body(res)
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d %s", p, res.StatusCode, b)
+		}
+		csp := res.Header.Get("Content-Security-Policy")
+		if !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe") || !strings.Contains(csp, "frame-ancestors 'none'") {
+			t.Errorf("%s: CSP %q", p, csp)
+		}
+		if m := inlineHandler.FindString(b); m != "" {
+			t.Errorf("%s: inline script or style: %q", p, m)
+		}
+		if strings.Contains(b, "s3cr3t-value") {
+			t.Errorf("%s shows a secret argument", p)
+		}
+	}
+}
+
+func firstPending(t *testing.T, e *env) string {
+	t.Helper()
+	for tk, err := range e.d.Pending(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tk.ID
+	}
+	t.Fatal("no pending ticket")
+	return ""
+}
+
+func TestCSRF(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	tk := e.hold(context.Background(), `{"path":"/srv/a"}`)
+	o := e.login("tok-alice")
+	for _, tt := range []struct {
+		name string
+		csrf string
+		hdr  http.Header
+	}{
+		{"no token", "", nil},
+		{"another session's token", e.login("tok-bob").csrf, nil},
+		{"cross-site request with the right token", o.csrf, http.Header{"Sec-Fetch-Site": {"cross-site"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			form := url.Values{"ticket": {tk}, "action": {"approve"}}
+			if tt.csrf != "" {
+				form.Set("csrf", tt.csrf)
+			}
+			res := o.do("POST", "decide", form, tt.hdr)
+			if body(res); res.StatusCode != http.StatusForbidden {
+				t.Errorf("status %d, want 403", res.StatusCode)
+			}
+			if st := e.ticket(tk).State; st != adapter.TicketPending {
+				t.Errorf("ticket %s after a forged request", st)
+			}
+		})
+	}
+	res := o.post("decide", url.Values{"ticket": {tk}, "action": {"approve"}})
+	if body(res); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("approve: %d", res.StatusCode)
+	}
+	if got := e.ticket(tk); got.State != adapter.TicketApproved || got.Approver != "alice" {
+		t.Errorf("ticket %+v, want approved by alice", got)
+	}
+}
+
+func TestDecisionsAreLedgerRecords(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ctx := context.Background()
+	approved := e.hold(ctx, `{"path":"/srv/a"}`)
+	denied := e.hold(ctx, `{"path":"/srv/b"}`)
+	edited := e.hold(ctx, `{"path":"/srv/c","api_token":"s3cr3t-value"}`)
+	o := e.login("tok-alice")
+	for _, f := range []url.Values{
+		{"ticket": {approved}, "action": {"approve"}},
+		{"ticket": {denied}, "action": {"deny"}, "reason": {"not that folder"}},
+	} {
+		if res := o.post("decide", f); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("%v: %d %s", f, res.StatusCode, body(res))
+		}
+	}
+	// The edit keeps the masked secret (left empty) and changes the path.
+	res := o.post("edit", url.Values{"ticket": {edited}, "arg.path": {"/srv/c/tmp"}, "arg.keep_days": {"3"}})
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("edit: %d %s", res.StatusCode, body(res))
+	}
+	e.exec.Close() // flush the executor's ledger
+	got := map[string]adapter.Record{}
+	for _, r := range e.ledger.Records() {
+		if r.Outcome == console.OutcomeDecision {
+			got[r.Ticket] = r
+		}
+	}
+	want := map[string]string{approved: "approved", denied: "denied", edited: "approved"}
+	for tk, approval := range want {
+		r, ok := got[tk]
+		if !ok || r.Approval != approval || r.Approver != "alice" || r.Subject != "agent-7" || r.Tool != "delete_file" {
+			t.Errorf("ledger record of %s: %+v, want %s by alice", tk, r, approval)
+		}
+	}
+	if r := got[denied]; r.Message != "not that folder" {
+		t.Errorf("denial reason in the ledger: %q", r.Message)
+	}
+	if r := got[edited]; strings.Contains(string(r.Args), "s3cr3t") || !strings.Contains(string(r.Args), "/srv/c/tmp") {
+		t.Errorf("edited args in the ledger: %s", r.Args)
+	}
+	tk := e.ticket(edited)
+	var args map[string]any
+	json.Unmarshal(tk.Edited, &args)
+	if args["api_token"] != "s3cr3t-value" || args["path"] != "/srv/c/tmp" || args["keep_days"] != 3.0 {
+		t.Errorf("edited arguments %s", tk.Edited)
+	}
+}
+
+func TestEditValidation(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	tk := e.hold(context.Background(), `{"path":"/srv/a","mode":"trash"}`)
+	o := e.login("tok-alice")
+	tests := []struct {
+		name string
+		form url.Values
+		msg  string
+	}{
+		{"not a number", url.Values{"arg.path": {"/x"}, "arg.keep_days": {"three"}}, "Enter a whole number."},
+		{"below the minimum", url.Values{"arg.path": {"/x"}, "arg.keep_days": {"-1"}}, "minimum"},
+		{"required field emptied", url.Values{"arg.path": {""}}, "minLength"},
+		{"not in the enum", url.Values{"arg.path": {"/x"}, "arg.mode": {"burn"}}, "Choose one of the listed values."},
+		{"not a boolean", url.Values{"arg.path": {"/x"}, "arg.recursive": {"maybe"}}, "Choose true or false."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.form.Set("ticket", tk)
+			res := o.post("edit", tt.form)
+			b := body(res)
+			if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(b, tt.msg) || !strings.Contains(b, `aria-invalid="true"`) {
+				t.Errorf("status %d, want 422 with %q inline:\n%s", res.StatusCode, tt.msg, b)
+			}
+			if st := e.ticket(tk).State; st != adapter.TicketPending {
+				t.Errorf("ticket %s after an invalid edit", st)
+			}
+		})
+	}
+}
+
+func TestTwoOperatorsOneTicket(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	for round := range 20 {
+		tk := e.hold(context.Background(), `{"path":"/srv/race`+string(rune('a'+round))+`"}`)
+		ops := []*operator{e.login("tok-alice"), e.login("tok-bob")}
+		forms := []url.Values{
+			{"ticket": {tk}, "action": {"approve"}},
+			{"ticket": {tk}, "action": {"deny"}, "reason": {"no"}},
+		}
+		var wg sync.WaitGroup
+		status := make([]int, 2)
+		bodies := make([]string, 2)
+		for i := range ops {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res := ops[i].post("decide", forms[i])
+				status[i], bodies[i] = res.StatusCode, body(res)
+			}()
+		}
+		wg.Wait()
+		winners := 0
+		for i := range status {
+			switch status[i] {
+			case http.StatusSeeOther:
+				winners++
+			case http.StatusConflict:
+				if !strings.Contains(bodies[i], "was already") || !(strings.Contains(bodies[i], "by alice") || strings.Contains(bodies[i], "by bob")) {
+					t.Errorf("the loser is not told who decided:\n%s", bodies[i])
+				}
+			default:
+				t.Errorf("operator %d: status %d", i, status[i])
+			}
+		}
+		if winners != 1 {
+			t.Fatalf("round %d: %d winners, want 1 (%v)", round, winners, status)
+		}
+	}
+}
+
+func TestLedgerPageAndExport(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	ctx := context.Background()
+	tk := e.hold(ctx, `{"path":"/srv/a"}`)
+	o := e.login("tok-alice")
+	o.post("decide", url.Values{"ticket": {tk}, "action": {"approve"}})
+	if _, err := e.exec.Call(adapter.WithIdentity(ctx, &adapter.Identity{Subject: "agent-7"}), "delete_file", json.RawMessage(`{"path":"/srv/a"}`)); err != nil {
+		t.Fatal(err)
+	}
+	e.exec.Close()
+	page := body(o.do("GET", "ledger?ticket="+tk, nil, nil))
+	for _, want := range []string{"approval_pending", "decision", ">ok<", "alice", tk} {
+		if !strings.Contains(page, want) {
+			t.Errorf("chain page lacks %q", want)
+		}
+	}
+	if i, j := strings.Index(page, "approval_pending"), strings.Index(page, ">ok<"); i < 0 || j < i {
+		t.Error("the chain is not oldest first")
+	}
+	res := o.do("GET", "export?ticket="+tk, nil, nil)
+	b := body(res)
+	if res.Header.Get("Content-Type") != "application/x-ndjson" {
+		t.Errorf("export content type %q", res.Header.Get("Content-Type"))
+	}
+	lines := strings.Split(strings.TrimSpace(b), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("export has %d lines, want 3:\n%s", len(lines), b)
+	}
+	for _, l := range lines {
+		var r adapter.Record
+		if err := json.Unmarshal([]byte(l), &r); err != nil || r.Ticket != tk {
+			t.Errorf("export line %q: %v", l, err)
+		}
+	}
+	if res := o.do("GET", "ledger?since=yesterday", nil, nil); res.StatusCode != http.StatusBadRequest {
+		t.Errorf("bad time filter: %d", res.StatusCode)
+	}
+}

@@ -1,0 +1,62 @@
+// Package console is the operator's web page for a governed tool executor:
+// pending approvals (live), the ledger, MCP servers and quarantined tools.
+// It is an http.Handler any program using the library can mount, and the
+// one `agentadapter serve` mounts.
+//
+//	d := &adapter.Deferred{}
+//	ledger := adapter.NewMemoryLedger(0)
+//	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{
+//		Approval: adapter.ApprovalOptions{Port: d},
+//		Ledger:   ledger,
+//	})
+//	c, err := console.New(&console.Options{
+//		Approvals:    d,
+//		Tools:        reg,
+//		Ledger:       ledger,
+//		LedgerReader: console.MemoryLedgerReader(ledger),
+//		Servers:      manager, // an *mcpadapter.Manager, or nil
+//		Auth:         &mcpadapter.AuthOptions{Verifier: verify},
+//	})
+//	if err != nil { ... }
+//	defer c.Close()
+//	d.OnPending = func(*adapter.Ticket) { c.Notify() }
+//	mux.Handle("/console/", http.StripPrefix("/console", c))
+//
+// # Pages
+//
+// Approvals lists the pending tickets newest first and updates itself over
+// server-sent events: the tool, its server, the requester (subject, run,
+// call), the arguments pretty-printed with secrets masked, the tool's
+// description, annotations and input schema, how long the call has waited
+// and when its ticket expires. An operator approves, denies with a reason
+// the model reads, or edits the arguments in a form generated from the
+// input schema; the edit is validated on the server before the ticket is
+// approved, errors shown beside their fields, and the executor validates
+// it once more before the handler runs. Of two operators deciding one
+// ticket at once, exactly one wins; the other is told who decided.
+//
+// Ledger filters records by run, tool, subject, outcome, ticket and time;
+// following a ticket shows its chain (the call held, the decision, the call
+// that ran with the exact arguments, its duration, outcome and result
+// size); Export JSONL downloads the selection.
+//
+// Servers shows each MCP server's health, transport, tool count,
+// reconnects, last error and trust level. Quarantine shows each tool whose
+// definition changed after it was pinned, as a line diff of title,
+// description, schemas and annotations, to accept or keep blocked.
+//
+// # Security
+//
+// Operators authenticate as clients of the gateway do ([Options.Auth], a
+// go-sdk token verifier): with an "Authorization: Bearer" header, or once
+// through the login form, which opens an HttpOnly, SameSite=Strict cookie
+// session. Without Auth, the console refuses every request unless
+// [Options.AllowAnonymousLocal] is set, and then serves loopback
+// connections only. Every form carries a per-session CSRF token, and
+// cross-origin requests are refused (http.CrossOriginProtection). Pages are
+// served with a strict Content-Security-Policy: the only script is the
+// console's own file, nothing inline. Tokens never travel in URLs. Every
+// decision (approve, edit, deny, accept or keep a pin) is written to
+// [Options.Ledger] with the operator as Approver, and New refuses a
+// configuration without one.
+package console

@@ -1,0 +1,93 @@
+package console
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+)
+
+// page is what every template renders.
+type page struct {
+	Title, Nav       string
+	Operator, CSRF   string
+	Notice, Error    string
+	Login, Anonymous bool
+	Tickets          []ticketView
+	ApprovalsOff     bool
+	Edit             *editView
+	Ledger           *ledgerView
+	Servers          []serverView
+	ServersOff       bool
+	Quarantine       []quarantineView
+	PinDecisions     []recordView
+}
+
+func (c *Console) newPage(r *http.Request, nav, title string) *page {
+	p := &page{Nav: nav, Title: title}
+	if op := OperatorFromContext(r.Context()); op != nil {
+		p.Operator, p.CSRF = op.Name, op.csrf
+	}
+	return p
+}
+
+var pageNames = []string{"login", "approvals", "pending", "edit", "ledger", "servers", "quarantine"}
+
+func (c *Console) parseTemplates() error {
+	funcs := template.FuncMap{
+		"join": strings.Join,
+		"dict": func(kv ...any) map[string]any {
+			m := map[string]any{}
+			for i := 0; i+1 < len(kv); i += 2 {
+				m[kv[i].(string)] = kv[i+1]
+			}
+			return m
+		},
+	}
+	base, err := template.New("base").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html")
+	if err != nil {
+		return fmt.Errorf("console: templates: %w", err)
+	}
+	c.pages = map[string]*template.Template{}
+	for _, n := range pageNames {
+		t := template.Must(base.Clone())
+		if n != "pending" { // defined in parts.html
+			t, err = t.ParseFS(templateFS, "templates/"+n+".html")
+		}
+		if err != nil {
+			return fmt.Errorf("console: template %s: %w", n, err)
+		}
+		c.pages[n] = t
+	}
+	return nil
+}
+
+func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, name string, p *page) {
+	var buf bytes.Buffer
+	entry := "layout"
+	if name == "pending" {
+		entry = "pending"
+	}
+	if err := c.pages[name].ExecuteTemplate(&buf, entry, p); err != nil {
+		c.logger.Error("console: rendering", "page", name, "err", err)
+		http.Error(w, "console: the page could not be rendered", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+func urlQueryEscape(s string) string { return url.QueryEscape(s) }
+
+func (c *Console) pinRecord(q *mcpadapter.Quarantine, operator string) *adapter.Record {
+	return &adapter.Record{
+		Time: c.now(), Tool: q.Tool, Source: Source, Integration: Source, Approver: operator,
+		Message: fmt.Sprintf("server %s, tool %s: pinned %s, new %s", q.Server, q.RemoteName, q.Pinned, q.Got),
+	}
+}

@@ -1,0 +1,260 @@
+package console
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+)
+
+type serverView struct {
+	Name, Health, Transport, Trust, LastError, LastErrorAt string
+	Tools, Quarantined, Reconnects                         int
+	Up                                                     bool
+}
+
+func (c *Console) serversPage(w http.ResponseWriter, r *http.Request) {
+	p := c.newPage(r, "servers", "Servers")
+	p.ServersOff = c.opts.Servers == nil
+	if c.opts.Servers != nil {
+		for _, s := range c.opts.Servers.Servers() {
+			v := serverView{Name: s.Name, Transport: s.Transport, Tools: len(s.Tools), Quarantined: len(s.Quarantined), Reconnects: s.Reconnects, Up: s.Connected, Trust: "untrusted"}
+			v.Health = "connected"
+			if !s.Connected {
+				v.Health = "down"
+				if s.Err != nil {
+					v.Health = "down: " + truncate(s.Err.Error(), 300)
+				}
+			}
+			if s.LastError != nil {
+				v.LastError = truncate(s.LastError.Error(), 300)
+				v.LastErrorAt = s.LastErrorAt.UTC().Format(time.RFC3339)
+			}
+			if c.opts.Trust != nil {
+				v.Trust = c.opts.Trust(s.Name)
+			}
+			p.Servers = append(p.Servers, v)
+		}
+	}
+	c.render(w, r, http.StatusOK, "servers", p)
+}
+
+// diffLine is one line of a definition diff: " " same, "-" old, "+" new.
+type diffLine struct {
+	Op, Text string
+}
+
+type diffPart struct {
+	Name    string
+	Changed bool
+	Lines   []diffLine
+}
+
+type quarantineView struct {
+	Server, Tool, Remote, Pinned, Got string
+	NoPrevious                        bool
+	Parts                             []diffPart
+}
+
+func (c *Console) quarantinePage(w http.ResponseWriter, r *http.Request) {
+	c.showQuarantine(w, r, http.StatusOK, quarantineNotice(r), "")
+}
+
+func quarantineNotice(r *http.Request) string {
+	q := r.URL.Query()
+	switch q.Get("done") {
+	case "accepted":
+		return "Accepted the new definition of " + q.Get("tool") + "."
+	case "kept":
+		return "Kept " + q.Get("tool") + " blocked."
+	}
+	return ""
+}
+
+func (c *Console) showQuarantine(w http.ResponseWriter, r *http.Request, status int, notice, errMsg string) {
+	p := c.newPage(r, "quarantine", "Quarantine")
+	p.Notice, p.Error = notice, errMsg
+	p.ServersOff = c.opts.Servers == nil
+	if c.opts.Servers != nil {
+		for _, q := range c.opts.Servers.Quarantined() {
+			p.Quarantine = append(p.Quarantine, quarantineOf(q))
+		}
+	}
+	if c.opts.LedgerReader != nil {
+		for _, outcome := range []string{OutcomePinAccepted, OutcomePinKept} {
+			for rec, err := range c.opts.LedgerReader.Query(r.Context(), LedgerQuery{Outcome: outcome, Limit: 20}) {
+				if err != nil {
+					break
+				}
+				p.PinDecisions = append(p.PinDecisions, recordView{Record: rec, When: rec.Time.UTC().Format("2006-01-02 15:04:05")})
+			}
+		}
+	}
+	c.render(w, r, status, "quarantine", p)
+}
+
+func quarantineOf(q mcpadapter.Quarantine) quarantineView {
+	v := quarantineView{Server: q.Server, Tool: q.Tool, Remote: q.RemoteName, Pinned: q.Pinned, Got: q.Got, NoPrevious: q.Previous == nil}
+	prev := q.Previous
+	if prev == nil {
+		prev = &mcp.Tool{}
+	}
+	next := q.Definition
+	if next == nil {
+		next = &mcp.Tool{}
+	}
+	part := func(name, a, b string) {
+		v.Parts = append(v.Parts, diffPart{Name: name, Changed: a != b, Lines: lineDiff(a, b)})
+	}
+	part("Title", prev.Title, next.Title)
+	part("Description", prev.Description, next.Description)
+	part("Input schema", jsonPretty(prev.InputSchema), jsonPretty(next.InputSchema))
+	part("Output schema", jsonPretty(prev.OutputSchema), jsonPretty(next.OutputSchema))
+	part("Annotations", jsonPretty(prev.Annotations), jsonPretty(next.Annotations))
+	return v
+}
+
+func jsonPretty(v any) string {
+	if v == nil {
+		return ""
+	}
+	if a, ok := v.(*mcp.ToolAnnotations); ok && a == nil {
+		return ""
+	}
+	b, err := json.MarshalIndent(canonicalJSON(v), "", "  ")
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// canonicalJSON round-trips v so maps print with sorted keys and the two
+// sides of a diff line up.
+func canonicalJSON(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var g any
+	if json.Unmarshal(b, &g) != nil {
+		return v
+	}
+	return g
+}
+
+// maxDiffLines bounds the quadratic diff; longer texts are shown whole,
+// old then new.
+const maxDiffLines = 400
+
+// lineDiff is a longest-common-subsequence line diff.
+func lineDiff(a, b string) []diffLine {
+	if a == b {
+		if a == "" {
+			return nil
+		}
+		var out []diffLine
+		for _, l := range strings.Split(a, "\n") {
+			out = append(out, diffLine{" ", l})
+		}
+		return out
+	}
+	x, y := splitLines(a), splitLines(b)
+	if len(x) > maxDiffLines || len(y) > maxDiffLines {
+		var out []diffLine
+		for _, l := range x {
+			out = append(out, diffLine{"-", l})
+		}
+		for _, l := range y {
+			out = append(out, diffLine{"+", l})
+		}
+		return out
+	}
+	// lcs[i][j] is the LCS length of x[i:] and y[j:].
+	lcs := make([][]int, len(x)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(y)+1)
+	}
+	for i := len(x) - 1; i >= 0; i-- {
+		for j := len(y) - 1; j >= 0; j-- {
+			if x[i] == y[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var out []diffLine
+	i, j := 0, 0
+	for i < len(x) && j < len(y) {
+		switch {
+		case x[i] == y[j]:
+			out = append(out, diffLine{" ", x[i]})
+			i, j = i+1, j+1
+		case lcs[i+1][j] >= lcs[i][j+1]:
+			out = append(out, diffLine{"-", x[i]})
+			i++
+		default:
+			out = append(out, diffLine{"+", y[j]})
+			j++
+		}
+	}
+	for ; i < len(x); i++ {
+		out = append(out, diffLine{"-", x[i]})
+	}
+	for ; j < len(y); j++ {
+		out = append(out, diffLine{"+", y[j]})
+	}
+	return out
+}
+
+func splitLines(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+// pinDecide accepts a quarantined tool's new definition or keeps it
+// blocked; either way the operator's decision goes to the ledger.
+func (c *Console) pinDecide(w http.ResponseWriter, r *http.Request) {
+	op := OperatorFromContext(r.Context())
+	if c.opts.Servers == nil {
+		http.Error(w, "console: no servers are configured", http.StatusNotFound)
+		return
+	}
+	server, tool := r.PostForm.Get("server"), r.PostForm.Get("tool")
+	var q *mcpadapter.Quarantine
+	for _, x := range c.opts.Servers.Quarantined() {
+		if x.Server == server && x.Tool == tool {
+			q = &x
+			break
+		}
+	}
+	if q == nil {
+		c.showQuarantine(w, r, http.StatusConflict, "", fmt.Sprintf("The tool %s of server %s is not quarantined (any more): someone may have accepted it already.", tool, server))
+		return
+	}
+	rec := c.pinRecord(q, op.Name)
+	switch r.PostForm.Get("action") {
+	case "accept":
+		if err := c.opts.Servers.Accept(server, tool); err != nil {
+			c.logger.Error("console: accepting a definition", "server", server, "tool", tool, "err", err)
+			c.showQuarantine(w, r, http.StatusConflict, "", "The new definition could not be accepted: "+truncate(err.Error(), 300))
+			return
+		}
+		rec.Outcome, rec.Approval = OutcomePinAccepted, "approved"
+		c.write(r.Context(), rec)
+		seeOther(w, "quarantine?done=accepted&tool="+urlQueryEscape(tool))
+	case "keep":
+		rec.Outcome, rec.Approval = OutcomePinKept, "denied"
+		c.write(r.Context(), rec)
+		seeOther(w, "quarantine?done=kept&tool="+urlQueryEscape(tool))
+	default:
+		http.Error(w, "console: unknown action", http.StatusBadRequest)
+	}
+}
