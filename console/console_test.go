@@ -235,8 +235,8 @@ func TestEditValidation(t *testing.T) {
 		msg  string
 	}{
 		{"not a number", url.Values{"arg.path": {"/x"}, "arg.keep_days": {"three"}}, "Enter a whole number."},
-		{"below the minimum", url.Values{"arg.path": {"/x"}, "arg.keep_days": {"-1"}}, "minimum"},
-		{"required field emptied", url.Values{"arg.path": {""}}, "minLength"},
+		{"below the minimum", url.Values{"arg.path": {"/x"}, "arg.keep_days": {"-1"}}, "Must be at least 0."},
+		{"required field emptied", url.Values{"arg.path": {""}}, "Must not be empty."},
 		{"not in the enum", url.Values{"arg.path": {"/x"}, "arg.mode": {"burn"}}, "Choose one of the listed values."},
 		{"not a boolean", url.Values{"arg.path": {"/x"}, "arg.recursive": {"maybe"}}, "Choose true or false."},
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -309,6 +310,9 @@ func validateProp(p *jsonschema.Schema, v any) string {
 	if p == nil {
 		return ""
 	}
+	if msg := plainCheck(p, v); msg != "" {
+		return msg
+	}
 	rs, err := p.Resolve(nil)
 	if err != nil {
 		return ""
@@ -347,4 +351,39 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// plainCheck words the most common constraint failures for a person; the
+// validator's own messages cover the rest.
+func plainCheck(p *jsonschema.Schema, v any) string {
+	switch v := v.(type) {
+	case json.Number:
+		f, err := v.Float64()
+		if err != nil {
+			return ""
+		}
+		num := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+		switch {
+		case p.Minimum != nil && f < *p.Minimum:
+			return "Must be at least " + num(*p.Minimum) + "."
+		case p.Maximum != nil && f > *p.Maximum:
+			return "Must be at most " + num(*p.Maximum) + "."
+		case p.ExclusiveMinimum != nil && f <= *p.ExclusiveMinimum:
+			return "Must be more than " + num(*p.ExclusiveMinimum) + "."
+		case p.ExclusiveMaximum != nil && f >= *p.ExclusiveMaximum:
+			return "Must be less than " + num(*p.ExclusiveMaximum) + "."
+		}
+	case string:
+		n := utf8.RuneCountInString(v)
+		switch {
+		case p.MinLength != nil && n < *p.MinLength:
+			if *p.MinLength == 1 {
+				return "Must not be empty."
+			}
+			return fmt.Sprintf("Must be at least %d characters.", *p.MinLength)
+		case p.MaxLength != nil && n > *p.MaxLength:
+			return fmt.Sprintf("Must be at most %d characters.", *p.MaxLength)
+		}
+	}
+	return ""
 }

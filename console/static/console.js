@@ -19,7 +19,20 @@
       order.push(el.dataset.ticket);
     });
     list.querySelectorAll("[data-ticket]").forEach(function (el) {
-      if (!want[el.dataset.ticket]) el.remove();
+      if (want[el.dataset.ticket] || el.classList.contains("gone")) return;
+      // An operator working in this card (typing a reason) keeps it, marked,
+      // rather than losing their place; a decision posted from it is then
+      // answered with who decided first.
+      if (el.contains(document.activeElement) && document.activeElement !== document.body) {
+        el.classList.add("gone");
+        var note = document.createElement("p");
+        note.className = "notice";
+        note.setAttribute("role", "status");
+        note.textContent = "This call was decided elsewhere or expired.";
+        el.prepend(note);
+        return;
+      }
+      el.remove();
     });
     var added = 0, prev = null;
     order.forEach(function (id) {
