@@ -73,9 +73,6 @@ type Options struct {
 	LedgerReader LedgerReader
 	// Servers serves the servers and quarantine pages.
 	Servers Servers
-	// Trust names a server's trust level for the servers page; nil shows
-	// "untrusted" for every server.
-	Trust func(server string) string
 
 	// Auth requires every operator to present a token the verifier accepts
 	// (the gateway's inbound auth): as "Authorization: Bearer" or once on the

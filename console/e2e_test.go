@@ -336,7 +336,7 @@ func TestBrowserQuarantineAccept(t *testing.T) {
 
 	do(t, ctx, chromedp.Navigate(e.base+"servers"), chromedp.WaitVisible(chromedp.ID("servers")))
 	row := text(t, ctx, "#servers tbody tr")
-	for _, want := range []string{"dict", "connected", "custom", "untrusted"} {
+	for _, want := range []string{"dict", "connected", "custom", "trusted"} {
 		if !strings.Contains(row, want) {
 			t.Errorf("servers row %q lacks %q", row, want)
 		}

@@ -106,7 +106,6 @@ func newEnv(t testing.TB, o envOptions) *env {
 		Ledger:       e.ledger,
 		LedgerReader: console.MemoryLedgerReader(e.ledger),
 		Logger:       slog.New(slog.DiscardHandler),
-		Trust:        func(string) string { return "untrusted" },
 	}
 	if e.manager != nil {
 		opts.Servers = e.manager
@@ -246,7 +245,7 @@ func upstream(t testing.TB, reg *registry.Registry) *mcpadapter.Manager {
 		t.Fatal(err)
 	}
 	m := mcpadapter.NewManager(reg, &mcpadapter.ManagerOptions{Logger: slog.New(slog.DiscardHandler)})
-	if err := m.Connect(ctx, mcpadapter.Server{Name: "dict", Transport: ct}); err != nil {
+	if err := m.Connect(ctx, mcpadapter.Server{Name: "dict", Transport: ct, Trust: true}); err != nil {
 		t.Fatal(err)
 	}
 	upstreams.Store(m, s)

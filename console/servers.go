@@ -35,8 +35,8 @@ func (c *Console) serversPage(w http.ResponseWriter, r *http.Request) {
 				v.LastError = truncate(s.LastError.Error(), 300)
 				v.LastErrorAt = s.LastErrorAt.UTC().Format(time.RFC3339)
 			}
-			if c.opts.Trust != nil {
-				v.Trust = c.opts.Trust(s.Name)
+			if s.Trusted {
+				v.Trust = "trusted"
 			}
 			p.Servers = append(p.Servers, v)
 		}

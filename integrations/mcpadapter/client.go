@@ -365,7 +365,7 @@ func (c *conn) stopRefresher() {
 func (c *conn) status() ServerStatus {
 	c.mu.Lock()
 	st := ServerStatus{Name: c.cfg.Name, Connected: c.sess != nil, Err: c.down, Skipped: slices.Clone(c.skipped),
-		Transport: c.cfg.transportName(), Reconnects: max(c.dials-1, 0), LastError: c.lastErr, LastErrorAt: c.lastAt}
+		Transport: c.cfg.transportName(), Reconnects: max(c.dials-1, 0), Trusted: c.cfg.Trust, LastError: c.lastErr, LastErrorAt: c.lastAt}
 	for _, imp := range c.tools {
 		st.Tools = append(st.Tools, imp.spec.Name)
 		if imp.quarantine.Load() != nil {

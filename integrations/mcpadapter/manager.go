@@ -412,6 +412,9 @@ type ServerStatus struct {
 	Transport string
 	// Reconnects counts the sessions opened after the first.
 	Reconnects int
+	// Trusted reports Server.Trust: whether the server's annotations are
+	// policy.
+	Trusted bool
 	// LastError is the last time the connection was lost or a reconnection
 	// failed, and why; it is kept after the server recovers.
 	LastError   error

@@ -152,7 +152,7 @@ func TestStdioReconnectDisabled(t *testing.T) {
 	pid := pidOf(t, e)
 	syscall.Kill(pid, syscall.SIGKILL)
 	waitUntil(t, "the server to be seen down", func() bool { return !e.m.Servers()[0].Connected })
-	if st := e.m.Servers()[0]; st.Transport != "stdio" || st.Reconnects != 0 || st.LastError == nil || st.LastErrorAt.IsZero() {
+	if st := e.m.Servers()[0]; st.Transport != "stdio" || st.Trusted || st.Reconnects != 0 || st.LastError == nil || st.LastErrorAt.IsZero() {
 		t.Errorf("status of a killed server: %+v", st)
 	}
 	if _, err := e.call(t, context.Background(), "pid", `{}`); err == nil || err.Kind != adapter.KindConnection {
