@@ -27,6 +27,7 @@ type ticketView struct {
 	Created, Expires           time.Time
 	Waited, ExpiresIn          string
 	Known, Editable, Truncated bool
+	Always                     bool // standing decisions are allowed
 }
 
 // maxShownArgs bounds the arguments printed on the page.
@@ -41,6 +42,7 @@ func (c *Console) view(t *adapter.Ticket, now time.Time) ticketView {
 	if !t.Expires.IsZero() {
 		v.ExpiresIn = roughDuration(t.Expires.Sub(now))
 	}
+	v.Always = c.opts.Standing != nil && c.opts.Standing.Allows(t.Tool)
 	v.Args = pretty(c.redact(t.Tool, t.Args))
 	if len(v.Args) > maxShownArgs {
 		v.Args, v.Truncated = v.Args[:maxShownArgs], true
@@ -161,6 +163,10 @@ func noticeOf(r *http.Request) string {
 		return "Approved " + tk + " with edited arguments."
 	case "denied":
 		return "Denied " + tk + "."
+	case "approved-always":
+		return "Approved " + tk + "; this tool will be approved for this requester from now on."
+	case "denied-always":
+		return "Denied " + tk + "; this tool will be denied for this requester from now on."
 	}
 	return ""
 }
@@ -206,11 +212,17 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
 		c.decisionFailed(w, r, id, err)
 		return
 	}
+	action := r.PostForm.Get("action")
+	always := action == "approve-always" || action == "deny-always"
+	if always && (c.opts.Standing == nil || !c.opts.Standing.Allows(t.Tool)) {
+		c.showApprovals(w, r, http.StatusForbidden, "", "The policy does not allow standing decisions for "+t.Tool+".")
+		return
+	}
 	var done string
-	switch action := r.PostForm.Get("action"); action {
-	case "approve":
+	switch action {
+	case "approve", "approve-always":
 		err, done = c.opts.Approvals.Approve(r.Context(), id, op.Name), "approved"
-	case "deny":
+	case "deny", "deny-always":
 		reason := strings.TrimSpace(r.PostForm.Get("reason"))
 		if reason == "" {
 			reason = "an operator denied the call"
@@ -229,7 +241,31 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
 		c.decisionFailed(w, r, id, err)
 		return
 	}
-	c.record(r.Context(), t, done, t.Reason, op.Name, nil)
+	msg := t.Reason
+	if always {
+		// Only the operator who won the ticket sets the rule.
+		rule := adapter.StandingRule{Tool: t.Tool, Subject: t.Subject, Verdict: adapter.VerdictApproved, Reason: t.Reason, Approver: op.Name, Created: c.now()}
+		if done == "denied" {
+			rule.Verdict = adapter.VerdictDenied
+		}
+		if err := c.opts.Standing.Set(rule); err != nil {
+			c.record(r.Context(), t, done, t.Reason, op.Name, nil)
+			c.Notify()
+			c.showApprovals(w, r, http.StatusConflict, "", "The ticket was "+done+", but the standing decision could not be recorded: "+truncate(err.Error(), 200))
+			return
+		}
+		who := t.Subject
+		if who == "" {
+			who = "unauthenticated callers"
+		}
+		verb := "approve"
+		if done == "denied" {
+			verb = "deny"
+		}
+		msg = strings.TrimSpace(fmt.Sprintf("standing: always %s %s for %s. %s", verb, t.Tool, who, t.Reason))
+		done += "-always"
+	}
+	c.record(r.Context(), t, strings.TrimSuffix(done, "-always"), msg, op.Name, nil)
 	c.Notify()
 	seeOther(w, "approvals?done="+done+"&ticket="+id)
 }

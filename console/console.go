@@ -56,6 +56,14 @@ type Servers interface {
 	Accept(server, tool string) error
 }
 
+// StandingDecisions keep "always approve" and "always deny" decisions for
+// a tool and a caller; *adapter.Standing does.
+type StandingDecisions interface {
+	// Allows reports whether the policy permits standing decisions for tool.
+	Allows(tool string) bool
+	Set(r adapter.StandingRule) error
+}
+
 // Options configure a [Console]. Approvals, Ledger and Auth (or
 // AllowAnonymousLocal) are required; a nil Servers or LedgerReader leaves
 // those pages empty with a note saying so.
@@ -73,6 +81,10 @@ type Options struct {
 	LedgerReader LedgerReader
 	// Servers serves the servers and quarantine pages.
 	Servers Servers
+	// Standing, if set, adds "always approve" and "always deny" (for the
+	// ticket's tool and requester) to the tickets whose tool its policy
+	// allows.
+	Standing StandingDecisions
 
 	// Auth requires every operator to present a token the verifier accepts
 	// (the gateway's inbound auth): as "Authorization: Bearer" or once on the

@@ -333,3 +333,77 @@ func TestLedgerPageAndExport(t *testing.T) {
 		t.Errorf("bad time filter: %d", res.StatusCode)
 	}
 }
+
+func TestStandingDecisions(t *testing.T) {
+	ctx := context.Background()
+	as := func(subject string) context.Context {
+		return adapter.WithIdentity(ctx, &adapter.Identity{Subject: subject})
+	}
+	t.Run("allowed", func(t *testing.T) {
+		e := newEnv(t, envOptions{standing: true})
+		o := e.login("tok-alice")
+		tk := e.hold(ctx, `{"path":"/tmp/a"}`)
+		page := body(o.do("GET", "approvals", nil, nil))
+		if !strings.Contains(page, `id="always-approve-`+tk+`"`) || !strings.Contains(page, "Always approve for agent-7") {
+			t.Fatalf("no approve-always button:\n%s", page)
+		}
+		if res := o.post("decide", url.Values{"ticket": {tk}, "action": {"approve-always"}}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("approve-always: %d %s", res.StatusCode, body(res))
+		}
+		if got := e.ticket(tk); got.State != adapter.TicketApproved || got.Approver != "alice" {
+			t.Errorf("ticket %+v", got)
+		}
+		// The same requester's next call, other arguments: no ticket.
+		if _, err := e.exec.Call(as("agent-7"), "delete_file", json.RawMessage(`{"path":"/tmp/b"}`)); err != nil {
+			t.Errorf("call covered by the standing approval: %v", err)
+		}
+		// Another requester is still asked.
+		if _, err := e.exec.Call(as("agent-8"), "delete_file", json.RawMessage(`{"path":"/tmp/b"}`)); adapter.KindOf(err) != adapter.KindApprovalPending {
+			t.Errorf("another requester's call: %v, want approval_pending", err)
+		}
+		e.exec.Close()
+		var rec *adapter.Record
+		for _, r := range e.ledger.Records() {
+			if r.Ticket == tk && r.Outcome == console.OutcomeDecision {
+				rec = &r
+			}
+		}
+		if rec == nil || rec.Approver != "alice" || !strings.Contains(rec.Message, "always approve delete_file for agent-7") {
+			t.Errorf("decision record %+v", rec)
+		}
+	})
+	t.Run("deny always", func(t *testing.T) {
+		e := newEnv(t, envOptions{standing: true})
+		o := e.login("tok-bob")
+		tk := e.hold(ctx, `{"path":"/etc"}`)
+		if res := o.post("decide", url.Values{"ticket": {tk}, "action": {"deny-always"}, "reason": {"never from this agent"}}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("deny-always: %d", res.StatusCode)
+		}
+		_, err := e.exec.Call(as("agent-7"), "delete_file", json.RawMessage(`{"path":"/var"}`))
+		if ae := asError(err); ae == nil || ae.Kind != adapter.KindApprovalDenied || !strings.Contains(ae.Message, "never from this agent") {
+			t.Errorf("call after deny-always: %v", err)
+		}
+	})
+	t.Run("not allowed", func(t *testing.T) {
+		e := newEnv(t, envOptions{})
+		o := e.login("tok-alice")
+		tk := e.hold(ctx, `{"path":"/tmp/a"}`)
+		if page := body(o.do("GET", "approvals", nil, nil)); strings.Contains(page, "always-approve") {
+			t.Error("approve-always offered without a policy allowing it")
+		}
+		if res := o.post("decide", url.Values{"ticket": {tk}, "action": {"approve-always"}}); res.StatusCode != http.StatusForbidden {
+			t.Errorf("approve-always without a policy: %d, want 403", res.StatusCode)
+		}
+		if st := e.ticket(tk).State; st != adapter.TicketPending {
+			t.Errorf("ticket %s", st)
+		}
+	})
+}
+
+func asError(err error) *adapter.Error {
+	var ae *adapter.Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	return nil
+}

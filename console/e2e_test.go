@@ -202,7 +202,7 @@ func openLive(t *testing.T, ctx context.Context, e *env) {
 
 func TestBrowserEditArgumentsThenApprove(t *testing.T) {
 	alloc := newBrowser(t)
-	e := newEnv(t, envOptions{})
+	e := newEnv(t, envOptions{standing: true})
 	ctx := e.tab(t, alloc, "tok-alice")
 	openLive(t, ctx, e)
 
@@ -417,7 +417,7 @@ func TestBrowserTwoOperatorsOneTicket(t *testing.T) {
 
 func TestBrowserKeyboardAndLabels(t *testing.T) {
 	alloc := newBrowser(t)
-	e := newEnv(t, envOptions{anonymous: true})
+	e := newEnv(t, envOptions{anonymous: true, standing: true})
 	ctx := e.tab(t, alloc, "")
 	id := e.hold(context.Background(), `{"path":"/reports/2021","mode":"trash"}`)
 	openLive(t, ctx, e)

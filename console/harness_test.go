@@ -74,6 +74,7 @@ type env struct {
 type envOptions struct {
 	anonymous bool
 	servers   bool // import an upstream MCP server (for quarantine)
+	standing  bool // allow standing decisions for delete_file
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -93,8 +94,14 @@ func newEnv(t testing.TB, o envOptions) *env {
 	if o.servers {
 		e.manager = upstream(t, e.reg)
 	}
+	var port adapter.ApprovalPort = e.d
+	var standing *adapter.Standing
+	if o.standing {
+		standing = &adapter.Standing{Port: e.d, Allowed: func(tool string) bool { return tool == "delete_file" }}
+		port = standing
+	}
 	e.exec = adapter.NewExecutor(e.reg, &adapter.ExecutorOptions{
-		Approval: adapter.ApprovalOptions{Port: e.d},
+		Approval: adapter.ApprovalOptions{Port: port},
 		Ledger:   e.ledger,
 		Redact:   adapter.RedactKeys(adapter.DefaultSecretKeys...),
 		Logger:   slog.New(slog.DiscardHandler),
@@ -109,6 +116,9 @@ func newEnv(t testing.TB, o envOptions) *env {
 	}
 	if e.manager != nil {
 		opts.Servers = e.manager
+	}
+	if standing != nil {
+		opts.Standing = standing
 	}
 	if o.anonymous {
 		opts.AllowAnonymousLocal = true

@@ -1,0 +1,68 @@
+package console_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/console"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/registry"
+)
+
+// Mount the console beside the gateway, with the gateway's token verifier.
+func ExampleNew() {
+	reg := registry.New()
+	d := &adapter.Deferred{}
+	ledger := adapter.NewMemoryLedger(0)
+	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{
+		Approval: adapter.ApprovalOptions{Port: d},
+		Ledger:   ledger,
+	})
+	defer exec.Close()
+
+	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		if token == "operator-token" {
+			return &auth.TokenInfo{UserID: "alice", Expiration: time.Now().Add(time.Hour)}, nil
+		}
+		return nil, auth.ErrInvalidToken
+	}
+	c, err := console.New(&console.Options{
+		Approvals:    d,
+		Tools:        reg,
+		Ledger:       ledger,
+		LedgerReader: console.MemoryLedgerReader(ledger),
+		Auth:         &mcpadapter.AuthOptions{Verifier: verify},
+	})
+	if err != nil {
+		panic(err)
+	}
+	defer c.Close()
+	d.OnPending = func(*adapter.Ticket) { c.Notify() }
+
+	mux := http.NewServeMux()
+	mux.Handle("/console/", http.StripPrefix("/console", c))
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+
+	for _, token := range []string{"", "operator-token"} {
+		req, _ := http.NewRequest("GET", srv.URL+"/console/ledger", nil)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		res, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			panic(err)
+		}
+		res.Body.Close()
+		fmt.Println(res.StatusCode, res.Header.Get("Location"))
+	}
+	// Output:
+	// 303 login
+	// 200
+}
