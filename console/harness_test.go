@@ -131,7 +131,10 @@ func newEnv(t testing.TB, o envOptions) *env {
 	}
 	e.console = c
 	e.d.OnPending = func(*adapter.Ticket) { c.Notify() }
-	exp := mcpadapter.NewExporter(e.reg, e.exec, nil)
+	exp, err := mcpadapter.NewExporter(e.reg, e.exec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() { exp.Close() })
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", exp.Handler(&mcpadapter.HTTPOptions{Auth: &mcpadapter.AuthOptions{Verifier: verifier}}))
