@@ -31,22 +31,8 @@ type Approvals interface {
 	Deny(ctx context.Context, ticket, reason, approver string) error
 }
 
-// LedgerQuery selects ledger records. Empty fields match everything.
-type LedgerQuery struct {
-	Run, Tool, Subject, Outcome, Ticket string
-	// Since and Until bound Record.Time (inclusive, exclusive).
-	Since, Until time.Time
-	// Limit caps the records returned; zero means DefaultLedgerLimit.
-	Limit int
-}
-
 // DefaultLedgerLimit is how many records a ledger page shows by default.
 const DefaultLedgerLimit = 200
-
-// A LedgerReader answers ledger queries, newest record first.
-type LedgerReader interface {
-	Query(ctx context.Context, q LedgerQuery) iter.Seq2[adapter.Record, error]
-}
 
 // Servers is where the console reads the state of imported MCP servers and
 // their quarantined tools. *mcpadapter.Manager satisfies it.
@@ -77,8 +63,9 @@ type Options struct {
 	// pin accepted or kept blocked), with the operator as Approver. Required:
 	// a decision nobody can audit is refused.
 	Ledger adapter.Ledger
-	// LedgerReader serves the ledger page and its export.
-	LedgerReader LedgerReader
+	// LedgerReader serves the ledger page and its export; the in-memory
+	// ledger and the durable stores implement it.
+	LedgerReader adapter.LedgerReader
 	// Servers serves the servers and quarantine pages.
 	Servers Servers
 	// Standing, if set, adds "always approve" and "always deny" (for the

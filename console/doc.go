@@ -13,7 +13,7 @@
 //		Approvals:    d,
 //		Tools:        reg,
 //		Ledger:       ledger,
-//		LedgerReader: console.MemoryLedgerReader(ledger),
+//		LedgerReader: ledger,
 //		Servers:      manager, // an *mcpadapter.Manager, or nil
 //		Auth:         &mcpadapter.AuthOptions{Verifier: verify},
 //	})

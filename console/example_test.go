@@ -36,7 +36,7 @@ func ExampleNew() {
 		Approvals:    d,
 		Tools:        reg,
 		Ledger:       ledger,
-		LedgerReader: console.MemoryLedgerReader(ledger),
+		LedgerReader: ledger,
 		Auth:         &mcpadapter.AuthOptions{Verifier: verify},
 	})
 	if err != nil {

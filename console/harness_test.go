@@ -111,7 +111,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 		Approvals:    e.d,
 		Tools:        e.reg,
 		Ledger:       e.ledger,
-		LedgerReader: console.MemoryLedgerReader(e.ledger),
+		LedgerReader: e.ledger,
 		Logger:       slog.New(slog.DiscardHandler),
 	}
 	if e.manager != nil {

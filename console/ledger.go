@@ -2,7 +2,6 @@ package console
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 	"net/http"
 	"net/url"
@@ -13,51 +12,59 @@ import (
 	"github.com/agentadapter/agentadapter/adapter"
 )
 
-// MemoryLedgerReader answers queries from an in-memory ledger.
-func MemoryLedgerReader(m *adapter.MemoryLedger) LedgerReader { return memReader{m} }
-
-type memReader struct{ m *adapter.MemoryLedger }
-
-func (m memReader) Query(_ context.Context, q LedgerQuery) iter.Seq2[adapter.Record, error] {
-	recs := m.m.Records()
-	limit := q.Limit
-	if limit <= 0 {
-		limit = DefaultLedgerLimit
-	}
-	return func(yield func(adapter.Record, error) bool) {
-		n := 0
-		for _, r := range slices.Backward(recs) {
-			if !q.Match(&r) {
-				continue
-			}
-			if n == limit || !yield(r, nil) {
-				return
-			}
-			n++
-		}
-	}
-}
-
-// Match reports whether r satisfies q (Limit aside); LedgerReader
-// implementations may use it.
-func (q *LedgerQuery) Match(r *adapter.Record) bool {
-	return (q.Run == "" || r.RunID == q.Run) &&
-		(q.Tool == "" || r.Tool == q.Tool) &&
-		(q.Subject == "" || r.Subject == q.Subject) &&
-		(q.Outcome == "" || r.Outcome == q.Outcome) &&
-		(q.Ticket == "" || r.Ticket == q.Ticket) &&
-		(q.Since.IsZero() || !r.Time.Before(q.Since)) &&
-		(q.Until.IsZero() || r.Time.Before(q.Until))
-}
-
 // maxLedgerLimit bounds a page or an export.
 const maxLedgerLimit = 100000
 
 // timeLayout is what a datetime-local input sends.
 const timeLayout = "2006-01-02T15:04"
 
-func parseQuery(v url.Values) (LedgerQuery, []string) {
-	q := LedgerQuery{Run: v.Get("run"), Tool: v.Get("tool"), Subject: v.Get("subject"), Outcome: v.Get("outcome"), Ticket: v.Get("ticket")}
+// ledgerFilter is what the ledger page selects: a ledger query and,
+// beyond what stores index, a ticket.
+type ledgerFilter struct {
+	adapter.LedgerQuery
+	Ticket string
+}
+
+// query yields the selected records, newest first (oldest first when
+// oldest is set), at most Limit of them.
+func (c *Console) query(ctx context.Context, f ledgerFilter, oldest bool) iter.Seq2[adapter.Record, error] {
+	q := f.LedgerQuery
+	limit := q.Limit
+	if limit <= 0 {
+		limit = DefaultLedgerLimit
+	}
+	q.Newest, q.Limit = true, limit
+	if f.Ticket != "" {
+		q.Limit = 0 // the store cannot filter by ticket: count the matches here
+	}
+	return func(yield func(adapter.Record, error) bool) {
+		var out []adapter.Record
+		for r, err := range c.opts.LedgerReader.Query(ctx, q) {
+			if err != nil {
+				yield(adapter.Record{}, err)
+				return
+			}
+			if f.Ticket != "" && r.Ticket != f.Ticket {
+				continue
+			}
+			out = append(out, r)
+			if len(out) == limit {
+				break
+			}
+		}
+		if oldest {
+			slices.Reverse(out)
+		}
+		for _, r := range out {
+			if !yield(r, nil) {
+				return
+			}
+		}
+	}
+}
+
+func parseQuery(v url.Values) (ledgerFilter, []string) {
+	q := ledgerFilter{LedgerQuery: adapter.LedgerQuery{Run: v.Get("run"), Tool: v.Get("tool"), Subject: v.Get("subject"), Outcome: v.Get("outcome")}, Ticket: v.Get("ticket")}
 	var errs []string
 	for _, p := range []struct {
 		name string
@@ -94,7 +101,7 @@ type recordView struct {
 }
 
 type ledgerView struct {
-	Query      LedgerQuery
+	Query      ledgerFilter
 	Since      string
 	Until      string
 	Limit      string
@@ -126,7 +133,9 @@ func (c *Console) ledgerPage(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusBadRequest
 	}
 	if c.opts.LedgerReader != nil && len(errs) == 0 {
-		for rec, err := range c.opts.LedgerReader.Query(r.Context(), q) {
+		// A ticket's chain reads in order: asked, decided, ran.
+		lv.Chain = q.Ticket != ""
+		for rec, err := range c.query(r.Context(), q, lv.Chain) {
 			if err != nil {
 				c.logger.Error("console: querying the ledger", "err", err)
 				p.Error = "The ledger could not be read; see the server log."
@@ -142,16 +151,12 @@ func (c *Console) ledgerPage(w http.ResponseWriter, r *http.Request) {
 			}
 			lv.Records = append(lv.Records, rv)
 		}
-		// A ticket's chain reads in order: asked, decided, ran.
-		if q.Ticket != "" {
-			lv.Chain = true
-			slices.Reverse(lv.Records)
-		}
 	}
 	c.render(w, r, status, "ledger", p)
 }
 
-// export writes the matching records as JSON lines.
+// export writes the matching records as JSON lines, oldest first, with
+// their chain fields (Seq, Prev, Hash) when the ledger keeps a chain.
 func (c *Console) export(w http.ResponseWriter, r *http.Request) {
 	if c.opts.LedgerReader == nil {
 		http.Error(w, "console: no ledger reader is configured", http.StatusNotFound)
@@ -167,14 +172,8 @@ func (c *Console) export(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Content-Disposition", `attachment; filename="ledger.jsonl"`)
-	enc := json.NewEncoder(w)
-	for rec, err := range c.opts.LedgerReader.Query(r.Context(), q) {
-		if err != nil {
-			c.logger.Error("console: exporting the ledger", "err", err)
-			return // the truncated body is the signal; the status is sent
-		}
-		if enc.Encode(&rec) != nil {
-			return
-		}
+	if err := adapter.WriteLedgerJSONL(w, c.query(r.Context(), q, true)); err != nil {
+		// The status is sent: a truncated body is the signal.
+		c.logger.Error("console: exporting the ledger", "err", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 )
 
@@ -87,7 +88,7 @@ func (c *Console) showQuarantine(w http.ResponseWriter, r *http.Request, status 
 	}
 	if c.opts.LedgerReader != nil {
 		for _, outcome := range []string{OutcomePinAccepted, OutcomePinKept} {
-			for rec, err := range c.opts.LedgerReader.Query(r.Context(), LedgerQuery{Outcome: outcome, Limit: 20}) {
+			for rec, err := range c.opts.LedgerReader.Query(r.Context(), adapter.LedgerQuery{Outcome: outcome, Limit: 20, Newest: true}) {
 				if err != nil {
 					break
 				}
