@@ -20,6 +20,8 @@ import (
 type ticketView struct {
 	ID, Tool, Server, Remote   string
 	Subject, Run, Call         string
+	Session, Scope             string
+	TooLarge                   int // the size of arguments too large to keep
 	Args                       string // pretty, secrets masked
 	Description                string
 	Annotations                []string
@@ -36,6 +38,7 @@ const maxShownArgs = 16 << 10
 func (c *Console) view(t *adapter.Ticket, now time.Time) ticketView {
 	v := ticketView{
 		ID: t.ID, Tool: t.Tool, Subject: t.Subject, Run: t.RunID, Call: t.CallID,
+		Session: t.Session, Scope: string(t.Scope),
 		Created: t.Created, Expires: t.Expires,
 		Waited: roughDuration(now.Sub(t.Created)),
 	}
@@ -43,7 +46,11 @@ func (c *Console) view(t *adapter.Ticket, now time.Time) ticketView {
 		v.ExpiresIn = roughDuration(t.Expires.Sub(now))
 	}
 	v.Always = c.opts.Standing != nil && c.opts.Standing.Allows(t.Tool)
-	v.Args = pretty(c.redact(t.Tool, t.Args))
+	if t.Args == nil && t.ArgsSize > 0 {
+		v.TooLarge = t.ArgsSize
+	} else {
+		v.Args = pretty(c.redact(t.Tool, t.Args))
+	}
 	if len(v.Args) > maxShownArgs {
 		v.Args, v.Truncated = v.Args[:maxShownArgs], true
 	}
@@ -56,7 +63,7 @@ func (c *Console) view(t *adapter.Ticket, now time.Time) ticketView {
 			b, _ := json.MarshalIndent(spec.InputSchema, "", "  ")
 			v.Schema = string(b)
 		}
-		v.Editable = spec.InputSchema != nil
+		v.Editable = spec.InputSchema != nil && v.TooLarge == 0
 	}
 	return v
 }
@@ -294,7 +301,10 @@ func (c *Console) write(ctx context.Context, r *adapter.Record) {
 // another operator decided first.
 func (c *Console) decisionFailed(w http.ResponseWriter, r *http.Request, id string, err error) {
 	status, msg := http.StatusInternalServerError, "The decision could not be recorded; see the server log."
+	var ne notEditable
 	switch {
+	case errors.As(err, &ne):
+		status, msg = http.StatusConflict, string(ne)
 	case errors.Is(err, adapter.ErrTicketState):
 		status = http.StatusConflict
 		msg = "Ticket " + id + " was already decided."
@@ -321,6 +331,11 @@ func (c *Console) decisionFailed(w http.ResponseWriter, r *http.Request, id stri
 	c.showApprovals(w, r, status, "", msg)
 }
 
+// notEditable explains why a ticket's arguments cannot be edited.
+type notEditable string
+
+func (e notEditable) Error() string { return string(e) }
+
 // editView is the argument editor of one ticket.
 type editView struct {
 	Ticket  ticketView
@@ -334,11 +349,11 @@ func (c *Console) editState(r *http.Request, id string) (*adapter.Ticket, *jsons
 		return nil, nil, nil, nil, err
 	}
 	if t.Args == nil && t.ArgsSize > 0 {
-		return nil, nil, nil, nil, fmt.Errorf("%w: the arguments (%d bytes) were too large to keep, so they cannot be edited", adapter.ErrTicketNotFound, t.ArgsSize)
+		return nil, nil, nil, nil, notEditable(fmt.Sprintf("The arguments of ticket %s (%d bytes) were too large to keep, so they cannot be edited; approve or deny it as asked.", id, t.ArgsSize))
 	}
 	spec := c.spec(t.Tool)
 	if spec == nil || spec.InputSchema == nil {
-		return nil, nil, nil, nil, fmt.Errorf("%w: the tool %q is not in the catalog, so its arguments cannot be edited", adapter.ErrTicketNotFound, t.Tool)
+		return nil, nil, nil, nil, notEditable(fmt.Sprintf("The tool %s is not in the catalog any more, so the arguments of ticket %s cannot be edited.", t.Tool, id))
 	}
 	var args, shown map[string]any
 	d := json.NewDecoder(bytes.NewReader(t.Args))

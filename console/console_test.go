@@ -407,3 +407,24 @@ func asError(err error) *adapter.Error {
 	}
 	return nil
 }
+
+// Arguments too large for the ticket to keep cannot be shown or edited:
+// the operator decides on the hash, and the editor refuses.
+func TestTooLargeToEdit(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	big := strings.Repeat("x", adapter.MaxTicketArgBytes+10)
+	tk := e.hold(context.Background(), `{"path":"`+big+`"}`)
+	o := e.login("tok-alice")
+	page := body(o.do("GET", "approvals", nil, nil))
+	if !strings.Contains(page, "too large to keep") || strings.Contains(page, `id="edit-`+tk+`"`) || strings.Contains(page, big[:100]) {
+		t.Errorf("approvals page for a ticket without its arguments:\n%.2000s", page)
+	}
+	res := o.do("GET", "edit?ticket="+tk, nil, nil)
+	if b := body(res); res.StatusCode != http.StatusConflict || !strings.Contains(b, "cannot be edited") {
+		t.Errorf("edit page: %d\n%.500s", res.StatusCode, b)
+	}
+	res = o.post("edit", url.Values{"ticket": {tk}, "arg.path": {"/tmp"}})
+	if body(res); res.StatusCode != http.StatusConflict || e.ticket(tk).State != adapter.TicketPending {
+		t.Errorf("edit post: %d, ticket %s", res.StatusCode, e.ticket(tk).State)
+	}
+}
