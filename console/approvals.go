@@ -21,7 +21,7 @@ type ticketView struct {
 	ID, Tool, Server, Remote   string
 	Subject, Run, Call         string
 	Session, Scope             string
-	TooLarge                   int // the size of arguments too large to keep
+	TooLarge                   int    // the size of arguments too large to keep
 	Args                       string // pretty, secrets masked
 	Description                string
 	Annotations                []string
