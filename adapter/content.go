@@ -86,9 +86,10 @@ type ContentAnnotations struct {
 // Result is what a successful tool call returns, on two channels:
 // Content for the model and Structured for the program.
 type Result struct {
-	// Content is what the model reads. For tools with structured output it
-	// is the JSON text of Structured (one text block per element when the
-	// result is a list).
+	// Content is what the model reads (see [Render] for how each block
+	// reads). For typed tools it follows the output rules of the package
+	// documentation: a string as itself, one block per list element, JSON
+	// otherwise, no block for nil or an empty list.
 	Content []Content
 	// Structured is the machine-readable result: a JSON object (as a Go
 	// value that marshals to one) that matches the tool's output schema.
@@ -140,36 +141,8 @@ func sameValue(a, b any) bool {
 	return reflect.DeepEqual(a, b)
 }
 
-// Text returns the concatenated text of the result's text blocks, one per
-// line. It is what a text-only framework hands to the model.
-func (r *Result) Text() string {
-	if r == nil {
-		return ""
-	}
-	n := 0
-	var only string
-	for _, c := range r.Content {
-		if t, ok := c.(*TextContent); ok {
-			n++
-			only = t.Text
-		}
-	}
-	if n == 1 {
-		return only
-	}
-	var buf []byte
-	first := true
-	for _, c := range r.Content {
-		if t, ok := c.(*TextContent); ok {
-			if !first {
-				buf = append(buf, '\n')
-			}
-			first = false
-			buf = append(buf, t.Text...)
-		}
-	}
-	return string(buf)
-}
+// Text returns what a model reads of the result: Render(r, nil).
+func (r *Result) Text() string { return Render(r, nil) }
 
 // StructuredJSON returns Structured as JSON, or nil when there is none.
 func (r *Result) StructuredJSON() (json.RawMessage, error) {
@@ -182,7 +155,7 @@ func (r *Result) StructuredJSON() (json.RawMessage, error) {
 	if raw, ok := r.Structured.(json.RawMessage); ok {
 		return raw, nil
 	}
-	return json.Marshal(r.Structured)
+	return marshalNoEscape(r.Structured)
 }
 
 // TextResult returns a result with a single text block.

@@ -15,13 +15,16 @@
 //		log.Fatal(err)
 //	}
 //	structured, _ := res.StructuredJSON()
-//	fmt.Println(res.Text())           // 5: the text channel, for the model
-//	fmt.Println(string(structured))   // {"result":5}: the structured channel
+//	fmt.Println(adapter.Render(res, nil)) // 5: the text channel, for the model
+//	fmt.Println(string(structured))       // {"result":5}: the structured channel
 //
 // The package's Example runs this code.
 //
 // Agent code calls tools through an [Executor], which adds policy (approval,
 // guards, limits, timeouts, cache, ledger); [Spec.Call] runs one tool bare.
+// "Call" is always this verb — run a tool on arguments, get its [Result] —
+// with policy ([Executor.Call]) or without ([Spec.Call]); the call in
+// flight, as hooks and guards see it, is a [ToolCall].
 //
 // # Specs
 //
@@ -52,21 +55,43 @@
 // # Output rules
 //
 // A result travels on two channels: [Result.Content] for the model and
-// [Result.Structured] for the program, following MCP's structured-output
-// convention.
+// [Result.Structured] for the program. Typed tools follow the structured-
+// output rules of the MCP Python SDK (FastMCP), the reference for what an
+// MCP tool's result looks like: the return type is the output schema, and
+// the model's text is the value as the SDK would show it.
 //
-//   - An object-shaped Out — a struct, a pointer to one, a map with string
-//     keys — is the structured content as is, and its schema is the output
-//     schema. A nil map is {}; a nil pointer is a tool error.
-//   - Any other Out — string, numbers, bool, []byte, nil, slices, arrays,
-//     maps with non-string keys such as map[int]T, types with their own
-//     JSON encoding such as time.Time — is wrapped as {"result": value}, and
-//     the output schema is wrapped to match. Named struct element types of
+//   - An object-shaped Out — a struct, a map with string keys — is the
+//     structured content as is, and its schema is the output schema; its
+//     text is its JSON. A nil map is {}.
+//   - Any other Out — string, numbers, bool, []byte, slices, arrays, maps
+//     with non-string keys such as map[int]T, types with their own JSON
+//     encoding such as time.Time — is wrapped as {"result": value}, and the
+//     output schema is wrapped to match. Named struct element types of
 //     lists and maps are $defs references. A nil slice is [].
-//   - Out = any follows the dynamic value (a struct is as is, a list is
-//     wrapped) and has no output schema, so nothing is validated.
-//   - The text channel carries the JSON text of the value, unwrapped: one
-//     text block per element for lists and arrays (a single "[]" when empty).
+//   - A pointer *T is Go's optional (Python's Optional[T]): it is always
+//     wrapped, its schema admits null ({"anyOf": [{"type": "null"}, T]}
+//     for a named struct, {"type": ["null", ...]} otherwise), and nil is the
+//     valid result {"result": null} with no content blocks. (Return a
+//     struct value, not a pointer, for a result that is never absent.)
+//   - Out = any follows the dynamic value, through pointers: a struct or
+//     string-keyed map is as is, anything else is wrapped; nil is
+//     {"result": null}. With [ToolOptions.OutputSchema] the value is
+//     validated against that schema; without, there is nothing to validate.
+//   - The text channel, as the Python SDK converts a result to content: a
+//     string is its own text (not JSON-quoted); a list is the blocks of its
+//     elements in order, nested lists flattened, so a list of strings gives
+//     one block per string and an empty list gives no block at all; nil
+//     (a nil pointer, a nil element) gives no block; anything else is its
+//     JSON. JSON is never HTML-escaped: <, > and & stay as they are.
+//
+// Where Go differs, by necessity or on purpose: Go has no unions or tuples,
+// so there is no Union[A, B] output (use Out = any with an explicit
+// schema) and arrays are lists of one element type; []byte is a base64
+// string (as encoding/json writes it), not UTF-8 text; JSON text is compact,
+// where the Python SDK indents it by two spaces; a nil map is {} and a nil
+// slice [], where Go would write null. What a model finally reads of a
+// result — media, resources, a structured-only result — is decided by
+// [Render], the same for every integration.
 //
 // Every result is validated against the output schema before it leaves
 // ([Spec.Call], the executor): a mismatch is a [KindToolError] whose message

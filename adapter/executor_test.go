@@ -654,7 +654,7 @@ func TestOutputValidation(t *testing.T) {
 		part       string
 	}{
 		{"valid", map[string]any{"items": []any{map[string]any{"id": 1}}}, "", ""},
-		{"wrong field type names the path", map[string]any{"items": []any{map[string]any{"id": "x"}}}, adapter.KindToolError, "$.items[*].id"},
+		{"wrong field type names the path", map[string]any{"items": []any{map[string]any{"id": "x"}}}, adapter.KindToolError, "$.items[0].id"},
 		{"missing structured", nil, adapter.KindToolError, "no structured content"},
 	}
 	for _, tt := range tests {

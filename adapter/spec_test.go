@@ -183,11 +183,12 @@ func TestArgsValidation(t *testing.T) {
 		Lon float64 `json:"lon"`
 	}
 	type args struct {
-		City string         `json:"city"`
-		Loc  *loc           `json:"loc,omitempty"`
-		Days int            `json:"days,omitempty"`
-		Locs []loc          `json:"locs,omitempty"`
-		Tags map[string]int `json:"tags,omitempty"`
+		City  string         `json:"city"`
+		Loc   *loc           `json:"loc,omitempty"`
+		Days  int            `json:"days,omitempty"`
+		Locs  []loc          `json:"locs,omitempty"`
+		Tags  map[string]int `json:"tags,omitempty"`
+		Trips [][]loc        `json:"trips,omitempty"`
 	}
 	spec := adapter.MustTool("forecast", "", func(context.Context, args) (string, error) { return "ok", nil }, nil)
 	tests := []struct {
@@ -199,7 +200,10 @@ func TestArgsValidation(t *testing.T) {
 		{`null`, `at $: required: missing properties: ["city"]`},
 		{`{"city":1}`, `at $.city: type`},
 		{`{"city":"x","loc":{"lat":"a","lon":1}}`, `at $.loc.lat: type`},
-		{`{"city":"x","locs":[{"lat":1}]}`, `at $.locs[*]: required: missing properties: ["lon"]`},
+		{`{"city":"x","locs":[{"lat":1}]}`, `at $.locs[0]: required: missing properties: ["lon"]`},
+		{`{"city":"x","locs":[{"lat":1,"lon":2},{"lat":3,"lon":4},{"lat":"five","lon":6}]}`, `at $.locs[2].lat: type`},
+		{`{"city":"x","locs":[{"lat":1,"lon":2},{"lat":1,"lon":2},{"lat":1}]}`, `at $.locs[2]: required`},
+		{`{"city":"x","trips":[[{"lat":1,"lon":2}],[{"lat":1,"lon":2},{"lon":2}]]}`, `at $.trips[1][1]: required`},
 		{`{"city":"x","tags":{"a":"b"}}`, `at $.tags.*: type`},
 		{`{"city":"x","days":1.5}`, `at $.days: type`},
 		{`{"city":"x","extra":1}`, `unexpected additional properties ["extra"]`},
@@ -356,8 +360,8 @@ func TestResultChannels(t *testing.T) {
 		&adapter.ImageContent{Data: []byte{1}, MIMEType: "image/png"},
 		&adapter.TextContent{Text: "two"},
 	}}
-	if got := r.Text(); got != "one\ntwo" {
-		t.Errorf("Text() = %q, want text blocks joined by newlines", got)
+	if got := r.Text(); got != "one\n[image (image/png, 1 byte)]\ntwo" {
+		t.Errorf("Text() = %q, want the blocks as Render writes them, joined by newlines", got)
 	}
 	if got := adapter.TextResult("solo").Text(); got != "solo" {
 		t.Errorf("Text() = %q", got)

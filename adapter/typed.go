@@ -17,15 +17,12 @@ import (
 // once, here, with jsonschema-go: the input schema from In (which must be a
 // struct or a map with string keys) and the output schema from Out.
 //
-// Output follows MCP's structured-output convention:
-//   - an object-shaped Out (a struct, a pointer to one, a map with string
-//     keys) is the structured content as is;
-//   - any other Out (string, numbers, bool, []byte, slices, arrays, maps
-//     with non-string keys, interfaces) is wrapped as {"result": value},
-//     and the output schema is wrapped to match, element types of lists as
-//     $defs references;
-//   - the text channel carries the JSON text of the value (unwrapped), one
-//     text block per element for lists.
+// Output follows the MCP Python SDK's structured-output rules (see "Output
+// rules" in the package documentation): an object-shaped Out (a struct, a
+// map with string keys) is the structured content as is; any other Out is
+// wrapped as {"result": value}, a pointer as an optional value (nil is
+// {"result": null}); the text channel carries a string as itself, a list as
+// one block per element, and anything else as its JSON.
 //
 // An Out that yields no usable schema (a struct with no exported fields,
 // channels, functions) is an error unless opts.Output is [OutputText].
@@ -120,9 +117,10 @@ func inputSchemaFor(t reflect.Type, opts *ToolOptions) (*jsonschema.Schema, erro
 type shape int
 
 const (
-	shapeObject  shape = iota // the value is the structured content
-	shapeWrapped              // {"result": value}
-	shapeList                 // {"result": [...]}, one text block per element
+	shapeObject   shape = iota // the value is the structured content
+	shapeWrapped               // {"result": value}
+	shapeList                  // {"result": [...]}, one text block per element
+	shapeOptional              // a pointer: {"result": value or null}
 )
 
 type encoder[Out any] struct {
@@ -151,9 +149,12 @@ func newEncoder[Out any](opts *ToolOptions) (*encoder[Out], error) {
 		return e, nil
 	}
 	var err error
-	if e.shape == shapeObject {
+	switch e.shape {
+	case shapeObject:
 		e.schema, err = objectSchemaFor(t, opts.For)
-	} else {
+	case shapeOptional:
+		e.schema, err = optionalSchemaFor(t, opts.For)
+	default:
 		e.schema, err = wrappedSchemaFor(t, opts.For)
 	}
 	if err != nil {
@@ -166,10 +167,12 @@ func shapeOf(t reflect.Type) shape {
 	if t == nil {
 		return shapeWrapped
 	}
-	base := t
-	for base.Kind() == reflect.Pointer {
-		base = base.Elem()
+	if t.Kind() == reflect.Pointer {
+		// Go's optional: nil is a valid result, so the value is wrapped
+		// and the schema admits null (as Optional[T] in the Python SDK).
+		return shapeOptional
 	}
+	base := t
 	switch {
 	case base.Kind() == reflect.Struct && !implementsMarshaler(base):
 		return shapeObject
@@ -317,6 +320,28 @@ func wrappedSchemaFor(t reflect.Type, opts *jsonschema.ForOptions) (*jsonschema.
 	}, nil
 }
 
+// optionalSchemaFor returns the wrapped schema of a pointer type: the
+// pointed-to value or null ({"anyOf": [{"type": "null"}, {"$ref": ...}]}
+// for a named struct, {"type": ["null", ...]} otherwise).
+func optionalSchemaFor(t reflect.Type, opts *jsonschema.ForOptions) (*jsonschema.Schema, error) {
+	o := schemaOptions(opts, t)
+	inner, defs, err := elemSchemaFor(t, o)
+	if err != nil {
+		return nil, err
+	}
+	if inner.Ref == "" && len(inner.AnyOf) == 0 && inner.Type != "" && inner.Type != "null" {
+		// A mapped type's schema may not admit null: say it does.
+		inner = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{{Type: "null"}, inner}}
+	}
+	return &jsonschema.Schema{
+		Type:                 "object",
+		Properties:           map[string]*jsonschema.Schema{"result": inner},
+		Required:             []string{"result"},
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+		Defs:                 defs,
+	}, nil
+}
+
 func valueSchemaFor(t reflect.Type, opts *jsonschema.ForOptions) (*jsonschema.Schema, map[string]*jsonschema.Schema, error) {
 	base := t
 	for base.Kind() == reflect.Pointer {
@@ -418,14 +443,16 @@ func isIntegerKind(k reflect.Kind) bool {
 	return false
 }
 
-// encode turns a handler's value into a two-channel result. The JSON
-// encoding is done once and kept for output validation.
+// encode turns a handler's value into a two-channel result, following the
+// MCP Python SDK's structured-output rules (see the package documentation):
+// the JSON encoding is done once and kept for output validation.
 func (e *encoder[Out]) encode(out Out) (*Result, error) {
+	var v any = out
 	if e.mode == OutputText {
 		if e.isStr {
-			return TextResult(any(out).(string)), nil
+			return TextResult(v.(string)), nil
 		}
-		b, err := marshalResult(out)
+		b, err := marshalResult(v)
 		if err != nil {
 			return nil, err
 		}
@@ -433,19 +460,25 @@ func (e *encoder[Out]) encode(out Out) (*Result, error) {
 	}
 	sh := e.shape
 	if e.dynamic {
-		sh = shapeOf(reflect.TypeOf(any(out)))
+		// Out is an interface: the dynamic value decides, through any
+		// pointers (there is no static "optional" to honour).
+		rv := reflect.ValueOf(v)
+		for rv.Kind() == reflect.Pointer && !rv.IsNil() {
+			rv = rv.Elem()
+		}
+		if !rv.IsValid() || rv.Kind() == reflect.Pointer {
+			return wrapped(nil, nil, []byte("null")), nil
+		}
+		v = rv.Interface()
+		sh = shapeOf(rv.Type())
 	}
 	switch sh {
 	case shapeObject:
-		var v any = out
 		rv := reflect.ValueOf(v)
 		if rv.Kind() == reflect.Map && rv.IsNil() {
 			// A nil map is an empty object, not null.
 			v = reflect.MakeMap(rv.Type()).Interface()
 			return &Result{Content: []Content{&TextContent{Text: "{}"}}, Structured: v, structJSON: []byte("{}"), structOf: v}, nil
-		}
-		if isNilValue(v) {
-			return nil, &Error{Kind: KindToolError, Message: "the tool returned no result (a nil pointer where an object was expected)"}
 		}
 		b, err := marshalResult(v)
 		if err != nil {
@@ -453,9 +486,13 @@ func (e *encoder[Out]) encode(out Out) (*Result, error) {
 		}
 		return &Result{Content: []Content{&TextContent{Text: string(b)}}, Structured: v, structJSON: b, structOf: v}, nil
 	case shapeList:
-		return encodeList(out)
+		return encodeList(v)
+	case shapeOptional:
+		if isNilValue(v) {
+			// None: no content blocks, {"result": null}.
+			return wrapped(nil, nil, []byte("null")), nil
+		}
 	}
-	var v any = out
 	if rv := reflect.ValueOf(v); rv.IsValid() && isByteSlice(rv.Type()) && rv.IsNil() {
 		v = []byte{} // like a nil list, a nil []byte is empty: "" rather than null
 	}
@@ -463,19 +500,64 @@ func (e *encoder[Out]) encode(out Out) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := map[string]any{"result": v}
-	return &Result{
-		Content:    []Content{&TextContent{Text: string(b)}},
-		Structured: st,
-		structJSON: wrapJSON(b),
-		structOf:   st,
-	}, nil
+	content, err := textBlocks(reflect.ValueOf(v), b, nil)
+	if err != nil {
+		return nil, err
+	}
+	return wrapped(v, content, b), nil
 }
 
-// marshalResult encodes a handler's value. Its error message is model-safe:
-// the Go detail (type names) stays in Err.
+// wrapped returns the result {"result": v} whose value encodes as b.
+func wrapped(v any, content []Content, b []byte) *Result {
+	if content == nil {
+		content = []Content{}
+	}
+	st := map[string]any{"result": v}
+	return &Result{Content: content, Structured: st, structJSON: wrapJSON(b), structOf: st}
+}
+
+// textBlocks appends the text blocks of a value, as the Python SDK converts
+// a result to content: nothing for nil, a string as itself, a list as the
+// blocks of its elements in order (flattened), anything else as its JSON.
+// whole, if not nil, is the JSON of v already encoded.
+func textBlocks(v reflect.Value, whole []byte, out []Content) ([]Content, error) {
+	for v.IsValid() && (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && !implementsMarshaler(v.Type()) {
+		if v.IsNil() {
+			return out, nil
+		}
+		v, whole = v.Elem(), nil
+	}
+	if !v.IsValid() {
+		return out, nil
+	}
+	t := v.Type()
+	switch {
+	case implementsMarshaler(t):
+	case t.Kind() == reflect.String:
+		return append(out, &TextContent{Text: v.String()}), nil
+	case (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) && !isByteSlice(t):
+		for i := range v.Len() {
+			var err error
+			if out, err = textBlocks(v.Index(i), nil, out); err != nil {
+				return nil, err
+			}
+		}
+		return out, nil
+	}
+	if whole == nil {
+		var err error
+		if whole, err = marshalResult(v.Interface()); err != nil {
+			return nil, err
+		}
+	}
+	return append(out, &TextContent{Text: string(whole)}), nil
+}
+
+// marshalResult encodes a handler's value, without HTML escaping (a model
+// reads <, > and & as themselves). Its error message is model-safe: the Go
+// detail (type names) stays in Err.
 func marshalResult(v any) ([]byte, error) {
-	b, err := json.Marshal(v)
+	b, err := marshalNoEscape(v)
 	if err == nil {
 		return b, nil
 	}
@@ -490,23 +572,18 @@ func marshalResult(v any) ([]byte, error) {
 func encodeList(out any) (*Result, error) {
 	v := reflect.ValueOf(out)
 	t := v.Type()
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	for v.Kind() == reflect.Pointer && !v.IsNil() {
-		v = v.Elem()
-	}
-	if v.Kind() == reflect.Pointer || v.Kind() == reflect.Slice && v.IsNil() {
+	if v.Kind() == reflect.Slice && v.IsNil() {
 		// A nil list is an empty list: models and programs get [] rather than null.
 		v = reflect.MakeSlice(reflect.SliceOf(t.Elem()), 0, 0)
 		out = v.Interface()
 	}
 	n := v.Len()
-	content := make([]Content, 0, max(n, 1))
+	content := make([]Content, 0, n)
 	buf := make([]byte, 0, 64)
 	buf = append(buf, `{"result":[`...)
 	for i := range n {
-		b, err := marshalResult(v.Index(i).Interface())
+		el := v.Index(i)
+		b, err := marshalResult(el.Interface())
 		if err != nil {
 			return nil, err
 		}
@@ -514,12 +591,11 @@ func encodeList(out any) (*Result, error) {
 			buf = append(buf, ',')
 		}
 		buf = append(buf, b...)
-		content = append(content, &TextContent{Text: string(b)})
+		if content, err = textBlocks(el, b, content); err != nil {
+			return nil, err
+		}
 	}
 	buf = append(buf, "]}"...)
-	if n == 0 {
-		content = append(content, &TextContent{Text: "[]"})
-	}
 	st := map[string]any{"result": out}
 	return &Result{Content: content, Structured: st, structJSON: buf, structOf: st}, nil
 }

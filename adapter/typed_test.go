@@ -108,6 +108,13 @@ type textID string
 
 func (t textID) MarshalText() ([]byte, error) { return []byte("id:" + string(t)), nil }
 
+// pointSchema is an explicit output schema for Point, for Out = any.
+func pointSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
+		"x": {Type: "integer"}, "y": {Type: "integer"}, "tags": {Type: "array", Items: &jsonschema.Schema{Type: "string"}},
+	}, Required: []string{"x", "y"}}
+}
+
 // typed builds a tool returning v from a function of no arguments.
 func typed[Out any](v Out, opts *adapter.ToolOptions) func(name string) (*adapter.Spec, error) {
 	return func(name string) (*adapter.Spec, error) {
@@ -130,19 +137,25 @@ func TestWrapping(t *testing.T) {
 		wantType   any // for object shapes: Structured keeps the Go value's type
 	}{
 		{name: "int", build: typed(42, nil), text: []string{"42"}, structured: `{"result":42}`},
-		{name: "string", build: typed("hello", nil), text: []string{`"hello"`}, structured: `{"result":"hello"}`},
+		{name: "string", build: typed("hello", nil), text: []string{"hello"}, structured: `{"result":"hello"}`},
+		{name: "string_markup", build: typed("a <b> & \"c\"\nline 2", nil), text: []string{"a <b> & \"c\"\nline 2"}, structured: `{"result":"a <b> & \"c\"\nline 2"}`},
+		{name: "string_list", build: typed([]string{"alpha", "<beta>"}, nil), text: []string{"alpha", "<beta>"}, structured: `{"result":["alpha","<beta>"]}`},
+		{name: "string_list_empty", build: typed([]string{}, nil), text: nil, structured: `{"result":[]}`},
+		{name: "string_list_nested", build: typed([][]string{{"a"}, {}, {"b", "c"}}, nil), text: []string{"a", "b", "c"}, structured: `{"result":[["a"],[],["b","c"]]}`},
+		{name: "string_pointer", build: typed(jsonschema.Ptr("hi"), nil), text: []string{"hi"}, structured: `{"result":"hi"}`},
 		{name: "bool", build: typed(true, nil), text: []string{"true"}, structured: `{"result":true}`},
 		{name: "float", build: typed(2.5, nil), text: []string{"2.5"}, structured: `{"result":2.5}`},
 		{name: "bytes", build: typed([]byte("hi"), nil), text: []string{`"aGk="`}, structured: `{"result":"aGk="}`},
 		{name: "bytes_nil", build: typed([]byte(nil), nil), text: []string{`""`}, structured: `{"result":""}`},
-		{name: "nil_any", build: typed[any](nil, nil), text: []string{"null"}, structured: `{"result":null}`},
-		{name: "nil_int_pointer", build: typed(nilInt, nil), text: []string{"null"}, structured: `{"result":null}`},
+		{name: "nil_any", build: typed[any](nil, nil), text: nil, structured: `{"result":null}`},
+		{name: "nil_int_pointer", build: typed(nilInt, nil), text: nil, structured: `{"result":null}`},
+		{name: "nil_struct_pointer", build: typed((*Weather)(nil), nil), text: nil, structured: `{"result":null}`},
 		{name: "int_pointer", build: typed(jsonschema.Ptr(7), nil), text: []string{"7"}, structured: `{"result":7}`},
 		{name: "struct_list", build: typed([]Point{{X: 1, Y: 2}, {X: 3, Y: 4, Tags: []string{"a"}}}, nil),
 			text: []string{`{"x":1,"y":2}`, `{"x":3,"y":4,"tags":["a"]}`}, structured: `{"result":[{"x":1,"y":2},{"x":3,"y":4,"tags":["a"]}]}`},
 		{name: "struct_pointer_list", build: typed([]*Point{{X: 1}, nil}, nil),
-			text: []string{`{"x":1,"y":0}`, "null"}, structured: `{"result":[{"x":1,"y":0},null]}`},
-		{name: "struct_list_nil", build: typed(nilList, nil), text: []string{"[]"}, structured: `{"result":[]}`},
+			text: []string{`{"x":1,"y":0}`}, structured: `{"result":[{"x":1,"y":0},null]}`},
+		{name: "struct_list_nil", build: typed(nilList, nil), text: nil, structured: `{"result":[]}`},
 		{name: "int_list", build: typed([]int{1, 2, 3}, nil), text: []string{"1", "2", "3"}, structured: `{"result":[1,2,3]}`},
 		{name: "int_array", build: typed([2]int{1, 2}, nil), text: []string{"1", "2"}, structured: `{"result":[1,2]}`},
 		{name: "map_string_float", build: typed(map[string]float64{"a": 1.5, "b": 2}, nil),
@@ -156,13 +169,19 @@ func TestWrapping(t *testing.T) {
 		{name: "struct", build: typed(Weather{City: "Paris", TempC: 21.5, Humidity: 40}, nil),
 			text: []string{`{"city":"Paris","temp_c":21.5,"humidity":40}`}, structured: `{"city":"Paris","temp_c":21.5,"humidity":40}`, wantType: Weather{}},
 		{name: "struct_pointer", build: typed(&Weather{City: "Oslo", TempC: -3, Humidity: 80}, nil),
-			text: []string{`{"city":"Oslo","temp_c":-3,"humidity":80}`}, structured: `{"city":"Oslo","temp_c":-3,"humidity":80}`, wantType: &Weather{}},
+			text: []string{`{"city":"Oslo","temp_c":-3,"humidity":80}`}, structured: `{"result":{"city":"Oslo","temp_c":-3,"humidity":80}}`},
+		{name: "struct_markup", build: typed(Weather{City: "<Saint-Malo & co>"}, nil),
+			text: []string{`{"city":"<Saint-Malo & co>","temp_c":0,"humidity":0}`}, structured: `{"city":"<Saint-Malo & co>","temp_c":0,"humidity":0}`, wantType: Weather{}},
+		{name: "any_with_schema", build: typed[any](Point{X: 1, Y: 2}, &adapter.ToolOptions{OutputSchema: pointSchema()}),
+			text: []string{`{"x":1,"y":2}`}, structured: `{"x":1,"y":2}`, wantType: Point{}},
+		{name: "any_with_schema_pointer", build: typed[any](&Point{X: 3}, &adapter.ToolOptions{OutputSchema: pointSchema()}),
+			text: []string{`{"x":3,"y":0}`}, structured: `{"x":3,"y":0}`, wantType: Point{}},
 		{name: "time", build: typed(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), nil),
 			text: []string{`"2026-01-02T03:04:05Z"`}, structured: `{"result":"2026-01-02T03:04:05Z"}`},
 		{name: "any_struct", build: typed[any](Point{X: 1, Y: 2}, nil),
 			text: []string{`{"x":1,"y":2}`}, structured: `{"x":1,"y":2}`, wantType: Point{}},
 		{name: "any_list", build: typed[any]([]string{"a", "b"}, nil),
-			text: []string{`"a"`, `"b"`}, structured: `{"result":["a","b"]}`},
+			text: []string{"a", "b"}, structured: `{"result":["a","b"]}`},
 		{name: "struct_with_bytes", build: typed(blobs{Data: []byte{0xff}, Raw: json.RawMessage(`[1,{"a":2}]`), ID: "a-1"}, nil),
 			text: []string{`{"data":"/w==","Raw":[1,{"a":2}],"id":"id:a-1"}`}, structured: `{"data":"/w==","Raw":[1,{"a":2}],"id":"id:a-1"}`, wantType: blobs{}},
 		{name: "struct_with_maps", build: typed(maps{ByID: map[int]string{7: "x"}, Lists: []map[string]int{nil, {"a": 1}}}, nil),
@@ -478,10 +497,10 @@ func TestTypedErrors(t *testing.T) {
 	if !errors.As(err, &ae) || ae.Kind != adapter.KindToolError || !strings.Contains(ae.Message, "NaN") {
 		t.Errorf("NaN result: %v, want a tool_error mentioning NaN", err)
 	}
+	// A nil *struct is an optional result that is absent, not an error.
 	nilObj := adapter.MustTool("nilobj", "", func(context.Context, empty) (*Weather, error) { return nil, nil }, nil)
-	_, err = nilObj.Call(context.Background(), nil)
-	if !errors.As(err, &ae) || ae.Kind != adapter.KindToolError || strings.Contains(ae.Message, "Weather") {
-		t.Errorf("nil *struct: %v, want a tool_error without Go type names", err)
+	if res, err := nilObj.Call(context.Background(), nil); err != nil || len(res.Content) != 0 {
+		t.Errorf("nil *struct: %v, %v; want {\"result\": null} and no content", res, err)
 	}
 	type strict struct {
 		N int8 `json:"n"`
