@@ -271,3 +271,18 @@ func shortenLists(s string) string {
 		s = rest
 	}
 }
+
+// maxUnknownName bounds the tool name quoted in a not_found message: the
+// name comes from a model and may be anything.
+const maxUnknownName = 128
+
+// UnknownTool returns the not_found error of a call to a tool that does not
+// exist: the one every integration gives a model that called a tool by a
+// name it made up, so that it reads the same payload everywhere.
+func UnknownTool(name string) *Error {
+	shown := name
+	if len(shown) > maxUnknownName {
+		shown = shown[:maxUnknownName] + "…"
+	}
+	return &Error{Kind: KindNotFound, Tool: shown, Message: fmt.Sprintf("no tool named %q", shown)}
+}

@@ -320,7 +320,9 @@ func (e *Executor) Do(ctx context.Context, req *Request) (res *Result, err error
 			spec, _ = e.tools.Lookup(call.Tool)
 		}
 		if spec == nil {
-			return nil, &Error{Kind: KindNotFound, Tool: call.Tool, CallID: call.ID, Message: fmt.Sprintf("no tool named %q", call.Tool)}
+			nf := UnknownTool(call.Tool)
+			nf.CallID = call.ID
+			return nil, nf
 		}
 	}
 	call.Spec = spec

@@ -88,8 +88,13 @@ func (m *genkitModel) generate(_ context.Context, req *ai.ModelRequest, _ ai.Mod
 		}
 		for _, p := range msg.Content {
 			if p.ToolResponse != nil {
-				b, _ := json.Marshal(p.ToolResponse.Output)
-				read = append(read, p.ToolResponse.Name+"="+string(b))
+				// The output is the text the model reads.
+				text, ok := p.ToolResponse.Output.(string)
+				if !ok {
+					b, _ := json.Marshal(p.ToolResponse.Output)
+					text = string(b)
+				}
+				read = append(read, p.ToolResponse.Name+"="+text)
 			}
 		}
 	}

@@ -26,7 +26,7 @@ func TestQuickstart(t *testing.T) {
 			"[" + fw + `] get_weather {"city":"Atlantis"} -> tool_error: no weather station in Atlantis`,
 			"[" + fw + `] convert {"amount":20,"from":"EUR","to":"USD"} -> {"amount":21.6,"currency":"USD"}`,
 			"[" + fw + `] delete_report {"name":"draft-` + fw + `.txt"} -> approval_pending`,
-			"[" + fw + `] delete_report {"name":"draft-` + fw + `.txt"} -> "deleted draft-` + fw + `.txt"`,
+			"[" + fw + `] delete_report {"name":"draft-` + fw + `.txt"} -> deleted draft-` + fw + `.txt`,
 			`delete_report {"name":"draft-` + fw + `.txt"} (ticket tkt_`,
 		} {
 			if !strings.Contains(got, want) {

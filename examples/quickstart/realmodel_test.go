@@ -99,7 +99,7 @@ func TestRealModel(t *testing.T) {
 					"[" + fw + `] get_weather {"city":"Paris"} -> {"city":"Paris","temp_c":21.5,"humidity":48}`,
 					"[" + fw + `] get_weather {"city":"Atlantis"} -> tool_error: no weather station in Atlantis`,
 					"[" + fw + `] delete_report {"name":"draft.txt"} -> approval_pending`,
-					"[" + fw + `] delete_report {"name":"draft.txt"} -> "deleted draft.txt"`,
+					"[" + fw + `] delete_report {"name":"draft.txt"} -> deleted draft.txt`,
 					`approval: delete_report {"name":"draft.txt"} (ticket tkt_`,
 				}
 				if tc.oneTurn {

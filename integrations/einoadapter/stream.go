@@ -48,7 +48,7 @@ func (t *streamTool) StreamableRun(ctx context.Context, argumentsInJSON string, 
 				}
 				return
 			}
-			if text := partText(c); text != "" {
+			if text := adapter.Render(&adapter.Result{Content: []adapter.Content{c}}, &t.render); text != "" {
 				if sw.Send(text, nil) { // the reader has gone
 					return
 				}
@@ -56,15 +56,6 @@ func (t *streamTool) StreamableRun(ctx context.Context, argumentsInJSON string, 
 		}
 	}()
 	return sr, nil
-}
-
-// partText is what the model reads of one part: its text, or a note of
-// what non-text content arrived.
-func partText(c adapter.Content) string {
-	if t, ok := c.(*adapter.TextContent); ok {
-		return t.Text
-	}
-	return resultText(&adapter.Result{Content: []adapter.Content{c}})
 }
 
 var (

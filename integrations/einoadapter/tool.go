@@ -41,6 +41,9 @@ type Options struct {
 	// Timeout bounds each call, overriding the spec's and the executor's
 	// timeout; zero leaves theirs. A per-call [WithTimeout] overrides it.
 	Timeout time.Duration
+	// Render configures how results read to the model (adapter.Render);
+	// the zero value is the default policy.
+	Render adapter.RenderOptions
 }
 
 func (o *Options) multimodal(s *adapter.Spec) bool {
@@ -75,7 +78,7 @@ func Tool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (tool.BaseT
 	if err != nil {
 		return nil, err
 	}
-	b := &base{spec: spec, exec: exec, info: info, pendingPayload: opts.PendingAsPayload, timeout: opts.Timeout}
+	b := &base{spec: spec, exec: exec, info: info, pendingPayload: opts.PendingAsPayload, timeout: opts.Timeout, render: opts.Render}
 	if opts.multimodal(spec) {
 		return &enhancedTool{b}, nil
 	}
@@ -145,6 +148,7 @@ type base struct {
 	info           *schema.ToolInfo
 	pendingPayload bool
 	timeout        time.Duration
+	render         adapter.RenderOptions
 }
 
 // Info returns the tool's description for the model, built once.
@@ -230,7 +234,7 @@ func (t *textTool) InvokableRun(ctx context.Context, argumentsInJSON string, opt
 	if payload != "" {
 		return payload, nil
 	}
-	return resultText(res), nil
+	return adapter.Render(res, &t.render), nil
 }
 
 // enhancedTool is a tool.EnhancedInvokableTool: images, audio and files
@@ -250,7 +254,7 @@ func (t *enhancedTool) InvokableRun(ctx context.Context, arg *schema.ToolArgumen
 	if payload != "" {
 		return &schema.ToolResult{Parts: []schema.ToolOutputPart{{Type: schema.ToolPartTypeText, Text: payload}}}, nil
 	}
-	return toolResult(res), nil
+	return toolResult(res, &t.render), nil
 }
 
 // Pending is the info of the interrupt raised when a call is held for

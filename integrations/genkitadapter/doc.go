@@ -16,8 +16,9 @@
 //
 // [NewTool] and [Tools] build unregistered tools for ai.WithTools;
 // [DefineTool] and [DefineTools] register them on a *genkit.Genkit. The
-// definition a model sees carries the spec's input and output schemas
-// unchanged. Genkit resolves tools by name and prefers a registered tool to
+// definition a model sees carries the spec's input schema unchanged; the
+// output is the model's text (below), so the definition declares no output
+// schema. Genkit resolves tools by name and prefers a registered tool to
 // an unregistered one, so [Tools] and [DefineTools] report a spec named like
 // a registered genkit tool with [ErrNameClash] instead of letting genkit run
 // the other tool silently.
@@ -36,9 +37,22 @@
 //
 // # Results and errors
 //
-// A result's structured content is the tool's output (its JSON object); a
-// result without one outputs its text. Image and audio blocks travel as
-// media parts of the tool response.
+// The tool's output is what the model reads of the result: adapter.Render's
+// text, the same in every integration (a structured-only result reads as
+// its JSON). Genkit's model plugins JSON-encode a tool's output, so text
+// that is a JSON object or list is output as that JSON value, which the
+// model then reads as JSON; other text is output as a string, which the
+// plugins show the model JSON-quoted (a limit of genkit's plugins). Image and audio blocks travel as media parts
+// of the tool response (data URLs), never as text. Programs that want the
+// structured content read it from the executor (a hook, a guard, the
+// ledger) or call the spec.
+//
+// A model that calls a tool by a name it made up ends genkit's Generate
+// with an error; [UnknownTools] is a model middleware that answers such
+// calls with the not_found payload, so the model reads it and goes on:
+//
+//	genkit.Generate(ctx, g, ai.WithModel(m), ai.WithTools(tools...),
+//		ai.WithMiddleware(genkitadapter.UnknownTools()))
 //
 // Genkit aborts the whole generation when a tool returns an error. So the
 // model-facing kinds (see [adapter.Kind.ModelFacing]: args_invalid,
@@ -68,8 +82,7 @@
 //		return deferred.Approve(ctx, a.Ticket, "alice")
 //	}, ai.WithModel(m), ai.WithTools(tools...))
 //
-// ai.WithToolResponses (the tool's Respond) answers for the tool instead;
-// genkit checks that answer against the tool's output schema.
+// ai.WithToolResponses (the tool's Respond) answers for the tool instead.
 //
 // # Run scopes
 //

@@ -53,7 +53,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	fmt.Println(resp.Text())
-	// Output: the tool said map[result:5]
+	// Output: the tool said 5
 }
 
 // A call that needs approval interrupts the generation; Resume approves it

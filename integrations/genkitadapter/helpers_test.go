@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -123,8 +124,14 @@ func toolOutputs(req *ai.ModelRequest) map[string]any {
 }
 
 // normalize round-trips v through JSON so that comparisons see plain maps,
-// slices, strings, float64s and bools.
+// slices, strings, float64s and bools. A tool output is the text the model
+// reads; text that is a JSON object or list is compared as its value.
 func normalize(v any) any {
+	if s, ok := v.(string); ok && (strings.HasPrefix(s, "{") || strings.HasPrefix(s, "[")) && json.Valid([]byte(s)) {
+		var out any
+		_ = json.Unmarshal([]byte(s), &out)
+		return out
+	}
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Sprintf("unmarshalable %T", v)

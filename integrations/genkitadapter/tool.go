@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/firebase/genkit/go/ai"
@@ -36,6 +37,9 @@ type Options struct {
 	// Timeout bounds each call, overriding the spec's and the executor's
 	// timeout; zero leaves theirs.
 	Timeout time.Duration
+	// Render configures how results read to the model (adapter.Render);
+	// the zero value is the default policy.
+	Render adapter.RenderOptions
 }
 
 var errNilExecutor = errors.New("genkitadapter: nil executor (pass the *adapter.Executor whose policy the calls must follow)")
@@ -44,7 +48,8 @@ var errNilExecutor = errors.New("genkitadapter: nil executor (pass the *adapter.
 // passed to ai.WithTools unregistered, or registered with
 // genkit.RegisterAction (see [DefineTool]).
 //
-// Its definition carries the spec's input and output schemas unchanged. When
+// Its definition carries the spec's input schema unchanged and no output
+// schema: its output is the text the model reads. When
 // it runs, the arguments reach the executor as the JSON genkit holds,
 // without genkit's schema normalisation (which turns numbers into float64
 // or int64 and drops null fields) or genkit's second validation of the
@@ -84,21 +89,16 @@ func newTool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (*Tool, 
 	if err != nil {
 		return nil, fmt.Errorf("genkitadapter: tool %q: input schema: %w", spec.Name, err)
 	}
-	out, err := adapter.SchemaMap(spec.OutputSchema)
-	if err != nil {
-		return nil, fmt.Errorf("genkitadapter: tool %q: output schema: %w", spec.Name, err)
-	}
 	t := &Tool{spec: spec, exec: exec}
 	if opts != nil {
 		t.opts = *opts
 	}
 	t.act = &action{tool: t, desc: api.ActionDesc{
-		Type:         api.ActionTypeToolV2,
-		Key:          api.KeyFromName(api.ActionTypeToolV2, spec.Name),
-		Name:         spec.Name,
-		Description:  spec.Description,
-		InputSchema:  in,
-		OutputSchema: out,
+		Type:        api.ActionTypeToolV2,
+		Key:         api.KeyFromName(api.ActionTypeToolV2, spec.Name),
+		Name:        spec.Name,
+		Description: spec.Description,
+		InputSchema: in,
 		Metadata: map[string]any{
 			"type":        api.ActionTypeToolV2,
 			"name":        spec.Name,
@@ -111,7 +111,7 @@ func newTool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (*Tool, 
 }
 
 // Definition returns the definition genkit hands to models for spec, as a
-// tool built by [NewTool] would: the spec's input and output schemas
+// tool built by [NewTool] would: the spec's input schema
 // unchanged. It runs nothing, so it needs no executor.
 func Definition(spec *adapter.Spec) (*ai.ToolDefinition, error) {
 	t, err := newTool(spec, nil, nil)
@@ -244,15 +244,14 @@ func (t *Tool) Spec() *adapter.Spec { return t.spec }
 func (t *Tool) Name() string { return t.spec.Name }
 
 // Definition returns the definition genkit hands to models: the spec's
-// input and output schemas unchanged.
+// input schema unchanged.
 func (t *Tool) Definition() *ai.ToolDefinition {
 	d := &t.act.desc
 	return &ai.ToolDefinition{
-		Name:         d.Name,
-		Description:  d.Description,
-		InputSchema:  d.InputSchema,
-		OutputSchema: d.OutputSchema,
-		Metadata:     map[string]any{"multipart": false},
+		Name:        d.Name,
+		Description: d.Description,
+		InputSchema: d.InputSchema,
+		Metadata:    map[string]any{"multipart": false},
 	}
 }
 
@@ -294,8 +293,7 @@ func (t *Tool) RunRawMultipart(ctx context.Context, input any) (*ai.MultipartToo
 }
 
 // Respond returns a part answering an interrupted request of this tool with
-// output, for ai.WithToolResponses; the tool does not run. Genkit checks
-// output against the tool's output schema.
+// output, for ai.WithToolResponses; the tool does not run.
 func (t *Tool) Respond(toolReq *ai.Part, output any, opts *ai.RespondOptions) *ai.Part {
 	p := ai.NewResponseForToolRequest(toolReq, output)
 	if p == nil {
@@ -366,19 +364,11 @@ func (t *Tool) call(ctx context.Context, input json.RawMessage) (json.RawMessage
 			return nil, approvalInterrupt(ctx, e, req.Args)
 		}
 		if payload, ok := adapter.ModelPayload(err); ok {
-			return encodeResponse(json.RawMessage(payload), nil)
+			return encodeResponse([]adapter.Part{{Text: payload}})
 		}
 		return nil, err
 	}
-	out, err := res.StructuredJSON()
-	if err != nil {
-		return nil, &adapter.Error{Kind: adapter.KindToolError, Tool: t.spec.Name, Message: "the result does not encode as JSON", Err: err}
-	}
-	if out == nil {
-		b, _ := json.Marshal(res.Text()) // a string always marshals
-		out = b
-	}
-	return encodeResponse(out, mediaParts(res.Content))
+	return encodeResponse(adapter.RenderParts(res, &t.opts.Render))
 }
 
 func isNull(b json.RawMessage) bool {
@@ -387,29 +377,41 @@ func isNull(b json.RawMessage) bool {
 }
 
 type response struct {
-	Output  json.RawMessage `json:"output"`
-	Content []*ai.Part      `json:"content,omitempty"`
+	Output  any        `json:"output"`
+	Content []*ai.Part `json:"content,omitempty"`
 }
 
-func encodeResponse(out json.RawMessage, content []*ai.Part) (json.RawMessage, error) {
-	return json.Marshal(response{Output: out, Content: content})
-}
-
-// mediaParts turns the image and audio blocks of a result into genkit media
-// parts; text already travels as the output.
-func mediaParts(cs []adapter.Content) []*ai.Part {
-	var parts []*ai.Part
-	for _, c := range cs {
-		switch c := c.(type) {
-		case *adapter.ImageContent:
-			parts = append(parts, ai.NewMediaPart(c.MIMEType, dataURL(c.MIMEType, c.Data)))
-		case *adapter.AudioContent:
-			parts = append(parts, ai.NewMediaPart(c.MIMEType, dataURL(c.MIMEType, c.Data)))
-		case *adapter.ResourceLink:
-			parts = append(parts, ai.NewMediaPart(c.MIMEType, c.URI))
+// encodeResponse places the parts of a result, as adapter.RenderParts gives
+// them, in a genkit MultipartToolResponse: the text the model reads as the
+// output, images and audio as media parts (data URLs, never in the text).
+// Genkit's model plugins JSON-encode a tool's output for the model, so text
+// that is a JSON object or list travels as that JSON value (the model reads
+// the JSON, not a quoted string of it); other text travels as a string.
+func encodeResponse(parts []adapter.Part) (json.RawMessage, error) {
+	var r response
+	text := adapter.PartsText(parts)
+	r.Output = text
+	if t := strings.TrimSpace(text); t != "" && (t[0] == '{' || t[0] == '[') && json.Valid([]byte(t)) {
+		r.Output = json.RawMessage(t)
+	}
+	for _, p := range parts {
+		if p.Media != nil {
+			r.Content = append(r.Content, ai.NewMediaPart(p.Media.MIMEType, dataURL(p.Media.MIMEType, p.Media.Data)))
 		}
 	}
-	return parts
+	return marshalNoEscape(r)
+}
+
+// marshalNoEscape encodes without HTML escaping, so that the text genkit
+// hands on is the text the renderer wrote.
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 func dataURL(mime string, data []byte) string {

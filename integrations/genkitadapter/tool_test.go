@@ -117,8 +117,8 @@ func TestLocalTypedTool(t *testing.T) {
 			if diff := cmp.Diff(schemaValue(t, spec.InputSchema), normalize(def.InputSchema)); diff != "" {
 				t.Errorf("input schema offered to the model (-spec +genkit):\n%s", diff)
 			}
-			if diff := cmp.Diff(schemaValue(t, spec.OutputSchema), normalize(def.OutputSchema)); diff != "" {
-				t.Errorf("output schema offered to the model (-spec +genkit):\n%s", diff)
+			if len(def.OutputSchema) != 0 {
+				t.Errorf("output schema offered to the model: %v; the output is the model's text", def.OutputSchema)
 			}
 			calls := log.all()
 			if len(calls) != 1 {

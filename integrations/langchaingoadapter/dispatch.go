@@ -27,6 +27,9 @@ type DispatcherOptions struct {
 	// Timeout bounds each call, overriding the spec's and the executor's
 	// timeout; zero leaves theirs.
 	Timeout time.Duration
+	// Render configures how results read to the model (adapter.Render);
+	// the zero value is the default policy.
+	Render adapter.RenderOptions
 	// Strict defines the tools with strict schemas (see
 	// [DefinitionOptions.Strict]), and makes Dispatch read a null given for
 	// an optional, non-nullable property as an omitted one.
@@ -172,7 +175,7 @@ func (d *Dispatcher) run(ctx context.Context, tc llms.ToolCall, input string) (s
 	if err != nil {
 		return "", withShape(err, a)
 	}
-	return resultText(res)
+	return adapter.Render(res, &d.opts.Render), nil
 }
 
 // maxShapes bounds the dispatcher's cache of argument shapes; registries

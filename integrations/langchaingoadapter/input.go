@@ -23,7 +23,7 @@ const maxUnwrap = 4
 //   - anything else, for a tool with a positional parameter (see
 //     argShape.positional): the value of that parameter; a JSON string is
 //     unquoted, and for a non-string parameter the text must be JSON;
-//   - nothing at all, for a tool with no required parameters: {}.
+//   - nothing at all, or null, for a tool with no required parameters: {}.
 //
 // Everything else is an args_invalid error whose message shows the
 // expected shape.
@@ -33,7 +33,9 @@ func parseInput(input string, a *argShape) (json.RawMessage, *adapter.Error) {
 
 func parseDepth(input string, a *argShape, depth int) (json.RawMessage, *adapter.Error) {
 	s := clean(input)
-	if s == "" {
+	if s == "" || s == "null" && a.noRequired {
+		// null, as eino and genkit accept it for a tool with nothing
+		// required, is no arguments.
 		if a.noRequired {
 			return json.RawMessage("{}"), nil
 		}
@@ -77,7 +79,7 @@ func unwrapArg1(v json.RawMessage, a *argShape, depth int) (json.RawMessage, *ad
 		}
 		return parseDepth(str, a, depth+1)
 	}
-	return positional(string(v), a, depth)
+	return parseDepth(string(v), a, depth+1)
 }
 
 // positional fills the tool's positional parameter with a bare value.

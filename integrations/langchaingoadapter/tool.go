@@ -35,6 +35,9 @@ type Options struct {
 	// Timeout bounds each call, overriding the spec's and the executor's
 	// timeout; zero leaves theirs.
 	Timeout time.Duration
+	// Render configures how results read to the model (adapter.Render);
+	// the zero value is the default policy.
+	Render adapter.RenderOptions
 }
 
 var errNilExecutor = errors.New("langchaingoadapter: nil executor (pass the *adapter.Executor whose policy the calls must follow)")
@@ -200,7 +203,7 @@ func (t *Tool) call(ctx context.Context, input string) (string, error) {
 	if err != nil {
 		return "", withShape(err, a)
 	}
-	return resultText(res)
+	return adapter.Render(res, &t.opts.Render), nil
 }
 
 // shape returns the argument shape of spec, recomputed only when the
@@ -225,52 +228,6 @@ func withShape(err error, a *argShape) error {
 	c := *e
 	c.Message += "; " + expected(a)
 	return &c
-}
-
-// resultText is what the model reads of a result: its text blocks, or the
-// structured content as JSON when there is no text.
-func resultText(r *adapter.Result) (string, error) {
-	if txt := r.Text(); txt != "" {
-		return txt, nil
-	}
-	if r.Structured != nil {
-		b, err := r.StructuredJSON()
-		if err != nil {
-			return "", &adapter.Error{Kind: adapter.KindInternal, Message: "encoding the structured result", Err: err}
-		}
-		return string(b), nil
-	}
-	return describeNonText(r), nil
-}
-
-// describeNonText names the blocks a text-only framework cannot show.
-func describeNonText(r *adapter.Result) string {
-	if len(r.Content) == 0 {
-		return ""
-	}
-	out := ""
-	for i, c := range r.Content {
-		if i > 0 {
-			out += "\n"
-		}
-		switch c := c.(type) {
-		case *adapter.ResourceLink:
-			out += fmt.Sprintf("[resource %s]", c.URI)
-		case *adapter.EmbeddedResource:
-			if c.Resource != nil {
-				if c.Resource.Text != "" {
-					out += c.Resource.Text
-				} else {
-					out += fmt.Sprintf("[resource %s, %d bytes]", c.Resource.URI, len(c.Resource.Blob))
-				}
-			}
-		case *adapter.ImageContent:
-			out += fmt.Sprintf("[image %s, %d bytes]", c.MIMEType, len(c.Data))
-		case *adapter.AudioContent:
-			out += fmt.Sprintf("[audio %s, %d bytes]", c.MIMEType, len(c.Data))
-		}
-	}
-	return out
 }
 
 // Run runs a langchaingo chain, such as an agents.Executor, on input in a

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -53,7 +54,7 @@ func (s *Exporter) handler(name string) mcp.ToolHandler {
 			}
 			return errorResultOrProtocol(err)
 		}
-		return resultToMCP(res)
+		return resultToMCP(res, !spec.Source.IsLocal())
 	}
 }
 
@@ -105,19 +106,36 @@ func withoutCredentials(req *mcp.CallToolRequest) *mcp.CallToolRequest {
 	return &c
 }
 
-// resultToMCP encodes a result: content for the model, structuredContent
-// for programs. A structured result with no content gets its JSON as text,
-// as MCP recommends for clients that read text only.
-func resultToMCP(r *adapter.Result) (*mcp.CallToolResult, error) {
-	out := &mcp.CallToolResult{Content: contentToMCP(r.Content), Meta: mcp.Meta(r.Meta)}
+// MetaKeyServerInfo is the _meta key under which an MCP server may name
+// itself in a result. A relayed result does not carry the upstream's: it
+// would name the wrong server to our clients.
+const MetaKeyServerInfo = "io.modelcontextprotocol/serverInfo"
+
+// resultToMCP encodes a result: its content blocks as they are (MCP carries
+// every kind: the client, not us, decides what its model reads), and
+// structuredContent for programs. A structured result of ours with no
+// content gets one text block, what adapter.Render makes of it (the JSON),
+// as MCP recommends for clients that read text only; a relayed result (an
+// imported tool's) is sent as the upstream sent it, content: [] included,
+// less the upstream's server info.
+func resultToMCP(r *adapter.Result, relayed bool) (*mcp.CallToolResult, error) {
+	meta := r.Meta
+	if _, ok := meta[MetaKeyServerInfo]; ok && relayed {
+		meta = maps.Clone(meta)
+		delete(meta, MetaKeyServerInfo)
+		if len(meta) == 0 {
+			meta = nil
+		}
+	}
+	out := &mcp.CallToolResult{Content: contentToMCP(r.Content), Meta: mcp.Meta(meta)}
 	sj, err := r.StructuredJSON()
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal: the structured result does not encode as JSON"}
 	}
 	if sj != nil {
 		out.StructuredContent = sj
-		if len(out.Content) == 0 {
-			out.Content = []mcp.Content{&mcp.TextContent{Text: string(sj)}}
+		if len(out.Content) == 0 && !relayed {
+			out.Content = []mcp.Content{&mcp.TextContent{Text: adapter.Render(r, nil)}}
 		}
 	}
 	if out.Content == nil {
