@@ -691,7 +691,7 @@ func (p *strictParser) array(st *strictType, v reflect.Value) error {
 	for n := 0; ; n++ {
 		s = reflect.Append(s, reflect.Zero(st.elem.typ))
 		if err := p.value(st.elem, s.Index(n)); err != nil {
-			return at(err, "[*]")
+			return at(err, "["+strconv.Itoa(n)+"]")
 		}
 		more, err := p.next(']')
 		if err != nil {
