@@ -113,3 +113,48 @@ func TestReload(t *testing.T) {
 	waitTools("after SIGHUP", func(n []string) bool { return slices.Contains(n, "add_note") })
 	s.stop(t)
 }
+
+// A tool an upstream server adds at run time (tools/list_changed) reaches
+// the clients of every endpoint that exports it, and only those.
+func TestUpstreamListChanged(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"notes": {"command": %q}},
+  "agentadapter": {"store": "memory:", "servers": {"notes": {"trust": "trusted"}}, "policy": {"approval": {"default": "never"}},
+    "virtualServers": {"extras": {"tools": ["extra_*", "grow"]}, "plain": {"tools": ["list_notes"]}}}}`, testServer))
+	s := startServe(t, dir, nil, "--config", "gateway.json")
+	notify := func() (chan struct{}, *mcp.ClientOptions) {
+		ch := make(chan struct{}, 16)
+		return ch, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { ch <- struct{}{} }}
+	}
+	allCh, allOpts := notify()
+	exCh, exOpts := notify()
+	plCh, plOpts := notify()
+	all := connect(t, s.base+"/mcp", allOpts)
+	extras := connect(t, s.base+"/mcp/extras", exOpts)
+	plain := connect(t, s.base+"/mcp/plain", plOpts)
+	if res := callTool(t, extras, "grow", map[string]any{}); res.IsError {
+		t.Fatalf("grow: %q", text(res))
+	}
+	for name, ch := range map[string]chan struct{}{"/mcp": allCh, "/mcp/extras": exCh} {
+		select {
+		case <-ch:
+		case <-time.After(30 * time.Second):
+			t.Errorf("the client of %s was not told of extra_1\n%s", name, s.out.String())
+		}
+	}
+	if n := toolNames(t, extras); !slices.Contains(n, "extra_1") {
+		t.Errorf("/mcp/extras after grow: %v", n)
+	}
+	if res := callTool(t, all, "extra_1", map[string]any{}); res.IsError || !strings.Contains(text(res), "extra_1") {
+		t.Errorf("extra_1 through /mcp: %q", text(res))
+	}
+	select {
+	case <-plCh:
+		t.Errorf("the client of /mcp/plain was told of a tool it does not export")
+	default:
+	}
+	if n := toolNames(t, plain); len(n) != 1 {
+		t.Errorf("/mcp/plain: %v", n)
+	}
+	s.stop(t)
+}

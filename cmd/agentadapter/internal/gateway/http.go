@@ -74,11 +74,22 @@ func (g *Gateway) ready(w http.ResponseWriter, _ *http.Request) {
 			status[s.Name] = &srv{Name: s.Name, Error: "not connected"}
 		}
 	}
+	// Without inbound auth the gateway is loopback-only by default and an
+	// operator reads why a server is down; with it, readiness stays open
+	// to orchestrators but says no more than up or down.
+	detail := g.Config().Gateway.Auth == nil
 	for _, s := range g.mgr.Servers() {
 		if x, ok := status[s.Name]; ok {
 			x.Connected, x.Error = s.Connected, ""
-			if s.Err != nil {
+			if s.Err != nil && detail {
 				x.Error = s.Err.Error()
+			}
+		}
+	}
+	if !detail {
+		for _, x := range status {
+			if !x.Connected {
+				x.Error = ""
 			}
 		}
 	}

@@ -3,9 +3,10 @@
 // stdio, or over streamable HTTP with -http ADDR (printing its URL).
 //
 // Tools: add_note (destructive), list_notes (read-only), sleep (read-only,
-// for drain tests), whoami (read-only: the request headers it got), and
+// for drain tests), whoami (read-only: the request headers it got),
 // describe, whose description is read from $TESTSERVER_DESCRIPTION at start
-// (to change a definition between runs).
+// (to change a definition between runs), and grow, which adds a tool at run
+// time (so the server sends tools/list_changed).
 package main
 
 import (
@@ -84,6 +85,19 @@ func main() {
 			out.Env = os.Getenv("TESTSERVER_SECRET")
 			out.Cwd, _ = os.Getwd()
 			return nil, out, nil
+		})
+	grown := 0
+	mcp.AddTool(s, &mcp.Tool{Name: "grow", Description: "Add a tool named extra_<n> (the server then sends tools/list_changed).", Annotations: &mcp.ToolAnnotations{OpenWorldHint: &f}},
+		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, listOut, error) {
+			mu.Lock()
+			grown++
+			name := fmt.Sprintf("extra_%d", grown)
+			mu.Unlock()
+			mcp.AddTool(s, &mcp.Tool{Name: name, Description: "A tool added at run time.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &f}},
+				func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, listOut, error) {
+					return nil, listOut{Notes: []string{name}}, nil
+				})
+			return nil, listOut{Notes: []string{name}}, nil
 		})
 	desc := os.Getenv("TESTSERVER_DESCRIPTION")
 	if desc == "" {
