@@ -86,7 +86,8 @@ func (c *conn) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitR
 // several servers are put one at a time.
 //
 // A read from in cannot be interrupted: when ctx ends mid-prompt the
-// request is cancelled, and the line the user types next is discarded.
+// request is cancelled, and the line the user was typing goes to the next
+// prompt. One goroutine reads in until it ends.
 func PromptElicitation(in io.Reader, out io.Writer) ElicitationPort {
 	p := &prompter{lines: make(chan string), out: out}
 	go p.read(in)
