@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -94,6 +93,7 @@ func pidOf(t *testing.T, e *importEnv) int {
 	return pid
 }
 
+<<<<<<< HEAD
 // gone reports whether no process (not even a zombie) has this pid.
 func gone(pid int) bool { return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) }
 
@@ -170,6 +170,8 @@ func TestStdioReconnectDisabled(t *testing.T) {
 	}
 }
 
+=======
+>>>>>>> c1f8424 (CI: export CI=1, fail on tracked files over 1 MiB, Node per OS/arch, unix-only tests tagged)
 func TestConnectNeverAnswers(t *testing.T) {
 	e := newImportEnv(t, nil)
 	s := stdioHelper("silent")

