@@ -3,8 +3,8 @@ module github.com/agentadapter/agentadapter/console
 go 1.25.0
 
 require (
-	github.com/agentadapter/agentadapter v0.0.0
-	github.com/agentadapter/agentadapter/integrations/einoadapter v0.0.0
+	github.com/agentadapter/agentadapter v0.1.0
+	github.com/agentadapter/agentadapter/integrations/einoadapter v0.1.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/cloudwego/eino v0.7.36
 	github.com/google/jsonschema-go v0.4.3

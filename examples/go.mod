@@ -3,7 +3,7 @@ module github.com/agentadapter/agentadapter/examples
 go 1.25.0
 
 require (
-	github.com/agentadapter/agentadapter v0.0.0
+	github.com/agentadapter/agentadapter v0.1.0
 	github.com/cloudwego/eino v0.7.36
 	github.com/cloudwego/eino-ext/components/model/openai v0.1.7
 	github.com/firebase/genkit/go v1.4.0
@@ -72,9 +72,9 @@ require (
 )
 
 require (
-	github.com/agentadapter/agentadapter/integrations/einoadapter v0.0.0
-	github.com/agentadapter/agentadapter/integrations/genkitadapter v0.0.0
-	github.com/agentadapter/agentadapter/integrations/langchaingoadapter v0.0.0
+	github.com/agentadapter/agentadapter/integrations/einoadapter v0.1.0
+	github.com/agentadapter/agentadapter/integrations/genkitadapter v0.1.0
+	github.com/agentadapter/agentadapter/integrations/langchaingoadapter v0.1.0
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect

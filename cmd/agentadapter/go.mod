@@ -3,7 +3,7 @@ module github.com/agentadapter/agentadapter/cmd/agentadapter
 go 1.26.0
 
 require (
-	github.com/agentadapter/agentadapter v0.0.0
+	github.com/agentadapter/agentadapter v0.1.0
 	github.com/creack/pty v1.1.24
 	github.com/google/go-cmp v0.7.0
 	github.com/modelcontextprotocol/go-sdk v1.8.0
@@ -76,11 +76,11 @@ require (
 )
 
 require (
-	github.com/agentadapter/agentadapter/integrations/einoadapter v0.0.0
-	github.com/agentadapter/agentadapter/integrations/genkitadapter v0.0.0
-	github.com/agentadapter/agentadapter/integrations/langchaingoadapter v0.0.0
-	github.com/agentadapter/agentadapter/store/postgres v0.0.0
-	github.com/agentadapter/agentadapter/store/sqlite v0.0.0
+	github.com/agentadapter/agentadapter/integrations/einoadapter v0.1.0
+	github.com/agentadapter/agentadapter/integrations/genkitadapter v0.1.0
+	github.com/agentadapter/agentadapter/integrations/langchaingoadapter v0.1.0
+	github.com/agentadapter/agentadapter/store/postgres v0.1.0
+	github.com/agentadapter/agentadapter/store/sqlite v0.1.0
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect

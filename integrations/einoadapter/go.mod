@@ -3,7 +3,7 @@ module github.com/agentadapter/agentadapter/integrations/einoadapter
 go 1.25.0
 
 require (
-	github.com/agentadapter/agentadapter v0.0.0
+	github.com/agentadapter/agentadapter v0.1.0
 	github.com/cloudwego/eino v0.7.36
 	github.com/eino-contrib/jsonschema v1.0.3
 	github.com/google/go-cmp v0.7.0

@@ -3,7 +3,7 @@ module github.com/agentadapter/agentadapter/integrations/langchaingoadapter
 go 1.25.0
 
 require (
-	github.com/agentadapter/agentadapter v0.0.0
+	github.com/agentadapter/agentadapter v0.1.0
 	github.com/google/go-cmp v0.7.0
 	github.com/google/jsonschema-go v0.4.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0

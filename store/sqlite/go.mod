@@ -3,7 +3,7 @@ module github.com/agentadapter/agentadapter/store/sqlite
 go 1.26.0
 
 require (
-	github.com/agentadapter/agentadapter v0.0.0
+	github.com/agentadapter/agentadapter v0.1.0
 	github.com/ncruces/go-sqlite3 v0.37.0
 )
 
