@@ -21,10 +21,12 @@
 //
 // # Deadlines and abandoned goroutines
 //
-// Go cannot stop a goroutine from outside, so [Run] calls the function in a
-// goroutine of its own and waits for whichever comes first: the result, or
-// the end of the context. A function that ignores its context is left
-// running, and its result is discarded when it finally arrives. Run then
+// Go cannot stop a goroutine from outside, so [Run] calls the function on
+// another goroutine (a long-lived worker, whose grown stack serves call
+// after call) and waits for whichever comes first: the result, or the end
+// of the context. A function that ignores its context is left
+// running on its worker, which is retired, and its result is discarded when
+// it finally arrives. Run then
 // returns an error that wraps both [ErrAbandoned] and ctx.Err(), so
 // errors.Is(err, context.DeadlineExceeded) holds as it would for a
 // cooperative function, and errors.Is(err, ErrAbandoned) tells the two

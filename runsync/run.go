@@ -77,11 +77,14 @@ func (t *task) giveUp() bool {
 	return false
 }
 
-// finish marks t done, releasing its abandonment count if it had one.
-func (t *task) finish() {
+// finish marks t done, releasing its abandonment count if it had one, and
+// reports whether t had been abandoned.
+func (t *task) finish() (wasAbandoned bool) {
 	if !t.state.CompareAndSwap(running, finished) {
 		abandoned.Add(-1)
+		return true
 	}
+	return false
 }
 
 // capture calls fn and stores its results, turning a panic into a
@@ -113,26 +116,27 @@ func Recover[T any](ctx context.Context, fn func(context.Context) (T, error)) (v
 	return fn(ctx)
 }
 
-// runCall is everything one Run shares with its goroutine, in one allocation.
+// runCall is everything one Run shares with the worker that runs it, in
+// one allocation.
 type runCall[T any] struct {
 	task
-	done chan struct{}
-	v    T
-	err  error
+	ctx context.Context
+	fn  func(context.Context) (T, error)
+	v   T
+	err error
 }
 
-func (c *runCall[T]) run(ctx context.Context, fn func(context.Context) (T, error)) {
-	defer func() {
-		c.finish()
-		close(c.done)
-	}()
-	capture(ctx, fn, &c.v, &c.err)
+func (c *runCall[T]) run() (wasAbandoned bool) {
+	defer func() { wasAbandoned = c.finish() }()
+	capture(c.ctx, c.fn, &c.v, &c.err)
+	return false
 }
 
 // Run calls fn synchronously under a deadline with panic recovery.
 //
 // If timeout > 0 the context passed to fn gets that deadline (bounded by
-// ctx's own). fn runs in its own goroutine so that the caller never waits
+// ctx's own). fn runs on another goroutine (a reused worker; one that is
+// abandoned is never reused) so that the caller never waits
 // past the deadline or cancellation even when fn ignores ctx: in that case
 // Run returns when ctx ends, with an error that wraps [ErrAbandoned] and
 // ctx.Err() (so errors.Is(err, context.DeadlineExceeded) or
@@ -160,19 +164,46 @@ func Run[T any](ctx context.Context, timeout time.Duration, fn func(context.Cont
 		var zero T
 		return zero, err
 	}
-	c := &runCall[T]{done: make(chan struct{})}
-	go c.run(ctx, fn)
+	c := &runCall[T]{ctx: ctx, fn: fn}
+	if inBubble() {
+		// A worker shared with code outside the bubble must not touch the
+		// bubble's channels and timers (that panics): a goroutine of its own.
+		w := &worker{done: make(chan bool, 1)}
+		go w.do(c)
+		return wait(ctx, done, c, w, false)
+	}
+	w := getWorker()
+	w.jobs <- c
+	return wait(ctx, done, c, w, true)
+}
+
+func wait[T any](ctx context.Context, done <-chan struct{}, c *runCall[T], w *worker, pooled bool) (T, error) {
 	select {
-	case <-c.done:
+	case reusable := <-w.done:
+		if reusable && pooled {
+			putWorker(w)
+		}
 	case <-done:
 		if c.giveUp() {
 			var zero T
-			return zero, abandonedError(ctx)
+			return zero, abandonedError(ctx) // the worker exits once fn returns
 		}
-		<-c.done // fn returned just now; its result is about to be published
+		// fn returned just now; its result is about to be published.
+		if reusable := <-w.done; reusable && pooled {
+			putWorker(w)
+		}
 	}
 	return c.v, c.err
 }
+
+// inBubble reports whether the caller may be in a testing/synctest bubble,
+// whose clock starts at midnight UTC on 1 January 2000 and moves only as
+// its goroutines sleep. There is no public way to ask; a clock before 2020
+// may be a bubble's, so such callers get a goroutine of their own, which is
+// always correct, just slower.
+func inBubble() bool { return time.Now().Before(bubbleEpochEnd) }
+
+var bubbleEpochEnd = time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func abandonedError(ctx context.Context) error {
 	err := ctx.Err()
