@@ -75,6 +75,9 @@ func TestStdioReconnectDisabled(t *testing.T) {
 	pid := pidOf(t, e)
 	syscall.Kill(pid, syscall.SIGKILL)
 	waitUntil(t, "the server to be seen down", func() bool { return !e.m.Servers()[0].Connected })
+	if st := e.m.Servers()[0]; st.Transport != "stdio" || st.Trusted || st.Reconnects != 0 || st.LastError == nil || st.LastErrorAt.IsZero() {
+		t.Errorf("status of a killed server: %+v", st)
+	}
 	if _, err := e.call(t, context.Background(), "pid", `{}`); err == nil || err.Kind != adapter.KindConnection {
 		t.Fatalf("err = %v, want connection", err)
 	}
@@ -83,5 +86,9 @@ func TestStdioReconnectDisabled(t *testing.T) {
 	}
 	if pid2 := pidOf(t, e); pid2 == pid {
 		t.Errorf("same pid after Reconnect")
+	}
+	// The last error is kept after the server recovers.
+	if st := e.m.Servers()[0]; !st.Connected || st.Reconnects != 1 || st.LastError == nil {
+		t.Errorf("status after Reconnect: %+v", st)
 	}
 }
