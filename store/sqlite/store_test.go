@@ -14,7 +14,7 @@ import (
 
 // newDB returns an opener of Stores on a new database file; every Store
 // it opens is closed when the test ends.
-func newDB(t *testing.T, opts *Options) adaptertest.Opener[*Store] {
+func newDB(t testing.TB, opts *Options) adaptertest.Opener[*Store] {
 	path := filepath.Join(t.TempDir(), "state.db")
 	return func() *Store {
 		s, err := Open(context.Background(), path, opts)
