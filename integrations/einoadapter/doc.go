@@ -29,6 +29,10 @@
 // with [Options.Multimodal]. [Tools] exports every spec of a registry that
 // targets eino. Each call goes to the executor with eino's tool call id as
 // the call id; the executor is required (nil is an error at construction).
+// A made-up tool name would end eino's run: set
+// ToolsNodeConfig.UnknownToolsHandler to [UnknownTool] and the model reads
+// the not_found payload instead. Results read to the model as
+// adapter.Render writes them (multimodal tools: adapter.RenderParts).
 //
 // [Info] builds the schema.ToolInfo once per tool. [Schema] converts the
 // input schema without losing keywords: draft-07 "definitions" become

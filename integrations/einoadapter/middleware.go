@@ -145,8 +145,8 @@ func recoverPayload(in *compose.ToolInput, err *error, set func(string)) {
 //	agent.Generate(ctx, msgs, agent.WithComposeOptions(compose.WithCallbacks(einoadapter.RunScope(nil))))
 //	runnable.Invoke(ctx, in, compose.WithCallbacks(einoadapter.RunScope(nil)))
 //
-// Without it (and without adapter.WithRun on the ctx), calls belong to no
-// run and run limits do not apply.
+// Without it (and without adapter.WithRun on the ctx), calls count where
+// the executor counts calls made outside a run.
 func RunScope(opts *adapter.RunOptions) callbacks.Handler {
 	open := func(ctx context.Context) context.Context {
 		ctx, _ = adapter.WithRun(ctx, opts)

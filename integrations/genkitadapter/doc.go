@@ -86,10 +86,12 @@
 //
 // # Run scopes
 //
-// Each call runs in a run scope (adapter.WithRun) for run limits and the
-// ledger's run id: the caller's, if ctx carries one, or else one per genkit
-// trace, which spans every turn of a generation and every generation of a
-// flow run.
+// One agent run is one run scope (run limits, the ledger's run id): the
+// caller's, if the ctx given to Generate carries one (adapter.WithRun), or
+// else the genkit trace of the call, which spans every turn of a generation
+// and every generation of a flow run. The tools built by one Tools or
+// DefineTools call share these scopes. A call outside any trace counts
+// where the executor counts calls made outside a run.
 //
 // # Process-wide effects of genkit
 //

@@ -57,6 +57,7 @@ var errNilExecutor = errors.New("genkitadapter: nil executor (pass the *adapter.
 type Tool struct {
 	spec *adapter.Spec
 	exec *adapter.Executor
+	runs *runScopes
 	opts Options
 	act  *action
 }
@@ -74,11 +75,11 @@ func NewTool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (*Tool, 
 	if exec == nil {
 		return nil, errNilExecutor
 	}
-	return newTool(spec, exec, opts)
+	return newTool(spec, exec, opts, newRunScopes())
 }
 
 // newTool builds the tool; exec is nil only for [Definition].
-func newTool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (*Tool, error) {
+func newTool(spec *adapter.Spec, exec *adapter.Executor, opts *Options, runs *runScopes) (*Tool, error) {
 	if spec == nil {
 		return nil, errors.New("genkitadapter: nil spec")
 	}
@@ -89,7 +90,7 @@ func newTool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (*Tool, 
 	if err != nil {
 		return nil, fmt.Errorf("genkitadapter: tool %q: input schema: %w", spec.Name, err)
 	}
-	t := &Tool{spec: spec, exec: exec}
+	t := &Tool{spec: spec, exec: exec, runs: runs}
 	if opts != nil {
 		t.opts = *opts
 	}
@@ -114,7 +115,7 @@ func newTool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (*Tool, 
 // tool built by [NewTool] would: the spec's input schema
 // unchanged. It runs nothing, so it needs no executor.
 func Definition(spec *adapter.Spec) (*ai.ToolDefinition, error) {
-	t, err := newTool(spec, nil, nil)
+	t, err := newTool(spec, nil, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -146,8 +147,9 @@ func Tools(g *genkit.Genkit, reg *registry.Registry, exec *adapter.Executor, opt
 		return nil, err
 	}
 	out := make([]ai.ToolRef, 0, len(specs))
+	runs := newRunScopes() // the tools of one agent share its run scopes
 	for _, s := range specs {
-		t, err := NewTool(s, exec, opts)
+		t, err := newTool(s, exec, opts, runs)
 		if err != nil {
 			return nil, err
 		}
@@ -199,12 +201,16 @@ func define(g *genkit.Genkit, specs []*adapter.Spec, exec *adapter.Executor, opt
 	if g == nil {
 		return nil, errors.New("genkitadapter: nil *genkit.Genkit")
 	}
+	if exec == nil {
+		return nil, errNilExecutor
+	}
 	if err := checkClashes(g, specs); err != nil {
 		return nil, err
 	}
 	ts := make([]*Tool, 0, len(specs))
+	runs := newRunScopes()
 	for _, s := range specs {
-		t, err := NewTool(s, exec, opts)
+		t, err := newTool(s, exec, opts, runs)
 		if err != nil {
 			return nil, err
 		}
@@ -356,7 +362,7 @@ func (t *Tool) call(ctx context.Context, input json.RawMessage) (json.RawMessage
 	if isNull(req.Args) {
 		req.Args = nil // genkit marshals a missing input as null
 	}
-	ctx = runContext(ctx)
+	ctx = t.runs.context(ctx)
 	res, err := t.exec.Do(ctx, req)
 	if err != nil {
 		var e *adapter.Error

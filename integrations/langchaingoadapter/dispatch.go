@@ -91,7 +91,8 @@ func (d *Dispatcher) Tools() []llms.Tool { return d.defs }
 func (d *Dispatcher) Issues() []Issue { return d.issues }
 
 // Dispatch runs the tool calls of one model turn through the executor, at
-// most Parallelism at once, in one run scope (ctx's, or a new one), and
+// most Parallelism at once, in the run scope of ctx (a turn is part of an
+// agent run: [Dispatcher.Loop] opens one per loop), and
 // returns one tool message per call, in the calls' order, each holding an
 // llms.ToolCallResponse. A failure the model should read becomes that
 // call's content, as a payload ({"error":{"kind":...}}). Connection and
@@ -102,7 +103,6 @@ func (d *Dispatcher) Dispatch(ctx context.Context, calls []llms.ToolCall) ([]llm
 	if len(calls) == 0 {
 		return nil, nil
 	}
-	ctx, _ = adapter.WithRun(ctx, nil)
 	limit := d.opts.Parallelism
 	if limit <= 0 {
 		limit = DefaultParallelism

@@ -98,7 +98,9 @@ func TestDispatchOneRunScope(t *testing.T) {
 	for i := range 4 {
 		calls = append(calls, toolCall(fmt.Sprintf("id%d", i), "add", `{"a":1,"b":1}`))
 	}
-	msgs, err := d.Dispatch(context.Background(), calls)
+	// The turn is part of the agent run whose scope ctx carries.
+	ctx, _ := adapter.WithRun(context.Background(), nil)
+	msgs, err := d.Dispatch(ctx, calls)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,14 +61,16 @@
 // langchaingo's OpenAIFunctionsAgent advertises every tool as taking one
 // string. For real schemas, use [Definitions] (or a [Dispatcher]'s Tools)
 // with llms.WithTools, and answer the model's tool calls with
-// [Dispatcher.Dispatch], which runs them in parallel under one run scope
-// and returns the tool messages to append; [Dispatcher.Loop] runs the whole
+// [Dispatcher.Dispatch], which runs them in parallel and returns the tool messages to append; [Dispatcher.Loop] runs the whole
 // loop. With Strict, schemas are converted for strict mode ([StrictSchema]):
 // what cannot be converted is reported as an [Issue], never dropped silently.
 //
 // # Run scope
 //
-// Run limits count the calls of a run scope ([adapter.WithRun]). Run an
-// agent with [Run], or open a scope on ctx yourself; a call made outside
-// any scope gets a scope of its own.
+// Run limits count the calls of one agent run, the run scope carried by the
+// ctx the agent runs with ([adapter.WithRun]). Run an agent with [Run]
+// (one run per call of the chain), or open a scope on ctx yourself;
+// [Dispatcher.Loop] opens one per loop. A tool call never opens a scope of
+// its own: outside any run it counts where the executor counts calls made
+// outside a run.
 package langchaingoadapter

@@ -160,9 +160,9 @@ func describe(spec *adapter.Spec, a *argShape) string {
 // run.
 //
 // The executor sees Integration "langchaingo" and the input string as
-// [adapter.Request.Native]. If ctx carries no run scope, Call opens one for
-// this call alone: run the agent with [Run] (or open a scope with
-// adapter.WithRun) so that run limits span the agent run.
+// [adapter.Request.Native]. The call counts against the run scope of ctx:
+// run the agent with [Run] (or open a scope with adapter.WithRun) so that
+// run limits span the agent run.
 func (t *Tool) Call(ctx context.Context, input string) (string, error) {
 	if cb := t.opts.Callbacks; cb != nil {
 		cb.HandleToolStart(ctx, input)
@@ -198,7 +198,6 @@ func (t *Tool) call(ctx context.Context, input string) (string, error) {
 		perr.Tool = spec.Name
 		return "", perr
 	}
-	ctx, _ = adapter.WithRun(ctx, nil)
 	res, err := t.exec.Do(ctx, &adapter.Request{Spec: spec, Args: args, Integration: Integration, Native: input, Timeout: t.opts.Timeout})
 	if err != nil {
 		return "", withShape(err, a)
