@@ -54,3 +54,11 @@ func (d *Deferred) ApproveEdited(ctx context.Context, ticket, approver string, a
 	}
 	return ed.ApproveEdited(ctx, ticket, args, approver, d.now())
 }
+
+// CanApproveEdited reports whether the ticket store supports
+// [Deferred.ApproveEdited] (implements [TicketEditor]).
+func (d *Deferred) CanApproveEdited() bool {
+	d.init()
+	_, ok := d.Store.(TicketEditor)
+	return ok
+}

@@ -100,6 +100,9 @@ func TestDeferredApproveEditedRefusals(t *testing.T) {
 	}
 	// A store without TicketEditor says so.
 	d2 := &adapter.Deferred{Store: plainStore{adapter.NewMemoryTicketStore()}}
+	if d2.CanApproveEdited() || !d.CanApproveEdited() {
+		t.Error("CanApproveEdited does not tell the stores apart")
+	}
 	if err := d2.ApproveEdited(ctx, "t", "a", json.RawMessage(`{}`)); err == nil {
 		t.Error("ApproveEdited on a store without TicketEditor succeeded")
 	}

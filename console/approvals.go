@@ -63,7 +63,7 @@ func (c *Console) view(t *adapter.Ticket, now time.Time) ticketView {
 			b, _ := json.MarshalIndent(spec.InputSchema, "", "  ")
 			v.Schema = string(b)
 		}
-		v.Editable = spec.InputSchema != nil && v.TooLarge == 0
+		v.Editable = spec.InputSchema != nil && v.TooLarge == 0 && c.canEdit()
 	}
 	return v
 }
@@ -331,6 +331,13 @@ func (c *Console) decisionFailed(w http.ResponseWriter, r *http.Request, id stri
 	c.showApprovals(w, r, status, "", msg)
 }
 
+// canEdit reports whether the approvals source can approve with edited
+// arguments (a Deferred over a store without adapter.TicketEditor cannot).
+func (c *Console) canEdit() bool {
+	e, ok := c.opts.Approvals.(interface{ CanApproveEdited() bool })
+	return !ok || e.CanApproveEdited()
+}
+
 // notEditable explains why a ticket's arguments cannot be edited.
 type notEditable string
 
@@ -347,6 +354,9 @@ func (c *Console) editState(r *http.Request, id string) (*adapter.Ticket, *jsons
 	t, err := c.opts.Approvals.Ticket(r.Context(), id)
 	if err != nil {
 		return nil, nil, nil, nil, err
+	}
+	if !c.canEdit() {
+		return nil, nil, nil, nil, notEditable(fmt.Sprintf("The ticket store cannot keep edited arguments; approve or deny ticket %s as asked.", id))
 	}
 	if t.Args == nil && t.ArgsSize > 0 {
 		return nil, nil, nil, nil, notEditable(fmt.Sprintf("The arguments of ticket %s (%d bytes) were too large to keep, so they cannot be edited; approve or deny it as asked.", id, t.ArgsSize))

@@ -428,3 +428,25 @@ func TestTooLargeToEdit(t *testing.T) {
 		t.Errorf("edit post: %d, ticket %s", res.StatusCode, e.ticket(tk).State)
 	}
 }
+
+// A ticket store that cannot keep edited arguments: no edit button, and the
+// editor refuses with the reason.
+func TestEditNeedsATicketEditor(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	e.d.Store = plainStore{adapter.NewMemoryTicketStore()}
+	tk := e.hold(context.Background(), `{"path":"/srv/a"}`)
+	o := e.login("tok-alice")
+	if page := body(o.do("GET", "approvals", nil, nil)); !strings.Contains(page, tk) || strings.Contains(page, `id="edit-`+tk+`"`) {
+		t.Errorf("edit offered over a store that cannot keep edits")
+	}
+	res := o.post("edit", url.Values{"ticket": {tk}, "arg.path": {"/tmp"}})
+	if b := body(res); res.StatusCode != http.StatusConflict || !strings.Contains(b, "cannot keep edited arguments") {
+		t.Errorf("edit: %d", res.StatusCode)
+	}
+	if st := e.ticket(tk).State; st != adapter.TicketPending {
+		t.Errorf("ticket %s", st)
+	}
+}
+
+// plainStore hides MemoryTicketStore's ApproveEdited.
+type plainStore struct{ adapter.TicketStore }

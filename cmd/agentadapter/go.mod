@@ -76,6 +76,7 @@ require (
 )
 
 require (
+	github.com/agentadapter/agentadapter/console v0.1.0
 	github.com/agentadapter/agentadapter/integrations/einoadapter v0.1.0
 	github.com/agentadapter/agentadapter/integrations/genkitadapter v0.1.0
 	github.com/agentadapter/agentadapter/integrations/langchaingoadapter v0.1.0
@@ -111,3 +112,5 @@ replace github.com/agentadapter/agentadapter/integrations/langchaingoadapter => 
 replace github.com/agentadapter/agentadapter/store/sqlite => ../../store/sqlite
 
 replace github.com/agentadapter/agentadapter/store/postgres => ../../store/postgres
+
+replace github.com/agentadapter/agentadapter/console => ../../console
