@@ -46,7 +46,7 @@ func Example() {
 	}
 	fmt.Println("verify:", db.Ledger().Verify(ctx))
 	// Output:
-	// "sunny in Oslo"
+	// sunny in Oslo
 	// 1 weather ok
 	// verify: <nil>
 }
