@@ -81,8 +81,14 @@ type ExecutorOptions struct {
 	// buffer before its record is dropped (and counted); zero means 50 ms.
 	LedgerWait time.Duration
 	// Redact masks secrets in the arguments the ledger records; nil means
-	// RedactKeys(DefaultSecretKeys...). It runs on the ledger's goroutine.
+	// the masking of RedactKeys(SecretKeys...), which also masks a masked
+	// value wherever the record's message quotes it. It runs on the
+	// ledger's goroutine. Arguments that are not JSON never reach it: the
+	// ledger records their size and SHA-256 instead.
 	Redact func(tool string, args json.RawMessage) json.RawMessage
+	// SecretKeys are the key names masked when Redact is nil; nil means
+	// DefaultSecretKeys().
+	SecretKeys []string
 	// TracerProvider makes the span of each call; nil means the global one.
 	TracerProvider trace.TracerProvider
 	// Logger receives operational logs; nil means slog.Default().
@@ -197,11 +203,15 @@ func NewExecutor(tools Catalog, opts *ExecutorOptions) *Executor {
 		}
 	}
 	if opts.Ledger != nil {
-		redact := opts.Redact
-		if redact == nil {
-			redact = RedactKeys(DefaultSecretKeys...)
+		var red *redactor
+		if opts.Redact == nil {
+			keys := opts.SecretKeys
+			if keys == nil {
+				keys = defaultSecretKeys[:]
+			}
+			red = newRedactor(keys)
 		}
-		e.ledger = newLedgerWriter(opts.Ledger, opts.LedgerBuffer, opts.LedgerWait, redact, e.logger)
+		e.ledger = newLedgerWriter(opts.Ledger, opts.LedgerBuffer, opts.LedgerWait, opts.Redact, red, e.logger)
 	}
 	return e
 }
@@ -790,12 +800,12 @@ func (e *Executor) finish(ctx context.Context, span trace.Span, st *callState, r
 	// The ledger reads the arguments after Do returns: copy them, as they
 	// may be the caller's (or a hook's) buffer.
 	args := st.valid
-	if args == nil && len(st.reqArgs) <= 64<<10 {
+	if args == nil && len(st.reqArgs) > 0 {
 		args = st.reqArgs
-		if !json.Valid(args) {
-			// Arguments that failed to parse are kept as a JSON string, so
-			// that every record stays encodable.
-			args, _ = json.Marshal(string(args))
+		if len(args) > 64<<10 || !json.Valid(args) {
+			// Arguments that failed to parse may still hold a secret the
+			// redaction cannot find: they are recorded by size and hash.
+			args = unparsable(args)
 		}
 	}
 	r.Args = bytes.Clone(args)

@@ -18,6 +18,7 @@ type ledgerWriter struct {
 	sync   bool // the ledger is a DurableLedger asking for synchronous writes
 	wait   time.Duration
 	redact func(string, json.RawMessage) json.RawMessage
+	red    *redactor // the built-in masking, when redact is nil
 	logger *slog.Logger
 
 	// No lock on the call path. enqueue counts itself in inflight before
@@ -36,14 +37,14 @@ type ledgerWriter struct {
 	lastErrLog               atomic.Int64 // unix nanos of the last error logged
 }
 
-func newLedgerWriter(l Ledger, buf int, wait time.Duration, redact func(string, json.RawMessage) json.RawMessage, logger *slog.Logger) *ledgerWriter {
+func newLedgerWriter(l Ledger, buf int, wait time.Duration, redact func(string, json.RawMessage) json.RawMessage, red *redactor, logger *slog.Logger) *ledgerWriter {
 	if buf <= 0 {
 		buf = 4096
 	}
 	if wait <= 0 {
 		wait = 50 * time.Millisecond
 	}
-	w := &ledgerWriter{l: l, ch: make(chan ledgerEntry, buf), wait: wait, redact: redact, logger: logger, done: make(chan struct{})}
+	w := &ledgerWriter{l: l, ch: make(chan ledgerEntry, buf), wait: wait, redact: redact, red: red, logger: logger, done: make(chan struct{})}
 	if d, ok := l.(DurableLedger); ok && d.Durable() {
 		w.sync = true
 	}
@@ -81,7 +82,15 @@ func (w *ledgerWriter) write(ctx context.Context, r *Record, res *Result) {
 	if r.ResultHash == "" && res != nil {
 		r.ResultHash = ResultHash(res)
 	}
-	if len(r.Args) > 0 && w.redact != nil {
+	switch {
+	case len(r.Args) == 0:
+	case w.red != nil:
+		var masked []string
+		r.Args, masked = w.red.redact(r.Args)
+		if len(masked) > 0 && r.Message != "" {
+			r.Message = scrub(r.Message, masked)
+		}
+	case w.redact != nil:
 		r.Args = w.redact(r.Tool, r.Args)
 	}
 	if err := w.l.Write(ctx, r); err != nil {

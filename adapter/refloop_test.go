@@ -82,7 +82,8 @@ func TestLedgerKeepsUnparsableArgs(t *testing.T) {
 		}
 		ex.Close()
 	}
-	if got := string(l.Records()[0].Args); got != `"{\"a\":"` {
+	// Recorded by size and hash, never as text (it may hold a secret).
+	if got := string(l.Records()[0].Args); got != `{"unparsable":{"bytes":5,"sha256":"ffb38b22ee3e0ca90325ebce953a9846990f292faf44c50498771602e31cb61f"}}` {
 		t.Fatalf("recorded args %s", got)
 	}
 }

@@ -244,7 +244,7 @@ func checkStore(s string) error {
 }
 
 // secretKeys mark env and header names whose values are masked.
-var secretKeys = append([]string{"key", "auth", "pass", "pwd", "bearer", "session"}, adapter.DefaultSecretKeys...)
+var secretKeys = append([]string{"key", "auth", "pass", "pwd", "bearer", "session"}, adapter.DefaultSecretKeys()...)
 
 func isSecretName(k string) bool {
 	k = strings.ToLower(strings.ReplaceAll(k, "-", "_"))
