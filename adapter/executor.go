@@ -401,7 +401,7 @@ func (e *Executor) prepareArgs(st *callState, spec *Spec, c *compiled, raw json.
 		return nil, err
 	}
 	args = bytes.Clone(args) // it may be the caller's buffer
-	key, err := cacheKey(spec.Name, args)
+	key, err := cacheKey(spec.Name, c.def, args)
 	if err != nil {
 		return args, nil
 	}
@@ -410,12 +410,27 @@ func (e *Executor) prepareArgs(st *callState, spec *Spec, c *compiled, raw json.
 	return args, nil
 }
 
-func cacheKey(tool string, args json.RawMessage) (string, error) {
+// cacheKey is the part of a cache key that does not depend on the caller:
+// the tool, its definition hash and the canonical arguments.
+func cacheKey(tool, def string, args json.RawMessage) (string, error) {
 	canon, err := CanonicalJSON(args)
 	if err != nil {
 		return "", err
 	}
-	return tool + "\x00" + string(canon), nil
+	return tool + "\x00" + def + "\x00" + string(canon), nil
+}
+
+// callerKey completes a cache key with the caller's subject, unless results
+// are shared.
+func (e *Executor) callerKey(key string, call *ToolCall) string {
+	if e.opts.Cache.Shared {
+		return key + "\x00*"
+	}
+	subject := ""
+	if call.Identity != nil {
+		subject = call.Identity.Subject
+	}
+	return key + "\x00@" + subject
 }
 
 // spanStartOptions are built once: building them per call allocates.
@@ -582,12 +597,13 @@ func (e *Executor) cached(ctx context.Context, st *callState, call *ToolCall) (*
 	}
 	key := st.cacheKey
 	if key == "" || !sameBytes(call.Args, st.valid) || st.argsChanged {
-		k, err := cacheKey(call.Spec.Name, call.Args)
+		k, err := cacheKey(call.Spec.Name, st.compiled.def, call.Args)
 		if err != nil {
 			return e.invoke(ctx, st, call)
 		}
 		key = k
 	}
+	key = e.callerKey(key, call)
 	if r, ok := e.cache.Get(ctx, key); ok {
 		st.cacheHit = true
 		return r, nil

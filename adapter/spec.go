@@ -2,6 +2,8 @@ package adapter
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -132,6 +134,10 @@ type compiled struct {
 	inSrc, outSrc *jsonschema.Schema
 	in, out       *jsonschema.Resolved
 	inDefaults    bool // the input schema declares defaults
+	// def is the hex SHA-256 of the definition (name and schemas): cache
+	// keys carry it, so a tool redefined under the same name never serves
+	// results of the old definition.
+	def string
 	// strict, if set, validates and decodes arguments in place of the
 	// generic decode and jsonschema-go.
 	strict *strictDecoder
@@ -180,7 +186,7 @@ func compile(name string, in, out *jsonschema.Schema) (*compiled, error) {
 	if !isObjectSchema(in) {
 		return nil, fmt.Errorf("adapter: tool %q: input schema must have type \"object\", got %s", name, schemaTypeString(in))
 	}
-	c := &compiled{inSrc: in, outSrc: out}
+	c := &compiled{inSrc: in, outSrc: out, def: definitionHash(name, in, out)}
 	// Resolve clones: a Resolved reads its schema at validation time, so an
 	// edit to a registered spec's schema would otherwise race with calls.
 	var err error
@@ -368,4 +374,17 @@ func (s *Spec) String() string {
 		b.WriteString(")")
 	}
 	return b.String()
+}
+
+func definitionHash(name string, in, out *jsonschema.Schema) string {
+	h := sha256.New()
+	h.Write([]byte(name))
+	for _, s := range []*jsonschema.Schema{in, out} {
+		h.Write([]byte{0})
+		if s != nil {
+			b, _ := json.Marshal(s)
+			h.Write(b)
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
 }

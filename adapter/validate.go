@@ -45,7 +45,13 @@ func (c *compiled) prepareArgsValue(args json.RawMessage, maxBytes int) (json.Ra
 		if err != nil {
 			return nil, nil, &Error{Kind: KindArgsInvalid, Message: err.Error(), Err: err}
 		}
-		return trimmed, v, nil
+		// The one value of the call is the canonical form (free when the
+		// arguments are already canonical); the decoder refused duplicates.
+		canon, err := canonical.JSON(trimmed)
+		if err != nil {
+			return nil, nil, &Error{Kind: KindArgsInvalid, Message: "arguments are not valid JSON", Err: err}
+		}
+		return canon, v, nil
 	}
 	args, err := c.validateGeneric(trimmed)
 	return args, nil, err
