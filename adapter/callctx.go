@@ -19,6 +19,7 @@ type ToolCall struct {
 	RunID string
 	// Tool is the name the tool was called by.
 	Tool string
+	// Spec is the tool's spec.
 	Spec *Spec
 	// Args are the validated arguments. A hook may replace them; the
 	// executor validates replaced arguments again.
@@ -47,9 +48,12 @@ type ToolCall struct {
 
 // Identity is a verified caller.
 type Identity struct {
+	// Subject identifies the caller (a user id, a client id).
 	Subject string
-	Scopes  []string
-	Extra   map[string]any
+	// Scopes are the permissions the caller's credential grants.
+	Scopes []string
+	// Extra carries what else the verifier learnt (claims, tenant...).
+	Extra map[string]any
 }
 
 type callKey struct{}
@@ -96,9 +100,11 @@ func SessionFromContext(ctx context.Context) string {
 
 // Progress is a progress report from a running tool.
 type Progress struct {
+	// Progress is the work done so far, in the tool's own unit.
 	Progress float64
 	// Total is 0 when unknown.
-	Total   float64
+	Total float64
+	// Message describes the current step, if anything.
 	Message string
 }
 

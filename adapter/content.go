@@ -18,13 +18,17 @@ type Content interface {
 
 // TextContent is text for the model.
 type TextContent struct {
-	Text        string
+	// Text is the text.
+	Text string
+	// Meta is passed through as MCP's _meta; Annotations as MCP's
+	// annotations (the same in every block type).
 	Meta        map[string]any
 	Annotations *ContentAnnotations
 }
 
 // ImageContent is an image. Data holds the raw bytes (not base64).
 type ImageContent struct {
+	// Data is the image's raw bytes; MIMEType its type (image/png).
 	Data        []byte
 	MIMEType    string
 	Meta        map[string]any
@@ -33,6 +37,7 @@ type ImageContent struct {
 
 // AudioContent is an audio clip. Data holds the raw bytes (not base64).
 type AudioContent struct {
+	// Data is the clip's raw bytes; MIMEType its type (audio/wav).
 	Data        []byte
 	MIMEType    string
 	Meta        map[string]any
@@ -41,6 +46,8 @@ type AudioContent struct {
 
 // ResourceLink points to a resource the model or client may fetch.
 type ResourceLink struct {
+	// URI locates the resource; Name, Title and Description describe it;
+	// MIMEType and Size (bytes, nil when unknown) are what it holds.
 	URI         string
 	Name        string
 	Title       string
@@ -53,6 +60,7 @@ type ResourceLink struct {
 
 // EmbeddedResource carries a resource's contents inline.
 type EmbeddedResource struct {
+	// Resource is the resource's contents.
 	Resource    *ResourceContents
 	Meta        map[string]any
 	Annotations *ContentAnnotations
@@ -60,6 +68,8 @@ type EmbeddedResource struct {
 
 // ResourceContents is the contents of a resource: Text or Blob (raw bytes).
 type ResourceContents struct {
+	// URI names the resource and MIMEType its type; Text holds a text
+	// resource, Blob (raw bytes, non-nil) a binary one.
 	URI      string
 	MIMEType string
 	Text     string

@@ -76,6 +76,7 @@ func (k Kind) ModelFacing() bool {
 
 // Error is the one error type of a failed tool call.
 type Error struct {
+	// Kind classifies the failure.
 	Kind Kind
 	// Tool is the name of the tool called.
 	Tool string
@@ -151,15 +152,20 @@ func KindOf(err error) Kind {
 //
 //	{"error":{"kind":"tool_error","message":"..."}}
 type Payload struct {
+	// Error is the failure, as the model reads it.
 	Error PayloadError `json:"error"`
 }
 
 // PayloadError is the body of a [Payload].
 type PayloadError struct {
-	Kind    Kind   `json:"kind"`
+	// Kind is the error's kind.
+	Kind Kind `json:"kind"`
+	// Message is the error's model-safe message.
 	Message string `json:"message"`
-	Tool    string `json:"tool,omitempty"`
-	Ticket  string `json:"ticket,omitempty"`
+	// Tool names the tool called, if known.
+	Tool string `json:"tool,omitempty"`
+	// Ticket is the approval ticket of an approval_pending error.
+	Ticket string `json:"ticket,omitempty"`
 }
 
 // ModelPayload renders err as the JSON text a model reads,

@@ -48,8 +48,11 @@ type Hook func(next Invoker) Invoker
 // on every result (cached ones too). A non-nil error blocks the call with
 // [KindGuardrailBlocked]; its text is the reason shown to the model.
 type Guard struct {
-	Name   string
-	Input  func(ctx context.Context, c *ToolCall) error
+	// Name names the guard in the model's message and the ledger.
+	Name string
+	// Input, if set, checks a call before approval.
+	Input func(ctx context.Context, c *ToolCall) error
+	// Output, if set, checks a result before it leaves.
 	Output func(ctx context.Context, c *ToolCall, r *Result) error
 }
 
@@ -63,8 +66,10 @@ type ExecutorOptions struct {
 	MaxArgBytes int
 	// Timeout bounds calls of tools that set none; zero means DefaultTimeout.
 	Timeout time.Duration
-	Hooks   []Hook
-	Guards  []Guard
+	// Hooks wrap every call, the first outermost (see [Hook]).
+	Hooks []Hook
+	// Guards check every call and result (see [Guard]).
+	Guards []Guard
 	// Approval configures approval; with no Port, no call is held.
 	Approval ApprovalOptions
 	// Cache, if set, caches results of the tools it lists.
@@ -250,6 +255,7 @@ type Request struct {
 	Tool string
 	// Spec, if set, is called instead of looking Tool up.
 	Spec *Spec
+	// Args are the call's arguments, a JSON object as the model sent it.
 	Args json.RawMessage
 	// CallID identifies the call; empty means a random id.
 	CallID string

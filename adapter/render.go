@@ -115,9 +115,12 @@ type Part struct {
 // the raw bytes: a framework puts them in its own media field (base64 or a
 // data URL, as its message type wants), never in the model's text.
 type Media struct {
-	Kind     MediaKind
+	// Kind is MediaImage or MediaAudio.
+	Kind MediaKind
+	// MIMEType is the media's type, such as image/png.
 	MIMEType string
-	Data     []byte
+	// Data is the raw bytes.
+	Data []byte
 }
 
 // RenderParts returns a result as parts, for frameworks whose tool messages

@@ -18,7 +18,8 @@ type Limits struct {
 	MaxCallsPerTool int
 	// MaxCallsPerWindow bounds the calls of the run within any Window.
 	MaxCallsPerWindow int
-	Window            time.Duration
+	// Window is the sliding window of MaxCallsPerWindow.
+	Window time.Duration
 }
 
 func (l Limits) isZero() bool { return l == Limits{} }

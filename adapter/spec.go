@@ -28,10 +28,16 @@ type Handler func(ctx context.Context, args json.RawMessage) (*Result, error)
 // Annotations are hints about a tool's behaviour, as in MCP. As in MCP, an
 // unset Destructive or OpenWorld hint means true.
 type Annotations struct {
-	ReadOnly    bool
+	// ReadOnly: the tool does not modify its environment.
+	ReadOnly bool
+	// Destructive: the tool may perform destructive updates; nil means true.
 	Destructive *bool
-	Idempotent  bool
-	OpenWorld   *bool
+	// Idempotent: calling it again with the same arguments has no further
+	// effect.
+	Idempotent bool
+	// OpenWorld: the tool reaches outside entities (the web, other
+	// systems); nil means true.
+	OpenWorld *bool
 }
 
 // IsDestructive reports whether the tool may make destructive changes. A
@@ -86,24 +92,32 @@ func (s Source) String() string {
 // registered or first called. Once registered, a Spec must not be modified:
 // register a new one instead.
 type Spec struct {
-	Name        string
-	Title       string
+	// Name identifies the tool: 1–64 characters of [A-Za-z0-9_-].
+	Name string
+	// Title is a human-readable name; empty means Name.
+	Title string
+	// Description tells the model what the tool does.
 	Description string
 	// InputSchema describes the arguments; it always has type "object".
 	InputSchema *jsonschema.Schema
 	// OutputSchema describes Result.Structured. Nil means the tool has no
 	// structured output contract (text only, nothing validated).
 	OutputSchema *jsonschema.Schema
-	Annotations  Annotations
+	// Annotations are hints about the tool's behaviour (approval policies
+	// read them).
+	Annotations Annotations
 	// Targets lists the integrations that export the tool (see TargetMCP and
 	// friends); empty means all.
 	Targets []string
-	Tags    []string
+	// Tags label the tool, for registry filters.
+	Tags []string
 	// Timeout bounds each call; zero means the executor's default.
 	Timeout time.Duration
-	Source  Source
+	// Source says where the tool runs: here, or on an MCP server.
+	Source Source
 	// Meta is passed through as MCP's _meta.
-	Meta    map[string]any
+	Meta map[string]any
+	// Handler runs a call on validated arguments.
 	Handler Handler
 	// HonorsContext declares that Handler returns promptly once its ctx is
 	// done, as the handlers of imported MCP tools do (the go-sdk client
@@ -293,6 +307,8 @@ const (
 
 // ToolOptions configure [NewTool] and [NewRawTool]. The zero value is valid.
 type ToolOptions struct {
+	// Title, Annotations, Targets, Tags, Timeout, Source and Meta set the
+	// spec's fields of the same names (see [Spec]).
 	Title       string
 	Annotations Annotations
 	Targets     []string
