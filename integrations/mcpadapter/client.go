@@ -140,10 +140,26 @@ func (c *conn) transport() (mcp.Transport, error) {
 			cp.Transport = &headerTransport{base: base, h: h}
 			hc = &cp
 		}
-		if s.SSE {
-			return &mcp.SSEClientTransport{Endpoint: s.URL, HTTPClient: hc}, nil
+		// Bound responses while they are read, not once decoded.
+		limit := int64(c.maxResultBytes())
+		if limit > 0 {
+			limit += envelopeSlack
 		}
-		t := &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: hc}
+		cp := *hc
+		base := cp.Transport
+		if base == nil {
+			base = http.DefaultTransport
+		}
+		cp.Transport = &boundTransport{base: base, limit: limit}
+		hc = &cp
+		maxEvent := -1 // the go-sdk's own cap must not cut before ours
+		if limit > 0 {
+			maxEvent = int(limit) + 4096
+		}
+		if s.SSE {
+			return &mcp.SSEClientTransport{Endpoint: s.URL, HTTPClient: hc, MaxEventSize: maxEvent}, nil
+		}
+		t := &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: hc, MaxEventSize: maxEvent}
 		if s.OAuth != nil {
 			if err := c.setupOAuth(); err != nil {
 				return nil, err
@@ -249,7 +265,7 @@ func (c *conn) ensure(ctx context.Context) (*mcp.ClientSession, error) {
 	}
 	attempts := ro.MaxAttempts
 	if attempts <= 0 {
-		attempts = 3
+		attempts = DefaultReconnectAttempts
 	}
 	wait := firstPositive(ro.MinBackoff, 100*time.Millisecond)
 	maxWait := firstPositive(ro.MaxBackoff, 5*time.Second)

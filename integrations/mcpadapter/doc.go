@@ -57,8 +57,13 @@
 // A result with isError is a tool_error carrying the server's text in
 // adapter.Error.Message and its content blocks in adapter.Error.Content; a
 // tool the server does not know is not_found; a transport failure is
-// connection (a Go error, never shown to a model); the call deadline is
-// timeout; a result over ManagerOptions.MaxResultBytes is a tool_error; a
+// connection (a Go error, never shown to a model), told apart by cause: a
+// call that never reached the server, one whose connection broke while it
+// was out (it may have run), one the transport refused; the call deadline
+// is timeout; a result over ManagerOptions.MaxResultBytes (counting every
+// content block's encoded size) is a tool_error. Over HTTP the limit is
+// enforced while the response is read, before it is decoded, so a huge
+// result costs at most about twice the limit in memory; a
 // quarantined tool is guardrail_blocked, wrapping [ErrQuarantined].
 // Structured content is validated against the tool's output schema by the
 // executor. Every forwarded call gets a deadline (Server.CallTimeout,
@@ -87,8 +92,13 @@
 // # Reconnecting
 //
 // A lost session (a stdio process that died, an HTTP session gone) is
-// redialled with backoff on the next call; a read-only or idempotent call
-// is retried once, any other call returns the connection error. A server
+// redialled with backoff before the next call is sent (DefaultReconnectAttempts
+// dials: a server back within 1.5 s is found). A call that never reached the
+// server (a refused dial, an unknown session) is sent again on the new
+// session, whatever the tool; a call whose connection broke while it was out
+// is sent again once only when its trusted annotations say read-only or
+// idempotent, and otherwise returns a connection error saying it may have
+// run. A server
 // given as a ready Transport connects once; give Command, URL or
 // NewTransport to be able to reconnect.
 //

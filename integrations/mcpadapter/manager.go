@@ -100,9 +100,14 @@ type Server struct {
 	Roots []*mcp.Root
 }
 
+// DefaultReconnectAttempts is how many times a lost server is dialled
+// before a call fails: with the default backoff, a server back within 1.5 s
+// is found again.
+const DefaultReconnectAttempts = 5
+
 // ReconnectOptions configure how a manager re-establishes a lost
-// connection. The zero value reconnects up to 3 times per attempt, waiting
-// 100 ms, then doubling up to 5 s.
+// connection. The zero value dials up to DefaultReconnectAttempts times,
+// waiting 100 ms, then doubling up to 5 s.
 type ReconnectOptions struct {
 	// Disabled turns reconnection off: a lost server stays down until
 	// [Manager.Reconnect] is called.

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -67,24 +68,88 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 	c.progress.Store(token, ctx)
 	defer c.retire(token)
 
+	// A lost call is sent again only when the tool's (trusted) annotations
+	// say it is safe; a call that never left is sent again whatever the tool.
 	retry := imp.spec.Annotations.ReadOnly || imp.spec.Annotations.Idempotent
-	for attempt := 0; ; attempt++ {
+	resent := false
+	for unsent := 0; ; {
+		w := &callWatch{}
 		s, err := c.ensure(ctx)
 		if err != nil {
 			return nil, c.failure(ctx, imp, err)
 		}
-		res, err := s.CallTool(ctx, params)
+		res, err := s.CallTool(context.WithValue(ctx, watchKey{}, w), params)
 		if err == nil {
 			return c.result(imp, res)
 		}
-		if ctx.Err() == nil && isConnectionError(err) {
+		if w.tooLarge.Load() {
+			c.lost(s, err) // the go-sdk drops a connection whose message it could not read
+			return nil, c.tooLarge()
+		}
+		if ctx.Err() != nil {
+			return nil, c.failure(ctx, imp, err)
+		}
+		switch classify(err, w) {
+		case callNotSent:
 			c.lost(s, err)
-			if attempt == 0 && retry {
+			if unsent++; unsent <= maxUnsentRetries {
 				continue
 			}
+		case callLost:
+			c.lost(s, err)
+			if retry && !resent {
+				resent = true
+				continue
+			}
+			return nil, &adapter.Error{Kind: adapter.KindConnection,
+				Message: fmt.Sprintf("the connection to MCP server %q was lost during the call; it may or may not have run", c.cfg.Name), Err: err}
 		}
 		return nil, c.failure(ctx, imp, err)
 	}
+}
+
+// maxUnsentRetries bounds how many times a call that never reached the
+// server is sent again on a new session.
+const maxUnsentRetries = 2
+
+// callFate says what became of a call that failed without an answer.
+type callFate int
+
+const (
+	callAnswered callFate = iota // the server answered with an error
+	callNotSent                  // it never reached the server: safe to send again
+	callLost                     // the connection broke while it was out: it may have run
+	callRefused                  // the transport refused it (an HTTP 429 or 5xx, say)
+)
+
+// codeRejected is the code of the go-sdk's "rejected by transport" error,
+// which it wraps around any HTTP failure, sent or not: its cause decides.
+const codeRejected = -32005
+
+// classify tells by cause (error types, and what the HTTP layer saw of the
+// call), never by message text, what became of a failed call.
+func classify(err error, w *callWatch) callFate {
+	var we *jsonrpc.Error
+	if errors.As(err, &we) && we.Code != codeRejected {
+		return callAnswered
+	}
+	var op *net.OpError
+	if errors.Is(err, mcp.ErrSessionMissing) || errors.Is(err, syscall.EPIPE) ||
+		errors.As(err, &op) && op.Op == "dial" {
+		return callNotSent // an unknown session runs nothing; a refused dial or a dead pipe sent nothing
+	}
+	if w.brokenErr() != nil || isConnectionError(err) {
+		return callLost
+	}
+	if we != nil {
+		return callRefused
+	}
+	return callLost
+}
+
+func (c *conn) tooLarge() error {
+	return &adapter.Error{Kind: adapter.KindToolError,
+		Message: fmt.Sprintf("the MCP server's result is larger than the %d-byte limit", c.maxResultBytes())}
 }
 
 // failure maps a call's error to an *adapter.Error.
@@ -96,7 +161,7 @@ func (c *conn) failure(ctx context.Context, imp *imported, err error) error {
 		return ctxErr
 	}
 	var we *jsonrpc.Error
-	if errors.As(err, &we) {
+	if errors.As(err, &we) && we.Code != codeRejected {
 		msg := fmt.Sprintf("the MCP server refused the call: %s", we.Message)
 		if we.Code == jsonrpc.CodeMethodNotFound || (we.Code == jsonrpc.CodeInvalidParams && unknownTool(we.Message)) {
 			return &adapter.Error{Kind: adapter.KindNotFound, Message: fmt.Sprintf("server %q has no tool %q", c.cfg.Name, imp.remote), Err: err}
@@ -111,11 +176,11 @@ func unknownTool(msg string) bool {
 	return strings.Contains(m, "unknown tool") || strings.Contains(m, "not found")
 }
 
-// isConnectionError reports whether err means the session is gone, as
-// opposed to a protocol error the server answered with.
+// isConnectionError reports, by the error's types, whether err means the
+// session is gone, as opposed to an error the server answered with.
 func isConnectionError(err error) bool {
 	var we *jsonrpc.Error
-	if errors.As(err, &we) {
+	if errors.As(err, &we) && we.Code != codeRejected {
 		return false
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -124,7 +189,7 @@ func isConnectionError(err error) bool {
 	var ne net.Error
 	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, mcp.ErrSessionMissing) ||
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
-		errors.As(err, &ne) || strings.Contains(err.Error(), "closed") || strings.Contains(err.Error(), "broken pipe")
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.As(err, &ne)
 }
 
 // result converts a CallToolResult, mapping isError to a tool error that
@@ -132,8 +197,7 @@ func isConnectionError(err error) bool {
 func (c *conn) result(imp *imported, res *mcp.CallToolResult) (*adapter.Result, error) {
 	if limit := c.maxResultBytes(); limit > 0 {
 		if n := resultBytes(res, limit); n > limit {
-			return nil, &adapter.Error{Kind: adapter.KindToolError,
-				Message: fmt.Sprintf("the MCP server's result is larger than the %d-byte limit", limit)}
+			return nil, c.tooLarge()
 		}
 	}
 	content := contentFromMCP(res.Content)
@@ -168,22 +232,29 @@ func (c *conn) maxResultBytes() int {
 	}
 }
 
-// resultBytes estimates a result's size without encoding it; it stops
-// counting once past limit.
+// blockOverhead is the least a content block takes encoded
+// ({"type":"text","text":""}): every block counts, empty ones too.
+const blockOverhead = 26
+
+// resultBytes estimates a result's encoded size without encoding it; it
+// stops counting once past limit.
 func resultBytes(res *mcp.CallToolResult, limit int) int {
 	n := 0
 	for _, b := range res.Content {
+		n += blockOverhead
 		switch b := b.(type) {
 		case *mcp.TextContent:
 			n += len(b.Text)
 		case *mcp.ImageContent:
-			n += len(b.Data)
+			n += len(b.Data) + len(b.MIMEType)
 		case *mcp.AudioContent:
-			n += len(b.Data)
+			n += len(b.Data) + len(b.MIMEType)
 		case *mcp.EmbeddedResource:
 			if b.Resource != nil {
-				n += len(b.Resource.Text) + len(b.Resource.Blob)
+				n += len(b.Resource.URI) + len(b.Resource.Text) + len(b.Resource.Blob)
 			}
+		case *mcp.ResourceLink:
+			n += len(b.URI) + len(b.Name) + len(b.Description)
 		default:
 			n += 64
 		}
