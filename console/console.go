@@ -88,7 +88,7 @@ type Options struct {
 	SessionTTL time.Duration
 
 	// Redact masks secrets in the arguments shown to operators; nil means
-	// adapter.RedactKeys(adapter.DefaultSecretKeys...).
+	// adapter.RedactKeys(adapter.DefaultSecretKeys()...).
 	Redact func(tool string, args json.RawMessage) json.RawMessage
 	// PollInterval is how often a live page's event stream checks for new
 	// or decided tickets; zero means DefaultPollInterval. [Console.Notify]
@@ -162,7 +162,7 @@ func New(opts *Options) (*Console, error) {
 	}
 	c.redact = c.opts.Redact
 	if c.redact == nil {
-		c.redact = adapter.RedactKeys(adapter.DefaultSecretKeys...)
+		c.redact = adapter.RedactKeys(adapter.DefaultSecretKeys()...)
 	}
 	c.logger = c.opts.Logger
 	if c.logger == nil {

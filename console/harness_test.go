@@ -103,7 +103,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	e.exec = adapter.NewExecutor(e.reg, &adapter.ExecutorOptions{
 		Approval: adapter.ApprovalOptions{Port: port},
 		Ledger:   e.ledger,
-		Redact:   adapter.RedactKeys(adapter.DefaultSecretKeys...),
+		Redact:   adapter.RedactKeys(adapter.DefaultSecretKeys()...),
 		Logger:   slog.New(slog.DiscardHandler),
 	})
 	t.Cleanup(func() { e.exec.Close() })
