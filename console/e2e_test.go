@@ -184,7 +184,9 @@ func liveWithin(t *testing.T, ctx context.Context, e *env, id string, limit time
 	if err := chromedp.Do(wctx, chromedp.WaitVisible(sel("#t-%s", id))); err != nil {
 		t.Fatalf("ticket %s never appeared on the open page: %v", id, err)
 	}
-	if d := time.Since(created); d > limit {
+	d := time.Since(created)
+	t.Logf("ticket %s visible on the open page %v after it was created", id, d.Round(time.Millisecond))
+	if d > limit {
 		t.Errorf("ticket %s appeared %v after it was created, want within %v", id, d, limit)
 	}
 	if !eval[bool](t, ctx, `window.__notReloaded === true`) {
