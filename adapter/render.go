@@ -288,12 +288,16 @@ func bytesText(n int64) string {
 // marshalNoEscape is json.Marshal without HTML escaping: what a model reads
 // keeps <, > and & as they are.
 func marshalNoEscape(v any) ([]byte, error) {
+	b, err := json.Marshal(v)
+	if err != nil || !bytes.Contains(b, []byte(`\u00`)) {
+		return b, err // the common case: nothing was escaped
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	b := buf.Bytes()
-	return b[:len(b)-1], nil // Encode ends with a newline
+	out := buf.Bytes()
+	return out[:len(out)-1], nil // Encode ends with a newline
 }

@@ -70,3 +70,12 @@ func TestRenderParts(t *testing.T) {
 		t.Errorf("structured-only parts = %+v", st)
 	}
 }
+
+// Rendering the common result, one text block, costs nothing: the text is
+// handed on as is.
+func TestRenderAllocs(t *testing.T) {
+	res := adapter.TextResult("It is 21.5°C in Paris.")
+	if n := testing.AllocsPerRun(100, func() { _ = adapter.Render(res, nil) }); n != 0 {
+		t.Errorf("Render of one text block: %v allocations, want 0", n)
+	}
+}
