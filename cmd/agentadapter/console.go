@@ -2,63 +2,64 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"fmt"
 	"iter"
+	"log/slog"
 	"net/http"
-	"os"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/console"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 
+	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/gateway"
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/state"
 )
 
-// consoleAnonymousEnv, set to 1, serves the console without a token when
-// the gateway has no inbound auth, to loopback connections only.
-const consoleAnonymousEnv = "AGENTADAPTER_CONSOLE_ANONYMOUS"
-
-func init() { consoleHandler = newConsole }
-
-// newConsole builds the operator console over the gateway's approvals,
-// registry, manager and store, behind the gateway's own inbound auth.
-func newConsole(g *gateway.Gateway, st state.Store) http.Handler {
+// newConsole builds the operator console serve mounts at /console/, or
+// nil when the configuration has none.
+func newConsole(cfg *config.Config, gw *gateway.Gateway, st state.Store, log *slog.Logger) (*console.Console, error) {
+	cc := cfg.Gateway.Console
+	if cc == nil {
+		return nil, nil
+	}
 	opts := &console.Options{
-		Approvals:    g.Approvals(),
-		Tools:        g.Registry(),
-		Ledger:       st.Ledger(),
-		LedgerReader: storeLedger{st},
-		Servers:      g.Manager(),
+		Approvals:           gw.Approvals(),
+		Tools:               gw.Registry(),
+		Ledger:              st.Ledger(),
+		LedgerReader:        ledgerReader{st},
+		Servers:             gw.Manager(),
+		AllowAnonymousLocal: cc.AnonymousLocal,
+		Logger:              log,
 	}
-	a, err := g.AuthOptions()
-	if err != nil {
-		return unavailable("the console could not read the gateway's auth: " + err.Error())
-	}
-	switch {
-	case a != nil:
-		opts.Auth = a
-	case os.Getenv(consoleAnonymousEnv) == "1":
-		opts.AllowAnonymousLocal = true
-	default:
-		return unavailable("the console needs the gateway's inbound auth (gateway.auth in the configuration), or " +
-			consoleAnonymousEnv + "=1 to serve this machine without a token")
+	if len(cc.Operators) > 0 {
+		ops := map[[32]byte]config.Token{}
+		for _, t := range cc.Operators {
+			ops[sha256.Sum256([]byte(t.Token))] = t
+		}
+		opts.Auth = &mcpadapter.AuthOptions{Verifier: func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+			t, ok := ops[sha256.Sum256([]byte(token))]
+			if !ok {
+				return nil, fmt.Errorf("%w: not an operator token", auth.ErrInvalidToken)
+			}
+			return &auth.TokenInfo{UserID: t.Subject, Scopes: t.Scopes, Expiration: time.Now().Add(time.Hour)}, nil
+		}}
 	}
 	c, err := console.New(opts)
 	if err != nil {
-		return unavailable(err.Error())
+		return nil, err
 	}
-	return c
+	gw.Approvals().OnPending = func(*adapter.Ticket) { c.Notify() }
+	return c, nil
 }
 
-func unavailable(msg string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		http.Error(w, "console: "+msg, http.StatusServiceUnavailable)
-	})
-}
+// ledgerReader reads the store's ledger for the console.
+type ledgerReader struct{ st state.Store }
 
-// storeLedger answers the console's ledger queries from the gateway's
-// store.
-type storeLedger struct{ st state.Store }
-
-func (s storeLedger) Query(ctx context.Context, q adapter.LedgerQuery) iter.Seq2[adapter.Record, error] {
-	return s.st.Records(ctx, q)
+func (l ledgerReader) Query(ctx context.Context, q adapter.LedgerQuery) iter.Seq2[adapter.Record, error] {
+	return l.st.Records(ctx, q)
 }

@@ -12,12 +12,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// serve mounts the operator console at /console/ behind the gateway's own
-// tokens; a decision taken there releases the held call.
+// serve mounts the operator console at /console/ behind operator tokens of
+// its own (a client's token opens nothing there); a decision taken there
+// releases the held call.
 func TestServeConsole(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "gateway.json", `{"mcpServers": {"notes": {"command": "`+testServer+`"}},
-  "agentadapter": {"store": "memory:", "auth": {"tokens": [{"subject": "agent", "token": "agent-token"}, {"subject": "alice", "token": "alice-token"}]},
+  "agentadapter": {"store": "memory:", "auth": {"tokens": [{"subject": "agent", "token": "agent-token"}]},
+  "console": {"operators": [{"subject": "alice", "token": "alice-token"}]},
   "policy": {"approval": {"default": "annotations"}}}}`)
 	s := startServe(t, dir, nil, "--config", "gateway.json")
 	get := func(path, token string) (int, string) {
@@ -39,6 +41,9 @@ func TestServeConsole(t *testing.T) {
 	}
 	if code, _ := get("/console/approvals", "wrong"); code != http.StatusUnauthorized {
 		t.Errorf("console with a wrong token: %d, want 401", code)
+	}
+	if code, _ := get("/console/approvals", "agent-token"); code != http.StatusUnauthorized {
+		t.Errorf("console with a client's token: %d, want 401 (a client must not approve its own calls)", code)
 	}
 
 	// The agent's call is held; the console shows it; alice approves it.
@@ -75,5 +80,20 @@ func TestServeConsole(t *testing.T) {
 	}
 	if code, page := get("/console/ledger?ticket="+tk, "alice-token"); code != http.StatusOK || !strings.Contains(page, "alice") || !strings.Contains(page, "decision") {
 		t.Errorf("ledger chain (%d):\n%s", code, page)
+	}
+}
+
+// An operator may not share a client's token, and a console needs
+// operators (or, explicitly, anonymous loopback access).
+func TestConsoleConfig(t *testing.T) {
+	dir := t.TempDir()
+	for name, tt := range map[string]struct{ config, want string }{
+		"shared token": {`{"agentadapter": {"auth": {"tokens": [{"subject": "a", "token": "same"}]}, "console": {"operators": [{"subject": "o", "token": "same"}]}}}`, "a client could approve its own calls"},
+		"no operators": {`{"agentadapter": {"console": {}}}`, "the console needs operators"},
+	} {
+		writeFile(t, dir, "bad.json", tt.config)
+		if r := runBin(t, dir, nil, "config", "check", "bad.json"); r.code != exitUsage || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("%s: exit %d %q", name, r.code, r.stderr)
+		}
 	}
 }

@@ -235,3 +235,15 @@ func TestServeJWT(t *testing.T) {
 	}
 	s.stop(t)
 }
+
+// connectAs opens a session with a bearer token.
+func connectAs(t *testing.T, url, token string) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token}}}, nil)
+	if err != nil {
+		t.Fatalf("connect with a token: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}

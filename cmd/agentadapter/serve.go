@@ -21,10 +21,6 @@ import (
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/state"
 )
 
-// consoleHandler, if set, is mounted at /console/ by serve. The console
-// package sets it when it is linked in.
-var consoleHandler func(g *gateway.Gateway, st state.Store) http.Handler
-
 // started is a gateway with its store.
 type started struct {
 	gw    *gateway.Gateway
@@ -105,11 +101,16 @@ server process.` + exitCodesHelp,
 				}
 				return s.gw.ServeStdio(ctx, stdioEndpoint)
 			}
-			var console http.Handler
-			if consoleHandler != nil {
-				console = consoleHandler(s.gw, s.store)
+			var mount http.Handler
+			con, err := newConsole(cfg, s.gw, s.store, log)
+			if err != nil {
+				return &exitError{code: exitUsage, err: fmt.Errorf("console: %w", err)}
 			}
-			h, err := s.gw.Handler(&gateway.HTTPOptions{Console: console})
+			if con != nil {
+				defer con.Close()
+				mount = con
+			}
+			h, err := s.gw.Handler(&gateway.HTTPOptions{Console: mount})
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}

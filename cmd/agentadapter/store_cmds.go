@@ -83,16 +83,28 @@ func newApprovalsCmd(e *env) *cobra.Command {
 		},
 	}
 	list.Flags().BoolVar(&all, "all", false, "every ticket, decided ones too")
-	var as, reason string
+	var as, reason, edited string
 	approve := &cobra.Command{
-		Use:   "approve TICKET",
-		Short: "Approve a ticket: the same call, made again, runs once",
-		Args:  argsErr(cobra.ExactArgs(1)),
+		Use:   "approve TICKET [--args JSON]",
+		Short: "Approve a ticket (with --args: edited arguments): the same call, made again, runs once",
+		Long: `Approve a ticket: the call, made again with the same arguments, runs once.
+With --args, approve it with edited arguments instead: the call runs with
+those (validated against the tool's input schema again) and the ledger
+records them as the arguments that ran.`,
+		Args: argsErr(cobra.ExactArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
+			if edited != "" {
+				raw, err := readArg(edited, e.stdin)
+				if err != nil {
+					return usageErr("--args: %v", err)
+				}
+				return e.decideEdited(c, args[0], as, raw)
+			}
 			return e.decide(c, args[0], true, as, "")
 		},
 	}
 	approve.Flags().StringVar(&as, "as", operator(), "who approves, for the ledger")
+	approve.Flags().StringVar(&edited, "args", "", "approve with these arguments instead (JSON, - for stdin, @FILE)")
 	deny := &cobra.Command{
 		Use:   "deny TICKET --reason TEXT",
 		Short: "Deny a ticket; the caller reads the reason",
@@ -108,6 +120,23 @@ func newApprovalsCmd(e *env) *cobra.Command {
 	deny.Flags().StringVar(&reason, "reason", "", "why (shown to the caller)")
 	cmd.AddCommand(list, approve, deny)
 	return cmd
+}
+
+func (e *env) decideEdited(c *cobra.Command, id, as string, args json.RawMessage) error {
+	st, err := e.storeOnly(c.Context())
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if _, ok := st.Tickets().(adapter.TicketEditor); !ok {
+		return fmt.Errorf("this store cannot approve with edited arguments yet; approve as is, or deny with a reason the caller reads")
+	}
+	d := &adapter.Deferred{Store: st.Tickets()}
+	if err := d.ApproveEdited(c.Context(), id, as, args); err != nil {
+		return fmt.Errorf("ticket %s: %w (list them with: agentadapter approvals list)", id, err)
+	}
+	fmt.Fprintf(e.stdout, "approved %s with edited arguments\n", id)
+	return nil
 }
 
 func (e *env) decide(c *cobra.Command, id string, ok bool, as, reason string) error {

@@ -64,6 +64,10 @@ func TestCallThroughApproval(t *testing.T) {
 	if r.code != exitToolError || !strings.Contains(r.stdout, "approval_denied") || !strings.Contains(r.stdout, "not on my watch") {
 		t.Errorf("the denied call: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	r = aa("call", "add_note", `{"text": "edit me"}`)
+	if r := aa("approvals", "approve", ticketRE.FindStringSubmatch(r.stderr)[1], "--args", `{"text": "edited"}`); r.code != exitFailure || !strings.Contains(r.stderr, "cannot approve with edited arguments") {
+		t.Errorf("approve --args on sqlite: exit %d %q", r.code, r.stderr)
+	}
 	if r := aa("approvals", "approve", "nosuch"); r.code != exitFailure || !strings.Contains(r.stderr, "ticket nosuch") {
 		t.Errorf("approve nosuch: exit %d %q", r.code, r.stderr)
 	}

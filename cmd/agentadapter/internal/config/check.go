@@ -65,6 +65,23 @@ func (l *loader) check(cfg *Config) error {
 			}
 		}
 	}
+	if c := sec.Console; c != nil {
+		if len(c.Operators) == 0 && !c.AnonymousLocal {
+			return fail(at("console"), "the console needs operators (tokens of their own) or anonymousLocal: true")
+		}
+		for i, t := range c.Operators {
+			if t.Subject == "" || t.Token == "" {
+				return fail(at("console", "operators"), "operator %d needs a subject and a token", i)
+			}
+			if sec.Auth != nil {
+				for _, ct := range sec.Auth.Tokens {
+					if ct.Token == t.Token {
+						return fail(at("console", "operators"), "operator %q has a client's token: a client could approve its own calls", t.Subject)
+					}
+				}
+			}
+		}
+	}
 	byName := map[string]*Server{}
 	for _, s := range cfg.Servers {
 		byName[s.Name] = s
@@ -299,6 +316,11 @@ func (c *Config) Masked() ([]byte, error) {
 	for _, s := range cp.Servers {
 		if s.Policy != nil && s.Policy.OAuth != nil {
 			s.Policy.OAuth = cp.Gateway.Servers[s.Name].OAuth
+		}
+	}
+	if c := cp.Gateway.Console; c != nil {
+		for i := range c.Operators {
+			c.Operators[i].Token = adapter.Redacted
 		}
 	}
 	if a := cp.Gateway.Auth; a != nil {

@@ -110,6 +110,18 @@ type Section struct {
 	// Virtual are further endpoints, /mcp/<name>, each with its own tools
 	// and policy.
 	Virtual map[string]*Virtual `json:"virtualServers,omitempty"`
+	// Console, if set, serves the operator console at /console/.
+	Console *Console `json:"console,omitempty"`
+}
+
+// Console configures the operator console. Operators are not the
+// gateway's MCP clients: they approve calls, so they have tokens of their
+// own (a client able to approve would approve its own calls).
+type Console struct {
+	Operators []Token `json:"operators,omitempty"`
+	// AnonymousLocal serves loopback connections without a token. Any
+	// local process, an agent with a shell included, can then approve.
+	AnonymousLocal bool `json:"anonymousLocal,omitempty"`
 }
 
 // Auth configures inbound bearer tokens: static tokens, and/or JWTs.
