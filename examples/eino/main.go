@@ -66,6 +66,9 @@ func main() {
 			Tools: tools,
 			// Eino tools built elsewhere get the same error policy.
 			ToolCallMiddlewares: []compose.ToolMiddleware{einoadapter.Middleware()},
+			// A made-up tool name gives the model not_found instead of
+			// ending the run.
+			UnknownToolsHandler: einoadapter.UnknownTool,
 		},
 	})
 	if err != nil {

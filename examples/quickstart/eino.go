@@ -30,8 +30,9 @@ func runEino(ctx context.Context, e *env) (string, error) {
 	}
 	agent, err := react.NewAgent(ctx, &react.AgentConfig{
 		ToolCallingModel: chat,
-		ToolsConfig:      compose.ToolsNodeConfig{Tools: tools},
-		MaxStep:          20,
+		// A made-up tool name gives the model not_found instead of ending the run.
+		ToolsConfig: compose.ToolsNodeConfig{Tools: tools, UnknownToolsHandler: einoadapter.UnknownTool},
+		MaxStep:     20,
 	})
 	if err != nil {
 		return "", err
