@@ -20,18 +20,21 @@ type Tickets struct {
 	s *Store
 }
 
-const ticketColumns = "id, tool, args_hash, args, args_size, scope, scope_id, call_id, run_id, session, subject, state, reason, approver, created, expires"
+const ticketColumns = "id, tool, args_hash, args, args_size, scope, scope_id, call_id, run_id, session, subject, state, reason, approver, created, expires, edited"
 
 func scanTicket(sc interface{ Scan(...any) error }) (*adapter.Ticket, error) {
 	var t adapter.Ticket
 	var created, expires int64
-	var args []byte
+	var args, edited []byte
 	if err := sc.Scan(&t.ID, &t.Tool, &t.ArgsHash, &args, &t.ArgsSize, &t.Scope, &t.ScopeID, &t.CallID, &t.RunID, &t.Session,
-		&t.Subject, &t.State, &t.Reason, &t.Approver, &created, &expires); err != nil {
+		&t.Subject, &t.State, &t.Reason, &t.Approver, &created, &expires, &edited); err != nil {
 		return nil, err
 	}
 	if args != nil {
 		t.Args = args
+	}
+	if edited != nil {
+		t.Edited = edited
 	}
 	t.Created = fromNanos(created)
 	t.Expires = fromNanos(expires)
@@ -95,13 +98,16 @@ func (s *Tickets) create(ctx context.Context, t *adapter.Ticket, caps adapter.Ti
 			return &adapter.TicketCapError{Cap: caps.Total}
 		}
 	}
-	var args any
+	var args, edited any
 	if t.Args != nil {
 		args = []byte(t.Args)
 	}
-	if _, err := tx.ExecContext(ctx, "INSERT INTO tickets ("+ticketColumns+", updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	if t.Edited != nil {
+		edited = []byte(t.Edited)
+	}
+	if _, err := tx.ExecContext(ctx, "INSERT INTO tickets ("+ticketColumns+", updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		t.ID, t.Tool, t.ArgsHash, args, t.ArgsSize, string(t.Scope), t.ScopeID, t.CallID, t.RunID, t.Session, t.Subject,
-		int(t.State), t.Reason, t.Approver, nanos(t.Created), nanos(t.Expires), s.s.now().UnixNano()); err != nil {
+		int(t.State), t.Reason, t.Approver, nanos(t.Created), nanos(t.Expires), edited, s.s.now().UnixNano()); err != nil {
 		return err
 	}
 	return tx.Commit()

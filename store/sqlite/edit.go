@@ -1,0 +1,36 @@
+package sqlitestore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/agentadapter/agentadapter/adapter"
+)
+
+var _ adapter.TicketEditor = (*Tickets)(nil)
+
+// ApproveEdited implements [adapter.TicketEditor]: one UPDATE moves a
+// pending, unexpired ticket to approved with the edited arguments, so of
+// two approvers on any processes exactly one succeeds.
+func (s *Tickets) ApproveEdited(ctx context.Context, id string, args json.RawMessage, approver string, now time.Time) error {
+	res, err := s.s.db.ExecContext(ctx, `UPDATE tickets SET state = ?, approver = ?, edited = ?, updated = ?
+		WHERE id = ? AND state = ? AND (expires = 0 OR expires >= ?)`,
+		int(adapter.TicketApproved), approver, []byte(args), s.s.now().UnixNano(), id, int(adapter.TicketPending), now.UnixNano())
+	if err != nil {
+		return fmt.Errorf("sqlitestore: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		s.s.wake.notify()
+		return nil
+	}
+	t, err := s.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	if t.State != adapter.TicketPending {
+		return fmt.Errorf("%w: ticket %s is %s, not %s", adapter.ErrTicketState, id, t.State, adapter.TicketPending)
+	}
+	return adapter.ErrTicketExpired
+}
