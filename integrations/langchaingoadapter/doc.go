@@ -36,6 +36,12 @@
 // Input: a JSON object {"a": integer, "b"?: string}, a fraction of the size
 // of the schema.
 //
+// # Results
+//
+// A tool's observation (and a Dispatcher's tool message) is
+// adapter.Render's text of the result, the same text every integration
+// gives a model; [Options.Render] and [DispatcherOptions.Render] tune it.
+//
 // # Errors
 //
 // Kinds the model can act on (args_invalid, tool_error, approval_denied,

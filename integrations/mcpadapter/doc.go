@@ -145,8 +145,12 @@
 // over streamable HTTP (stateful or stateless) with [Exporter.Handler] or
 // [Exporter.ListenAndServe], legacy SSE with [Exporter.SSEHandler].
 //
-// Results: Content becomes content and Structured becomes
-// structuredContent. Model-facing errors become isError results whose text
+// Results: Content becomes content, every block as it is (MCP carries them
+// all; the client decides what its model reads), and Structured becomes
+// structuredContent. A structured result of ours with no content gets one
+// text block, adapter.Render's text of it (its JSON), as MCP recommends; an
+// imported tool's result is relayed as the upstream sent it (content: []
+// stays empty), without the upstream's _meta[MetaKeyServerInfo]. Model-facing errors become isError results whose text
 // is adapter.ModelPayload and whose _meta["agentadapter/error"] holds the
 // kind and ticket; connection and internal faults become JSON-RPC errors.
 // Progress reported with adapter.ReportProgress goes out as
