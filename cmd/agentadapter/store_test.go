@@ -64,9 +64,16 @@ func TestCallThroughApproval(t *testing.T) {
 	if r.code != exitToolError || !strings.Contains(r.stdout, "approval_denied") || !strings.Contains(r.stdout, "not on my watch") {
 		t.Errorf("the denied call: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
+	// Approved with edited arguments: the same call, made again, runs with
+	// the approver's arguments.
 	r = aa("call", "add_note", `{"text": "edit me"}`)
-	if r := aa("approvals", "approve", ticketRE.FindStringSubmatch(r.stderr)[1], "--args", `{"text": "edited"}`); r.code != exitFailure || !strings.Contains(r.stderr, "cannot approve with edited arguments") {
-		t.Errorf("approve --args on sqlite: exit %d %q", r.code, r.stderr)
+	ticket3 := ticketRE.FindStringSubmatch(r.stderr)[1]
+	if r := aa("approvals", "approve", ticket3, "--args", `{"text": "edited"}`); r.code != 0 || !strings.Contains(r.stdout, "approved "+ticket3+" with edited arguments") {
+		t.Fatalf("approve --args on sqlite: exit %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = aa("call", "add_note", `{"text": "edit me"}`, "--json")
+	if r.code != 0 || !strings.Contains(r.stdout, `"text": "edited"`) || strings.Contains(r.stdout, "edit me") {
+		t.Fatalf("the call approved with edits: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	if r := aa("approvals", "approve", "nosuch"); r.code != exitFailure || !strings.Contains(r.stderr, "ticket nosuch") {
 		t.Errorf("approve nosuch: exit %d %q", r.code, r.stderr)
@@ -92,7 +99,7 @@ func TestCallThroughApproval(t *testing.T) {
 			t.Errorf("the ledger lacks %s: %v", want, outcomes)
 		}
 	}
-	if r := aa("ledger", "query", "--outcome", "ok"); r.code != 0 || strings.Count(r.stdout, "\n") != 2 {
+	if r := aa("ledger", "query", "--outcome", "ok"); r.code != 0 || strings.Count(r.stdout, "\n") != 3 {
 		t.Errorf("ledger query --outcome ok: exit %d\n%s", r.code, r.stdout)
 	}
 	out := filepath.Join(dir, "export.jsonl")
