@@ -162,7 +162,10 @@
 // On by default: [Listen] binds 127.0.0.1 unless the address names a host;
 // DNS-rebinding protection (403); cross-origin browser requests refused
 // (403, see HTTPOptions.TrustedOrigins); a 4 MiB request-body limit (413);
-// idle sessions closed after 30 minutes. HTTPOptions.Auth requires a bearer
+// idle sessions closed after 30 minutes; at most 1000 live sessions (503
+// with Retry-After past it) and 100 per client (the bearer subject, else the
+// IP address; 429 with Retry-After); read, write and idle timeouts on the
+// server ListenAndServe runs. HTTPOptions.Auth requires a bearer
 // token (401 with WWW-Authenticate). The verified subject and scopes become
 // adapter.Call.Identity, visible to hooks and approval policies. Inbound
 // tokens and cookies are stripped from what tools see and are never
@@ -182,5 +185,8 @@
 //     the ticket result.
 //
 // Accepting approves the ticket in the name of the caller's subject (or
-// "mcp-client").
+// "mcp-client"). Questions belong to the session they were put to: an
+// answer from another session is ignored, a session has at most 32 open
+// questions (past them its calls answer with their ticket), and a question
+// expires with its call's deadline (else after 10 minutes) or its session.
 package mcpadapter

@@ -48,7 +48,7 @@ func (s *Exporter) handler(name string) mcp.ToolHandler {
 		res, err := s.exec.Do(ctx, areq)
 		if err != nil {
 			if !answered && adapter.KindOf(err) == adapter.KindApprovalPending {
-				if r := s.askApproval(req, name, areq.Args, err); r != nil {
+				if r := s.askApproval(ctx, req, name, areq.Args, err); r != nil {
 					return r, nil
 				}
 			}
@@ -186,7 +186,7 @@ func errorResult(err error) *mcp.CallToolResult {
 // capability). The go-sdk turns the input request into an elicitation/create
 // request mid-call for clients before 2026-07-28, and into an input_required
 // result the client answers by retrying the call from 2026-07-28 on.
-func (s *Exporter) askApproval(req *mcp.CallToolRequest, name string, args json.RawMessage, err error) *mcp.CallToolResult {
+func (s *Exporter) askApproval(ctx context.Context, req *mcp.CallToolRequest, name string, args json.RawMessage, err error) *mcp.CallToolResult {
 	e := exportError(err)
 	if e == nil || e.Ticket == "" || s.opts.Approver == nil {
 		return nil
@@ -195,7 +195,7 @@ func (s *Exporter) askApproval(req *mcp.CallToolRequest, name string, args json.
 	if caps == nil || caps.Elicitation == nil || (caps.Elicitation.Form == nil && caps.Elicitation.URL != nil) {
 		return nil
 	}
-	if !s.rememberAsked(e.Ticket, name) {
+	if !s.rememberAsked(ctx, req, e.Ticket, name) {
 		return nil
 	}
 	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{
@@ -237,7 +237,7 @@ func (s *Exporter) applyApprovalAnswer(ctx context.Context, name string, req *mc
 		if !ok {
 			continue
 		}
-		if !s.takeAsked(ticket, name) {
+		if !s.takeAsked(ctx, req, ticket, name) {
 			continue
 		}
 		approver := "mcp-client"

@@ -28,7 +28,10 @@ const (
 // closed after DefaultSessionTimeout idle, bodies limited to
 // DefaultMaxRequestBodyBytes, DNS-rebinding protection on (a request
 // reaching a loopback address with a non-loopback Host is refused with 403),
-// cross-origin browser requests refused with 403, no authentication.
+// cross-origin browser requests refused with 403, no authentication, at
+// most DefaultMaxSessions sessions, DefaultMaxSessionsPerIdentity per
+// client, and the server timeouts DefaultReadTimeout, DefaultWriteTimeout,
+// DefaultIdleTimeout.
 type HTTPOptions struct {
 	// Stateless serves each request on a temporary session: no
 	// Mcp-Session-Id, no server-to-client requests (so no elicitation or
@@ -58,6 +61,41 @@ type HTTPOptions struct {
 	// SSEPath, if set, also serves the legacy HTTP+SSE transport (protocol
 	// 2024-11-05) there, with the same protections.
 	SSEPath string
+
+	// MaxSessions caps the live sessions of the server (streamable HTTP,
+	// stateful): a client opening one more gets 503 with Retry-After. Zero
+	// means DefaultMaxSessions, negative means no cap.
+	MaxSessions int
+	// MaxSessionsPerIdentity caps the live sessions one identity opens (the
+	// bearer token's subject with Auth, else the client's IP address): one
+	// more gets 429 with Retry-After. Zero means
+	// DefaultMaxSessionsPerIdentity, negative means no cap.
+	MaxSessionsPerIdentity int
+
+	// ReadTimeout, WriteTimeout and IdleTimeout are those of the
+	// http.Server that ListenAndServe and ServeListener run; zero means
+	// DefaultReadTimeout, DefaultWriteTimeout and DefaultIdleTimeout,
+	// negative means none. WriteTimeout bounds a whole response, event
+	// streams included: a call answered later is cut, and a client's
+	// standing event stream is closed and reopened by the client.
+	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+}
+
+// Timeouts of the http.Server run by ListenAndServe and ServeListener.
+const (
+	DefaultReadTimeout  = 30 * time.Second
+	DefaultWriteTimeout = 10 * time.Minute
+	DefaultIdleTimeout  = 2 * time.Minute
+)
+
+func timeoutOf(d, def time.Duration) time.Duration {
+	switch {
+	case d == 0:
+		return def
+	case d < 0:
+		return 0
+	}
+	return d
 }
 
 // Handler returns an http.Handler serving the server over streamable HTTP,
@@ -82,7 +120,7 @@ func (s *Exporter) Handler(opts *HTTPOptions) http.Handler {
 		DisableLocalhostProtection: opts.DisableLocalhostProtection,
 		MaxRequestBodyBytes:        bodyLimit(opts.MaxRequestBodyBytes),
 	})
-	return protect(h, opts)
+	return protect(s.limitSessions(h, opts), opts)
 }
 
 // SSEHandler returns an http.Handler serving the legacy HTTP+SSE transport,
@@ -165,7 +203,11 @@ func (s *Exporter) ServeListener(ctx context.Context, ln net.Listener, opts *HTT
 	if opts.SSEPath != "" {
 		mux.Handle(opts.SSEPath, s.SSEHandler(opts))
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:  timeoutOf(opts.ReadTimeout, DefaultReadTimeout),
+		WriteTimeout: timeoutOf(opts.WriteTimeout, DefaultWriteTimeout),
+		IdleTimeout:  timeoutOf(opts.IdleTimeout, DefaultIdleTimeout),
+		BaseContext:  func(net.Listener) context.Context { return ctx }}
 	done := make(chan struct{})
 	stopped := make(chan struct{})
 	go func() {

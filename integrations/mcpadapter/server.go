@@ -84,50 +84,7 @@ type Exporter struct {
 	cancel func()
 
 	askMu sync.Mutex
-	asked map[string]askedTicket // approval ticket id → the question put to a client
-}
-
-// askedTicket records an approval question until the client answers it.
-type askedTicket struct {
-	tool string
-	at   time.Time
-}
-
-// askedTTL is how long an unanswered approval question is remembered (a
-// client on 2026-07-28 may never retry); maxAsked triggers a sweep.
-const (
-	askedTTL = time.Hour
-	maxAsked = 1024
-)
-
-func (s *Exporter) rememberAsked(ticket, tool string) bool {
-	now := time.Now()
-	s.askMu.Lock()
-	defer s.askMu.Unlock()
-	if len(s.asked) >= maxAsked {
-		for id, a := range s.asked {
-			if now.Sub(a.at) > askedTTL {
-				delete(s.asked, id)
-			}
-		}
-	}
-	if len(s.asked) >= maxAsked {
-		return false // flooded: the call answers with its ticket instead
-	}
-	s.asked[ticket] = askedTicket{tool: tool, at: now}
-	return true
-}
-
-// takeAsked forgets and reports whether ticket was put to a client for tool.
-func (s *Exporter) takeAsked(ticket, tool string) bool {
-	s.askMu.Lock()
-	defer s.askMu.Unlock()
-	a, ok := s.asked[ticket]
-	if !ok || a.tool != tool {
-		return false
-	}
-	delete(s.asked, ticket)
-	return time.Since(a.at) <= askedTTL
+	asked map[any]map[string]askedTicket // asking session → ticket id → the question put to it
 }
 
 // NewExporter returns a server for the MCP-targeted specs of reg, calling
@@ -140,7 +97,7 @@ func NewExporter(reg *registry.Registry, exec *adapter.Executor, opts *ExportOpt
 	if exec == nil {
 		return nil, errors.New("mcpadapter: NewExporter with a nil executor (pass the *adapter.Executor whose policy the calls must follow)")
 	}
-	s := &Exporter{reg: reg, exec: exec, served: map[string]bool{}, asked: map[string]askedTicket{}}
+	s := &Exporter{reg: reg, exec: exec, served: map[string]bool{}, asked: map[any]map[string]askedTicket{}}
 	if opts != nil {
 		s.opts = *opts
 	}
