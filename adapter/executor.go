@@ -74,7 +74,12 @@ type ExecutorOptions struct {
 	Approval ApprovalOptions
 	// Cache, if set, caches results of the tools it lists.
 	Cache *CacheOptions
-	// Limits are the run limits for runs that set none of their own.
+	// Limits are the run limits for runs that set none of their own. Calls
+	// made outside any run (no [WithRun]) are counted in an implicit run
+	// per caller ([Identity.Subject]) that lasts as long as the executor,
+	// so a limit always holds; MaxCallsPerWindow is the natural limit for
+	// them. Limits that cannot apply make NewExecutor panic (see
+	// [Limits.Validate]).
 	Limits Limits
 	// Ledger, if set, records every call: from a goroutine of the
 	// executor's own, or, for a [DurableLedger] that asks for it, on the
@@ -159,6 +164,7 @@ type Executor struct {
 	memo       argMemo
 	ledger     *ledgerWriter
 	warned     sync.Map // tool name → warned about cache misconfiguration
+	implicit   implicitRuns
 	calls      counter
 }
 
@@ -189,6 +195,9 @@ func NewExecutor(tools Catalog, opts *ExecutorOptions) *Executor {
 	e.logger = opts.Logger
 	if e.logger == nil {
 		e.logger = slog.Default()
+	}
+	if err := opts.Limits.Validate(); err != nil {
+		panic(err.Error())
 	}
 	if !opts.Approval.Scope.valid() {
 		panic(fmt.Sprintf("adapter: unknown approval scope %q", opts.Approval.Scope))
@@ -231,8 +240,16 @@ func maxTTL(def time.Duration, tools map[string]time.Duration) time.Duration {
 
 var defaultExecutor atomic.Pointer[Executor]
 
-// fallbackExecutor is the default executor until one is set.
-var fallbackExecutor = sync.OnceValue(func() *Executor { return NewExecutor(nil, nil) })
+// fallbackExecutor is the default executor until one is set. Nobody can
+// approve for it, so it holds every call that needs approval (by default:
+// destructive and open-world tools) instead of running it unapproved.
+var fallbackExecutor = sync.OnceValue(func() *Executor {
+	return NewExecutor(nil, &ExecutorOptions{Approval: ApprovalOptions{Port: ApprovalFunc(holdUnapproved)}})
+})
+
+func holdUnapproved(context.Context, *ApprovalRequest) (Decision, error) {
+	return Decision{Verdict: VerdictDenied, Reason: "this tool needs approval and no approver is configured (the default executor holds destructive and open-world tools)"}, nil
+}
 
 // SetDefault makes e the default executor, used by integrations that are
 // given none. It is read at call time, so it may be set after the tools
@@ -241,7 +258,10 @@ func SetDefault(e *Executor) { defaultExecutor.Store(e) }
 
 // Default returns the default executor: the one set with [SetDefault], or
 // else an executor with default options and no catalog (it can only run
-// calls that carry their spec, see [Request.Spec]).
+// calls that carry their spec, see [Request.Spec]) whose approval port
+// denies every call that needs approval: under the default policy,
+// destructive and open-world tools do not run through it until an executor
+// with an approval port is set.
 func Default() *Executor {
 	if e := defaultExecutor.Load(); e != nil {
 		return e
@@ -517,6 +537,10 @@ func (st *callState) core(ctx context.Context, call *ToolCall) (*Result, error) 
 	}
 	if r := RunFromContext(ctx); r != nil {
 		if err := r.admit(call.Spec.Name, e.opts.Limits, e.now()); err != nil {
+			return nil, err
+		}
+	} else if !e.opts.Limits.isZero() {
+		if err := e.implicit.run(call).admit(call.Spec.Name, e.opts.Limits, e.now()); err != nil {
 			return nil, err
 		}
 	}

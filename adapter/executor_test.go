@@ -924,9 +924,23 @@ func TestDefaultExecutor(t *testing.T) {
 		t.Error("Default() changes between calls")
 	}
 	// The built-in default has no catalog but runs calls that carry a spec.
-	res, err := builtin.Do(context.Background(), &adapter.Request{Spec: rawTool("t", echo, nil), Args: json.RawMessage(`{"x":1}`)})
+	closed := false
+	safe := rawTool("t", echo, &adapter.ToolOptions{Annotations: adapter.Annotations{ReadOnly: true, OpenWorld: &closed}})
+	res, err := builtin.Do(context.Background(), &adapter.Request{Spec: safe, Args: json.RawMessage(`{"x":1}`)})
 	if err != nil || canonString(json.RawMessage(res.Text())) != `{"s":"d","x":1}` {
 		t.Errorf("built-in default: %v, %v", res, err)
+	}
+	// It holds destructive and open-world tools: nobody can approve them
+	// (issue 12 item 8: they used to run unapproved).
+	var runs atomic.Int64
+	for _, spec := range []*adapter.Spec{destructiveTool("rm", &runs), rawTool("web", echo, nil)} {
+		_, err := builtin.Do(context.Background(), &adapter.Request{Spec: spec, Args: json.RawMessage(`{"x":1}`)})
+		if ae := asAdapterError(t, err); ae.Kind != adapter.KindApprovalDenied || !strings.Contains(ae.Message, "no approver is configured") {
+			t.Errorf("built-in default ran %s: %v, want approval_denied", spec.Name, err)
+		}
+	}
+	if runs.Load() != 0 {
+		t.Error("the built-in default ran a destructive tool")
 	}
 	if _, err := builtin.Call(context.Background(), "t", nil); kindOf(t, err) != adapter.KindNotFound {
 		t.Errorf("built-in default found a tool: %v", err)

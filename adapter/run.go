@@ -24,6 +24,55 @@ type Limits struct {
 
 func (l Limits) isZero() bool { return l == Limits{} }
 
+// Validate reports limits that cannot apply: negative bounds, or a window
+// without a bound (or a bound without a window). A silently ignored limit
+// is worse than none.
+func (l Limits) Validate() error {
+	switch {
+	case l.MaxCalls < 0 || l.MaxCallsPerTool < 0 || l.MaxCallsPerWindow < 0 || l.Window < 0:
+		return fmt.Errorf("adapter: limits %+v: bounds must not be negative", l)
+	case l.MaxCallsPerWindow > 0 && l.Window == 0:
+		return fmt.Errorf("adapter: limits: MaxCallsPerWindow %d needs a Window", l.MaxCallsPerWindow)
+	case l.Window > 0 && l.MaxCallsPerWindow == 0:
+		return fmt.Errorf("adapter: limits: Window %v needs MaxCallsPerWindow", l.Window)
+	}
+	return nil
+}
+
+// maxImplicitRuns bounds the implicit runs an executor keeps; beyond it an
+// arbitrary one is forgotten (its caller starts counting anew).
+const maxImplicitRuns = 10_000
+
+// implicitRuns are the runs of calls made outside any run, one per subject.
+type implicitRuns struct {
+	mu   sync.Mutex
+	runs map[string]*Run
+}
+
+func (ir *implicitRuns) run(c *ToolCall) *Run {
+	subject := ""
+	if c.Identity != nil {
+		subject = c.Identity.Subject
+	}
+	ir.mu.Lock()
+	defer ir.mu.Unlock()
+	if r, ok := ir.runs[subject]; ok {
+		return r
+	}
+	if ir.runs == nil {
+		ir.runs = map[string]*Run{}
+	}
+	if len(ir.runs) >= maxImplicitRuns {
+		for k := range ir.runs {
+			delete(ir.runs, k)
+			break
+		}
+	}
+	r := NewRun(&RunOptions{ID: newID("run_implicit_")})
+	ir.runs[subject] = r
+	return r
+}
+
 // RunOptions configure a run scope. The zero value is valid.
 type RunOptions struct {
 	// ID names the run; empty means a random id.
@@ -62,6 +111,9 @@ func WithRun(ctx context.Context, opts *RunOptions) (context.Context, *Run) {
 func NewRun(opts *RunOptions) *Run {
 	if opts == nil {
 		opts = &RunOptions{}
+	}
+	if err := opts.Limits.Validate(); err != nil {
+		panic(err.Error())
 	}
 	id := opts.ID
 	if id == "" {

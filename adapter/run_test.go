@@ -63,10 +63,12 @@ func TestRunLimits(t *testing.T) {
 			steps:   []step{{"a", 0, ""}, {"a", 0, ""}, {"a", 0, ""}, {"a", 0, adapter.KindRunLimitExceeded}},
 		},
 		{
-			name:    "no run scope, no limits",
+			// Issue 12 item 5: calls outside any run are counted in the
+			// caller's implicit run (they used to escape every limit).
+			name:    "no run scope: the implicit run",
 			execLim: adapter.Limits{MaxCalls: 1},
 			noRun:   true,
-			steps:   []step{{"a", 0, ""}, {"a", 0, ""}, {"a", 0, ""}},
+			steps:   []step{{"a", 0, ""}, {"a", 0, adapter.KindRunLimitExceeded}, {"b", 0, adapter.KindRunLimitExceeded}},
 		},
 	}
 	for _, tt := range tests {
@@ -163,5 +165,60 @@ func TestRunScopes(t *testing.T) {
 	e.Call(context.Background(), "t", json.RawMessage(`{"x":1}`))
 	if diff := cmp.Diff([]string{"outer", ""}, ids); diff != "" {
 		t.Errorf("run ids seen by the handler (-want +got):\n%s", diff)
+	}
+}
+
+// TestImplicitRunPerCaller: the implicit run is per caller; a run scope of
+// one's own is counted apart.
+func TestImplicitRunPerCaller(t *testing.T) {
+	e, _ := newExec(t, &adapter.ExecutorOptions{Limits: adapter.Limits{MaxCalls: 2}}, rawTool("a", echo, nil))
+	call := func(ctx context.Context) adapter.Kind {
+		_, err := e.Call(ctx, "a", json.RawMessage(`{"x":1}`))
+		return adapter.KindOf(err)
+	}
+	for _, who := range []string{"alice", "alice", "bob", "bob"} {
+		if k := call(as(who)); k != "" {
+			t.Fatalf("%s: %v", who, k)
+		}
+	}
+	if k := call(as("alice")); k != adapter.KindRunLimitExceeded {
+		t.Errorf("alice's third call outside a run: %q, want run_limit_exceeded", k)
+	}
+	ctx, _ := adapter.WithRun(as("alice"), nil)
+	if k := call(ctx); k != "" {
+		t.Errorf("alice's call in a run of its own: %q", k)
+	}
+}
+
+// TestLimitsThatCannotApply: a limit that would silently do nothing is
+// refused when the executor or the run is made.
+func TestLimitsThatCannotApply(t *testing.T) {
+	for _, l := range []adapter.Limits{
+		{MaxCallsPerWindow: 5},
+		{Window: time.Minute},
+		{MaxCalls: -1},
+	} {
+		if l.Validate() == nil {
+			t.Errorf("%+v: Validate accepted it", l)
+		}
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%+v: NewExecutor accepted it", l)
+				}
+			}()
+			adapter.NewExecutor(nil, &adapter.ExecutorOptions{Limits: l})
+		}()
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%+v: NewRun accepted it", l)
+				}
+			}()
+			adapter.NewRun(&adapter.RunOptions{Limits: l})
+		}()
+	}
+	if err := (adapter.Limits{MaxCallsPerWindow: 5, Window: time.Minute, MaxCalls: 3}).Validate(); err != nil {
+		t.Error(err)
 	}
 }
