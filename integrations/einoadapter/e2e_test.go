@@ -386,13 +386,14 @@ func TestRunScope(t *testing.T) {
 				}
 			}
 
-			// Without a scope, no run: limits do not apply.
+			// Without a scope, the calls count in the caller's implicit
+			// run: the limit still holds.
 			runIDs = nil
 			if _, err := run(context.Background(), userMsg("go")); err != nil {
 				t.Fatal(err)
 			}
-			if len(runIDs) != 3 || runIDs[0] != "" {
-				t.Errorf("without a scope: run ids %q", runIDs)
+			if len(runIDs) != 2 || runIDs[0] != "" {
+				t.Errorf("without a scope: run ids %q, want two calls outside a run (the limit stops the third)", runIDs)
 			}
 			// A ctx that carries a run keeps it.
 			runIDs = nil
