@@ -225,3 +225,21 @@ func TestPostgresStore(t *testing.T) {
 		t.Errorf("ledger query: %s %s", r.stdout, r.stderr)
 	}
 }
+
+// With no store configured, state goes to SQLite in the user's state
+// directory, shared by the next process.
+func TestDefaultStore(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"notes": {"command": %q}}}`, testServer))
+	env := []string{"XDG_STATE_HOME=" + filepath.Join(dir, "state")}
+	r := runBin(t, dir, env, "--config", "gateway.json", "call", "add_note", `{"text": "x"}`)
+	if r.code != exitPending {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "state", "agentadapter", "state.db")); err != nil {
+		t.Errorf("no database in the state directory: %v", err)
+	}
+	if r := runBin(t, dir, env, "--config", "gateway.json", "approvals", "list"); !strings.Contains(r.stdout, "add_note") {
+		t.Errorf("the next process does not see the ticket: %s %s", r.stdout, r.stderr)
+	}
+}
