@@ -96,12 +96,25 @@ func annotationList(a adapter.Annotations) []string {
 	return out
 }
 
-func pretty(b json.RawMessage) string {
-	var out bytes.Buffer
-	if json.Indent(&out, b, "", "  ") != nil {
+// pretty indents JSON for a person, without json's \u003c escapes (the
+// template escapes for HTML).
+func pretty(b json.RawMessage) string { return readable(b, "  ") }
+
+func readable(b json.RawMessage, indent string) string {
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil {
 		return string(b)
 	}
-	return out.String()
+	var out bytes.Buffer
+	enc := json.NewEncoder(&out)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", indent)
+	if enc.Encode(v) != nil {
+		return string(b)
+	}
+	return strings.TrimSuffix(out.String(), "\n")
 }
 
 func roughDuration(d time.Duration) string {

@@ -450,3 +450,37 @@ func TestEditNeedsATicketEditor(t *testing.T) {
 
 // plainStore hides MemoryTicketStore's ApproveEdited.
 type plainStore struct{ adapter.TicketStore }
+
+// Hostile input: a model's arguments and an operator's reason are text,
+// never markup; a reason past the bound is refused, not truncated.
+func TestHostileInput(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	tk := e.hold(context.Background(), `{"path":"<script>alert(1)</script><img src=x onerror=alert(2)>"}`)
+	o := e.login("tok-alice")
+	for _, p := range []string{"approvals", "pending", "edit?ticket=" + tk} {
+		b := body(o.do("GET", p, nil, nil))
+		if strings.Contains(b, "<script>alert") || strings.Contains(b, "<img src=x") {
+			t.Errorf("%s renders the arguments as markup", p)
+		}
+		if !strings.Contains(b, "&lt;script&gt;alert(1)&lt;/script&gt;") {
+			t.Errorf("%s does not show the arguments escaped", p)
+		}
+	}
+	res := o.post("decide", url.Values{"ticket": {tk}, "action": {"deny"}, "reason": {strings.Repeat("r", 1001)}})
+	if body(res); res.StatusCode != http.StatusBadRequest || e.ticket(tk).State != adapter.TicketPending {
+		t.Errorf("oversized reason: %d, ticket %s", res.StatusCode, e.ticket(tk).State)
+	}
+	res = o.post("decide", url.Values{"ticket": {"tkt_nosuch"}, "action": {"approve"}})
+	if b := body(res); res.StatusCode != http.StatusNotFound || !strings.Contains(b, "does not exist") {
+		t.Errorf("unknown ticket: %d", res.StatusCode)
+	}
+	res = o.post("decide", url.Values{"ticket": {tk}, "action": {"explode"}})
+	if body(res); res.StatusCode != http.StatusBadRequest {
+		t.Errorf("unknown action: %d", res.StatusCode)
+	}
+	// A form body past the bound is refused before it is parsed.
+	res = o.do("POST", "decide", url.Values{"csrf": {o.csrf}, "ticket": {tk}, "reason": {strings.Repeat("x", 2<<20)}}, nil)
+	if body(res); res.StatusCode != http.StatusBadRequest {
+		t.Errorf("2 MiB form: %d, want 400", res.StatusCode)
+	}
+}

@@ -147,7 +147,7 @@ func (c *Console) ledgerPage(w http.ResponseWriter, r *http.Request) {
 				rv.Took = rec.Duration.Round(time.Microsecond).String()
 			}
 			if len(rec.Args) > 0 {
-				rv.ArgsText = truncate(string(rec.Args), 2000)
+				rv.ArgsText = truncate(readable(rec.Args, ""), 2000)
 			}
 			lv.Records = append(lv.Records, rv)
 		}
