@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -44,6 +45,8 @@ type conn struct {
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
 	progress  sync.Map // progress token → context.Context of the call
+
+	frameTooLarge atomic.Bool // the stdio child wrote a frame past the size limit
 
 	retiredMu sync.Mutex
 	retired   []string // ring of finished calls' tokens, see retire
@@ -118,7 +121,12 @@ func (c *conn) transport() (mcp.Transport, error) {
 		if s.Stderr != nil {
 			cmd.Stderr = s.Stderr
 		}
-		return &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}, nil
+		c.frameTooLarge.Store(false)
+		limit := c.maxResultBytes()
+		if limit > 0 {
+			limit += envelopeSlack
+		}
+		return &stdioTransport{cmd: cmd, terminate: 2 * time.Second, limit: limit, tooLarge: &c.frameTooLarge}, nil
 	default:
 		hc := s.HTTPClient
 		if hc == nil {

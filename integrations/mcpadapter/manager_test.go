@@ -60,6 +60,12 @@ func TestHelperStdioServer(t *testing.T) {
 			time.Sleep(time.Second)
 			return text("done by " + strconv.Itoa(os.Getpid())), nil
 		})
+	// huge answers 32 MiB, past the default result limit and go-sdk's own
+	// 16 MiB frame limit.
+	s.AddTool(&mcp.Tool{Name: "huge", InputSchema: obj},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return text(strings.Repeat("a", 32<<20)), nil
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "add", Description: "adds"},
 		func(ctx context.Context, req *mcp.CallToolRequest, in impAddIn) (*mcp.CallToolResult, impAddOut, error) {
 			return nil, impAddOut{Sum: in.A + in.B}, nil
@@ -91,6 +97,23 @@ func pidOf(t *testing.T, e *importEnv) int {
 		t.Fatal(perr)
 	}
 	return pid
+}
+
+// Over stdio the result limit is the frame limit: a 32 MiB answer is cut
+// while read past MaxResultBytes (a tool_error, not a broken connection),
+// and the next call gets a new child.
+func TestStdioFrameLimit(t *testing.T) {
+	e := newImportEnv(t, nil)
+	if err := e.m.Connect(context.Background(), stdioHelper("tools")); err != nil {
+		t.Fatal(err)
+	}
+	pid := pidOf(t, e)
+	if _, err := e.call(t, context.Background(), "huge", `{}`); err == nil || err.Kind != adapter.KindToolError || !strings.Contains(err.Message, "larger than") {
+		t.Fatalf("32 MiB over stdio: %v, want a tool_error naming the limit", err)
+	}
+	if pid2 := pidOf(t, e); pid2 == pid {
+		t.Errorf("the session that read a cut frame was kept (pid %d)", pid)
+	}
 }
 
 func TestConnectNeverAnswers(t *testing.T) {

@@ -82,7 +82,7 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 		if err == nil {
 			return c.result(imp, res)
 		}
-		if w.tooLarge.Load() {
+		if w.tooLarge.Load() || c.frameTooLarge.Swap(false) {
 			c.lost(s, err) // the go-sdk drops a connection whose message it could not read
 			return nil, c.tooLarge()
 		}
