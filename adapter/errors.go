@@ -35,6 +35,9 @@ const (
 	KindNotFound Kind = "not_found"
 	// KindConnection: the transport to a remote tool failed.
 	KindConnection Kind = "connection"
+	// KindCancelled: the caller cancelled the call (its context). Nobody
+	// is left to read a payload, so it is not model-facing.
+	KindCancelled Kind = "cancelled"
 	// KindInternal: a fault of the machinery itself (a panicking hook, a
 	// broken extension point, a programming error).
 	KindInternal Kind = "internal"
@@ -53,6 +56,7 @@ var (
 	ErrTimeout          = &sentinel{KindTimeout}
 	ErrNotFound         = &sentinel{KindNotFound}
 	ErrConnection       = &sentinel{KindConnection}
+	ErrCancelled        = &sentinel{KindCancelled}
 	ErrInternal         = &sentinel{KindInternal}
 )
 
@@ -144,6 +148,9 @@ func KindOf(err error) Kind {
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return KindTimeout
+	}
+	if errors.Is(err, context.Canceled) {
+		return KindCancelled
 	}
 	return KindInternal
 }

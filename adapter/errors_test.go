@@ -66,7 +66,7 @@ func TestKindOf(t *testing.T) {
 		{errors.New("x"), adapter.KindInternal},
 		{context.DeadlineExceeded, adapter.KindTimeout},
 		{fmt.Errorf("upstream: %w", context.DeadlineExceeded), adapter.KindTimeout},
-		{context.Canceled, adapter.KindInternal},
+		{context.Canceled, adapter.KindCancelled},
 		{adapter.NewError(adapter.KindNotFound, "x"), adapter.KindNotFound},
 	}
 	for _, tt := range tests {

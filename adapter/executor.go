@@ -589,8 +589,11 @@ func (e *Executor) approve(ctx context.Context, st *callState, call *ToolCall) e
 	scope := e.opts.Approval.Scope.orDefault()
 	d, err := port.Decide(ctx, &ApprovalRequest{Call: call, ArgsHash: hash, Scope: scope, ScopeID: scope.scopeID(call)})
 	if err != nil {
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return &Error{Kind: KindCancelled, Message: "the caller cancelled the call while it awaited approval", Err: err}
+		}
 		if ctx.Err() != nil {
-			return &Error{Kind: KindTimeout, Message: "approval did not arrive before the deadline", Err: err}
+			return &Error{Kind: KindTimeout, Message: "the caller's deadline passed before approval arrived", Err: err}
 		}
 		return &Error{Kind: KindInternal, Message: "the approval port failed", Err: err}
 	}
@@ -665,12 +668,12 @@ func (e *Executor) cached(ctx context.Context, st *callState, call *ToolCall) (*
 		}
 		return v.Val.(*Result), nil
 	case <-t.C:
-		return nil, &Error{Kind: KindTimeout, Message: fmt.Sprintf("the tool did not finish within %s", timeout), Err: context.DeadlineExceeded}
+		return nil, &Error{Kind: KindTimeout, Message: fmt.Sprintf("the tool did not finish within %s (%s)", timeout, e.timeoutSource(st.timeout, call.Spec)), Err: context.DeadlineExceeded}
 	case <-ctx.Done():
 		if errors.Is(ctx.Err(), context.Canceled) {
-			return nil, &Error{Kind: KindInternal, Message: "the call was canceled", Err: ctx.Err()}
+			return nil, &Error{Kind: KindCancelled, Message: "the caller cancelled the call", Err: ctx.Err()}
 		}
-		return nil, &Error{Kind: KindTimeout, Message: "the tool did not finish before the deadline", Err: ctx.Err()}
+		return nil, &Error{Kind: KindTimeout, Message: "the caller's deadline passed before the tool finished", Err: ctx.Err()}
 	}
 }
 
@@ -692,6 +695,33 @@ func (e *Executor) cacheable(s *Spec) (time.Duration, bool) {
 		ttl = e.cacheTTL
 	}
 	return ttl, true
+}
+
+// timeoutMessage says which deadline fired: the caller's, the executor's
+// own timeout for the call (naming where it was set), or one the tool met
+// on its own (its own context, or an upstream server's).
+func (e *Executor) timeoutMessage(ctx context.Context, st *callState, call *ToolCall, ran time.Duration) string {
+	timeout := e.timeoutOf(st.timeout, call.Spec)
+	switch {
+	case ctx.Err() != nil:
+		return "the caller's deadline passed before the tool finished"
+	case ran >= timeout:
+		return fmt.Sprintf("the tool did not finish within %s (%s)", timeout, e.timeoutSource(st.timeout, call.Spec))
+	}
+	return fmt.Sprintf("the tool reported a deadline of its own (or of the server it calls) exceeded after %s, before the %s timeout", ran.Round(time.Millisecond), timeout)
+}
+
+// timeoutSource names where the call's timeout was set.
+func (e *Executor) timeoutSource(req time.Duration, s *Spec) string {
+	switch {
+	case req > 0:
+		return "the request's timeout"
+	case s.Timeout > 0:
+		return "the tool's timeout"
+	case e.opts.Timeout > 0:
+		return "the executor's timeout"
+	}
+	return "the default timeout"
 }
 
 // timeoutOf is the call's timeout: the request's, else the tool's, else
@@ -742,6 +772,7 @@ func runHandler(ctx context.Context) (*Result, error) {
 // context.WithValue.
 func (e *Executor) invoke(ctx context.Context, st *callState, call *ToolCall) (*Result, error) {
 	timeout := e.timeoutOf(st.timeout, call.Spec)
+	started := time.Now()
 	var res *Result
 	var err error
 	if ctx.Done() == nil {
@@ -777,9 +808,9 @@ func (e *Executor) invoke(ctx context.Context, st *callState, call *ToolCall) (*
 			e.logger.Error("adapter: tool handler panicked", "tool", call.Tool, "call_id", call.ID, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
 			return nil, &Error{Kind: KindToolError, Message: "the tool failed unexpectedly (it panicked)", Err: err}
 		case ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled):
-			return nil, &Error{Kind: KindInternal, Message: "the call was canceled", Err: ctx.Err()}
+			return nil, &Error{Kind: KindCancelled, Message: "the caller cancelled the call", Err: ctx.Err()}
 		case errors.Is(err, context.DeadlineExceeded):
-			return nil, &Error{Kind: KindTimeout, Message: fmt.Sprintf("the tool did not finish within %s", timeout), Err: err}
+			return nil, &Error{Kind: KindTimeout, Message: e.timeoutMessage(ctx, st, call, time.Since(started)), Err: err}
 		}
 		return nil, toolError(err, "", "")
 	}
@@ -914,12 +945,19 @@ func (e *Executor) Flush(ctx context.Context) error {
 	return nil
 }
 
-// Close flushes the ledger and stops its writer goroutine. Calls made after
-// Close still run but are not recorded (they are counted as dropped).
-func (e *Executor) Close() error {
+// Close is Shutdown without a deadline: it waits as long as the ledger
+// takes to accept the buffered records.
+func (e *Executor) Close() error { return e.Shutdown(context.Background()) }
+
+// Shutdown flushes the ledger and stops its writer goroutine, waiting until
+// the ledger has taken the buffered records or ctx ends, whichever comes
+// first; in the second case it returns ctx's error and the writer finishes
+// in the background (a ledger that blocks forever keeps it). Calls made
+// after Shutdown still run but are not recorded (they are counted as
+// dropped). It may be called more than once.
+func (e *Executor) Shutdown(ctx context.Context) error {
 	if e.ledger == nil {
 		return nil
 	}
-	e.ledger.close()
-	return nil
+	return e.ledger.shutdown(ctx)
 }

@@ -824,7 +824,7 @@ func TestTimeoutAbandonsHandlerThatIgnoresCtx(t *testing.T) {
 	}
 }
 
-func TestCanceledCallIsInternal(t *testing.T) {
+func TestCanceledCallIsCancelled(t *testing.T) {
 	spec := rawTool("t", func(ctx context.Context, _ json.RawMessage) (*adapter.Result, error) {
 		<-ctx.Done()
 		return nil, ctx.Err()
@@ -833,8 +833,8 @@ func TestCanceledCallIsInternal(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(10*time.Millisecond, cancel)
 	_, err := e.Call(ctx, "t", json.RawMessage(`{"x":1}`))
-	if k := kindOf(t, err); k != adapter.KindInternal || !errors.Is(err, context.Canceled) {
-		t.Errorf("got %v (kind %q), want internal wrapping context.Canceled", err, k)
+	if k := kindOf(t, err); k != adapter.KindCancelled || !errors.Is(err, context.Canceled) || k.ModelFacing() {
+		t.Errorf("got %v (kind %q), want cancelled (not model-facing) wrapping context.Canceled", err, k)
 	}
 }
 

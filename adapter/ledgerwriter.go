@@ -166,13 +166,25 @@ func poll(ctx context.Context, cond func() bool) error {
 	return nil
 }
 
-func (w *ledgerWriter) close() {
+func (w *ledgerWriter) close() { _ = w.shutdown(context.Background()) }
+
+// shutdown stops taking records and waits, until ctx ends, for the writer
+// to hand the rest to the ledger. The closing itself runs once, in the
+// background, so that a ctx that ends early leaves it to finish.
+func (w *ledgerWriter) shutdown(ctx context.Context) error {
 	w.once.Do(func() {
 		w.closed.Store(true)
-		_ = poll(context.Background(), func() bool { return w.inflight.Load() == 0 })
-		close(w.ch) // the writer drains what is left, then stops
+		go func() {
+			_ = poll(context.Background(), func() bool { return w.inflight.Load() == 0 })
+			close(w.ch) // the writer drains what is left, then stops
+		}()
 	})
-	<-w.done
+	select {
+	case <-w.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func (w *ledgerWriter) stats() LedgerStats {

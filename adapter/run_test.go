@@ -3,6 +3,7 @@ package adapter_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -220,5 +221,74 @@ func TestLimitsThatCannotApply(t *testing.T) {
 	}
 	if err := (adapter.Limits{MaxCallsPerWindow: 5, Window: time.Minute, MaxCalls: 3}).Validate(); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestTimeoutNamesTheDeadline: the message says which deadline fired.
+func TestTimeoutNamesTheDeadline(t *testing.T) {
+	slow := func(ctx context.Context, _ json.RawMessage) (*adapter.Result, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	own := func(ctx context.Context, _ json.RawMessage) (*adapter.Result, error) {
+		// An upstream server's (or the handler's own) deadline fires.
+		c, cancel := context.WithTimeout(ctx, time.Millisecond)
+		defer cancel()
+		<-c.Done()
+		return nil, c.Err()
+	}
+	closed := false
+	spec := func(name string, h adapter.Handler, timeout time.Duration) *adapter.Spec {
+		return adapter.MustRawTool(name, "", echoSchema(), h, &adapter.ToolOptions{Timeout: timeout, Annotations: adapter.Annotations{ReadOnly: true, OpenWorld: &closed}})
+	}
+	e, _ := newExec(t, &adapter.ExecutorOptions{Timeout: time.Minute}, spec("slow", slow, 20*time.Millisecond), spec("own", own, 0))
+	for _, tt := range []struct{ tool, want string }{
+		{"slow", "within 20ms (the tool's timeout)"},
+		{"own", "a deadline of its own"},
+	} {
+		_, err := e.Call(context.Background(), tt.tool, json.RawMessage(`{"x":1}`))
+		if ae := asAdapterError(t, err); ae.Kind != adapter.KindTimeout || !strings.Contains(ae.Message, tt.want) || strings.Contains(ae.Message, "within 1m0s") {
+			t.Errorf("%s: %v, want a timeout naming %q", tt.tool, err, tt.want)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	_, err := e.Call(ctx, "slow", json.RawMessage(`{"x":1}`))
+	if ae := asAdapterError(t, err); !strings.Contains(ae.Message, "deadline") {
+		t.Errorf("caller's deadline: %v", err)
+	}
+}
+
+// stuckLedger blocks every write until released.
+type stuckLedger struct{ release chan struct{} }
+
+func (b *stuckLedger) Write(ctx context.Context, _ *adapter.Record) error {
+	<-b.release
+	return nil
+}
+
+// TestShutdownBoundedByContext is issue 12 item 10: a ledger that blocks
+// does not hold Shutdown past its context; Close still waits for it.
+func TestShutdownBoundedByContext(t *testing.T) {
+	bl := &stuckLedger{release: make(chan struct{})}
+	e := adapter.NewExecutor(nil, &adapter.ExecutorOptions{Ledger: bl, Logger: discard})
+	closed := false
+	spec := adapter.MustRawTool("t", "", echoSchema(), echo, &adapter.ToolOptions{Annotations: adapter.Annotations{ReadOnly: true, OpenWorld: &closed}})
+	for range 3 {
+		if _, err := e.Do(context.Background(), &adapter.Request{Spec: spec, Args: json.RawMessage(`{"x":1}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel()
+	if err := e.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Shutdown with a blocked ledger: %v, want the context's deadline", err)
+	}
+	close(bl.release)
+	if err := e.Close(); err != nil {
+		t.Errorf("Close after release: %v", err)
+	}
+	if s := e.LedgerStats(); s.Written != 3 {
+		t.Errorf("ledger stats %+v, want 3 written", s)
 	}
 }

@@ -72,7 +72,9 @@ func FuzzJSON(f *testing.F) {
 			d.UseNumber()
 			var v any
 			if werr = d.Decode(&v); werr == nil {
-				if d.More() {
+				// d.More is false before a stray '}' or ']': look at the
+				// rest of the input instead.
+				if len(bytes.TrimSpace(in[d.InputOffset():])) > 0 {
 					werr = errors.New("trailing data")
 				} else {
 					want, werr = json.Marshal(v)
