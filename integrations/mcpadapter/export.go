@@ -2,6 +2,8 @@ package mcpadapter
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,6 +38,7 @@ func (s *Exporter) handler(name string) mcp.ToolHandler {
 			return errorResult(&adapter.Error{Kind: adapter.KindNotFound, Tool: name, Message: fmt.Sprintf("no tool named %q", name)}), nil
 		}
 		ctx = callContext(ctx, req)
+		ctx = s.sessionScope(ctx, req.Session)
 		areq := &adapter.Request{Spec: spec, Tool: name, Args: req.Params.Arguments, Integration: Integration, Native: withoutCredentials(req), Timeout: s.opts.Timeout}
 		answered := false
 		if s.opts.Approver != nil && len(req.Params.InputResponses) > 0 {
@@ -56,6 +59,49 @@ func (s *Exporter) handler(name string) mcp.ToolHandler {
 		}
 		return resultToMCP(res, !spec.Source.IsLocal())
 	}
+}
+
+// scope is what the calls of one client session share.
+type scope struct {
+	id  string
+	run *adapter.Run
+}
+
+// sessionScope puts the calls of one client session in one run (the
+// executor's limits count per session) under one session id (approvals
+// under adapter.ScopeSession bind to it). The scope is forgotten when the
+// session ends.
+func (s *Exporter) sessionScope(ctx context.Context, ss *mcp.ServerSession) context.Context {
+	if ss == nil {
+		return ctx
+	}
+	v, ok := s.sessions.Load(ss)
+	if !ok {
+		id := ss.ID()
+		if id == "" {
+			id = newSessionID()
+		}
+		var loaded bool
+		v, loaded = s.sessions.LoadOrStore(ss, &scope{id: id, run: adapter.NewRun(&adapter.RunOptions{ID: "mcp_" + id})})
+		if !loaded {
+			go func() {
+				_ = ss.Wait()
+				s.sessions.Delete(ss)
+			}()
+		}
+	}
+	sc := v.(*scope)
+	ctx = adapter.WithSession(ctx, sc.id)
+	if adapter.RunFromContext(ctx) == nil {
+		ctx = adapter.ContextWithRun(ctx, sc.run)
+	}
+	return ctx
+}
+
+func newSessionID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // callContext carries what the executor and handlers must see of the MCP

@@ -72,12 +72,15 @@ type Approver interface {
 // streamable HTTP with [Exporter.Handler] or [Exporter.ListenAndServe]. Close it
 // to stop following the registry.
 type Exporter struct {
-	reg    *registry.Registry
-	exec   *adapter.Executor
-	opts   ExportOptions
-	filter registry.Filter
-	mcp    *mcp.Server
-	logger *slog.Logger
+	// sessions maps each live *mcp.ServerSession to its scope (see
+	// sessionScope).
+	sessions sync.Map
+	reg      *registry.Registry
+	exec     *adapter.Executor
+	opts     ExportOptions
+	filter   registry.Filter
+	mcp      *mcp.Server
+	logger   *slog.Logger
 
 	mu     sync.Mutex // serialises the initial load with registry changes
 	served map[string]bool
