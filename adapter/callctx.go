@@ -115,6 +115,14 @@ func WithProgress(ctx context.Context, fn func(Progress)) context.Context {
 	return context.WithValue(ctx, progressKey{}, fn)
 }
 
+// WantsProgress reports whether the caller listens for progress (see
+// [WithProgress]), so that a handler can skip preparing reports nobody
+// reads; imported MCP tools ask the server for progress only then.
+func WantsProgress(ctx context.Context) bool {
+	fn, _ := ctx.Value(progressKey{}).(func(Progress))
+	return fn != nil
+}
+
 // ReportProgress sends a progress report to the caller, if it listens.
 func ReportProgress(ctx context.Context, p Progress) {
 	if fn, _ := ctx.Value(progressKey{}).(func(Progress)); fn != nil {

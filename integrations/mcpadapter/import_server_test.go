@@ -78,7 +78,11 @@ func newImportServer() *mcp.Server {
 					}
 				}
 			}
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+			text := "done"
+			if tok == nil {
+				text = "done without a progress token"
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil
 		})
 	s.AddTool(&mcp.Tool{Name: "nested", Description: "takes two points", InputSchema: impSchema(nestedSchema)},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {

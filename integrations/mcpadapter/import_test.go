@@ -221,6 +221,17 @@ func TestImportCalls(t *testing.T) {
 				t.Errorf("progress (-want +got):\n%s", diff)
 			}
 		})
+		t.Run("no progress token without a listener", func(t *testing.T) {
+			// A token makes the server send notifications nobody reads
+			// (about 25 µs of CPU per HTTP call).
+			res, err := e.call(t, ctx, "progress", `{}`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Text() != "done without a progress token" {
+				t.Errorf("text = %q: the call carried a progress token though nobody listens", res.Text())
+			}
+		})
 		t.Run("$ref schema validates", func(t *testing.T) {
 			_, err := e.call(t, ctx, "nested", `{"from":{"x":1},"to":{"x":1,"y":2}}`)
 			if err == nil || err.Kind != adapter.KindArgsInvalid {

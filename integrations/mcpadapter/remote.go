@@ -63,10 +63,12 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 		params.Arguments = json.RawMessage("{}")
 	}
 	c.setMeta(ctx, params)
-	token := "aa-" + strconv.FormatUint(progressSeq.Add(1), 36)
-	params.SetProgressToken(token)
-	c.progress.Store(token, ctx)
-	defer c.retire(token)
+	if adapter.WantsProgress(ctx) {
+		token := "aa-" + strconv.FormatUint(progressSeq.Add(1), 36)
+		params.SetProgressToken(token)
+		c.progress.Store(token, ctx)
+		defer c.retire(token)
+	}
 
 	// A lost call is sent again only when the tool's (trusted) annotations
 	// say it is safe; a call that never left is sent again whatever the tool.
