@@ -1,0 +1,48 @@
+package mcpadapter_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+)
+
+// TestAllocsImportedCall is an allocation regression test for one call of
+// an imported tool in memory, measured against the same call made with a
+// raw go-sdk ClientSession (both ends of the in-memory connection are in
+// this process, so both counts include the server's side). The ceiling is
+// on what import and the executor add.
+func TestAllocsImportedCall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocation counts")
+	}
+	ctx := context.Background()
+	args := json.RawMessage(`{"a":2,"b":3}`)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "allocs"}, nil).Connect(ctx, inMemoryTo(t, newImportServer()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	raw := testing.AllocsPerRun(200, func() {
+		if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "add", Arguments: args}); err != nil || res.IsError {
+			t.Fatal(err, res)
+		}
+	})
+	e := newImportEnv(t, nil)
+	if err := e.m.Connect(ctx, mcpadapter.Server{Name: "srv", Allow: []string{"add"}, Transport: inMemoryTo(t, newImportServer())}); err != nil {
+		t.Fatal(err)
+	}
+	imported := testing.AllocsPerRun(200, func() {
+		if _, err := e.exec.Call(ctx, "add", args); err != nil {
+			t.Fatal(err)
+		}
+	})
+	const maxAdded = 85
+	t.Logf("raw go-sdk call: %v allocations; imported call: %v (+%v)", raw, imported, imported-raw)
+	if imported-raw > maxAdded {
+		t.Errorf("an imported call allocates %v more than a raw go-sdk call (%v vs %v), want <= %v", imported-raw, imported, raw, maxAdded)
+	}
+}
