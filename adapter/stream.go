@@ -21,7 +21,9 @@ import (
 // reaches the caller as soon as fn yields it; through [Executor.Do] the
 // caller gets the whole result at the end. Either way the call runs the
 // whole pipeline: approval, guards, limits, timeout and ledger apply.
-// Output guards see the whole result at the end, after the parts were sent.
+// Output guards must see a result before any of it reaches the caller, so
+// an executor with output guards buffers a stream: [Executor.Stream] then
+// yields the parts only once the whole result has passed the guards.
 //
 // An error yielded by fn ends the call with that error (a [KindToolError]
 // unless it is an [*Error]).
@@ -123,7 +125,24 @@ func Emit(ctx context.Context, c Content) bool {
 // tool ([Spec.Streaming]) emits, or, for other tools (and cached results),
 // the result's content blocks at the end. A failure is yielded last, as a
 // nil part with an [*Error]. Breaking out of the loop cancels the call.
+// With output guards ([Guard.Output]) the stream is buffered: the parts are
+// yielded once the whole result has passed the guards, so a part a guard
+// would block never reaches the caller.
 func (e *Executor) Stream(ctx context.Context, req *Request) iter.Seq2[Content, error] {
+	if e.outputGuarded() {
+		return func(yield func(Content, error) bool) {
+			res, err := e.Do(ctx, req)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for _, c := range res.Content {
+				if !yield(c, nil) {
+					return
+				}
+			}
+		}
+	}
 	return func(yield func(Content, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
@@ -168,4 +187,15 @@ func (e *Executor) Stream(ctx context.Context, req *Request) iter.Seq2[Content, 
 			}
 		}
 	}
+}
+
+// outputGuarded reports whether any guard checks results: then nothing of
+// a result may reach the caller before the guards have seen all of it.
+func (e *Executor) outputGuarded() bool {
+	for i := range e.opts.Guards {
+		if e.opts.Guards[i].Output != nil {
+			return true
+		}
+	}
+	return false
 }
