@@ -38,9 +38,6 @@ func BenchmarkGatedCallTicketFlood(b *testing.B) {
 			}
 			runtime.GC()
 			runtime.ReadMemStats(&after)
-			if n > 0 {
-				b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(n), "heapB/ticket")
-			}
 			d := &adapter.Deferred{Store: store, Caps: adapter.TicketCaps{PerSubject: -1, Total: -1}}
 			spec := adapter.MustRawTool("rm", "", echoSchema(), echo, &adapter.ToolOptions{})
 			e := adapter.NewExecutor(catalog{spec}, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: d}, Logger: slog.New(slog.DiscardHandler)})
@@ -55,6 +52,9 @@ func BenchmarkGatedCallTicketFlood(b *testing.B) {
 				if _, err := e.Call(actx, "rm", args); adapter.KindOf(err) != adapter.KindApprovalPending {
 					b.Fatal(err)
 				}
+			}
+			if n > 0 {
+				b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(n), "heapB/ticket")
 			}
 		})
 	}
