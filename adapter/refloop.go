@@ -11,16 +11,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// inspect reads a schema once as generic JSON and reports whether it
-// declares defaults and whether its $refs loop (see refLoop).
-func inspect(s *jsonschema.Schema) (defaults bool, err error) {
-	root, err := SchemaMap(s)
-	if err != nil {
-		return false, err
-	}
-	return walkDefaults(root, false), refLoop(root)
-}
-
 // SchemaMap returns a schema as generic JSON (map[string]any and friends),
 // the form most frameworks and model providers take; it keeps every
 // keyword, $defs and unknown ones included. Each call returns a fresh map

@@ -203,21 +203,32 @@ func compile(name string, in, out *jsonschema.Schema) (*compiled, error) {
 	c := &compiled{inSrc: in, outSrc: out, def: definitionHash(name, in, out)}
 	// Resolve clones: a Resolved reads its schema at validation time, so an
 	// edit to a registered spec's schema would otherwise race with calls.
-	var err error
-	if c.in, err = in.CloneSchemas().Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
+	// One generic reading of each schema serves the default check and the
+	// $ref loop check; jsonschema-go checks defaults only where there are
+	// some (its walk is a large part of resolving an imported schema).
+	inMap, err := SchemaMap(in)
+	if err != nil {
 		return nil, fmt.Errorf("adapter: tool %q: input schema: %w", name, err)
 	}
-	if c.inDefaults, err = inspect(in); err != nil {
+	c.inDefaults = walkDefaults(inMap, false)
+	if c.in, err = in.CloneSchemas().Resolve(&jsonschema.ResolveOptions{ValidateDefaults: c.inDefaults}); err != nil {
+		return nil, fmt.Errorf("adapter: tool %q: input schema: %w", name, err)
+	}
+	if err := refLoop(inMap); err != nil {
 		return nil, fmt.Errorf("adapter: tool %q: input schema: %w", name, err)
 	}
 	if out != nil {
 		if !isObjectSchema(out) {
 			return nil, fmt.Errorf("adapter: tool %q: output schema must have type \"object\", got %s", name, schemaTypeString(out))
 		}
-		if c.out, err = out.CloneSchemas().Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true}); err != nil {
+		outMap, err := SchemaMap(out)
+		if err != nil {
 			return nil, fmt.Errorf("adapter: tool %q: output schema: %w", name, err)
 		}
-		if _, err := inspect(out); err != nil {
+		if c.out, err = out.CloneSchemas().Resolve(&jsonschema.ResolveOptions{ValidateDefaults: walkDefaults(outMap, false)}); err != nil {
+			return nil, fmt.Errorf("adapter: tool %q: output schema: %w", name, err)
+		}
+		if err := refLoop(outMap); err != nil {
 			return nil, fmt.Errorf("adapter: tool %q: output schema: %w", name, err)
 		}
 	}
