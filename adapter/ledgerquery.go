@@ -130,6 +130,7 @@ type chainForm struct {
 	Message     string          `json:"message"`
 	Approval    string          `json:"approval"`
 	Approver    string          `json:"approver"`
+	Requester   string          `json:"requester,omitempty"` // omitempty: chains written before it verify
 	Ticket      string          `json:"ticket"`
 	CacheHit    bool            `json:"cache_hit"`
 	Duration    int64           `json:"duration_ns"`
@@ -154,7 +155,7 @@ func ChainHash(r *Record) string {
 	}
 	f := chainForm{
 		r.Prev, r.Time.UnixNano(), r.CallID, r.RunID, r.Tool, r.Source, r.Integration, r.Subject,
-		args, r.Outcome, r.Message, r.Approval, r.Approver, r.Ticket, r.CacheHit,
+		args, r.Outcome, r.Message, r.Approval, r.Approver, r.Requester, r.Ticket, r.CacheHit,
 		int64(r.Duration), r.ResultBytes, r.ArgsHash, r.ResultHash,
 	}
 	b, err := json.Marshal(&f)

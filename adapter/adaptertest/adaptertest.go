@@ -50,6 +50,7 @@ func sampleRecord(i int) adapter.Record {
 		Message:     "failed",
 		Approval:    "approved",
 		Approver:    "alice",
+		Requester:   "user",
 		Ticket:      "tkt_1",
 		CacheHit:    i%2 == 0,
 		Duration:    time.Duration(i) * time.Millisecond,

@@ -44,8 +44,9 @@
 // row, each record's Hash covering its content and the Hash of the record
 // before it ([adapter.ChainHash]). [Ledger.Verify] names the first record
 // edited, inserted or deleted behind the store's back. A record links
-// approval, call and result: the ticket and approver, the canonical hash
-// of the arguments that ran, the hash of the result. An export of the
+// approval, call and result: the ticket, who asked for it and who
+// approved it, the canonical hash of the arguments that ran, the hash of
+// the result. An export of the
 // whole ledger keeps the chain, for an auditor to verify offline
 // ([adapter.VerifyChain]). Someone able to rewrite the whole chain from
 // the tampered record to the end, head included, is detected only by

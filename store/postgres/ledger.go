@@ -172,7 +172,7 @@ func (l *Ledger) logError(err error) {
 }
 
 var ledgerColumns = []string{"seq", "time", "call_id", "run_id", "tool", "source", "integration", "subject", "args", "outcome", "message",
-	"approval", "approver", "ticket", "cache_hit", "duration_ns", "result_bytes", "args_hash", "result_hash", "prev", "hash"}
+	"approval", "approver", "requester", "ticket", "cache_hit", "duration_ns", "result_bytes", "args_hash", "result_hash", "prev", "hash"}
 
 // commit appends a batch to the chain in one transaction, retrying a few
 // times on a transient failure.
@@ -210,7 +210,7 @@ func (l *Ledger) commitOnce(ctx context.Context, batch []pending) error {
 			args = r.Args
 		}
 		rows[i] = []any{r.Seq, r.Time.UnixNano(), r.CallID, r.RunID, r.Tool, r.Source, r.Integration, r.Subject,
-			args, r.Outcome, r.Message, r.Approval, r.Approver, r.Ticket, r.CacheHit, int64(r.Duration), int64(r.ResultBytes),
+			args, r.Outcome, r.Message, r.Approval, r.Approver, r.Requester, r.Ticket, r.CacheHit, int64(r.Duration), int64(r.ResultBytes),
 			r.ArgsHash, r.ResultHash, r.Prev, r.Hash}
 	}
 	if len(rows) < 8 {
@@ -251,7 +251,7 @@ func scanRecord(rows pgx.Rows) (adapter.Record, error) {
 	var t, d, n int64
 	var args []byte
 	err := rows.Scan(&r.Seq, &t, &r.CallID, &r.RunID, &r.Tool, &r.Source, &r.Integration, &r.Subject, &args,
-		&r.Outcome, &r.Message, &r.Approval, &r.Approver, &r.Ticket, &r.CacheHit, &d, &n,
+		&r.Outcome, &r.Message, &r.Approval, &r.Approver, &r.Requester, &r.Ticket, &r.CacheHit, &d, &n,
 		&r.ArgsHash, &r.ResultHash, &r.Prev, &r.Hash)
 	r.Time = time.Unix(0, t).UTC()
 	r.Duration = time.Duration(d)

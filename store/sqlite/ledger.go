@@ -174,8 +174,8 @@ func (l *Ledger) logError(err error) {
 }
 
 const insertRecord = `INSERT INTO ledger (seq, time, call_id, run_id, tool, source, integration, subject, args, outcome, message,
-	approval, approver, ticket, cache_hit, duration_ns, result_bytes, args_hash, result_hash, prev, hash)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	approval, approver, requester, ticket, cache_hit, duration_ns, result_bytes, args_hash, result_hash, prev, hash)
+	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // commit appends a batch to the chain in one transaction, retrying a few
 // times when another process holds the write lock past the busy timeout.
@@ -217,7 +217,7 @@ func (l *Ledger) commitOnce(ctx context.Context, batch []pending) error {
 			args = []byte(r.Args)
 		}
 		if _, err := st.ExecContext(ctx, r.Seq, r.Time.UnixNano(), r.CallID, r.RunID, r.Tool, r.Source, r.Integration, r.Subject,
-			args, r.Outcome, r.Message, r.Approval, r.Approver, r.Ticket, r.CacheHit, int64(r.Duration), r.ResultBytes,
+			args, r.Outcome, r.Message, r.Approval, r.Approver, r.Requester, r.Ticket, r.CacheHit, int64(r.Duration), r.ResultBytes,
 			r.ArgsHash, r.ResultHash, r.Prev, r.Hash); err != nil {
 			return err
 		}
@@ -229,14 +229,14 @@ func (l *Ledger) commitOnce(ctx context.Context, batch []pending) error {
 }
 
 const selectRecord = `SELECT seq, time, call_id, run_id, tool, source, integration, subject, args, outcome, message,
-	approval, approver, ticket, cache_hit, duration_ns, result_bytes, args_hash, result_hash, prev, hash FROM ledger`
+	approval, approver, requester, ticket, cache_hit, duration_ns, result_bytes, args_hash, result_hash, prev, hash FROM ledger`
 
 func scanRecord(rows *sql.Rows) (adapter.Record, error) {
 	var r adapter.Record
 	var t, d int64
 	var args []byte
 	err := rows.Scan(&r.Seq, &t, &r.CallID, &r.RunID, &r.Tool, &r.Source, &r.Integration, &r.Subject, &args,
-		&r.Outcome, &r.Message, &r.Approval, &r.Approver, &r.Ticket, &r.CacheHit, &d, &r.ResultBytes,
+		&r.Outcome, &r.Message, &r.Approval, &r.Approver, &r.Requester, &r.Ticket, &r.CacheHit, &d, &r.ResultBytes,
 		&r.ArgsHash, &r.ResultHash, &r.Prev, &r.Hash)
 	r.Time = time.Unix(0, t).UTC()
 	r.Duration = time.Duration(d)

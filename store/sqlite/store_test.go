@@ -169,7 +169,7 @@ func TestTamper(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if _, err := s.db.Exec(insertRecord, 5, forged.Time.UnixNano(), forged.CallID, "", "t", "", "", "", nil, "ok", "", "", "", "", false, 0, 0, "", "", forged.Prev, forged.Hash); err != nil {
+		if _, err := s.db.Exec(insertRecord, 5, forged.Time.UnixNano(), forged.CallID, "", "t", "", "", "", nil, "ok", "", "", "", "", "", false, 0, 0, "", "", forged.Prev, forged.Hash); err != nil {
 			t.Fatal(err)
 		}
 		err := s.Ledger().Verify(context.Background())
@@ -187,7 +187,7 @@ func TestTamper(t *testing.T) {
 		}
 		forged := adapter.Record{Time: at(10), CallID: "forged", Tool: "t", Outcome: "ok", Prev: h.Hash}
 		forged.Hash = adapter.ChainHash(&forged)
-		if _, err := s.db.Exec(insertRecord, 11, forged.Time.UnixNano(), forged.CallID, "", "t", "", "", "", nil, "ok", "", "", "", "", false, 0, 0, "", "", forged.Prev, forged.Hash); err != nil {
+		if _, err := s.db.Exec(insertRecord, 11, forged.Time.UnixNano(), forged.CallID, "", "t", "", "", "", nil, "ok", "", "", "", "", "", false, 0, 0, "", "", forged.Prev, forged.Hash); err != nil {
 			t.Fatal(err)
 		}
 		err = s.Ledger().Verify(context.Background())
