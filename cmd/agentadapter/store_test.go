@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/pgtest"
+	"github.com/agentadapter/agentadapter/internal/pgtest"
 )
 
 var ticketRE = regexp.MustCompile(`agentadapter approvals approve (\S+)`)

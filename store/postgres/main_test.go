@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agentadapter/agentadapter/adapter/adaptertest"
-	"github.com/agentadapter/agentadapter/store/postgres/internal/pgtest"
+	"github.com/agentadapter/agentadapter/internal/pgtest"
 )
 
 // clusterDSN is the throwaway cluster's DSN; empty when there is no

@@ -1,7 +1,10 @@
+//go:build unix
+
 // Package pgtest runs a throwaway PostgreSQL cluster for tests: initdb in
 // a temporary directory, started on a free loopback port (as the postgres
 // user when running as root, since PostgreSQL refuses root), stopped and
-// removed at the end.
+// removed at the end. The store/postgres and cmd/agentadapter tests share
+// it.
 package pgtest
 
 import (
