@@ -40,7 +40,9 @@ func TestAllocsImportedCall(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	const maxAdded = 85
+	// +85 exactly without -race; under -race the two counts move by a
+	// couple between runs (seen: +84 to +86), so the ceiling leaves 5.
+	const maxAdded = 90
 	t.Logf("raw go-sdk call: %v allocations; imported call: %v (+%v)", raw, imported, imported-raw)
 	if imported-raw > maxAdded {
 		t.Errorf("an imported call allocates %v more than a raw go-sdk call (%v vs %v), want <= %v", imported-raw, imported, raw, maxAdded)
