@@ -139,7 +139,7 @@ func BenchmarkQueryRun1M(b *testing.B) {
 	ctx := context.Background()
 	if _, err := s.db.ExecContext(ctx, `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000)
 		INSERT INTO ledger SELECT x, 1767225600000000000 + x * 1000000, 'call-' || x, 'run-' || (x % 10000), 'search', 'mcp:web', 'eino',
-			'user-' || (x % 50), CAST('{"q":"weather in Oslo","n":5}' AS BLOB), 'ok', '', '', '', '', 0, 1000000, 512, 'h', 'h', 'p', 'h' FROM c`); err != nil {
+			'user-' || (x % 50), CAST('{"q":"weather in Oslo","n":5}' AS BLOB), 'ok', '', '', '', '', 0, 1000000, 512, 'h', 'h', 'p', 'h', '' FROM c`); err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
