@@ -71,6 +71,13 @@ func newBrowser(t *testing.T) context.Context {
 // one operator, signed in with token ("" for anonymous mode).
 func (e *env) tab(t *testing.T, alloc context.Context, token string) context.Context {
 	t.Helper()
+	return signIn(t, alloc, e.base, token)
+}
+
+// signIn opens the console at base in a browser context of its own and
+// signs in with token.
+func signIn(t *testing.T, alloc context.Context, base, token string) context.Context {
+	t.Helper()
 	ctx, cancel := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
 	t.Cleanup(cancel)
 	// Bound every browser step of the test.
@@ -78,7 +85,7 @@ func (e *env) tab(t *testing.T, alloc context.Context, token string) context.Con
 	t.Cleanup(cancel2)
 	steps := []chromedp.Action[chromedp.Void]{
 		chromedp.EmulateViewport(1280, 800),
-		chromedp.Navigate(e.base + "login"),
+		chromedp.Navigate(base + "login"),
 	}
 	if token != "" {
 		steps = append(steps, chromedp.SendKeys(chromedp.ID("token"), token))

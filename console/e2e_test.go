@@ -197,7 +197,14 @@ func liveWithin(t *testing.T, ctx context.Context, e *env, id string, limit time
 // openLive opens the approvals page and waits for its event stream.
 func openLive(t *testing.T, ctx context.Context, e *env) {
 	t.Helper()
-	do(t, ctx, chromedp.Navigate(e.base+"approvals"), chromedp.WaitVisible(chromedp.ID("tickets")))
+	openLiveAt(t, ctx, e.base)
+}
+
+// openLiveAt opens the approvals page of the console at base and waits
+// for its event stream.
+func openLiveAt(t *testing.T, ctx context.Context, base string) {
+	t.Helper()
+	do(t, ctx, chromedp.Navigate(base+"approvals"), chromedp.WaitVisible(chromedp.ID("tickets")))
 	waitFor(t, "the event stream", func() bool { return eval[string](t, ctx, `document.getElementById("live").textContent`) == "live." })
 	eval[bool](t, ctx, `window.__notReloaded = true`)
 }
