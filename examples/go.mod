@@ -1,6 +1,6 @@
 module github.com/agentadapter/agentadapter/examples
 
-go 1.25.0
+go 1.26.0
 
 require (
 	github.com/agentadapter/agentadapter v0.1.0
@@ -45,6 +45,9 @@ require (
 	github.com/mitchellh/reflectwalk v1.0.0 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.2 // indirect
+	github.com/ncruces/go-sqlite3 v0.37.0 // indirect
+	github.com/ncruces/go-sqlite3-wasm/v6 v6.5.35401 // indirect
+	github.com/ncruces/julianday v1.0.0 // indirect
 	github.com/nikolalohinski/gonja v1.5.3 // indirect
 	github.com/pelletier/go-toml/v2 v2.0.9 // indirect
 	github.com/pkg/errors v0.9.1 // indirect
@@ -66,7 +69,7 @@ require (
 	go.opentelemetry.io/otel/sdk v1.40.0 // indirect
 	go.starlark.net v0.0.0-20230302034142-4b1e35fe2254 // indirect
 	golang.org/x/arch v0.11.0 // indirect
-	golang.org/x/crypto v0.41.0 // indirect
+	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/exp v0.0.0-20250408133849-7e4ce0ab07d0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
@@ -75,6 +78,7 @@ require (
 	github.com/agentadapter/agentadapter/integrations/einoadapter v0.1.0
 	github.com/agentadapter/agentadapter/integrations/genkitadapter v0.1.0
 	github.com/agentadapter/agentadapter/integrations/langchaingoadapter v0.1.0
+	github.com/agentadapter/agentadapter/store/sqlite v0.1.0
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
@@ -87,8 +91,8 @@ require (
 	go.opentelemetry.io/otel/metric v1.40.0 // indirect
 	go.opentelemetry.io/otel/trace v1.40.0 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
-	golang.org/x/sync v0.20.0 // indirect
-	golang.org/x/sys v0.41.0 // indirect
+	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )
 
@@ -99,3 +103,5 @@ replace github.com/agentadapter/agentadapter/integrations/einoadapter => ../inte
 replace github.com/agentadapter/agentadapter/integrations/genkitadapter => ../integrations/genkitadapter
 
 replace github.com/agentadapter/agentadapter/integrations/langchaingoadapter => ../integrations/langchaingoadapter
+
+replace github.com/agentadapter/agentadapter/store/sqlite => ../store/sqlite
