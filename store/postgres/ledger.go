@@ -6,14 +6,14 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/internal/sqlledger"
 )
 
 // ErrLedgerFull is returned by [Ledger.Write] when the batch buffer is
@@ -27,24 +27,8 @@ var ErrLedgerFull = errors.New("pgstore: ledger buffer full, record refused")
 // [adapter.LedgerReader], [adapter.LedgerVerifier] and
 // [adapter.DurableLedger].
 type Ledger struct {
-	s  *Store
-	ch chan pending
-
-	mu     sync.RWMutex // held for reading by Write, for writing by close
-	closed bool
-
-	enqueued, done   atomic.Int64
-	written, refused atomic.Int64
-	failed           atomic.Int64
-	lastErrLog       atomic.Int64
-	loopDone         chan struct{}
-}
-
-// pending is a record waiting for its batch; a durable writer waits on
-// done for the outcome.
-type pending struct {
-	r    adapter.Record
-	done chan error
+	s *Store
+	w *sqlledger.Writer
 }
 
 // LedgerStats are a ledger's counters since its Store was opened.
@@ -55,7 +39,13 @@ type LedgerStats struct {
 }
 
 func newLedger(s *Store) *Ledger {
-	return &Ledger{s: s, ch: make(chan pending, s.opts.LedgerBuffer), loopDone: make(chan struct{})}
+	l := &Ledger{s: s}
+	l.w = sqlledger.New(l.commit, sqlledger.Options{
+		Buffer: s.opts.LedgerBuffer, BatchSize: s.opts.BatchSize, Durable: s.opts.Durable,
+		Backoff: 100 * time.Millisecond,
+		Full:    ErrLedgerFull, Closed: ErrClosed, Logger: s.logger, Name: "pgstore",
+	})
+	return l
 }
 
 // Durable implements [adapter.DurableLedger]: it reports Options.Durable.
@@ -64,132 +54,18 @@ func (l *Ledger) Durable() bool { return l.s.opts.Durable }
 // Write implements [adapter.Ledger]. Without Options.Durable it queues the
 // record and returns at once (ErrLedgerFull when the queue is full); with
 // it, it returns once the record is committed.
-func (l *Ledger) Write(ctx context.Context, r *adapter.Record) error {
-	p := pending{r: *r}
-	if l.s.opts.Durable {
-		p.done = make(chan error, 1)
-	}
-	l.mu.RLock()
-	if l.closed {
-		l.mu.RUnlock()
-		return ErrClosed
-	}
-	if p.done == nil {
-		select {
-		case l.ch <- p:
-			l.enqueued.Add(1)
-			l.mu.RUnlock()
-			return nil
-		default:
-			l.mu.RUnlock()
-			l.refused.Add(1)
-			return ErrLedgerFull
-		}
-	}
-	l.enqueued.Add(1)
-	select {
-	case l.ch <- p:
-	case <-ctx.Done():
-		l.enqueued.Add(-1)
-		l.mu.RUnlock()
-		return ctx.Err()
-	}
-	l.mu.RUnlock()
-	return <-p.done // the batch commits whatever the caller's ctx says
-}
+func (l *Ledger) Write(ctx context.Context, r *adapter.Record) error { return l.w.Write(ctx, r) }
 
 // Flush waits until every record written so far is committed (or failed).
-func (l *Ledger) Flush(ctx context.Context) error {
-	target := l.enqueued.Load()
-	for d := 100 * time.Microsecond; l.done.Load() < target; d = min(2*d, 10*time.Millisecond) {
-		select {
-		case <-time.After(d):
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	return nil
-}
+func (l *Ledger) Flush(ctx context.Context) error { return l.w.Flush(ctx) }
 
 // Stats returns the ledger's counters.
-func (l *Ledger) Stats() LedgerStats {
-	return LedgerStats{Written: l.written.Load(), Refused: l.refused.Load(), Failed: l.failed.Load()}
-}
+func (l *Ledger) Stats() LedgerStats { return LedgerStats(l.w.Stats()) }
 
-func (l *Ledger) close() {
-	l.mu.Lock()
-	if !l.closed {
-		l.closed = true
-		close(l.ch)
-	}
-	l.mu.Unlock()
-	<-l.loopDone
-}
+func (l *Ledger) close() { l.w.Close() }
 
-// loop commits records in batches: whatever is waiting when a commit ends
-// makes the next batch, so batches grow with the load.
-func (l *Ledger) loop(ctx context.Context) {
-	defer close(l.loopDone)
-	batch := make([]pending, 0, l.s.opts.BatchSize)
-	for p := range l.ch {
-		batch = append(batch[:0], p)
-	fill:
-		for len(batch) < cap(batch) {
-			select {
-			case p, ok := <-l.ch:
-				if !ok {
-					break fill
-				}
-				batch = append(batch, p)
-			default:
-				break fill
-			}
-		}
-		err := l.commit(context.WithoutCancel(ctx), batch)
-		for i := range batch {
-			if batch[i].done != nil {
-				batch[i].done <- err
-			}
-			batch[i] = pending{}
-		}
-		if err != nil {
-			l.failed.Add(int64(len(batch)))
-			l.logError(err)
-		} else {
-			l.written.Add(int64(len(batch)))
-		}
-		l.done.Add(int64(len(batch)))
-	}
-}
-
-func (l *Ledger) logError(err error) {
-	now := time.Now().UnixNano()
-	last := l.lastErrLog.Load()
-	if now-last < int64(time.Second) || !l.lastErrLog.CompareAndSwap(last, now) {
-		return
-	}
-	l.s.logger.Error("pgstore: ledger write failed", "error", err, "failed", l.failed.Load())
-}
-
-var ledgerColumns = []string{"seq", "time", "call_id", "run_id", "tool", "source", "integration", "subject", "args", "outcome", "message",
-	"approval", "approver", "requester", "ticket", "cache_hit", "duration_ns", "result_bytes", "args_hash", "result_hash", "prev", "hash"}
-
-// commit appends a batch to the chain in one transaction, retrying a few
-// times on a transient failure.
-func (l *Ledger) commit(ctx context.Context, batch []pending) error {
-	var err error
-	for attempt := range 3 {
-		if attempt > 0 {
-			time.Sleep(time.Duration(attempt) * 100 * time.Millisecond)
-		}
-		if err = l.commitOnce(ctx, batch); err == nil {
-			return nil
-		}
-	}
-	return err
-}
-
-func (l *Ledger) commitOnce(ctx context.Context, batch []pending) error {
+// commit appends a batch to the chain in one transaction.
+func (l *Ledger) commit(ctx context.Context, batch []adapter.Record) error {
 	tx, err := l.s.pool.Begin(ctx)
 	if err != nil {
 		return err
@@ -199,24 +75,15 @@ func (l *Ledger) commitOnce(ctx context.Context, batch []pending) error {
 	if err := tx.QueryRow(ctx, "SELECT head_seq, head_hash FROM ledger_chain WHERE id = 1 FOR UPDATE").Scan(&head.Seq, &head.Hash); err != nil {
 		return fmt.Errorf("reading the chain head: %w", err)
 	}
+	head = sqlledger.Chain(head, batch)
 	rows := make([][]any, len(batch))
 	for i := range batch {
-		r := &batch[i].r
-		r.Seq, r.Prev = head.Seq+1, head.Hash
-		r.Hash = adapter.ChainHash(r)
-		head = adapter.ChainHead{Seq: r.Seq, Hash: r.Hash}
-		var args []byte
-		if r.Args != nil {
-			args = r.Args
-		}
-		rows[i] = []any{r.Seq, r.Time.UnixNano(), r.CallID, r.RunID, r.Tool, r.Source, r.Integration, r.Subject,
-			args, r.Outcome, r.Message, r.Approval, r.Approver, r.Requester, r.Ticket, r.CacheHit, int64(r.Duration), int64(r.ResultBytes),
-			r.ArgsHash, r.ResultHash, r.Prev, r.Hash}
+		rows[i] = sqlledger.Values(&batch[i])
 	}
 	if len(rows) < 8 {
 		// A few rows go faster as one INSERT than through COPY.
 		var b strings.Builder
-		b.WriteString("INSERT INTO ledger (" + strings.Join(ledgerColumns, ", ") + ") VALUES ")
+		b.WriteString("INSERT INTO ledger (" + strings.Join(sqlledger.Columns, ", ") + ") VALUES ")
 		var args []any
 		for i, row := range rows {
 			if i > 0 {
@@ -235,7 +102,7 @@ func (l *Ledger) commitOnce(ctx context.Context, batch []pending) error {
 		if _, err := tx.Exec(ctx, b.String(), args...); err != nil {
 			return err
 		}
-	} else if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ledger"}, ledgerColumns, pgx.CopyFromRows(rows)); err != nil {
+	} else if _, err := tx.CopyFrom(ctx, pgx.Identifier{"ledger"}, sqlledger.Columns, pgx.CopyFromRows(rows)); err != nil {
 		return err
 	}
 	if _, err := tx.Exec(ctx, "UPDATE ledger_chain SET head_seq = $1, head_hash = $2 WHERE id = 1", head.Seq, head.Hash); err != nil {
@@ -244,68 +111,10 @@ func (l *Ledger) commitOnce(ctx context.Context, batch []pending) error {
 	return tx.Commit(ctx)
 }
 
-var selectRecord = "SELECT " + strings.Join(ledgerColumns, ", ") + " FROM ledger"
-
-func scanRecord(rows pgx.Rows) (adapter.Record, error) {
-	var r adapter.Record
-	var t, d, n int64
-	var args []byte
-	err := rows.Scan(&r.Seq, &t, &r.CallID, &r.RunID, &r.Tool, &r.Source, &r.Integration, &r.Subject, &args,
-		&r.Outcome, &r.Message, &r.Approval, &r.Approver, &r.Requester, &r.Ticket, &r.CacheHit, &d, &n,
-		&r.ArgsHash, &r.ResultHash, &r.Prev, &r.Hash)
-	r.Time = time.Unix(0, t).UTC()
-	r.Duration = time.Duration(d)
-	r.ResultBytes = int(n)
-	if args != nil {
-		r.Args = args
-	}
-	return r, err
-}
-
 // Query implements [adapter.LedgerReader]. Rows stream from the database
 // as the caller reads them.
 func (l *Ledger) Query(ctx context.Context, q adapter.LedgerQuery) iter.Seq2[adapter.Record, error] {
-	var where []string
-	var args []any
-	add := func(cond string, v any) {
-		args = append(args, v)
-		where = append(where, fmt.Sprintf(cond, len(args)))
-	}
-	if q.Run != "" {
-		add("run_id = $%d", q.Run)
-	}
-	if q.Tool != "" {
-		add("tool = $%d", q.Tool)
-	}
-	if q.Subject != "" {
-		add("subject = $%d", q.Subject)
-	}
-	if q.Outcome != "" {
-		add("outcome = $%d", q.Outcome)
-	}
-	if !q.Since.IsZero() {
-		add("time >= $%d", q.Since.UnixNano())
-	}
-	if !q.Until.IsZero() {
-		add("time < $%d", q.Until.UnixNano())
-	}
-	order := " ORDER BY seq"
-	if q.Newest {
-		order += " DESC"
-		if q.After != 0 {
-			add("seq < $%d", q.After)
-		}
-	} else if q.After != 0 {
-		add("seq > $%d", q.After)
-	}
-	stmt := selectRecord
-	if len(where) > 0 {
-		stmt += " WHERE " + strings.Join(where, " AND ")
-	}
-	stmt += order
-	if q.Limit > 0 {
-		stmt += fmt.Sprintf(" LIMIT %d", q.Limit)
-	}
+	stmt, args := sqlledger.Query(q, func(n int) string { return "$" + strconv.Itoa(n) })
 	return func(yield func(adapter.Record, error) bool) {
 		rows, err := l.s.pool.Query(ctx, stmt, args...)
 		if err != nil {
@@ -313,18 +122,13 @@ func (l *Ledger) Query(ctx context.Context, q adapter.LedgerQuery) iter.Seq2[ada
 			return
 		}
 		defer rows.Close()
-		for rows.Next() {
-			r, err := scanRecord(rows)
+		for r, err := range sqlledger.Records(rows) {
 			if err != nil {
-				yield(adapter.Record{}, fmt.Errorf("pgstore: ledger query: %w", err))
+				err = fmt.Errorf("pgstore: ledger query: %w", err)
+			}
+			if !yield(r, err) {
 				return
 			}
-			if !yield(r, nil) {
-				return
-			}
-		}
-		if err := rows.Err(); err != nil {
-			yield(adapter.Record{}, fmt.Errorf("pgstore: ledger query: %w", err))
 		}
 	}
 }
@@ -351,22 +155,12 @@ func (l *Ledger) Verify(ctx context.Context) error {
 		Scan(&head.Seq, &head.Hash, &anchor.Seq, &anchor.Hash); err != nil {
 		return fmt.Errorf("pgstore: reading the chain: %w", err)
 	}
-	rows, err := tx.Query(ctx, selectRecord+" ORDER BY seq")
+	rows, err := tx.Query(ctx, sqlledger.SelectAll+" ORDER BY seq")
 	if err != nil {
 		return fmt.Errorf("pgstore: %w", err)
 	}
 	defer rows.Close()
-	last, err := adapter.VerifyChain(func(yield func(adapter.Record, error) bool) {
-		for rows.Next() {
-			r, err := scanRecord(rows)
-			if !yield(r, err) || err != nil {
-				return
-			}
-		}
-		if err := rows.Err(); err != nil {
-			yield(adapter.Record{}, err)
-		}
-	}, anchor)
+	last, err := adapter.VerifyChain(sqlledger.Records(rows), anchor)
 	if err != nil {
 		return err
 	}

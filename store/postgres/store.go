@@ -144,7 +144,6 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 	s.tokens = &Tokens{s: s}
 	bg, stop := context.WithCancel(context.Background())
 	s.stop = stop
-	s.wg.Go(func() { s.ledger.loop(bg) })
 	s.wg.Go(func() { s.sweepLoop(bg) })
 	s.wg.Go(func() { s.listen(bg, cfg.ConnConfig) })
 	return s, nil

@@ -8,11 +8,10 @@ import (
 	"io"
 	"iter"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/internal/sqlledger"
 )
 
 // ErrLedgerFull is returned by [Ledger.Write] when the batch buffer is
@@ -29,24 +28,8 @@ var ErrClosed = errors.New("sqlitestore: store closed")
 // [adapter.LedgerReader], [adapter.LedgerVerifier] and
 // [adapter.DurableLedger].
 type Ledger struct {
-	s  *Store
-	ch chan pending
-
-	mu     sync.RWMutex // held for reading by Write, for writing by close
-	closed bool
-
-	enqueued, done   atomic.Int64
-	written, refused atomic.Int64
-	failed           atomic.Int64
-	lastErrLog       atomic.Int64
-	loopDone         chan struct{}
-}
-
-// pending is a record waiting for its batch; a durable writer waits on
-// done for the outcome.
-type pending struct {
-	r    adapter.Record
-	done chan error
+	s *Store
+	w *sqlledger.Writer
 }
 
 // LedgerStats are a ledger's counters since its Store was opened.
@@ -57,7 +40,13 @@ type LedgerStats struct {
 }
 
 func newLedger(s *Store) *Ledger {
-	return &Ledger{s: s, ch: make(chan pending, s.opts.LedgerBuffer), loopDone: make(chan struct{})}
+	l := &Ledger{s: s}
+	l.w = sqlledger.New(l.commit, sqlledger.Options{
+		Buffer: s.opts.LedgerBuffer, BatchSize: s.opts.BatchSize, Durable: s.opts.Durable,
+		Backoff: 50 * time.Millisecond, // another process may hold the write lock past the busy timeout
+		Full:    ErrLedgerFull, Closed: ErrClosed, Logger: s.logger, Name: "sqlitestore",
+	})
+	return l
 }
 
 // Durable implements [adapter.DurableLedger]: it reports Options.Durable.
@@ -66,133 +55,18 @@ func (l *Ledger) Durable() bool { return l.s.opts.Durable }
 // Write implements [adapter.Ledger]. Without Options.Durable it queues the
 // record and returns at once (ErrLedgerFull when the queue is full); with
 // it, it returns once the record is committed.
-func (l *Ledger) Write(ctx context.Context, r *adapter.Record) error {
-	p := pending{r: *r}
-	if l.s.opts.Durable {
-		p.done = make(chan error, 1)
-	}
-	l.mu.RLock()
-	if l.closed {
-		l.mu.RUnlock()
-		return ErrClosed
-	}
-	if p.done == nil {
-		select {
-		case l.ch <- p:
-			l.enqueued.Add(1)
-			l.mu.RUnlock()
-			return nil
-		default:
-			l.mu.RUnlock()
-			l.refused.Add(1)
-			return ErrLedgerFull
-		}
-	}
-	l.enqueued.Add(1)
-	select {
-	case l.ch <- p:
-	case <-ctx.Done():
-		l.enqueued.Add(-1)
-		l.mu.RUnlock()
-		return ctx.Err()
-	}
-	l.mu.RUnlock()
-	return <-p.done // the batch commits whatever the caller's ctx says
-}
+func (l *Ledger) Write(ctx context.Context, r *adapter.Record) error { return l.w.Write(ctx, r) }
 
 // Flush waits until every record written so far is committed (or failed).
-func (l *Ledger) Flush(ctx context.Context) error {
-	target := l.enqueued.Load()
-	for d := 100 * time.Microsecond; l.done.Load() < target; d = min(2*d, 10*time.Millisecond) {
-		select {
-		case <-time.After(d):
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-	return nil
-}
+func (l *Ledger) Flush(ctx context.Context) error { return l.w.Flush(ctx) }
 
 // Stats returns the ledger's counters.
-func (l *Ledger) Stats() LedgerStats {
-	return LedgerStats{Written: l.written.Load(), Refused: l.refused.Load(), Failed: l.failed.Load()}
-}
+func (l *Ledger) Stats() LedgerStats { return LedgerStats(l.w.Stats()) }
 
-func (l *Ledger) close() {
-	l.mu.Lock()
-	if !l.closed {
-		l.closed = true
-		close(l.ch)
-	}
-	l.mu.Unlock()
-	<-l.loopDone
-}
+var insertRecord = "INSERT INTO ledger (" + strings.Join(sqlledger.Columns, ", ") + ") VALUES (?" + strings.Repeat(", ?", len(sqlledger.Columns)-1) + ")"
 
-// loop commits records in batches: whatever is waiting when a commit ends
-// makes the next batch, so batches grow with the load.
-func (l *Ledger) loop(ctx context.Context) {
-	defer close(l.loopDone)
-	batch := make([]pending, 0, l.s.opts.BatchSize)
-	for p := range l.ch {
-		batch = append(batch[:0], p)
-	fill:
-		for len(batch) < cap(batch) {
-			select {
-			case p, ok := <-l.ch:
-				if !ok {
-					break fill
-				}
-				batch = append(batch, p)
-			default:
-				break fill
-			}
-		}
-		err := l.commit(context.WithoutCancel(ctx), batch)
-		for i := range batch {
-			if batch[i].done != nil {
-				batch[i].done <- err
-			}
-			batch[i] = pending{}
-		}
-		if err != nil {
-			l.failed.Add(int64(len(batch)))
-			l.logError(err)
-		} else {
-			l.written.Add(int64(len(batch)))
-		}
-		l.done.Add(int64(len(batch)))
-	}
-}
-
-func (l *Ledger) logError(err error) {
-	now := time.Now().UnixNano()
-	last := l.lastErrLog.Load()
-	if now-last < int64(time.Second) || !l.lastErrLog.CompareAndSwap(last, now) {
-		return
-	}
-	l.s.logger.Error("sqlitestore: ledger write failed", "error", err, "failed", l.failed.Load())
-}
-
-const insertRecord = `INSERT INTO ledger (seq, time, call_id, run_id, tool, source, integration, subject, args, outcome, message,
-	approval, approver, requester, ticket, cache_hit, duration_ns, result_bytes, args_hash, result_hash, prev, hash)
-	VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-
-// commit appends a batch to the chain in one transaction, retrying a few
-// times when another process holds the write lock past the busy timeout.
-func (l *Ledger) commit(ctx context.Context, batch []pending) error {
-	var err error
-	for attempt := range 3 {
-		if attempt > 0 {
-			time.Sleep(time.Duration(attempt) * 50 * time.Millisecond)
-		}
-		if err = l.commitOnce(ctx, batch); err == nil {
-			return nil
-		}
-	}
-	return err
-}
-
-func (l *Ledger) commitOnce(ctx context.Context, batch []pending) error {
+// commit appends a batch to the chain in one transaction.
+func (l *Ledger) commit(ctx context.Context, batch []adapter.Record) error {
 	tx, err := l.s.db.BeginTx(ctx, nil) // BEGIN IMMEDIATE: the chain's head is ours
 	if err != nil {
 		return err
@@ -202,23 +76,14 @@ func (l *Ledger) commitOnce(ctx context.Context, batch []pending) error {
 	if err := tx.QueryRowContext(ctx, "SELECT head_seq, head_hash FROM ledger_chain WHERE id = 1").Scan(&head.Seq, &head.Hash); err != nil {
 		return fmt.Errorf("reading the chain head: %w", err)
 	}
+	head = sqlledger.Chain(head, batch)
 	st, err := tx.PrepareContext(ctx, insertRecord)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	for i := range batch {
-		r := &batch[i].r
-		r.Seq, r.Prev = head.Seq+1, head.Hash
-		r.Hash = adapter.ChainHash(r)
-		head = adapter.ChainHead{Seq: r.Seq, Hash: r.Hash}
-		var args any
-		if r.Args != nil {
-			args = []byte(r.Args)
-		}
-		if _, err := st.ExecContext(ctx, r.Seq, r.Time.UnixNano(), r.CallID, r.RunID, r.Tool, r.Source, r.Integration, r.Subject,
-			args, r.Outcome, r.Message, r.Approval, r.Approver, r.Requester, r.Ticket, r.CacheHit, int64(r.Duration), r.ResultBytes,
-			r.ArgsHash, r.ResultHash, r.Prev, r.Hash); err != nil {
+		if _, err := st.ExecContext(ctx, sqlledger.Values(&batch[i])...); err != nil {
 			return err
 		}
 	}
@@ -228,72 +93,10 @@ func (l *Ledger) commitOnce(ctx context.Context, batch []pending) error {
 	return tx.Commit()
 }
 
-const selectRecord = `SELECT seq, time, call_id, run_id, tool, source, integration, subject, args, outcome, message,
-	approval, approver, requester, ticket, cache_hit, duration_ns, result_bytes, args_hash, result_hash, prev, hash FROM ledger`
-
-func scanRecord(rows *sql.Rows) (adapter.Record, error) {
-	var r adapter.Record
-	var t, d int64
-	var args []byte
-	err := rows.Scan(&r.Seq, &t, &r.CallID, &r.RunID, &r.Tool, &r.Source, &r.Integration, &r.Subject, &args,
-		&r.Outcome, &r.Message, &r.Approval, &r.Approver, &r.Requester, &r.Ticket, &r.CacheHit, &d, &r.ResultBytes,
-		&r.ArgsHash, &r.ResultHash, &r.Prev, &r.Hash)
-	r.Time = time.Unix(0, t).UTC()
-	r.Duration = time.Duration(d)
-	if args != nil {
-		r.Args = args
-	}
-	return r, err
-}
-
 // Query implements [adapter.LedgerReader]. Records come from the database
 // as the query reads them (a consistent snapshot for its duration).
 func (l *Ledger) Query(ctx context.Context, q adapter.LedgerQuery) iter.Seq2[adapter.Record, error] {
-	var where []string
-	var args []any
-	add := func(cond string, v any) {
-		where = append(where, cond)
-		args = append(args, v)
-	}
-	if q.Run != "" {
-		add("run_id = ?", q.Run)
-	}
-	if q.Tool != "" {
-		add("tool = ?", q.Tool)
-	}
-	if q.Subject != "" {
-		add("subject = ?", q.Subject)
-	}
-	if q.Outcome != "" {
-		add("outcome = ?", q.Outcome)
-	}
-	if !q.Since.IsZero() {
-		add("time >= ?", q.Since.UnixNano())
-	}
-	if !q.Until.IsZero() {
-		add("time < ?", q.Until.UnixNano())
-	}
-	order := " ORDER BY seq"
-	if q.Newest {
-		order += " DESC"
-		if q.After != 0 {
-			add("seq < ?", q.After)
-		}
-	} else if q.After != 0 {
-		add("seq > ?", q.After)
-	}
-	stmt := selectRecord
-	if len(where) > 0 {
-		stmt += " WHERE " + strings.Join(where, " AND ")
-	}
-	stmt += order
-	if q.Limit > 0 {
-		stmt += fmt.Sprintf(" LIMIT %d", q.Limit)
-	}
-	return l.rows(ctx, stmt, args...)
-}
-
-func (l *Ledger) rows(ctx context.Context, stmt string, args ...any) iter.Seq2[adapter.Record, error] {
+	stmt, args := sqlledger.Query(q, func(int) string { return "?" })
 	return func(yield func(adapter.Record, error) bool) {
 		rows, err := l.s.db.QueryContext(ctx, stmt, args...)
 		if err != nil {
@@ -301,18 +104,13 @@ func (l *Ledger) rows(ctx context.Context, stmt string, args ...any) iter.Seq2[a
 			return
 		}
 		defer rows.Close()
-		for rows.Next() {
-			r, err := scanRecord(rows)
+		for r, err := range sqlledger.Records(rows) {
 			if err != nil {
-				yield(adapter.Record{}, fmt.Errorf("sqlitestore: ledger query: %w", err))
+				err = fmt.Errorf("sqlitestore: ledger query: %w", err)
+			}
+			if !yield(r, err) {
 				return
 			}
-			if !yield(r, nil) {
-				return
-			}
-		}
-		if err := rows.Err(); err != nil {
-			yield(adapter.Record{}, fmt.Errorf("sqlitestore: ledger query: %w", err))
 		}
 	}
 }
@@ -339,22 +137,12 @@ func (l *Ledger) Verify(ctx context.Context) error {
 		Scan(&head.Seq, &head.Hash, &anchor.Seq, &anchor.Hash); err != nil {
 		return fmt.Errorf("sqlitestore: reading the chain: %w", err)
 	}
-	rows, err := tx.QueryContext(ctx, selectRecord+" ORDER BY seq")
+	rows, err := tx.QueryContext(ctx, sqlledger.SelectAll+" ORDER BY seq")
 	if err != nil {
 		return fmt.Errorf("sqlitestore: %w", err)
 	}
 	defer rows.Close()
-	last, err := adapter.VerifyChain(func(yield func(adapter.Record, error) bool) {
-		for rows.Next() {
-			r, err := scanRecord(rows)
-			if !yield(r, err) || err != nil {
-				return
-			}
-		}
-		if err := rows.Err(); err != nil {
-			yield(adapter.Record{}, err)
-		}
-	}, anchor)
+	last, err := adapter.VerifyChain(sqlledger.Records(rows), anchor)
 	if err != nil {
 		return err
 	}
@@ -368,6 +156,8 @@ func (l *Ledger) Verify(ctx context.Context) error {
 func (l *Ledger) Export(ctx context.Context, w io.Writer, q adapter.LedgerQuery) error {
 	return adapter.WriteLedgerJSONL(w, l.Query(ctx, q))
 }
+
+func (l *Ledger) close() { l.w.Close() }
 
 // sweep deletes the records before the first one at or after cutoff, in
 // chunks, moving the chain's anchor to the last record deleted.

@@ -158,7 +158,6 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	s.tokens = &Tokens{s: s}
 	bg, stop := context.WithCancel(context.Background())
 	s.stop = stop
-	s.wg.Go(func() { s.ledger.loop(bg) })
 	s.wg.Go(func() { s.sweepLoop(bg) })
 	return s, nil
 }
