@@ -6,14 +6,17 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/agentadapter/agentadapter/adapter/adaptertest"
 	"github.com/agentadapter/agentadapter/internal/pgtest"
+	"github.com/agentadapter/agentadapter/internal/sqlledger"
+	"github.com/agentadapter/agentadapter/internal/storetest"
 )
 
 // clusterDSN is the throwaway cluster's DSN; empty when there is no
@@ -21,9 +24,7 @@ import (
 var clusterDSN string
 
 func TestMain(m *testing.M) {
-	if os.Getenv(childEnv) != "" {
-		os.Exit(childMain())
-	}
+	storetest.ChildMain(kit)
 	c, err := pgtest.Start()
 	if err != nil {
 		if os.Getenv("CI") != "" || !errors.Is(err, pgtest.ErrNoPostgres) {
@@ -68,20 +69,30 @@ func newSchemaDSN(t testing.TB) string {
 	return clusterDSN + sep + "search_path=" + url.QueryEscape(name)
 }
 
-// newDB returns an opener of Stores on a new database; every Store it
-// opens is closed when the test ends.
-func newDB(t testing.TB, opts *Options) adaptertest.Opener[*Store] {
-	dsn := newSchemaDSN(t)
-	return func() *Store {
-		s, err := Open(context.Background(), dsn, opts)
+// kit describes the package to the shared store tests.
+var kit = &storetest.Kit{
+	NewDB: newSchemaDSN,
+	Open: func(ctx context.Context, dsn string, o storetest.Options) (*storetest.Store, error) {
+		s, err := Open(ctx, dsn, &Options{Durable: o.Durable, Retention: o.Retention, PollInterval: o.PollInterval, Now: o.Now})
 		if err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
-		t.Cleanup(func() {
-			if err := s.Close(); err != nil {
-				t.Errorf("Close: %v", err)
-			}
-		})
-		return s
-	}
+		return &storetest.Store{
+			Ledger: s.Ledger(), Tickets: s.Tickets(), Cache: s.Cache(), Pins: s.Pins(), Tokens: s.Tokens(),
+			LedgerStats: func() sqlledger.Stats { return sqlledger.Stats(s.Ledger().Stats()) },
+			Sweep:       s.Sweep,
+			Exec: func(ctx context.Context, stmt string, args ...any) error {
+				_, err := s.pool.Exec(ctx, stmt, args...)
+				return err
+			},
+			QueryRow: func(ctx context.Context, stmt string, args ...any) interface{ Scan(...any) error } {
+				return s.pool.QueryRow(ctx, stmt, args...)
+			},
+			Close: s.Close,
+		}, nil
+	},
+	Param:         func(n int) string { return "$" + strconv.Itoa(n) },
+	ErrLedgerFull: ErrLedgerFull,
+	// A minute: only NOTIFY can wake a waiter in another process in time.
+	ChildPollInterval: time.Minute,
 }

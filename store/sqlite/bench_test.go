@@ -2,157 +2,21 @@ package sqlitestore
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"sync/atomic"
-	"syscall"
 	"testing"
-	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
-	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/internal/storetest"
 )
 
-func benchRecord(i int) adapter.Record {
-	return adapter.Record{
-		Time: time.Now(), CallID: fmt.Sprintf("call-%d", i), RunID: fmt.Sprintf("run-%d", i%100), Tool: "search",
-		Source: "mcp:web", Integration: "eino", Subject: "alice", Args: json.RawMessage(`{"q":"weather in Oslo","n":5}`),
-		Outcome: "ok", Duration: time.Millisecond, ResultBytes: 512, ArgsHash: "3f2a", ResultHash: "9c1e",
-	}
-}
+func BenchmarkLedgerBatched(b *testing.B)     { storetest.BenchmarkLedgerBatched(b, kit) }
+func BenchmarkLedgerDurable(b *testing.B)     { storetest.BenchmarkLedgerDurable(b, kit) }
+func BenchmarkApprovalRoundTrip(b *testing.B) { storetest.BenchmarkApprovalRoundTrip(b, kit) }
+func BenchmarkCacheHit(b *testing.B)          { storetest.BenchmarkCacheHit(b, kit) }
 
-// BenchmarkLedgerBatched measures the default mode: records queued by
-// Write and committed in batches by the store's goroutine.
-//
-// It writes as fast as the ledger takes records (a refused record is
-// written again after a pause) and reports records/s of wall time and of
-// the process's CPU time (the figure that holds on a machine shared with
-// other work).
-func BenchmarkLedgerBatched(b *testing.B) {
-	l := newDB(b, nil)().Ledger()
-	ctx := context.Background()
-	b.ResetTimer()
-	start, cpu := time.Now(), cpuTime()
-	for i := range b.N {
-		r := benchRecord(i)
-		for {
-			err := l.Write(ctx, &r)
-			if err == nil {
-				break
-			}
-			if !errors.Is(err, ErrLedgerFull) {
-				b.Fatal(err)
-			}
-			time.Sleep(100 * time.Microsecond)
-		}
-	}
-	if err := l.Flush(ctx); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "records/s")
-	b.ReportMetric(float64(b.N)/(cpuTime()-cpu).Seconds(), "records/cpu-s")
-	if s := l.Stats(); s.Failed != 0 || s.Written != int64(b.N) {
-		b.Fatalf("stats %+v", s)
-	}
-}
-
-// cpuTime returns the CPU time (user and system) the process used.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// BenchmarkLedgerDurable measures Durable mode with 16 concurrent callers
-// (their records share commits):
-// each Write returns once its record is committed and synced.
-func BenchmarkLedgerDurable(b *testing.B) {
-	l := newDB(b, &Options{Durable: true})().Ledger()
-	ctx := context.Background()
-	var n atomic.Int64
-	b.SetParallelism(8) // GOMAXPROCS × 8 callers
-	b.ResetTimer()
-	start := time.Now()
-	cpu := cpuTime()
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			r := benchRecord(int(n.Add(1)))
-			if err := l.Write(ctx, &r); err != nil {
-				b.Error(err)
-				return
-			}
-		}
-	})
-	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "records/s")
-	b.ReportMetric(float64(b.N)/(cpuTime()-cpu).Seconds(), "records/cpu-s")
-}
-
-// BenchmarkApprovalRoundTrip measures a deferred approval through the
-// executor: the call gets a ticket, the ticket is approved, the retried
-// call consumes it and runs.
-func BenchmarkApprovalRoundTrip(b *testing.B) {
-	s := newDB(b, nil)()
-	d := &adapter.Deferred{Store: s.Tickets()}
-	spec := adapter.MustRawTool("rm", "", &jsonschema.Schema{Type: "object"}, func(context.Context, json.RawMessage) (*adapter.Result, error) {
-		return adapter.TextResult("ok"), nil
-	}, nil)
-	e := adapter.NewExecutor(nil, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: d}})
-	defer e.Close()
-	ctx := context.Background()
-	b.ResetTimer()
-	for i := range b.N {
-		args := json.RawMessage(fmt.Sprintf(`{"i":%d}`, i))
-		_, err := e.Do(ctx, &adapter.Request{Spec: spec, Args: args})
-		ae, _ := err.(*adapter.Error)
-		if ae == nil || ae.Kind != adapter.KindApprovalPending {
-			b.Fatalf("first call: %v", err)
-		}
-		if err := d.Approve(ctx, ae.Ticket, "op"); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := e.Do(ctx, &adapter.Request{Spec: spec, Args: args}); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkCacheHit measures a hit of the shared cache (read and decode).
-func BenchmarkCacheHit(b *testing.B) {
-	c := newDB(b, nil)().Cache()
-	ctx := context.Background()
-	c.Add(ctx, "alice\x00search\x00{\"q\":\"x\"}", &adapter.Result{Content: []adapter.Content{&adapter.TextContent{Text: "a result of a few hundred bytes " + fmt.Sprint(make([]int, 60))}}}, time.Hour)
-	b.ResetTimer()
-	for range b.N {
-		if _, ok := c.Get(ctx, "alice\x00search\x00{\"q\":\"x\"}"); !ok {
-			b.Fatal("miss")
-		}
-	}
-}
-
-// BenchmarkQueryRun1M queries the records of one run (100 records) in a
-// ledger of 1,000,000 records of 10,000 runs. The rows are generated in
-// SQL (their chain fields are not real hashes: this measures the query).
 func BenchmarkQueryRun1M(b *testing.B) {
-	s := newDB(b, nil)()
-	ctx := context.Background()
-	if _, err := s.db.ExecContext(ctx, `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000)
+	storetest.BenchmarkQueryRun1M(b, kit, func(ctx context.Context, s *storetest.Store) error {
+		// requester is the table's last column (added by a migration).
+		return s.Exec(ctx, `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 1000000)
 		INSERT INTO ledger SELECT x, 1767225600000000000 + x * 1000000, 'call-' || x, 'run-' || (x % 10000), 'search', 'mcp:web', 'eino',
-			'user-' || (x % 50), CAST('{"q":"weather in Oslo","n":5}' AS BLOB), 'ok', '', '', '', '', 0, 1000000, 512, 'h', 'h', 'p', 'h', '' FROM c`); err != nil {
-		b.Fatal(err)
-	}
-	b.ResetTimer()
-	for i := range b.N {
-		n := 0
-		for _, err := range s.Ledger().Query(ctx, adapter.LedgerQuery{Run: fmt.Sprintf("run-%d", i%10000)}) {
-			if err != nil {
-				b.Fatal(err)
-			}
-			n++
-		}
-		if n != 100 {
-			b.Fatalf("%d records", n)
-		}
-	}
+			'user-' || (x % 50), CAST('{"q":"weather in Oslo","n":5}' AS BLOB), 'ok', '', '', '', '', 0, 1000000, 512, 'h', 'h', 'p', 'h', '' FROM c`)
+	})
 }

@@ -1,0 +1,308 @@
+// Package storetest holds the tests and benchmarks the database store
+// packages (store/sqlite, store/postgres) share: the adaptertest
+// conformance checks wired to a store, tampering with the ledger behind
+// the store's back, retention, executors in separate processes on one
+// database (approvals, wake-ups, pins, the ledger), a SIGKILL in the
+// middle of a run, and the benchmarks of docs/benchmarks.md. A store
+// package describes itself with a [Kit] and calls these from its tests.
+package storetest
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/adaptertest"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/internal/sqlledger"
+)
+
+// Ledger is what a store's ledger implements.
+type Ledger interface {
+	adapter.DurableLedger
+	adapter.LedgerReader
+	adapter.LedgerVerifier
+	Flush(ctx context.Context) error
+	Head(ctx context.Context) (adapter.ChainHead, error)
+}
+
+// Tickets is what a store's ticket store implements.
+type Tickets interface {
+	adapter.TicketStore
+	Wait(ctx context.Context, id string) (*adapter.Ticket, error)
+}
+
+// Store is one open instance of a store package's Store.
+type Store struct {
+	Ledger  Ledger
+	Tickets Tickets
+	Cache   adapter.Cache
+	Pins    mcpadapter.PinStore
+	Tokens  mcpadapter.TokenStore
+	// LedgerStats returns the ledger's counters.
+	LedgerStats func() sqlledger.Stats
+	// Sweep runs the store's retention sweep once.
+	Sweep func(ctx context.Context) error
+	// Exec runs a statement on the database, behind the store's back.
+	Exec func(ctx context.Context, stmt string, args ...any) error
+	// QueryRow runs a query of one row on the database.
+	QueryRow func(ctx context.Context, stmt string, args ...any) interface{ Scan(...any) error }
+	Close    func() error
+}
+
+// Options are the store options the tests vary; Open maps them to the
+// store's own.
+type Options struct {
+	Durable      bool
+	Retention    time.Duration
+	PollInterval time.Duration
+	Now          func() time.Time
+}
+
+// Kit describes a store package to the tests.
+type Kit struct {
+	// NewDB makes an empty database and returns what Open takes: a file
+	// path, a DSN.
+	NewDB func(t testing.TB) string
+	// Open opens a Store on db.
+	Open func(ctx context.Context, db string, o Options) (*Store, error)
+	// Param spells the n-th (from 1) parameter of a statement: "?", "$1".
+	Param func(n int) string
+	// ErrLedgerFull is the store's sentinel for a refused record.
+	ErrLedgerFull error
+	// ChildPollInterval is Options.PollInterval in the child processes of
+	// TestReplicaProcesses: a store that notifies other processes sets it
+	// long, to show that the notification woke the waiter.
+	ChildPollInterval time.Duration
+}
+
+// Opener returns an opener of Stores on a new database; every Store it
+// opens is closed when the test ends.
+func (k *Kit) Opener(t testing.TB, o Options) adaptertest.Opener[*Store] {
+	db := k.NewDB(t)
+	return func() *Store { return k.open(t, db, o) }
+}
+
+func (k *Kit) open(t testing.TB, db string, o Options) *Store {
+	t.Helper()
+	s, err := k.Open(context.Background(), db, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return s
+}
+
+func opener[T any](k *Kit, o Options, part func(*Store) T) func(t *testing.T) adaptertest.Opener[T] {
+	return func(t *testing.T) adaptertest.Opener[T] {
+		open := k.Opener(t, o)
+		return func() T { return part(open()) }
+	}
+}
+
+// TestConformance runs every adaptertest check on the store's ledger (in
+// both write modes), cache, tickets, pins and tokens, with replicas.
+func TestConformance(t *testing.T, k *Kit) {
+	for name, o := range map[string]Options{"batched": {}, "durable": {Durable: true}} {
+		t.Run("Ledger/"+name, func(t *testing.T) {
+			adaptertest.TestLedger(t, func(t *testing.T) (adapter.Ledger, func() []adapter.Record) {
+				l := k.Opener(t, o)().Ledger
+				return l, func() []adapter.Record {
+					if err := l.Flush(context.Background()); err != nil {
+						t.Fatal(err)
+					}
+					var out []adapter.Record
+					for r, err := range l.Query(context.Background(), adapter.LedgerQuery{}) {
+						if err != nil {
+							t.Fatal(err)
+						}
+						out = append(out, r)
+					}
+					return out
+				}
+			})
+			ledgers := opener(k, o, func(s *Store) adapter.Ledger { return s.Ledger })
+			adaptertest.TestLedgerQuery(t, ledgers)
+			adaptertest.TestLedgerChain(t, ledgers)
+			adaptertest.TestLedgerReplicas(t, ledgers)
+		})
+	}
+	t.Run("Cache", func(t *testing.T) {
+		adaptertest.TestCache(t, func(t *testing.T) adapter.Cache { return k.Opener(t, Options{})().Cache })
+		adaptertest.TestCacheReplicas(t, opener(k, Options{}, func(s *Store) adapter.Cache { return s.Cache }))
+	})
+	t.Run("Tickets", func(t *testing.T) {
+		adaptertest.TestTicketStore(t, func(t *testing.T) adapter.TicketStore { return k.Opener(t, Options{})().Tickets })
+		adaptertest.TestTicketReplicas(t, opener(k, Options{}, func(s *Store) adapter.TicketStore { return s.Tickets }))
+	})
+	t.Run("Pins", func(t *testing.T) {
+		adaptertest.TestPinStore(t, opener(k, Options{}, func(s *Store) mcpadapter.PinStore { return s.Pins }))
+	})
+	t.Run("Tokens", func(t *testing.T) {
+		adaptertest.TestTokenStore(t, func(t *testing.T) mcpadapter.TokenStore { return k.Opener(t, Options{})().Tokens })
+	})
+}
+
+// write writes n sample records and waits for them.
+func write(t *testing.T, l Ledger, n int, at func(i int) time.Time) {
+	t.Helper()
+	for i := range n {
+		r := adapter.Record{Time: at(i), CallID: "c" + string(rune('a'+i)), Tool: "t", Outcome: "ok", Args: []byte(`{"i":1}`)}
+		if err := l.Write(context.Background(), &r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (k *Kit) insertRecord() string {
+	ps := make([]string, len(sqlledger.Columns))
+	for i := range ps {
+		ps[i] = k.Param(i + 1)
+	}
+	return "INSERT INTO ledger (" + strings.Join(sqlledger.Columns, ", ") + ") VALUES (" + strings.Join(ps, ", ") + ")"
+}
+
+// TestTamper edits, deletes and inserts records in the database behind the
+// store's back; Verify names the first broken record.
+func TestTamper(t *testing.T, k *Kit) {
+	ctx := context.Background()
+	now := time.Now()
+	at := func(i int) time.Time { return now.Add(time.Duration(i) * time.Second) }
+	type stmt struct {
+		sql  string
+		args []any
+	}
+	tests := []struct {
+		name    string
+		sql     []stmt
+		seq     int64
+		problem adapter.ChainProblem
+	}{
+		{"Edit", []stmt{{`UPDATE ledger SET outcome = 'tool_error' WHERE seq = 4`, nil}}, 4, adapter.ChainEdited},
+		{"EditArgs", []stmt{{`UPDATE ledger SET args = ` + k.Param(1) + ` WHERE seq = 2`, []any{[]byte(`{"i":2}`)}}}, 2, adapter.ChainEdited},
+		{"Delete", []stmt{{`DELETE FROM ledger WHERE seq = 5`, nil}}, 5, adapter.ChainDeleted},
+		{"DeleteLast", []stmt{{`DELETE FROM ledger WHERE seq = 10`, nil}}, 10, adapter.ChainDeleted},
+		{"DeleteAndRenumber", []stmt{{`DELETE FROM ledger WHERE seq = 3`, nil}, {`UPDATE ledger SET seq = -(seq - 1) WHERE seq > 3`, nil},
+			{`UPDATE ledger SET seq = -seq WHERE seq < 0`, nil}, {`UPDATE ledger_chain SET head_seq = 9`, nil}}, 3, adapter.ChainDeleted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := k.Opener(t, Options{})()
+			write(t, s.Ledger, 10, at)
+			if err := s.Ledger.Verify(ctx); err != nil {
+				t.Fatalf("Verify before tampering: %v", err)
+			}
+			for _, q := range tt.sql {
+				if err := s.Exec(ctx, q.sql, q.args...); err != nil {
+					t.Fatalf("%s: %v", q.sql, err)
+				}
+			}
+			err := s.Ledger.Verify(ctx)
+			var ce *adapter.ChainError
+			if !errors.As(err, &ce) || ce.Seq != tt.seq || ce.Problem != tt.problem {
+				t.Errorf("Verify = %v, want record %d %s", err, tt.seq, tt.problem)
+			}
+		})
+	}
+	t.Run("InsertForgedInMiddle", func(t *testing.T) {
+		s := k.Opener(t, Options{})()
+		write(t, s.Ledger, 10, at)
+		// A forger who knows the hash function inserts a self-consistent
+		// record after seq 4 and renumbers the rest.
+		var prev string
+		if err := s.QueryRow(ctx, "SELECT hash FROM ledger WHERE seq = 4").Scan(&prev); err != nil {
+			t.Fatal(err)
+		}
+		forged := adapter.Record{Seq: 5, Time: at(4), CallID: "forged", Tool: "t", Outcome: "ok", Prev: prev}
+		forged.Hash = adapter.ChainHash(&forged)
+		for _, q := range []string{`UPDATE ledger SET seq = -(seq + 1) WHERE seq >= 5`, `UPDATE ledger SET seq = -seq WHERE seq < 0`} {
+			if err := s.Exec(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Exec(ctx, k.insertRecord(), sqlledger.Values(&forged)...); err != nil {
+			t.Fatal(err)
+		}
+		err := s.Ledger.Verify(ctx)
+		var ce *adapter.ChainError
+		if !errors.As(err, &ce) || ce.Seq != 5 || ce.Problem != adapter.ChainInserted {
+			t.Errorf("Verify = %v, want record 5 inserted", err)
+		}
+	})
+	t.Run("InsertForgedAtEnd", func(t *testing.T) {
+		s := k.Opener(t, Options{})()
+		write(t, s.Ledger, 10, at)
+		h, err := s.Ledger.Head(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		forged := adapter.Record{Seq: 11, Time: at(10), CallID: "forged", Tool: "t", Outcome: "ok", Prev: h.Hash}
+		forged.Hash = adapter.ChainHash(&forged)
+		if err := s.Exec(ctx, k.insertRecord(), sqlledger.Values(&forged)...); err != nil {
+			t.Fatal(err)
+		}
+		err = s.Ledger.Verify(ctx)
+		var ce *adapter.ChainError
+		if !errors.As(err, &ce) || ce.Seq != 11 || ce.Problem != adapter.ChainInserted {
+			t.Errorf("Verify = %v, want record 11 inserted", err)
+		}
+	})
+}
+
+// TestRetention checks that the sweep deletes the records older than the
+// retention, and only a prefix of the chain, which still verifies.
+func TestRetention(t *testing.T, k *Kit) {
+	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	s := k.Opener(t, Options{Retention: time.Hour, Now: func() time.Time { return now }})()
+	// Records 0..4 are 10 h to 6 h old, the last five minutes old.
+	write(t, s.Ledger, 10, func(i int) time.Time {
+		if i < 5 {
+			return now.Add(-time.Duration(10-i) * time.Hour)
+		}
+		return now.Add(-time.Duration(10-i) * time.Minute)
+	})
+	if err := s.Sweep(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var seqs []int64
+	for r, err := range s.Ledger.Query(context.Background(), adapter.LedgerQuery{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		seqs = append(seqs, r.Seq)
+	}
+	if len(seqs) != 5 || seqs[0] != 6 {
+		t.Errorf("after the sweep, records %v; want 6..10", seqs)
+	}
+	if err := s.Ledger.Verify(context.Background()); err != nil {
+		t.Errorf("Verify after retention: %v", err)
+	}
+}
+
+// TestSchemaTooNew checks that Open refuses a database whose schema a
+// newer version wrote: bump is the statement that sets the version to 99,
+// errTooNew the store's sentinel.
+func TestSchemaTooNew(t *testing.T, k *Kit, bump string, errTooNew error) {
+	db := k.NewDB(t)
+	s := k.open(t, db, Options{})
+	if err := s.Exec(context.Background(), bump); err != nil {
+		t.Fatal(err)
+	}
+	s2, err := k.Open(context.Background(), db, Options{})
+	if err == nil {
+		s2.Close()
+	}
+	if !errors.Is(err, errTooNew) {
+		t.Errorf("Open of a newer schema: %v, want %v", err, errTooNew)
+	}
+}
