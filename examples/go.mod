@@ -8,6 +8,7 @@ require (
 	github.com/cloudwego/eino-ext/components/model/openai v0.1.7
 	github.com/firebase/genkit/go v1.4.0
 	github.com/google/jsonschema-go v0.4.3
+	github.com/jackc/pgx/v5 v5.7.5
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/openai/openai-go v1.8.2
 	github.com/tmc/langchaingo v0.1.14
@@ -36,6 +37,9 @@ require (
 	github.com/huandu/xstrings v1.3.3 // indirect
 	github.com/imdario/mergo v0.3.13 // indirect
 	github.com/invopop/jsonschema v0.13.0 // indirect
+	github.com/jackc/pgpassfile v1.0.0 // indirect
+	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
+	github.com/jackc/puddle/v2 v2.2.2 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/klauspost/cpuid/v2 v2.2.9 // indirect
 	github.com/mailru/easyjson v0.9.0 // indirect
@@ -71,6 +75,7 @@ require (
 	golang.org/x/arch v0.11.0 // indirect
 	golang.org/x/crypto v0.58.0 // indirect
 	golang.org/x/exp v0.0.0-20250408133849-7e4ce0ab07d0 // indirect
+	golang.org/x/text v0.43.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
 
@@ -78,6 +83,7 @@ require (
 	github.com/agentadapter/agentadapter/integrations/einoadapter v0.1.0
 	github.com/agentadapter/agentadapter/integrations/genkitadapter v0.1.0
 	github.com/agentadapter/agentadapter/integrations/langchaingoadapter v0.1.0
+	github.com/agentadapter/agentadapter/store/postgres v0.1.0
 	github.com/agentadapter/agentadapter/store/sqlite v0.1.0
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
@@ -105,3 +111,5 @@ replace github.com/agentadapter/agentadapter/integrations/genkitadapter => ../in
 replace github.com/agentadapter/agentadapter/integrations/langchaingoadapter => ../integrations/langchaingoadapter
 
 replace github.com/agentadapter/agentadapter/store/sqlite => ../store/sqlite
+
+replace github.com/agentadapter/agentadapter/store/postgres => ../store/postgres

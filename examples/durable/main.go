@@ -5,15 +5,19 @@
 // approval.
 //
 // Everything the executor remembers is in one SQLite file (package
-// sqlitestore): the approval tickets, the ledger in durable mode (a call
-// returns only once its record is committed and synced), the pinned
-// definitions of the imported tools. A run paused for approval is on disk
-// too: the Eino run as its checkpoint (a file-backed
-// compose.CheckPointStore), the Genkit run as its interrupted response.
+// sqlitestore), or in PostgreSQL (package pgstore) with -db postgres://...:
+// the approval tickets, the ledger in durable mode (a call returns only
+// once its record is committed), the pinned definitions of the imported
+// tools. A run paused for approval is on disk too: the Eino run as its
+// checkpoint (a file-backed compose.CheckPointStore), the Genkit run as its
+// interrupted response.
 //
 //	go run ./durable                   # the whole story in one process, in a temporary directory
 //	go run ./durable run DIR           # start, or continue, the runs kept in DIR; waits for approvals
 //	go run ./durable approve DIR       # approve every pending ticket, as an operator would
+//
+// DIR holds the paused runs and the effects (payments.log), and the SQLite
+// database (state.db) unless -db names another file or a PostgreSQL DSN.
 //
 // Kill "run" at any point, kill -9 included, and start it again: a run
 // that paused for approval is still paused and its ticket still pending;
@@ -37,6 +41,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 
 	"github.com/cloudwego/eino/compose"
@@ -51,6 +56,7 @@ import (
 	"github.com/agentadapter/agentadapter/integrations/genkitadapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 	"github.com/agentadapter/agentadapter/registry"
+	pgstore "github.com/agentadapter/agentadapter/store/postgres"
 	sqlitestore "github.com/agentadapter/agentadapter/store/sqlite"
 )
 
@@ -78,29 +84,30 @@ func cli(ctx context.Context, args []string, out io.Writer) error {
 	}
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	subject := fs.String("subject", defaultSubject, "the user the agents act for")
-	wait := fs.Bool("wait", true, "wait for approvals (false: exit once the runs pause)")
+	wait := fs.Bool("wait", true, "wait for approvals (false: leave paused the runs whose tickets are pending)")
+	dsn := fs.String("db", "", "the SQLite file or PostgreSQL DSN (postgres://...) of the executor's state; empty means DIR/state.db")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
-		return fmt.Errorf("usage: durable [run [-subject NAME] [-wait=false] DIR | approve DIR]")
+		return fmt.Errorf("usage: durable [run [-subject NAME] [-wait=false] [-db DSN] DIR | approve [-db DSN] DIR]")
 	}
 	dir := fs.Arg(0)
 	switch args[0] {
 	case "run":
-		a, err := open(ctx, dir, out)
+		a, err := open(ctx, dir, *dsn, out)
 		if err != nil {
 			return err
 		}
 		defer a.close()
 		return a.run(ctx, *subject, *wait)
 	case "approve":
-		db, err := openStore(ctx, dir)
+		st, err := openState(ctx, dir, *dsn)
 		if err != nil {
 			return err
 		}
-		defer db.Close()
-		return approveAll(ctx, &adapter.Deferred{Store: db.Tickets()}, out)
+		defer st.close()
+		return approveAll(ctx, &adapter.Deferred{Store: st.tickets}, out)
 	}
 	return fmt.Errorf("unknown command %q", args[0])
 }
@@ -114,7 +121,7 @@ func demo(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	a, err := open(ctx, dir, out)
+	a, err := open(ctx, dir, "", out)
 	if err != nil {
 		return err
 	}
@@ -129,13 +136,13 @@ func demo(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(out, "ledger:")
-	for r, err := range a.db.Ledger().Query(ctx, adapter.LedgerQuery{}) {
+	for r, err := range a.st.ledger.Query(ctx, adapter.LedgerQuery{}) {
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(out, "  #%d %-8s %-16s run %s approval %q by %q\n", r.Seq, r.Tool, r.Outcome, r.RunID, r.Approval, r.Approver)
 	}
-	if err := a.db.Ledger().Verify(ctx); err != nil {
+	if err := a.st.ledger.Verify(ctx); err != nil {
 		return err
 	}
 	fmt.Fprintln(out, "ledger chain verified")
@@ -146,7 +153,7 @@ func demo(ctx context.Context, out io.Writer) error {
 type app struct {
 	dir       string
 	out       io.Writer
-	db        *sqlitestore.Store
+	st        *state
 	approvals *adapter.Deferred
 	exec      *adapter.Executor
 	mgr       *mcpadapter.Manager
@@ -158,25 +165,58 @@ type app struct {
 	genkitTools []ai.ToolRef
 }
 
-func openStore(ctx context.Context, dir string) (*sqlitestore.Store, error) {
+// state is the executor's state as this program uses it; sqlitestore and
+// pgstore both provide it.
+type state struct {
+	tickets interface {
+		adapter.TicketStore
+		// Wait blocks until a ticket is decided, by any process.
+		Wait(ctx context.Context, id string) (*adapter.Ticket, error)
+	}
+	ledger interface {
+		adapter.DurableLedger
+		adapter.LedgerReader
+		adapter.LedgerVerifier
+	}
+	pins  mcpadapter.PinStore
+	close func() error
+}
+
+// openState opens the store dsn names: a PostgreSQL DSN, a SQLite file, or
+// (empty) DIR/state.db. Both ledgers are durable: a call returns only once
+// its record is committed, so a crash loses no record of a call that
+// finished.
+func openState(ctx context.Context, dir, dsn string) (*state, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	// Durable: a call returns only once its ledger record is on disk, so a
-	// crash loses no record of a call that finished.
-	return sqlitestore.Open(ctx, filepath.Join(dir, "state.db"), &sqlitestore.Options{Durable: true})
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		db, err := pgstore.Open(ctx, dsn, &pgstore.Options{Durable: true})
+		if err != nil {
+			return nil, err
+		}
+		return &state{tickets: db.Tickets(), ledger: db.Ledger(), pins: db.Pins(), close: db.Close}, nil
+	}
+	if dsn == "" {
+		dsn = filepath.Join(dir, "state.db")
+	}
+	db, err := sqlitestore.Open(ctx, dsn, &sqlitestore.Options{Durable: true})
+	if err != nil {
+		return nil, err
+	}
+	return &state{tickets: db.Tickets(), ledger: db.Ledger(), pins: db.Pins(), close: db.Close}, nil
 }
 
 // open sets up the process: the store, the tools (one imported from an
 // MCP server, its definition pinned in the store), the executor, the
 // agents. Genkit is initialised here, and only once per process: genkit.Init
 // installs process-wide signal handling and tracing.
-func open(ctx context.Context, dir string, out io.Writer) (_ *app, err error) {
-	db, err := openStore(ctx, dir)
+func open(ctx context.Context, dir, dsn string, out io.Writer) (_ *app, err error) {
+	st, err := openState(ctx, dir, dsn)
 	if err != nil {
 		return nil, err
 	}
-	a := &app{dir: dir, out: out, db: db}
+	a := &app{dir: dir, out: out, st: st}
 	defer func() {
 		if err != nil {
 			a.close()
@@ -192,18 +232,18 @@ func open(ctx context.Context, dir string, out io.Writer) (_ *app, err error) {
 	server := mcp.NewServer(&mcp.Implementation{Name: "bank", Version: "v1"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "lookup", Description: "Looks an account up.",
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}}, lookup)
-	ct, st := mcp.NewInMemoryTransports()
-	if a.bank, err = server.Connect(ctx, st, nil); err != nil {
+	ct, srvT := mcp.NewInMemoryTransports()
+	if a.bank, err = server.Connect(ctx, srvT, nil); err != nil {
 		return nil, err
 	}
-	a.mgr = mcpadapter.NewManager(reg, &mcpadapter.ManagerOptions{Strict: true, PinStore: db.Pins()})
+	a.mgr = mcpadapter.NewManager(reg, &mcpadapter.ManagerOptions{Strict: true, PinStore: st.pins})
 	if err := a.mgr.Connect(ctx, mcpadapter.Server{Name: "bank", Transport: ct, Trust: true}); err != nil {
 		return nil, err
 	}
 
-	a.approvals = &adapter.Deferred{Store: db.Tickets()}
+	a.approvals = &adapter.Deferred{Store: st.tickets}
 	a.exec = adapter.NewExecutor(reg, &adapter.ExecutorOptions{
-		Ledger: db.Ledger(),
+		Ledger: st.ledger,
 		Approval: adapter.ApprovalOptions{Port: a.approvals, Tools: map[string]adapter.ApprovalPolicy{
 			"lookup":   adapter.ApproveNever,
 			"transfer": adapter.ApproveAlways,
@@ -234,7 +274,7 @@ func (a *app) close() {
 	if a.bank != nil {
 		a.bank.Close()
 	}
-	a.db.Close()
+	a.st.close()
 }
 
 // einoGraph wraps the react agent's graph in one compiled with the
@@ -379,7 +419,7 @@ func (a *app) run(ctx context.Context, subject string, wait bool) error {
 // for the decisions if wait is set.
 func (a *app) decided(ctx context.Context, name string, p *paused, wait bool, waiting *bool) (bool, error) {
 	for _, ap := range p.Approvals {
-		t, err := a.db.Tickets().Get(ctx, ap.Ticket)
+		t, err := a.st.tickets.Get(ctx, ap.Ticket)
 		if errors.Is(err, adapter.ErrTicketNotFound) {
 			continue // expired and swept: the resumed call asks again
 		}
@@ -394,7 +434,7 @@ func (a *app) decided(ctx context.Context, name string, p *paused, wait bool, wa
 				fmt.Fprintln(a.out, "waiting for approvals")
 				*waiting = true
 			}
-			if t, err = a.db.Tickets().Wait(ctx, ap.Ticket); err != nil {
+			if t, err = a.st.tickets.Wait(ctx, ap.Ticket); err != nil {
 				return false, err
 			}
 		}

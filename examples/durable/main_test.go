@@ -1,3 +1,5 @@
+//go:build unix
+
 package main
 
 import (
@@ -6,17 +8,22 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
-	sqlitestore "github.com/agentadapter/agentadapter/store/sqlite"
+	"github.com/agentadapter/agentadapter/internal/pgtest"
 )
 
 // childEnv carries a child process's command line (JSON): the test
@@ -36,7 +43,52 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	c, err := pgtest.Start()
+	if err != nil {
+		// Under CI a missing PostgreSQL fails; elsewhere its test skips.
+		if os.Getenv("CI") != "" || !errors.Is(err, pgtest.ErrNoPostgres) {
+			fmt.Fprintln(os.Stderr, "the durable example's tests need PostgreSQL:", err)
+			os.Exit(1)
+		}
+		fmt.Fprintln(os.Stderr, "durable: skipping the PostgreSQL test:", err)
+	} else {
+		clusterDSN = c.DSN
+	}
+	code := m.Run()
+	if c != nil {
+		if err := c.Stop(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// clusterDSN is the throwaway PostgreSQL cluster's; empty when there is
+// none (never under CI).
+var clusterDSN string
+
+var schemas atomic.Int64
+
+// postgresDSN returns the DSN of an empty schema of the cluster.
+func postgresDSN(t *testing.T) string {
+	if clusterDSN == "" {
+		t.Skip("no PostgreSQL")
+	}
+	name := fmt.Sprintf("durable_%d_%d", os.Getpid(), schemas.Add(1))
+	conn, err := pgx.Connect(context.Background(), clusterDSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(context.Background(), "CREATE SCHEMA "+name); err != nil {
+		t.Fatal(err)
+	}
+	sep := "?"
+	if strings.Contains(clusterDSN, "?") {
+		sep = "&"
+	}
+	return clusterDSN + sep + "search_path=" + url.QueryEscape(name)
 }
 
 // child is the program running in another process.
@@ -169,15 +221,29 @@ func (c *child) pausedTicket(agent string) string {
 // presenting the tickets is denied, and replaying the runs' saved state
 // after they finished asks for approval again instead of paying twice.
 func TestCrash(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { testCrash(t, "") })
+	t.Run("postgres", func(t *testing.T) { testCrash(t, postgresDSN(t)) })
+}
+
+// testCrash runs the story on the store dsn names (the program's -db
+// flag; empty means DIR/state.db).
+func testCrash(t *testing.T, dsn string) {
 	ctx := context.Background()
 	dir := t.TempDir()
+	run := func(flags ...string) []string {
+		args := append([]string{"run"}, flags...)
+		if dsn != "" {
+			args = append(args, "-db", dsn)
+		}
+		return append(args, dir)
+	}
 	agents := []string{"eino", "genkit"}
 	wantArgs := map[string]string{"eino": `{"amount":100,"to":"bob"}`, "genkit": `{"amount":250,"to":"carol"}`}
 	wantResult := map[string]string{"eino": "sent 100 to bob", "genkit": "sent 250 to carol"}
 
 	// 1. Both runs call lookup, then pause on transfer; the process waits
 	// for the decisions and is killed doing so.
-	first := startChild(t, "run", dir)
+	first := startChild(t, run()...)
 	first.until("waiting for approvals")
 	tickets := map[string]string{}
 	for _, ag := range agents {
@@ -193,25 +259,25 @@ func TestCrash(t *testing.T) {
 	}
 
 	// 2. What the crash left, read through the store's API.
-	db := openTestStore(t, dir)
+	st := openTestState(t, dir, dsn)
 	for _, ag := range agents {
-		tk := ticket(t, db, tickets[ag])
+		tk := ticket(t, st, tickets[ag])
 		if tk.State != adapter.TicketPending || tk.Tool != "transfer" || tk.Subject != defaultSubject || string(tk.Args) != wantArgs[ag] {
 			t.Errorf("%s ticket after the crash: %s %s %s by %q, want pending transfer %s by %s",
 				ag, tk.State, tk.Tool, tk.Args, tk.Subject, wantArgs[ag], defaultSubject)
 		}
 	}
-	recs := records(t, db)
+	recs := records(t, st)
 	if got, want := summary(recs), []string{"lookup ok", "transfer approval_pending", "lookup ok", "transfer approval_pending"}; !equal(got, want) {
 		t.Fatalf("ledger after the crash: %v, want %v", got, want)
 	}
 	if recs[1].Ticket != tickets["eino"] || recs[3].Ticket != tickets["genkit"] {
 		t.Errorf("pending records name tickets %s, %s; want %s, %s", recs[1].Ticket, recs[3].Ticket, tickets["eino"], tickets["genkit"])
 	}
-	if err := db.Ledger().Verify(ctx); err != nil {
+	if err := st.ledger.Verify(ctx); err != nil {
 		t.Errorf("Verify after the crash: %v", err)
 	}
-	pin := pins(t, db)
+	pin := pins(t, st)
 	if _, err := os.Stat(filepath.Join(dir, "payments.log")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("payments before any approval: %v", err)
 	}
@@ -223,7 +289,7 @@ func TestCrash(t *testing.T) {
 
 	// 3. An operator approves, through the store (no process of the
 	// program is running).
-	approvals := &adapter.Deferred{Store: db.Tickets()}
+	approvals := &adapter.Deferred{Store: st.tickets}
 	for _, ag := range agents {
 		if err := approvals.Approve(ctx, tickets[ag], operator); err != nil {
 			t.Fatal(err)
@@ -233,13 +299,13 @@ func TestCrash(t *testing.T) {
 	// 4. Another user runs the program on the same state: the resumed
 	// calls present alice's tickets and are denied; nothing is paid and
 	// the tickets stay approved.
-	mallory := startChild(t, "run", "-subject", "mallory", dir)
+	mallory := startChild(t, run("-subject", "mallory")...)
 	mallory.finish()
 	for _, ag := range agents {
 		if l := mallory.answer(ag); !strings.Contains(l, string(adapter.KindApprovalDenied)) {
 			t.Errorf("%s run resumed by mallory: %q, want an answer reading approval_denied", ag, l)
 		}
-		if tk := ticket(t, db, tickets[ag]); tk.State != adapter.TicketApproved {
+		if tk := ticket(t, st, tickets[ag]); tk.State != adapter.TicketApproved {
 			t.Errorf("%s ticket after mallory's attempt: %s, want approved", ag, tk.State)
 		}
 	}
@@ -253,7 +319,7 @@ func TestCrash(t *testing.T) {
 	// answer carries its result.
 	os.RemoveAll(filepath.Join(dir, "runs"))
 	copyDir(t, saved, filepath.Join(dir, "runs"))
-	second := startChild(t, "run", dir)
+	second := startChild(t, run()...)
 	second.finish()
 	for _, ag := range agents {
 		if l := second.answer(ag); !strings.Contains(l, " answer: transfer: ") || !strings.Contains(l, wantResult[ag]) {
@@ -263,7 +329,7 @@ func TestCrash(t *testing.T) {
 		if strings.Contains(second.output(), ag+": model reads lookup") {
 			t.Errorf("%s: the restart ran lookup again:\n%s", ag, second.output())
 		}
-		if tk := ticket(t, db, tickets[ag]); tk.State != adapter.TicketConsumed {
+		if tk := ticket(t, st, tickets[ag]); tk.State != adapter.TicketConsumed {
 			t.Errorf("%s ticket after the resumed call: %s, want consumed", ag, tk.State)
 		}
 	}
@@ -279,19 +345,19 @@ func TestCrash(t *testing.T) {
 	// fails after the new ticket was asked for.
 	os.RemoveAll(filepath.Join(dir, "runs"))
 	copyDir(t, saved, filepath.Join(dir, "runs"))
-	replay := startChild(t, "run", "-wait=false", dir)
+	replay := startChild(t, run("-wait=false")...)
 	if err := replay.wait(); err == nil || !strings.Contains(replay.stderr.String(), "interrupt during a restarted execution") {
 		t.Errorf("replay: %v, want genkit's refusal to interrupt a restart; stderr:\n%s", err, replay.stderr.String())
 	}
-	if tk := ticket(t, db, replay.pausedTicket("eino")); tk.ID == tickets["eino"] || tk.State != adapter.TicketPending {
+	if tk := ticket(t, st, replay.pausedTicket("eino")); tk.ID == tickets["eino"] || tk.State != adapter.TicketPending {
 		t.Errorf("eino replayed: ticket %s %s, want a new pending ticket (the approved one was %s)", tk.ID, tk.State, tickets["eino"])
 	}
 	asked := map[string]bool{}
-	for r, err := range db.Ledger().Query(ctx, adapter.LedgerQuery{Tool: "transfer", Outcome: string(adapter.KindApprovalPending)}) {
+	for r, err := range st.ledger.Query(ctx, adapter.LedgerQuery{Tool: "transfer", Outcome: string(adapter.KindApprovalPending)}) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tk := ticket(t, db, r.Ticket); tk.State == adapter.TicketPending && r.Integration == "genkit" {
+		if tk := ticket(t, st, r.Ticket); tk.State == adapter.TicketPending && r.Integration == "genkit" {
 			asked[r.Ticket] = true
 		}
 	}
@@ -306,7 +372,7 @@ func TestCrash(t *testing.T) {
 	// transfer ran once, with its ticket, approver and the approved
 	// arguments, and no call ran twice; the chain verifies, the pin is
 	// the one pinned before the crash.
-	all := records(t, db)
+	all := records(t, st)
 	if !equal(summary(all[:4]), summary(recs)) {
 		t.Errorf("ledger's first records changed: %v, want %v", summary(all[:4]), summary(recs))
 	}
@@ -349,7 +415,7 @@ func TestCrash(t *testing.T) {
 		t.Fatalf("transfers that ran: %d, want 2:\n%v", len(transfers), summary(all))
 	}
 	for i, ag := range agents {
-		r, tk := transfers[i], ticket(t, db, tickets[ag])
+		r, tk := transfers[i], ticket(t, st, tickets[ag])
 		args, err := adapter.CanonicalJSON(r.Args)
 		if err != nil {
 			t.Fatalf("%s transfer record's args %s: %v", ag, r.Args, err)
@@ -365,37 +431,39 @@ func TestCrash(t *testing.T) {
 			t.Errorf("%s transfer call %s is not the one that paid: %q", ag, r.CallID, paid)
 		}
 	}
-	if err := db.Ledger().Verify(ctx); err != nil {
+	if err := st.ledger.Verify(ctx); err != nil {
 		t.Errorf("Verify at the end: %v", err)
 	}
-	if got := pins(t, db); got != pin {
+	if got := pins(t, st); got != pin {
 		t.Errorf("pin at the end: %s, want %s (from before the crash)", got, pin)
 	}
 }
 
-func openTestStore(t *testing.T, dir string) *sqlitestore.Store {
+// openTestState opens the store as the program does, through its public
+// API (sqlitestore's or pgstore's).
+func openTestState(t *testing.T, dir, dsn string) *state {
 	t.Helper()
-	db, err := sqlitestore.Open(context.Background(), filepath.Join(dir, "state.db"), nil)
+	st, err := openState(context.Background(), dir, dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { db.Close() })
-	return db
+	t.Cleanup(func() { st.close() })
+	return st
 }
 
-func ticket(t *testing.T, db *sqlitestore.Store, id string) *adapter.Ticket {
+func ticket(t *testing.T, st *state, id string) *adapter.Ticket {
 	t.Helper()
-	tk, err := db.Tickets().Get(context.Background(), id)
+	tk, err := st.tickets.Get(context.Background(), id)
 	if err != nil {
 		t.Fatalf("ticket %s: %v", id, err)
 	}
 	return tk
 }
 
-func records(t *testing.T, db *sqlitestore.Store) []adapter.Record {
+func records(t *testing.T, st *state) []adapter.Record {
 	t.Helper()
 	var out []adapter.Record
-	for r, err := range db.Ledger().Query(context.Background(), adapter.LedgerQuery{}) {
+	for r, err := range st.ledger.Query(context.Background(), adapter.LedgerQuery{}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -413,10 +481,10 @@ func summary(recs []adapter.Record) []string {
 }
 
 // pins returns the one pin there must be: the bank's lookup tool.
-func pins(t *testing.T, db *sqlitestore.Store) string {
+func pins(t *testing.T, st *state) string {
 	t.Helper()
 	var all []mcpadapter.Pin
-	for p, err := range db.Pins().All(context.Background()) {
+	for p, err := range st.pins.All(context.Background()) {
 		if err != nil {
 			t.Fatal(err)
 		}
