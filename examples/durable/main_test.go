@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"os/exec"
@@ -32,6 +33,12 @@ const childEnv = "DURABLE_TEST_CHILD"
 
 func TestMain(m *testing.M) {
 	if v := os.Getenv(childEnv); v != "" {
+		// The test holds the child's stdin open: if the test process dies
+		// without reaping it (a timeout's panic), the child ends too.
+		go func() {
+			io.Copy(io.Discard, os.Stdin)
+			os.Exit(3)
+		}()
 		var args []string
 		if err := json.Unmarshal([]byte(v), &args); err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")
@@ -108,6 +115,9 @@ func startChild(t *testing.T, args ...string) *child {
 	c := &child{t: t, cmd: exec.Command(os.Args[0], "-test.run=^$"), lines: make(chan string)}
 	c.cmd.Env = append(os.Environ(), childEnv+"="+string(b))
 	c.cmd.Stderr = &c.stderr
+	if _, err := c.cmd.StdinPipe(); err != nil { // see TestMain
+		t.Fatal(err)
+	}
 	out, err := c.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
