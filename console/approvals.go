@@ -187,6 +187,8 @@ func noticeOf(r *http.Request) string {
 		return "Approved " + tk + "; this tool will be approved for this requester from now on."
 	case "denied-always":
 		return "Denied " + tk + "; this tool will be denied for this requester from now on."
+	case "revoked":
+		return "Revoked the standing decision for " + q.Get("tool") + "; its calls are asked for again."
 	}
 	return ""
 }
@@ -202,7 +204,53 @@ func (c *Console) showApprovals(w http.ResponseWriter, r *http.Request, status i
 		status = http.StatusInternalServerError
 	}
 	p.Tickets = ts
+	p.Standing = c.standingViews()
 	c.render(w, r, status, "approvals", p)
+}
+
+// standingView is one standing decision on the approvals page.
+type standingView struct {
+	N                                int
+	Tool, Subject, Verdict, Approver string
+	Reason, When                     string
+}
+
+func (c *Console) standingViews() []standingView {
+	if c.opts.Standing == nil {
+		return nil
+	}
+	var out []standingView
+	for i, r := range c.opts.Standing.Rules() {
+		out = append(out, standingView{
+			N: i, Tool: r.Tool, Subject: r.Subject, Verdict: r.Verdict.String(), Approver: r.Approver,
+			Reason: r.Reason, When: r.Created.UTC().Format("2006-01-02 15:04:05"),
+		})
+	}
+	return out
+}
+
+// revokeStanding revokes a standing decision; revoking is always allowed,
+// whatever the policy now says of taking them.
+func (c *Console) revokeStanding(w http.ResponseWriter, r *http.Request) {
+	op := OperatorFromContext(r.Context())
+	if c.opts.Standing == nil {
+		http.Error(w, "console: standing decisions are not configured", http.StatusNotFound)
+		return
+	}
+	tool, subject := r.PostForm.Get("tool"), r.PostForm.Get("subject")
+	if r.PostForm.Get("action") != "revoke" || tool == "" {
+		http.Error(w, "console: unknown action", http.StatusBadRequest)
+		return
+	}
+	if !c.opts.Standing.Revoke(tool, subject) {
+		c.showApprovals(w, r, http.StatusConflict, "", "There is no standing decision for "+tool+" (someone may have revoked it already).")
+		return
+	}
+	c.write(r.Context(), &adapter.Record{
+		Time: c.now(), Tool: tool, Source: Source, Integration: Source, Subject: subject,
+		Outcome: OutcomeStanding, Approval: "revoked", Approver: op.Name,
+	})
+	seeOther(w, "approvals?done=revoked&tool="+urlQueryEscape(tool))
 }
 
 // pendingFragment serves the ticket list alone, for the live page to merge.
@@ -284,6 +332,10 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
 		}
 		msg = strings.TrimSpace(fmt.Sprintf("standing: always %s %s for %s. %s", verb, t.Tool, who, t.Reason))
 		done += "-always"
+		c.write(r.Context(), &adapter.Record{
+			Time: rule.Created, Tool: t.Tool, Source: Source, Integration: Source, Subject: t.Subject,
+			Outcome: OutcomeStanding, Approval: rule.Verdict.String(), Approver: op.Name, Message: t.Reason, Ticket: t.ID,
+		})
 	}
 	c.record(r.Context(), t, strings.TrimSuffix(done, "-always"), msg, op.Name, nil)
 	c.Notify()

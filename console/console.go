@@ -48,6 +48,11 @@ type StandingDecisions interface {
 	// Allows reports whether the policy permits standing decisions for tool.
 	Allows(tool string) bool
 	Set(r adapter.StandingRule) error
+	// Revoke removes the decision for tool and subject, reporting whether
+	// there was one.
+	Revoke(tool, subject string) bool
+	// Rules lists the decisions in force.
+	Rules() []adapter.StandingRule
 }
 
 // Options configure a [Console]. Approvals, Ledger and Auth (or
@@ -114,6 +119,15 @@ const (
 	OutcomeDecision    = "decision"
 	OutcomePinAccepted = "pin_accepted"
 	OutcomePinKept     = "pin_kept"
+	// OutcomeStanding records a standing decision taken or revoked: Tool
+	// and Subject say what it covers (Subject is the requester, "" the
+	// unauthenticated caller), Approval is "approved" or "denied" for a
+	// decision taken (Message its reason, Ticket the ticket it was taken
+	// on) and "revoked" for one revoked; Approver is the operator. The
+	// ledger is thus the durable home of standing decisions: a program
+	// replays these records, oldest first, to restore them after a
+	// restart or to follow another replica's console.
+	OutcomeStanding = "standing"
 	// Source is Record.Source and Record.Integration of the console's records.
 	Source = "console"
 )
@@ -235,6 +249,7 @@ func (c *Console) routes() {
 	m.HandleFunc("GET /pending", c.operator(c.pendingFragment))
 	m.HandleFunc("GET /events", c.operator(c.events))
 	m.HandleFunc("POST /decide", c.operator(c.action(c.decide)))
+	m.HandleFunc("POST /standing", c.operator(c.action(c.revokeStanding)))
 	m.HandleFunc("GET /edit", c.operator(c.editPage))
 	m.HandleFunc("POST /edit", c.operator(c.action(c.edit)))
 	m.HandleFunc("GET /ledger", c.operator(c.ledgerPage))

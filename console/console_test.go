@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/console"
@@ -372,6 +375,44 @@ func TestStandingDecisions(t *testing.T) {
 			t.Errorf("decision record %+v", rec)
 		}
 	})
+	t.Run("listed, recorded, revoked", func(t *testing.T) {
+		e := newEnv(t, envOptions{standing: true})
+		o := e.login("tok-alice")
+		tk := e.hold(ctx, `{"path":"/tmp/a"}`)
+		if res := o.post("decide", url.Values{"ticket": {tk}, "action": {"approve-always"}}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("approve-always: %d %s", res.StatusCode, body(res))
+		}
+		page := body(o.do("GET", "approvals", nil, nil))
+		if !strings.Contains(page, `id="standing-0"`) || !strings.Contains(page, "always approve") || !strings.Contains(page, `id="revoke-0"`) {
+			t.Fatalf("the standing decision is not listed:\n%s", page)
+		}
+		// bob revokes alice's decision: the next call is held again.
+		b := e.login("tok-bob")
+		if res := b.post("standing", url.Values{"tool": {"delete_file"}, "subject": {"agent-7"}, "action": {"revoke"}}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("revoke: %d %s", res.StatusCode, body(res))
+		}
+		if _, err := e.exec.Call(as("agent-7"), "delete_file", json.RawMessage(`{"path":"/tmp/c"}`)); adapter.KindOf(err) != adapter.KindApprovalPending {
+			t.Errorf("call after the revocation: %v, want approval_pending", err)
+		}
+		if res := b.post("standing", url.Values{"tool": {"delete_file"}, "subject": {"agent-7"}, "action": {"revoke"}}); res.StatusCode != http.StatusConflict {
+			t.Errorf("revoking twice: %d, want 409", res.StatusCode)
+		}
+		// A forged form (no CSRF token) revokes nothing.
+		if res := b.do("POST", "standing", url.Values{"tool": {"delete_file"}, "subject": {"agent-7"}, "action": {"revoke"}}, nil); res.StatusCode != http.StatusForbidden {
+			t.Errorf("revoke without the CSRF token: %d, want 403", res.StatusCode)
+		}
+		e.exec.Close()
+		var got []string
+		for _, r := range e.ledger.Records() {
+			if r.Outcome == console.OutcomeStanding {
+				got = append(got, r.Approval+" "+r.Tool+" "+r.Subject+" by "+r.Approver)
+			}
+		}
+		want := []string{"approved delete_file agent-7 by alice", "revoked delete_file agent-7 by bob"}
+		if strings.Join(got, "; ") != strings.Join(want, "; ") {
+			t.Errorf("standing records %q, want %q", got, want)
+		}
+	})
 	t.Run("deny always", func(t *testing.T) {
 		e := newEnv(t, envOptions{standing: true})
 		o := e.login("tok-bob")
@@ -482,5 +523,65 @@ func TestHostileInput(t *testing.T) {
 	res = o.do("POST", "decide", url.Values{"csrf": {o.csrf}, "ticket": {tk}, "reason": {strings.Repeat("x", 2<<20)}}, nil)
 	if body(res); res.StatusCode != http.StatusBadRequest {
 		t.Errorf("2 MiB form: %d, want 400", res.StatusCode)
+	}
+}
+
+// "Keep blocked" is recorded (who, when, which definition) and shown on
+// the quarantine page; the page reads it back from the ledger, so a new
+// console (a restart) shows it too, and only for that definition.
+func TestQuarantineKeepBlocked(t *testing.T) {
+	e := newEnv(t, envOptions{servers: true})
+	e.changeUpstream()
+	got := e.manager.Quarantined()[0].Got
+	b := e.login("tok-bob")
+	if res := b.post("quarantine", url.Values{"server": {"dict"}, "tool": {"lookup"}, "action": {"keep"}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("keep: %d %s", res.StatusCode, body(res))
+	}
+	if q := e.manager.Quarantined(); len(q) != 1 {
+		t.Fatalf("kept blocked, but quarantined is %+v", q)
+	}
+	if _, err := e.exec.Call(context.Background(), "lookup", json.RawMessage(`{"word":"rug"}`)); adapter.KindOf(err) != adapter.KindGuardrailBlocked {
+		t.Errorf("call of a tool kept blocked: %v", err)
+	}
+	kept := regexp.MustCompile(`id="kept-dict-lookup"[^>]*>Kept blocked by <strong>bob</strong> at \d{4}-\d\d-\d\d`)
+	if page := body(b.do("GET", "quarantine", nil, nil)); !kept.MatchString(page) {
+		t.Errorf("the page does not say bob kept it blocked:\n%s", page)
+	}
+	var rec *adapter.Record
+	for _, r := range e.ledger.Records() {
+		if r.Outcome == console.OutcomePinKept {
+			rec = &r
+		}
+	}
+	if rec == nil || rec.Approver != "bob" || !strings.Contains(string(rec.Args), got) || !strings.Contains(string(rec.Args), `"server":"dict"`) {
+		t.Fatalf("pin_kept record %+v, want bob and the definition hash %s", rec, got)
+	}
+
+	// A new console over the same ledger and servers: the decision shows.
+	c2, err := console.New(&console.Options{
+		Approvals: e.d, Tools: e.reg, Ledger: e.ledger, LedgerReader: e.ledger, Servers: e.manager,
+		Auth: &mcpadapter.AuthOptions{Verifier: verifier}, Logger: slog.New(slog.DiscardHandler),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	req := httptest.NewRequest("GET", "/quarantine", nil)
+	req.Header.Set("Authorization", "Bearer tok-alice")
+	w := httptest.NewRecorder()
+	c2.ServeHTTP(w, req)
+	if !kept.MatchString(w.Body.String()) {
+		t.Errorf("a new console does not show the decision:\n%s", w.Body.String())
+	}
+
+	// The server changes the definition again: nobody kept this one.
+	v, _ := upstreams.Load(e.manager)
+	addLookup(v.(*mcp.Server), "Looks a word up. Version three.")
+	waitFor(t, "the third definition", func() bool {
+		q := e.manager.Quarantined()
+		return len(q) == 1 && q[0].Got != got
+	})
+	if page := body(b.do("GET", "quarantine", nil, nil)); strings.Contains(page, `id="kept-dict-lookup"`) {
+		t.Errorf("a definition nobody reviewed is shown as kept blocked:\n%s", page)
 	}
 }

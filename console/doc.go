@@ -40,10 +40,21 @@
 // that ran with the exact arguments, its duration, outcome and result
 // size); Export JSONL downloads the selection.
 //
+// With [Options.Standing], a ticket whose tool the policy allows also
+// offers "always approve" and "always deny" for its requester; the page
+// lists the standing decisions in force, each with a Revoke button. Every
+// standing decision taken or revoked is a ledger record
+// ([OutcomeStanding]): a program replays them to restore the decisions
+// after a restart, as `agentadapter serve` does.
+//
 // Servers shows each MCP server's health, transport, tool count,
 // reconnects, last error and trust level. Quarantine shows each tool whose
 // definition changed after it was pinned, as a line diff of title,
-// description, schemas and annotations, to accept or keep blocked.
+// description, schemas and annotations, to accept or keep blocked. Both
+// decisions are ledger records naming the server and the definition hash;
+// a definition kept blocked shows who kept it and when, read back from the
+// ledger (so a durable ledger keeps it across restarts) and only for that
+// very definition: a further change is a new review.
 //
 // # Security
 //
@@ -52,7 +63,11 @@
 // through the login form, which opens an HttpOnly, SameSite=Strict cookie
 // session. Without Auth, the console refuses every request unless
 // [Options.AllowAnonymousLocal] is set, and then serves loopback
-// connections only. Every form carries a per-session CSRF token, and
+// connections only. Login sessions live in the console's memory: a
+// restart signs operators out, and behind a load balancer a session opened
+// on one replica is unknown to the others (use sticky sessions, or send
+// the bearer header, which every replica verifies). Every form carries a
+// per-session CSRF token, and
 // cross-origin requests are refused (http.CrossOriginProtection). Pages are
 // served with a strict Content-Security-Policy: the only script is the
 // console's own file, nothing inline. Tokens never travel in URLs. Every

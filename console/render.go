@@ -2,6 +2,7 @@ package console
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -19,6 +20,7 @@ type page struct {
 	Notice, Error    string
 	Login, Anonymous bool
 	Tickets          []ticketView
+	Standing         []standingView
 	ApprovalsOff     bool
 	Edit             *editView
 	Ledger           *ledgerView
@@ -85,9 +87,19 @@ func (c *Console) render(w http.ResponseWriter, r *http.Request, status int, nam
 
 func urlQueryEscape(s string) string { return url.QueryEscape(s) }
 
+// pinDecision is the Args of a pin decision's ledger record: which
+// definition was accepted or kept blocked.
+type pinDecision struct {
+	Server string `json:"server"`
+	Remote string `json:"remote"`
+	Pinned string `json:"pinned"`
+	Got    string `json:"got"`
+}
+
 func (c *Console) pinRecord(q *mcpadapter.Quarantine, operator string) *adapter.Record {
+	args, _ := json.Marshal(pinDecision{Server: q.Server, Remote: q.RemoteName, Pinned: q.Pinned, Got: q.Got})
 	return &adapter.Record{
-		Time: c.now(), Tool: q.Tool, Source: Source, Integration: Source, Approver: operator,
+		Time: c.now(), Tool: q.Tool, Source: Source, Integration: Source, Approver: operator, Args: args,
 		Message: fmt.Sprintf("server %s, tool %s: pinned %s, new %s", q.Server, q.RemoteName, q.Pinned, q.Got),
 	}
 }

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -60,6 +61,9 @@ type quarantineView struct {
 	Server, Tool, Remote, Pinned, Got string
 	NoPrevious                        bool
 	Parts                             []diffPart
+	// KeptBy and KeptAt say who kept this very definition blocked, and
+	// when (read back from the ledger, so it outlives restarts).
+	KeptBy, KeptAt string
 }
 
 func (c *Console) quarantinePage(w http.ResponseWriter, r *http.Request) {
@@ -83,7 +87,11 @@ func (c *Console) showQuarantine(w http.ResponseWriter, r *http.Request, status 
 	p.ServersOff = c.opts.Servers == nil
 	if c.opts.Servers != nil {
 		for _, q := range c.opts.Servers.Quarantined() {
-			p.Quarantine = append(p.Quarantine, quarantineOf(q))
+			v := quarantineOf(q)
+			if rec, ok := c.keptBlocked(r.Context(), &q); ok {
+				v.KeptBy, v.KeptAt = rec.Approver, rec.Time.UTC().Format("2006-01-02 15:04:05")
+			}
+			p.Quarantine = append(p.Quarantine, v)
 		}
 	}
 	if c.opts.LedgerReader != nil {
@@ -97,6 +105,29 @@ func (c *Console) showQuarantine(w http.ResponseWriter, r *http.Request, status 
 		}
 	}
 	c.render(w, r, status, "quarantine", p)
+}
+
+// maxKeptScan bounds the pin_kept records read for one quarantined tool.
+const maxKeptScan = 100
+
+// keptBlocked finds the newest decision to keep q's new definition
+// blocked: a pin_kept record of the same server, tool and definition hash.
+// The ledger is where the decision lives; the pin store keeps hashes only.
+func (c *Console) keptBlocked(ctx context.Context, q *mcpadapter.Quarantine) (adapter.Record, bool) {
+	if c.opts.LedgerReader == nil {
+		return adapter.Record{}, false
+	}
+	for rec, err := range c.opts.LedgerReader.Query(ctx, adapter.LedgerQuery{Outcome: OutcomePinKept, Tool: q.Tool, Newest: true, Limit: maxKeptScan}) {
+		if err != nil {
+			c.logger.Error("console: reading pin decisions", "err", err)
+			break
+		}
+		var d pinDecision
+		if json.Unmarshal(rec.Args, &d) == nil && d.Server == q.Server && d.Got == q.Got {
+			return rec, true
+		}
+	}
+	return adapter.Record{}, false
 }
 
 func quarantineOf(q mcpadapter.Quarantine) quarantineView {

@@ -33,6 +33,7 @@ func newConsole(cfg *config.Config, gw *gateway.Gateway, st state.Store, log *sl
 		Ledger:              st.Ledger(),
 		LedgerReader:        ledgerReader{st},
 		Servers:             gw.Manager(),
+		Standing:            gw.Standing(),
 		AllowAnonymousLocal: cc.AnonymousLocal,
 		Logger:              log,
 	}

@@ -129,7 +129,7 @@ func (l *loader) check(cfg *Config) error {
 		}
 		s.Policy = p
 	}
-	if err := checkPolicy(sec.Policy, byName, func(p ...string) *Error { return at(append([]string{"policy"}, p...)...) }); err != nil {
+	if err := checkPolicy(sec.Policy, byName, true, func(p ...string) *Error { return at(append([]string{"policy"}, p...)...) }); err != nil {
 		return err
 	}
 	for _, name := range sortedKeys(sec.Virtual) {
@@ -150,7 +150,7 @@ func (l *loader) check(cfg *Config) error {
 				return fail(at("virtualServers", name, "tools"), "bad pattern %q", t)
 			}
 		}
-		if err := checkPolicy(v.Policy, byName, func(p ...string) *Error {
+		if err := checkPolicy(v.Policy, byName, false, func(p ...string) *Error {
 			return at(append([]string{"virtualServers", name, "policy"}, p...)...)
 		}); err != nil {
 			return err
@@ -159,7 +159,7 @@ func (l *loader) check(cfg *Config) error {
 	return nil
 }
 
-func checkPolicy(p *Policy, servers map[string]*Server, at func(...string) *Error) error {
+func checkPolicy(p *Policy, servers map[string]*Server, top bool, at func(...string) *Error) error {
 	if p == nil {
 		return nil
 	}
@@ -172,6 +172,14 @@ func checkPolicy(p *Policy, servers map[string]*Server, at func(...string) *Erro
 		case "", "annotations", "always", "never":
 		default:
 			return fail(at("approval", "default"), "approval default %q: use annotations, always or never", a.Default)
+		}
+		if len(a.Standing) > 0 && !top {
+			return fail(at("approval", "standing"), "standing decisions are allowed in the top-level policy only (they apply at every endpoint)")
+		}
+		for _, g := range a.Standing {
+			if g == "" || !globOK(g) {
+				return fail(at("approval", "standing"), "bad pattern %q", g)
+			}
 		}
 		for i, r := range a.Rules {
 			e := func() *Error { e := at("approval", "rules"); e.Path += fmt.Sprintf("[%d]", i); return e }

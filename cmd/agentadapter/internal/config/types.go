@@ -227,6 +227,14 @@ type Approval struct {
 	Default string `json:"default,omitempty"`
 	// Rules are tried in order; the first that matches decides.
 	Rules []Rule `json:"rules,omitempty"`
+	// Standing are glob patterns on tool names for which operators may take
+	// standing decisions on the console ("always approve" or "always deny"
+	// this tool for this requester); none by default. Only the top-level
+	// policy may set it: a standing decision applies at every endpoint.
+	// Decisions are kept in the ledger and outlive restarts; taking a tool
+	// off this list suspends its decisions at once, and a restart then
+	// drops them.
+	Standing []string `json:"standing,omitempty"`
 }
 
 // Rule matches calls; every condition set must hold.

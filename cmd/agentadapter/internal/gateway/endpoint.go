@@ -76,7 +76,7 @@ func (g *Gateway) newEndpoint(name string, def endpointDef) (*endpoint, error) {
 	opts := &adapter.ExecutorOptions{
 		Timeout: time.Duration(p.Timeout),
 		Approval: adapter.ApprovalOptions{
-			Port:   g.appr,
+			Port:   g.stand,
 			Policy: func(ctx context.Context, c *adapter.ToolCall) bool { return needsApproval(p.Approval, c) },
 		},
 		Hooks:  []adapter.Hook{ep.limits.hook},

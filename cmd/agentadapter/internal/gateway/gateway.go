@@ -47,6 +47,8 @@ type Gateway struct {
 	reg     *registry.Registry // what clients see
 	mgr     *mcpadapter.Manager
 	appr    *adapter.Deferred
+	stand   *adapter.Standing
+	standAt int64 // the last standing record applied (ledger Seq)
 	ledger  adapter.Ledger
 	Metrics *Metrics
 
@@ -74,6 +76,7 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 	g.Metrics = newMetrics(g)
 	g.ledger = &meteredLedger{next: opts.Store.Ledger(), m: g.Metrics}
 	g.appr = &adapter.Deferred{Store: opts.Store.Tickets()}
+	g.stand = &adapter.Standing{Port: g.appr, Allowed: g.standingAllowed}
 	g.cfg.Store(cfg)
 	g.mgr = mcpadapter.NewManager(g.up, &mcpadapter.ManagerOptions{
 		Client:   &mcp.Implementation{Name: "agentadapter", Version: opts.Version},
@@ -102,6 +105,10 @@ func (g *Gateway) Manager() *mcpadapter.Manager { return g.mgr }
 // Approvals is the approval port shared by every endpoint.
 func (g *Gateway) Approvals() *adapter.Deferred { return g.appr }
 
+// Standing holds the operators' standing decisions; every endpoint asks
+// it before the ticket store.
+func (g *Gateway) Standing() *adapter.Standing { return g.stand }
+
 // Config is the configuration in force.
 func (g *Gateway) Config() *config.Config { return g.cfg.Load() }
 
@@ -123,10 +130,14 @@ func (g *Gateway) Start(ctx context.Context) error {
 	g.reloadMu.Lock()
 	err := g.connect(ctx, g.cfg.Load().Servers)
 	g.reloadMu.Unlock()
+	if serr := g.syncStanding(ctx); serr != nil {
+		err = errors.Join(err, serr)
+	}
 	if g.opts.Supervise {
-		g.wg.Add(2)
+		g.wg.Add(3)
 		go func() { defer g.wg.Done(); g.supervise(sctx) }()
 		go func() { defer g.wg.Done(); g.watchPins(sctx) }()
+		go func() { defer g.wg.Done(); g.followStanding(sctx) }()
 	}
 	return err
 }
