@@ -37,6 +37,16 @@ func (c *checkpoints) Set(_ context.Context, id string, b []byte) error {
 	return writeFileAtomic(c.path(id), b)
 }
 
+// remove deletes the checkpoint of id, if any. (Eino's store interface has
+// no Delete: the program calls it for runs that finished.)
+func (c *checkpoints) remove(id string) error {
+	err := os.Remove(c.path(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
 // writeFileAtomic replaces path with b: write a temporary file beside it,
 // sync it, rename it over path, sync the directory. Readers see the old
 // content or the new, and after a crash the rename either happened or not.

@@ -160,6 +160,7 @@ type app struct {
 	bank      *mcp.ServerSession
 
 	eino        compose.Runnable[[]*schema.Message, *schema.Message]
+	checkpoints *checkpoints
 	g           *genkit.Genkit
 	genkitModel ai.Model
 	genkitTools []ai.ToolRef
@@ -302,7 +303,8 @@ func (a *app) einoGraph(ctx context.Context, reg *registry.Registry) (compose.Ru
 	if err := g.AddEdge("agent", compose.END); err != nil {
 		return nil, err
 	}
-	return g.Compile(ctx, compose.WithCheckPointStore(&checkpoints{dir: filepath.Join(a.dir, "runs", "checkpoints")}))
+	a.checkpoints = &checkpoints{dir: filepath.Join(a.dir, "runs", "checkpoints")}
+	return g.Compile(ctx, compose.WithCheckPointStore(a.checkpoints))
 }
 
 type transferIn struct {
@@ -503,7 +505,9 @@ func (a *app) einoDone(run string, msg *schema.Message, err error) (*paused, err
 		return nil, err
 	}
 	fmt.Fprintf(a.out, "eino: run %s answer: %s\n", run, msg.Content)
-	return nil, nil
+	// A finished run's checkpoint is of no more use (resuming it would
+	// only ask for approval again).
+	return nil, a.checkpoints.remove(run)
 }
 
 // Genkit: a paused run is its interrupted response; restarting the held

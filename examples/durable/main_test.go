@@ -343,6 +343,17 @@ func testCrash(t *testing.T, dsn string) {
 			t.Errorf("%s ticket after the resumed call: %s, want consumed", ag, tk.State)
 		}
 	}
+	// Finished runs leave no state behind: no paused run, no checkpoint.
+	var left []string
+	filepath.WalkDir(filepath.Join(dir, "runs"), func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			left = append(left, path)
+		}
+		return err
+	})
+	if len(left) != 0 {
+		t.Errorf("state left by the finished runs: %q", left)
+	}
 	paid := payments(t, dir)
 	if got, want := len(paid), 2; got != want {
 		t.Fatalf("payments after the restart: %q, want %d", paid, want)
