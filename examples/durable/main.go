@@ -24,9 +24,16 @@
 // once the ticket is approved, the Eino run resumes from its checkpoint and
 // the Genkit run restarts the held call, which runs once, with the approved
 // arguments, for the caller who asked. Every call that returned before the
-// kill is in the ledger. "run -subject NAME" acts for another user (whose
-// attempt to use alice's ticket is denied); "run -wait=false" exits
-// instead of waiting for a decision.
+// kill is in the ledger. The pauses are the runs' only resume points: a
+// run killed before its first pause has no checkpoint and starts over, its
+// calls running again (eino saves a checkpoint at an interrupt, not after
+// every step). A paused run resumed again once it finished (a copy of its
+// state replayed) presents a used ticket: its call asks for approval
+// anew, it does not run twice.
+//
+// "run -subject NAME" acts for another user, whose attempt to use alice's
+// tickets is denied; "run -wait=false" resumes the runs whose tickets are
+// decided and leaves the others paused instead of waiting.
 package main
 
 import (

@@ -27,9 +27,32 @@ import (
 	"github.com/agentadapter/agentadapter/internal/pgtest"
 )
 
-// childEnv carries a child process's command line (JSON): the test
-// binary re-executed runs the program instead of the tests.
+// childEnv carries a child process's childSpec (JSON): the test binary
+// re-executed runs the program instead of the tests.
 const childEnv = "DURABLE_TEST_CHILD"
+
+type childSpec struct {
+	// Args is the program's command line.
+	Args []string
+	// DieAfter, if set, is a prefix of the program's output lines: the
+	// child kills itself with SIGKILL as soon as it wrote such a line.
+	DieAfter string
+}
+
+// dyingWriter is the output of a child with a DieAfter.
+type dyingWriter struct {
+	w      io.Writer
+	prefix []byte
+}
+
+func (d dyingWriter) Write(p []byte) (int, error) {
+	n, err := d.w.Write(p)
+	if bytes.HasPrefix(p, d.prefix) {
+		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {} // SIGKILL cannot be caught: nothing runs after it
+	}
+	return n, err
+}
 
 func TestMain(m *testing.M) {
 	if v := os.Getenv(childEnv); v != "" {
@@ -39,12 +62,16 @@ func TestMain(m *testing.M) {
 			io.Copy(io.Discard, os.Stdin)
 			os.Exit(3)
 		}()
-		var args []string
-		if err := json.Unmarshal([]byte(v), &args); err != nil {
+		var spec childSpec
+		if err := json.Unmarshal([]byte(v), &spec); err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")
 			os.Exit(2)
 		}
-		if err := cli(context.Background(), args, os.Stdout); err != nil {
+		var out io.Writer = os.Stdout
+		if spec.DieAfter != "" {
+			out = dyingWriter{os.Stdout, []byte(spec.DieAfter)}
+		}
+		if err := cli(context.Background(), spec.Args, out); err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")
 			os.Exit(1)
 		}
@@ -111,7 +138,12 @@ type child struct {
 
 func startChild(t *testing.T, args ...string) *child {
 	t.Helper()
-	b, _ := json.Marshal(args)
+	return startSpec(t, childSpec{Args: args})
+}
+
+func startSpec(t *testing.T, spec childSpec) *child {
+	t.Helper()
+	b, _ := json.Marshal(spec)
 	c := &child{t: t, cmd: exec.Command(os.Args[0], "-test.run=^$"), lines: make(chan string)}
 	c.cmd.Env = append(os.Environ(), childEnv+"="+string(b))
 	c.cmd.Stderr = &c.stderr
@@ -171,6 +203,15 @@ func (c *child) finish() {
 	c.t.Helper()
 	if err := c.wait(); err != nil {
 		c.t.Fatalf("child: %v\n%s\nstderr:\n%s", err, c.output(), c.stderr.String())
+	}
+}
+
+// killed waits for the child and fails the test unless SIGKILL ended it.
+func (c *child) killed() {
+	c.t.Helper()
+	c.wait()
+	if ws, ok := c.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGKILL {
+		c.t.Fatalf("child ended with %v, want killed by SIGKILL:\n%s\nstderr:\n%s", c.cmd.ProcessState, c.output(), c.stderr.String())
 	}
 }
 
@@ -263,10 +304,7 @@ func testCrash(t *testing.T, dsn string) {
 	if err := first.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	first.wait()
-	if ws, ok := first.cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGKILL {
-		t.Fatalf("first process ended with %v, want killed by SIGKILL", first.cmd.ProcessState)
-	}
+	first.killed()
 
 	// 2. What the crash left, read through the store's API.
 	st := openTestState(t, dir, dsn)
@@ -462,6 +500,47 @@ func testCrash(t *testing.T, dsn string) {
 
 // openTestState opens the store as the program does, through its public
 // API (sqlitestore's or pgstore's).
+// TestKilledMidRun kills the program the moment its Eino run's first call
+// returned (the model has read its result): the durable ledger already
+// holds that call's record. The run had not reached an interrupt, so it
+// has no checkpoint: a restart starts it over (its calls run again).
+func TestKilledMidRun(t *testing.T) {
+	t.Run("sqlite", func(t *testing.T) { testKilledMidRun(t, "") })
+	t.Run("postgres", func(t *testing.T) { testKilledMidRun(t, postgresDSN(t)) })
+}
+
+func testKilledMidRun(t *testing.T, dsn string) {
+	dir := t.TempDir()
+	args := []string{"run", "-wait=false"}
+	if dsn != "" {
+		args = append(args, "-db", dsn)
+	}
+	args = append(args, dir)
+	c := startSpec(t, childSpec{Args: args, DieAfter: "eino: model reads lookup: "})
+	c.killed()
+	st := openTestState(t, dir, dsn)
+	recs := records(t, st)
+	if got, want := summary(recs), []string{"lookup ok"}; !equal(got, want) || recs[0].Integration != "eino" {
+		t.Fatalf("ledger after a kill right after the first call: %v, want %v (eino)", got, want)
+	}
+	if err := st.ledger.Verify(context.Background()); err != nil {
+		t.Errorf("Verify: %v", err)
+	}
+	pin := pins(t, st)
+
+	again := startChild(t, args...)
+	again.finish()
+	again.pausedTicket("eino")
+	again.pausedTicket("genkit")
+	want := []string{"lookup ok", "lookup ok", "transfer approval_pending", "lookup ok", "transfer approval_pending"}
+	if got := summary(records(t, st)); !equal(got, want) {
+		t.Errorf("ledger after the restart: %v, want %v", got, want)
+	}
+	if got := pins(t, st); got != pin {
+		t.Errorf("pin after the restart: %s, want %s", got, pin)
+	}
+}
+
 func openTestState(t *testing.T, dir, dsn string) *state {
 	t.Helper()
 	st, err := openState(context.Background(), dir, dsn)
