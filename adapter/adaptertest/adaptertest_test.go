@@ -91,3 +91,10 @@ func TestMemoryPinStore(t *testing.T) {
 		return func() mcpadapter.PinStore { return s }
 	})
 }
+
+func TestMemoryTicketEditor(t *testing.T) {
+	adaptertest.TestTicketEditor(t, func(t *testing.T) adaptertest.Opener[adapter.TicketStore] {
+		s := adapter.NewMemoryTicketStore()
+		return func() adapter.TicketStore { return s }
+	})
+}

@@ -577,3 +577,154 @@ func TestPinStore(t *testing.T, newDB func(t *testing.T) Opener[mcpadapter.PinSt
 		t.Errorf("All (-want +got):\n%s", diff)
 	}
 }
+
+// TestTicketEditor checks an [adapter.TicketEditor] (that is also an
+// [adapter.TicketStore]). newDB is as for [TestLedgerQuery].
+//
+// It checks that ApproveEdited moves only a pending, unexpired ticket
+// (ErrTicketState, ErrTicketExpired, ErrTicketNotFound otherwise) and keeps
+// the arguments and the approver; that of many racing decisions through
+// two replicas exactly one wins and the ticket holds the winner's
+// arguments; and, through an executor with [adapter.Deferred] on one
+// replica and the approver on the other, that the resumed call runs with
+// the edited arguments exactly once, only for the caller who asked.
+func TestTicketEditor(t *testing.T, newDB func(t *testing.T) Opener[adapter.TicketStore]) {
+	ctx := context.Background()
+	t0 := time.Now()
+	editor := func(t *testing.T, s adapter.TicketStore) adapter.TicketEditor {
+		t.Helper()
+		ed, ok := s.(adapter.TicketEditor)
+		if !ok {
+			t.Fatalf("%T does not implement adapter.TicketEditor", s)
+		}
+		return ed
+	}
+	pending := func(t *testing.T, s adapter.TicketStore, id string) {
+		t.Helper()
+		must(t, s.Create(ctx, &adapter.Ticket{ID: id, Tool: "rm", ArgsHash: id, Args: json.RawMessage(`{"path":"/etc"}`),
+			Scope: adapter.ScopeSubject, ScopeID: "ann", Subject: "ann", State: adapter.TicketPending,
+			Created: t0, Expires: t0.Add(time.Hour)}, adapter.TicketCaps{}))
+	}
+	t.Run("States", func(t *testing.T) {
+		open := newDB(t)
+		s := open()
+		ed := editor(t, s)
+		pending(t, s, "e1")
+		must(t, ed.ApproveEdited(ctx, "e1", json.RawMessage(`{"path":"/tmp/x"}`), "erin", t0))
+		got, err := s.Get(ctx, "e1")
+		if err != nil || got.State != adapter.TicketApproved || got.Approver != "erin" || !jsonEqual(got.Edited, []byte(`{"path":"/tmp/x"}`)) ||
+			!jsonEqual(got.Args, []byte(`{"path":"/etc"}`)) {
+			t.Fatalf("after ApproveEdited: %+v, %v; want approved by erin, edited, the original arguments kept", got, err)
+		}
+		if err := ed.ApproveEdited(ctx, "e1", json.RawMessage(`{"path":"/"}`), "mallory", t0); !errors.Is(err, adapter.ErrTicketState) {
+			t.Errorf("second ApproveEdited: %v, want ErrTicketState", err)
+		}
+		if got, _ := s.Get(ctx, "e1"); !jsonEqual(got.Edited, []byte(`{"path":"/tmp/x"}`)) || got.Approver != "erin" {
+			t.Errorf("a refused edit changed the ticket: %+v", got)
+		}
+		pending(t, s, "e2")
+		must(t, s.Transition(ctx, "e2", adapter.TicketPending, adapter.TicketDenied, "no", "bob", t0))
+		if err := ed.ApproveEdited(ctx, "e2", json.RawMessage(`{}`), "erin", t0); !errors.Is(err, adapter.ErrTicketState) {
+			t.Errorf("ApproveEdited of a denied ticket: %v, want ErrTicketState", err)
+		}
+		pending(t, s, "e3")
+		if err := ed.ApproveEdited(ctx, "e3", json.RawMessage(`{}`), "erin", t0.Add(2*time.Hour)); !errors.Is(err, adapter.ErrTicketExpired) {
+			t.Errorf("ApproveEdited of an expired ticket: %v, want ErrTicketExpired", err)
+		}
+		if err := ed.ApproveEdited(ctx, "nope", json.RawMessage(`{}`), "erin", t0); !errors.Is(err, adapter.ErrTicketNotFound) {
+			t.Errorf("ApproveEdited of an unknown ticket: %v, want ErrTicketNotFound", err)
+		}
+	})
+	t.Run("Race", func(t *testing.T) {
+		open := newDB(t)
+		a, b := open(), open()
+		pending(t, a, "r")
+		var wg sync.WaitGroup
+		var won atomic.Int64
+		var winner atomic.Value
+		for i := range 16 {
+			s := a
+			if i%2 == 1 {
+				s = b
+			}
+			wg.Go(func() {
+				args := fmt.Sprintf(`{"path":"/tmp/%d"}`, i)
+				var err error
+				if i%4 == 3 {
+					err = s.Transition(ctx, "r", adapter.TicketPending, adapter.TicketDenied, "no", "bob", t0)
+					args = ""
+				} else {
+					err = editor(t, s).ApproveEdited(ctx, "r", json.RawMessage(args), fmt.Sprint("op", i), t0)
+				}
+				switch {
+				case err == nil:
+					won.Add(1)
+					winner.Store(args)
+				case !errors.Is(err, adapter.ErrTicketState):
+					t.Errorf("decision %d: %v, want nil or ErrTicketState", i, err)
+				}
+			})
+		}
+		wg.Wait()
+		if won.Load() != 1 {
+			t.Fatalf("%d decisions won, want 1", won.Load())
+		}
+		got, err := b.Get(ctx, "r")
+		must(t, err)
+		if w := winner.Load().(string); w == "" {
+			if got.State != adapter.TicketDenied || got.Edited != nil {
+				t.Errorf("the denial won but the ticket is %+v", got)
+			}
+		} else if got.State != adapter.TicketApproved || !jsonEqual(got.Edited, []byte(w)) {
+			t.Errorf("the edit %s won but the ticket is %s with %s", w, got.State, got.Edited)
+		}
+	})
+	t.Run("Executor", func(t *testing.T) {
+		open := newDB(t)
+		a, b := open(), open()
+		var ran []string
+		var mu sync.Mutex
+		spec := adapter.MustRawTool("rm", "removes", &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"path": {Type: "string"}}},
+			func(_ context.Context, args json.RawMessage) (*adapter.Result, error) {
+				mu.Lock()
+				ran = append(ran, string(args))
+				mu.Unlock()
+				return adapter.TextResult("ok"), nil
+			}, nil)
+		da := &adapter.Deferred{Store: a}
+		e := adapter.NewExecutor(nil, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: da}})
+		defer e.Close()
+		ann := adapter.WithIdentity(ctx, &adapter.Identity{Subject: "ann"})
+		bob := adapter.WithIdentity(ctx, &adapter.Identity{Subject: "bob"})
+		call := func(ctx context.Context, args, ticket string) error {
+			_, err := e.Do(ctx, &adapter.Request{Spec: spec, Args: json.RawMessage(args), Ticket: ticket})
+			return err
+		}
+		err := call(ann, `{"path":"/etc"}`, "")
+		var ae *adapter.Error
+		if !errors.As(err, &ae) || ae.Kind != adapter.KindApprovalPending {
+			t.Fatalf("first call: %v, want approval_pending", err)
+		}
+		db := &adapter.Deferred{Store: b}
+		if !db.CanApproveEdited() {
+			t.Fatalf("%T is not a TicketEditor", b)
+		}
+		must(t, db.ApproveEdited(ctx, ae.Ticket, "erin", json.RawMessage(`{"path":"/tmp/x"}`)))
+		if err := call(bob, `{"path":"/etc"}`, ae.Ticket); adapter.KindOf(err) != adapter.KindApprovalDenied {
+			t.Errorf("bob presenting ann's edited ticket: %v, want approval_denied", err)
+		}
+		if err := call(ann, `{"path":"/etc"}`, ae.Ticket); err != nil {
+			t.Fatalf("resumed call: %v", err)
+		}
+		// A consumed ticket is spent: presenting it again asks anew.
+		var again *adapter.Error
+		if err := call(ann, `{"path":"/etc"}`, ae.Ticket); !errors.As(err, &again) || again.Kind != adapter.KindApprovalPending || again.Ticket == ae.Ticket {
+			t.Errorf("the edited ticket used twice: %v, want a new pending ticket", err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if diff := cmp.Diff([]string{`{"path":"/tmp/x"}`}, ran); diff != "" {
+			t.Errorf("the tool ran with (-want +got):\n%s", diff)
+		}
+	})
+}

@@ -32,6 +32,7 @@ type Ledger interface {
 // Tickets is what a store's ticket store implements.
 type Tickets interface {
 	adapter.TicketStore
+	adapter.TicketEditor
 	Wait(ctx context.Context, id string) (*adapter.Ticket, error)
 }
 
@@ -140,7 +141,9 @@ func TestConformance(t *testing.T, k *Kit) {
 	})
 	t.Run("Tickets", func(t *testing.T) {
 		adaptertest.TestTicketStore(t, func(t *testing.T) adapter.TicketStore { return k.Opener(t, Options{})().Tickets })
-		adaptertest.TestTicketReplicas(t, opener(k, Options{}, func(s *Store) adapter.TicketStore { return s.Tickets }))
+		tickets := opener(k, Options{}, func(s *Store) adapter.TicketStore { return s.Tickets })
+		adaptertest.TestTicketReplicas(t, tickets)
+		adaptertest.TestTicketEditor(t, tickets)
 	})
 	t.Run("Pins", func(t *testing.T) {
 		adaptertest.TestPinStore(t, opener(k, Options{}, func(s *Store) mcpadapter.PinStore { return s.Pins }))

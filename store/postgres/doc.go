@@ -19,7 +19,8 @@
 //
 // Any number of processes may open the same database. A ticket created
 // through one replica may be decided through another and is consumed by
-// exactly one caller anywhere: every state change is one conditional
+// exactly one caller anywhere: every state change, an approval with
+// edited arguments ([Tickets.ApproveEdited]) included, is one conditional
 // UPDATE, and ticket caps are checked under a transaction-scoped advisory
 // lock. Each decision is announced with NOTIFY; [Tickets.Wait] on every
 // replica LISTENs and wakes at once (and re-reads the ticket every
@@ -65,7 +66,8 @@
 //	              indexed by (run_id, seq), (tool, seq), (subject, seq), time
 //	ledger_chain  one row: the chain's head and its anchor (where it starts
 //	              after retention dropped older records)
-//	tickets       approval tickets; indexed by key (tool, args_hash, scope,
+//	tickets       approval tickets (with the arguments an approver edited,
+//	              version 3); indexed by key (tool, args_hash, scope,
 //	              scope_id) and, for the caps, open tickets by subject
 //	cache         cached results by key, with their expiry (indexed)
 //	pins          accepted definition hashes by mcpadapter.PinKey

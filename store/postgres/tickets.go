@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -22,7 +23,7 @@ type Tickets struct {
 	s *Store
 }
 
-const ticketColumns = "id, tool, args_hash, args, args_size, scope, scope_id, call_id, run_id, session, subject, state, reason, approver, created, expires"
+const ticketColumns = "id, tool, args_hash, args, args_size, scope, scope_id, call_id, run_id, session, subject, state, reason, approver, created, expires, edited"
 
 // capsLock is the advisory lock key Creates with caps take.
 const capsLock = 0x61676e746b636170 // "agntkcap"
@@ -30,15 +31,18 @@ const capsLock = 0x61676e746b636170 // "agntkcap"
 func scanTicket(sc interface{ Scan(...any) error }) (*adapter.Ticket, error) {
 	var t adapter.Ticket
 	var created, expires, size int64
-	var args []byte
+	var args, edited []byte
 	var scope string
 	var state int32
 	if err := sc.Scan(&t.ID, &t.Tool, &t.ArgsHash, &args, &size, &scope, &t.ScopeID, &t.CallID, &t.RunID, &t.Session,
-		&t.Subject, &state, &t.Reason, &t.Approver, &created, &expires); err != nil {
+		&t.Subject, &state, &t.Reason, &t.Approver, &created, &expires, &edited); err != nil {
 		return nil, err
 	}
 	if args != nil {
 		t.Args = args
+	}
+	if edited != nil {
+		t.Edited = edited
 	}
 	t.ArgsSize = int(size)
 	t.Scope = adapter.ApprovalScope(scope)
@@ -109,13 +113,16 @@ func (s *Tickets) create(ctx context.Context, t *adapter.Ticket, caps adapter.Ti
 			return &adapter.TicketCapError{Cap: caps.Total}
 		}
 	}
-	var args []byte
+	var args, edited []byte
 	if t.Args != nil {
 		args = t.Args
 	}
-	if _, err := tx.Exec(ctx, "INSERT INTO tickets ("+ticketColumns+", updated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)",
+	if t.Edited != nil {
+		edited = t.Edited
+	}
+	if _, err := tx.Exec(ctx, "INSERT INTO tickets ("+ticketColumns+", updated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
 		t.ID, t.Tool, t.ArgsHash, args, int64(t.ArgsSize), string(t.Scope), t.ScopeID, t.CallID, t.RunID, t.Session, t.Subject,
-		int32(t.State), t.Reason, t.Approver, nanos(t.Created), nanos(t.Expires), s.s.now().UnixNano()); err != nil {
+		int32(t.State), t.Reason, t.Approver, nanos(t.Created), nanos(t.Expires), edited, s.s.now().UnixNano()); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)
@@ -150,13 +157,20 @@ func (s *Tickets) Find(ctx context.Context, k adapter.TicketKey, now time.Time) 
 // Transition implements [adapter.TicketStore] with one conditional UPDATE,
 // atomic across every replica, that also notifies them.
 func (s *Tickets) Transition(ctx context.Context, id string, from, to adapter.TicketState, reason, approver string, now time.Time) error {
+	return s.update(ctx, id, from, now, `state = $4,
+		reason = CASE WHEN $5 <> '' THEN $5 ELSE reason END,
+		approver = CASE WHEN $6 <> '' THEN $6 ELSE approver END`, int32(to), reason, approver)
+}
+
+// update sets the columns of set (whose parameters are args, from $4) on
+// the ticket id if it is in state from and unexpired at now, and
+// notifies every replica; else it says why not.
+func (s *Tickets) update(ctx context.Context, id string, from adapter.TicketState, now time.Time, set string, args ...any) error {
 	rows, err := s.s.pool.Query(ctx, `WITH u AS (
-		UPDATE tickets SET state = $1,
-			reason = CASE WHEN $2 <> '' THEN $2 ELSE reason END,
-			approver = CASE WHEN $3 <> '' THEN $3 ELSE approver END, updated = $4
-		WHERE id = $5 AND state = $6 AND (expires = 0 OR expires >= $7) RETURNING id)
+		UPDATE tickets SET `+set+`, updated = $1
+		WHERE id = $2 AND state = $3 AND (expires = 0 OR expires >= $`+strconv.Itoa(len(args)+4)+`) RETURNING id)
 		SELECT pg_notify('`+notifyChannel+`', id) FROM u`,
-		int32(to), reason, approver, s.s.now().UnixNano(), id, int32(from), now.UnixNano())
+		append(append([]any{s.s.now().UnixNano(), id, int32(from)}, args...), now.UnixNano())...)
 	if err != nil {
 		return fmt.Errorf("pgstore: %w", err)
 	}

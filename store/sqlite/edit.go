@@ -21,16 +21,5 @@ func (s *Tickets) ApproveEdited(ctx context.Context, id string, args json.RawMes
 	if err != nil {
 		return fmt.Errorf("sqlitestore: %w", err)
 	}
-	if n, _ := res.RowsAffected(); n == 1 {
-		s.s.wake.notify()
-		return nil
-	}
-	t, err := s.Get(ctx, id)
-	if err != nil {
-		return err
-	}
-	if t.State != adapter.TicketPending {
-		return fmt.Errorf("%w: ticket %s is %s, not %s", adapter.ErrTicketState, id, t.State, adapter.TicketPending)
-	}
-	return adapter.ErrTicketExpired
+	return s.updated(ctx, res, id, adapter.TicketPending)
 }

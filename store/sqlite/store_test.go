@@ -54,24 +54,6 @@ func TestReplicaProcesses(t *testing.T) { storetest.TestReplicaProcesses(t, kit)
 
 func TestCrash(t *testing.T) { storetest.TestCrash(t, kit) }
 
-// newDB returns an opener of Stores on a new database file; every Store
-// it opens is closed when the test ends.
-func newDB(t testing.TB, opts *Options) func() *Store {
-	path := kit.NewDB(t)
-	return func() *Store {
-		s, err := Open(context.Background(), path, opts)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			if err := s.Close(); err != nil {
-				t.Errorf("Close: %v", err)
-			}
-		})
-		return s
-	}
-}
-
 func TestSchemaTooNew(t *testing.T) {
 	storetest.TestSchemaTooNew(t, kit, "PRAGMA user_version = 99", ErrSchemaTooNew)
 }

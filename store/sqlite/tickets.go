@@ -150,6 +150,12 @@ func (s *Tickets) Transition(ctx context.Context, id string, from, to adapter.Ti
 	if err != nil {
 		return fmt.Errorf("sqlitestore: %w", err)
 	}
+	return s.updated(ctx, res, id, from)
+}
+
+// updated ends a conditional UPDATE of the ticket id from state from:
+// it wakes the waiters if a row changed, else it says why none did.
+func (s *Tickets) updated(ctx context.Context, res sql.Result, id string, from adapter.TicketState) error {
 	if n, _ := res.RowsAffected(); n == 1 {
 		s.s.wake.notify()
 		return nil

@@ -1,0 +1,2 @@
+-- Arguments an approver edited before approving (adapter.TicketEditor).
+ALTER TABLE tickets ADD COLUMN edited bytea;
