@@ -17,6 +17,11 @@ type LedgerQuery struct {
 	// Run, Tool, Subject and Outcome select records with exactly that
 	// RunID, Tool, Subject and Outcome.
 	Run, Tool, Subject, Outcome string
+	// Ticket selects the records of calls that presented or consumed the
+	// approval ticket with exactly this id (Record.Ticket): the chain of
+	// one approval, from the call that asked to the call that ran. The
+	// database stores index it.
+	Ticket string
 	// Since and Until select records with Since <= Time < Until.
 	Since, Until time.Time
 	// Limit caps the number of records yielded; zero means no cap.
@@ -35,6 +40,7 @@ func (q *LedgerQuery) Match(r *Record) bool {
 		q.Tool != "" && r.Tool != q.Tool,
 		q.Subject != "" && r.Subject != q.Subject,
 		q.Outcome != "" && r.Outcome != q.Outcome,
+		q.Ticket != "" && r.Ticket != q.Ticket,
 		!q.Since.IsZero() && r.Time.Before(q.Since),
 		!q.Until.IsZero() && !r.Time.Before(q.Until),
 		q.After != 0 && !q.Newest && r.Seq <= q.After,

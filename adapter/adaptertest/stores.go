@@ -65,7 +65,8 @@ func callIDs(rs []adapter.Record) []string {
 // [Opener]; a ledger that buffers is flushed through its
 // Flush(context.Context) error method before reading.
 //
-// It checks each filter of [adapter.LedgerQuery] alone and combined, the
+// It checks each filter of [adapter.LedgerQuery] alone and combined
+// (Ticket included: an exact match, tkt_5 is not tkt_50), the
 // limit, paging with the After cursor in both orders (every record once),
 // stopping early, that Seq numbers are distinct and increasing, and that
 // two replicas writing at once both read every record exactly once.
@@ -79,6 +80,7 @@ func TestLedgerQuery(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ledge
 		r.Tool = []string{"read", "write"}[i%2]
 		r.Subject = []string{"ann", "bob", "cy", "dee"}[i%4]
 		r.Outcome = []string{"ok", "ok", "tool_error"}[i%3]
+		r.Ticket = []string{"", "tkt_5", "tkt_50", "tkt_"}[i%4] // tkt_5 must not match tkt_50
 		return r
 	}
 	const n = 36
@@ -117,7 +119,10 @@ func TestLedgerQuery(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ledge
 			func(r adapter.Record) bool {
 				return r.RunID == "run-0" && r.Tool == "read" && r.Subject == "ann" && !r.Time.Before(t0.Add(time.Minute))
 			}},
+		{"Ticket", adapter.LedgerQuery{Ticket: "tkt_5"}, func(r adapter.Record) bool { return r.Ticket == "tkt_5" }},
+		{"TicketAndOutcome", adapter.LedgerQuery{Ticket: "tkt_50", Outcome: "ok"}, func(r adapter.Record) bool { return r.Ticket == "tkt_50" && r.Outcome == "ok" }},
 		{"NoMatch", adapter.LedgerQuery{Run: "run-9"}, func(adapter.Record) bool { return false }},
+		{"NoTicket", adapter.LedgerQuery{Ticket: "tkt_9"}, func(adapter.Record) bool { return false }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -35,8 +35,9 @@
 // never waits for the database, and records the buffer cannot take are
 // refused and counted by the executor. With Options.Durable, each call's
 // record is committed before the call returns (concurrent calls share a
-// commit). [Ledger.Query] selects records by run, tool, subject, outcome
-// and time, pages with a cursor and streams them ([adapter.LedgerQuery]).
+// commit). [Ledger.Query] selects records by run, tool, subject, outcome,
+// approval ticket and time, pages with a cursor and streams them
+// ([adapter.LedgerQuery]).
 // Options.Retention deletes old records in a background sweep.
 // [Ledger.Export] writes JSON lines.
 //
@@ -60,10 +61,11 @@
 // in one transaction under an advisory lock (replicas starting together
 // migrate once), and refuses a database written by a newer version
 // ([ErrSchemaTooNew]). Tables live in the connection's search_path.
-// Version 1 has one table per concern:
+// There is one table per concern:
 //
 //	ledger        one row per record, seq (the chain position) as key;
-//	              indexed by (run_id, seq), (tool, seq), (subject, seq), time
+//	              indexed by (run_id, seq), (tool, seq), (subject, seq), time,
+//	              and (ticket, seq) where there is a ticket (version 4)
 //	ledger_chain  one row: the chain's head and its anchor (where it starts
 //	              after retention dropped older records)
 //	tickets       approval tickets (with the arguments an approver edited,

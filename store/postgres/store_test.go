@@ -1,7 +1,13 @@
 package pgstore
 
 import (
+	"context"
+	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/internal/sqlledger"
 
 	"github.com/agentadapter/agentadapter/internal/storetest"
 )
@@ -20,4 +26,57 @@ func TestCrash(t *testing.T) { storetest.TestCrash(t, kit) }
 
 func TestSchemaTooNew(t *testing.T) {
 	storetest.TestSchemaTooNew(t, kit, "UPDATE agentadapter_schema SET version = 99", ErrSchemaTooNew)
+}
+
+// TestQueryPlans checks that the ledger queries the console and the
+// command make can be served by their indexes (with sequential scans
+// disabled: on an empty table the planner would rightly prefer one).
+func TestQueryPlans(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, newSchemaDSN(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, tt := range []struct {
+		q     adapter.LedgerQuery
+		index string
+	}{
+		{adapter.LedgerQuery{Run: "r"}, "ledger_run"},
+		{adapter.LedgerQuery{Ticket: "tkt"}, "ledger_ticket"},
+		{adapter.LedgerQuery{Ticket: "tkt", Newest: true, Limit: 10}, "ledger_ticket"},
+		{adapter.LedgerQuery{Subject: "ann", Newest: true, Limit: 10}, "ledger_subject"},
+	} {
+		stmt, args := sqlledger.Query(tt.q, func(n int) string { return "$" + strconv.Itoa(n) })
+		plan, err := func() (string, error) {
+			tx, err := s.pool.Begin(ctx)
+			if err != nil {
+				return "", err
+			}
+			defer tx.Rollback(ctx)
+			if _, err := tx.Exec(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
+				return "", err
+			}
+			rows, err := tx.Query(ctx, "EXPLAIN "+stmt, args...)
+			if err != nil {
+				return "", err
+			}
+			defer rows.Close()
+			var lines []string
+			for rows.Next() {
+				var l string
+				if err := rows.Scan(&l); err != nil {
+					return "", err
+				}
+				lines = append(lines, l)
+			}
+			return strings.Join(lines, "\n"), rows.Err()
+		}()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(plan, " "+tt.index+" ") {
+			t.Errorf("Query(%+v) plan:\n%s\nwant it to use %s", tt.q, plan, tt.index)
+		}
+	}
 }

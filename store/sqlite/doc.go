@@ -23,9 +23,9 @@
 // waits for the disk; records the buffer cannot take are refused and
 // counted by the executor), or, with Options.Durable, committed and synced
 // before the call returns. [Ledger.Query] selects records by run, tool,
-// subject, outcome and time, pages with a cursor, and streams them
-// ([adapter.LedgerQuery]). Options.Retention deletes old records in a
-// background sweep. [Ledger.Export] writes JSON lines.
+// subject, outcome, approval ticket and time, pages with a cursor, and
+// streams them ([adapter.LedgerQuery]). Options.Retention deletes old
+// records in a background sweep. [Ledger.Export] writes JSON lines.
 //
 // The records form one hash chain through the database, whoever wrote
 // them: each record's Hash covers its content and the Hash of the record
@@ -52,13 +52,15 @@
 // The schema is embedded in the package and versioned (PRAGMA
 // user_version). Open applies the migrations a database lacks, in one
 // transaction, and refuses a database written by a newer version
-// ([ErrSchemaTooNew]). Version 1 has one table per concern:
+// ([ErrSchemaTooNew]). There is one table per concern:
 //
 //	ledger        one row per record, seq (the chain position) as key;
-//	              indexed by (run_id, seq), (tool, seq), (subject, seq), time
+//	              indexed by (run_id, seq), (tool, seq), (subject, seq), time,
+//	              and (ticket, seq) where there is a ticket (version 4)
 //	ledger_chain  one row: the chain's head and its anchor (where it starts
 //	              after retention dropped older records)
-//	tickets       approval tickets; indexed by key (tool, args_hash, scope,
+//	tickets       approval tickets (with the arguments an approver edited,
+//	              version 2); indexed by key (tool, args_hash, scope,
 //	              scope_id) and, for the caps, open tickets by subject
 //	cache         cached results by key, with their expiry (indexed)
 //	pins          accepted definition hashes by mcpadapter.PinKey

@@ -3,9 +3,11 @@ package sqlitestore
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/internal/sqlledger"
 	"github.com/agentadapter/agentadapter/internal/storetest"
 )
@@ -56,4 +58,42 @@ func TestCrash(t *testing.T) { storetest.TestCrash(t, kit) }
 
 func TestSchemaTooNew(t *testing.T) {
 	storetest.TestSchemaTooNew(t, kit, "PRAGMA user_version = 99", ErrSchemaTooNew)
+}
+
+// TestQueryPlans checks that the ledger queries the console and the
+// command make are served by their indexes, not a scan of the table.
+func TestQueryPlans(t *testing.T) {
+	s, err := Open(context.Background(), kit.NewDB(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, tt := range []struct {
+		q     adapter.LedgerQuery
+		index string
+	}{
+		{adapter.LedgerQuery{Run: "r"}, "ledger_run"},
+		{adapter.LedgerQuery{Ticket: "tkt"}, "ledger_ticket"},
+		{adapter.LedgerQuery{Ticket: "tkt", Newest: true, Limit: 10}, "ledger_ticket"},
+		{adapter.LedgerQuery{Subject: "ann", Newest: true, Limit: 10}, "ledger_subject"},
+	} {
+		stmt, args := sqlledger.Query(tt.q, func(int) string { return "?" })
+		rows, err := s.db.Query("EXPLAIN QUERY PLAN "+stmt, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		if p := strings.Join(plan, "; "); !strings.Contains(p, "INDEX "+tt.index+" ") {
+			t.Errorf("Query(%+v) plan %q, want it to use %s", tt.q, p, tt.index)
+		}
+	}
 }
