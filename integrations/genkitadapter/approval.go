@@ -99,7 +99,10 @@ func approvalOf(p *ai.Part) *Approval {
 // the first call. An interrupt not raised by this package is an error:
 // genkit would refuse to resume without an answer for it.
 //
-// The response may be interrupted again, if a call needs a new approval.
+// A call the model asks for after the restart may interrupt the response
+// again. A restarted call cannot: genkit fails the generation instead, which
+// is what resuming the same response twice gets (its tickets are used up, so
+// the calls would need approval anew); nothing runs twice.
 func Resume(ctx context.Context, g *genkit.Genkit, resp *ai.ModelResponse, decide func(context.Context, *Approval) error, opts ...ai.GenerateOption) (*ai.ModelResponse, error) {
 	if resp == nil || resp.FinishReason != ai.FinishReasonInterrupted {
 		return nil, errors.New("genkitadapter: Resume needs an interrupted response")
