@@ -18,7 +18,7 @@ import (
 func (s *Spec) Call(ctx context.Context, args json.RawMessage) (*Result, error) {
 	c, err := s.compiled()
 	if err != nil {
-		return nil, &Error{Kind: KindInternal, Tool: s.Name, Message: "invalid tool spec", Err: err}
+		return nil, specError(err, s.Name, "")
 	}
 	args, err = c.prepareArgs(args, DefaultMaxArgBytes)
 	if err != nil {

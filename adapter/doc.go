@@ -42,8 +42,11 @@
 // "object") and a handler; [ToolOptions.OutputSchema] gives its output
 // contract. Construction checks the name and the schemas and returns an
 // error; the Must variants ([MustTool], [MustRawTool]) panic instead and are
-// meant for registration at start-up. A [Spec] written as a literal is
-// checked by [Spec.Check], which registries call.
+// meant for registration at start-up. A [Spec] written as a literal (as
+// the mcpadapter package makes for imported tools) is checked by
+// [Spec.Check], which registries call, and its schemas are compiled on its
+// first call, or by [Spec.Compile]: a schema that does not compile then
+// fails every call of that tool with a [KindToolError].
 //
 // Inference describes JSON, not Go shapes: []byte is a base64 string,
 // encoding.TextMarshaler types are strings, json.RawMessage is any JSON,

@@ -364,7 +364,7 @@ func (e *Executor) Do(ctx context.Context, req *Request) (res *Result, err error
 	call.Spec = spec
 	c, cerr := spec.compiled()
 	if cerr != nil {
-		return nil, &Error{Kind: KindInternal, Tool: call.Tool, CallID: call.ID, Message: "invalid tool spec", Err: cerr}
+		return nil, specError(cerr, call.Tool, call.ID)
 	}
 	args, aerr := e.prepareArgs(st, spec, c, req.Args)
 	if aerr != nil {

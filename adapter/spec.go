@@ -5,9 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
@@ -88,9 +90,10 @@ func (s Source) String() string {
 }
 
 // Spec describes one tool. Build specs with [NewTool] or [NewRawTool]; a
-// Spec built as a literal is checked (names, schemas) and compiled when it is
-// registered or first called. Once registered, a Spec must not be modified:
-// register a new one instead.
+// Spec built as a literal is checked (name, handler, schema types) when it
+// is registered and its schemas are compiled on its first call (see
+// [Spec.Compile]). Once registered, a Spec must not be modified: register a
+// new one instead.
 type Spec struct {
 	// Name identifies the tool: 1–64 characters of [A-Za-z0-9_-].
 	Name string
@@ -134,7 +137,7 @@ type Spec struct {
 	Streaming bool
 
 	// c caches the *compiled derived from the schemas. An atomic.Value
-	// rather than a plain pointer: a literal Spec may be compiled by
+	// rather than a plain pointer: a literal Spec may be checked by
 	// concurrent first calls. (Not atomic.Pointer: its noCopy would make
 	// every copy of a Spec a vet error.)
 	c atomic.Value
@@ -143,11 +146,23 @@ type Spec struct {
 	strict *strictDecoder
 }
 
-// compiled holds what is derived from a Spec once: resolved schemas.
+// compiled holds what is derived from a Spec once. The part that Check
+// needs (the schemas' top-level types) is set when it is made; the rest
+// (resolved schemas, $ref loop check, definition hash) by resolve, once,
+// on first use: compiling is most of the cost of importing a tool, and
+// most imported tools are never called.
 type compiled struct {
+	name          string
 	inSrc, outSrc *jsonschema.Schema
-	in, out       *jsonschema.Resolved
-	inDefaults    bool // the input schema declares defaults
+	// strictCand is the spec's strict decoder, used unless the input
+	// schema declares defaults.
+	strictCand *strictDecoder
+
+	once sync.Once
+	err  error // why the schemas do not compile; every call gets it
+
+	in, out    *jsonschema.Resolved
+	inDefaults bool // the input schema declares defaults
 	// def is the hex SHA-256 of the definition (name and schemas): cache
 	// keys carry it, so a tool redefined under the same name never serves
 	// results of the old definition.
@@ -165,14 +180,29 @@ func (s *Spec) HasTarget(target string) bool {
 // HasTag reports whether the spec carries the tag.
 func (s *Spec) HasTag(tag string) bool { return slices.Contains(s.Tags, tag) }
 
-// Check validates the spec (name, schemas, handler) and compiles its schemas.
-// It is idempotent; registries call it on registration.
+// Check validates the spec's name, handler and the top-level type of its
+// schemas. It is cheap and idempotent; registries call it on registration.
+// The schemas themselves are compiled (resolved, checked for $ref loops) by
+// [Spec.Compile] or on the first call.
 func (s *Spec) Check() error {
+	_, err := s.checked()
+	return err
+}
+
+// Compile checks the spec and compiles its schemas now rather than on the
+// first call. [NewTool] and [NewRawTool] compile; a Spec built as a literal
+// or imported from an MCP server is compiled on its first call. A schema
+// that does not compile (a dangling or looping $ref, an invalid keyword)
+// fails Compile and every call of the tool with the same error; calls get a
+// [KindToolError].
+func (s *Spec) Compile() error {
 	_, err := s.compiled()
 	return err
 }
 
-func (s *Spec) compiled() (*compiled, error) {
+// checked returns the spec's compiled state, checking the spec if it is
+// new or its schemas were replaced; the schemas may not be resolved yet.
+func (s *Spec) checked() (*compiled, error) {
 	if c, _ := s.c.Load().(*compiled); c != nil && c.inSrc == s.InputSchema && c.outSrc == s.OutputSchema {
 		return c, nil
 	}
@@ -182,57 +212,127 @@ func (s *Spec) compiled() (*compiled, error) {
 	if s.Handler == nil {
 		return nil, fmt.Errorf("adapter: tool %q has no handler", s.Name)
 	}
-	c, err := compile(s.Name, s.InputSchema, s.OutputSchema)
-	if err != nil {
-		return nil, err
+	in, out := s.InputSchema, s.OutputSchema
+	if in == nil {
+		return nil, fmt.Errorf("adapter: tool %q has no input schema", s.Name)
 	}
-	if s.strict != nil && s.strict.schema == s.InputSchema && !c.inDefaults {
-		c.strict = s.strict
+	if !isObjectSchema(in) {
+		return nil, fmt.Errorf("adapter: tool %q: input schema must have type \"object\", got %s", s.Name, schemaTypeString(in))
 	}
+	if out != nil && !isObjectSchema(out) {
+		return nil, fmt.Errorf("adapter: tool %q: output schema must have type \"object\", got %s", s.Name, schemaTypeString(out))
+	}
+	c := &compiled{name: s.Name, inSrc: in, outSrc: out}
+	if s.strict != nil && s.strict.schema == in {
+		c.strictCand = s.strict
+	}
+	// Concurrent first calls may each store one; any of them is right.
 	s.c.Store(c)
 	return c, nil
 }
 
-func compile(name string, in, out *jsonschema.Schema) (*compiled, error) {
-	if in == nil {
-		return nil, fmt.Errorf("adapter: tool %q has no input schema", name)
-	}
-	if !isObjectSchema(in) {
-		return nil, fmt.Errorf("adapter: tool %q: input schema must have type \"object\", got %s", name, schemaTypeString(in))
-	}
-	c := &compiled{inSrc: in, outSrc: out, def: definitionHash(name, in, out)}
-	// Resolve clones: a Resolved reads its schema at validation time, so an
-	// edit to a registered spec's schema would otherwise race with calls.
-	// One generic reading of each schema serves the default check and the
-	// $ref loop check; jsonschema-go checks defaults only where there are
-	// some (its walk is a large part of resolving an imported schema).
-	inMap, err := SchemaMap(in)
+// compiled returns the spec's compiled state with its schemas resolved.
+func (s *Spec) compiled() (*compiled, error) {
+	c, err := s.checked()
 	if err != nil {
-		return nil, fmt.Errorf("adapter: tool %q: input schema: %w", name, err)
+		return nil, err
 	}
-	c.inDefaults = walkDefaults(inMap, false)
-	if c.in, err = in.CloneSchemas().Resolve(&jsonschema.ResolveOptions{ValidateDefaults: c.inDefaults}); err != nil {
-		return nil, fmt.Errorf("adapter: tool %q: input schema: %w", name, err)
-	}
-	if err := refLoop(inMap); err != nil {
-		return nil, fmt.Errorf("adapter: tool %q: input schema: %w", name, err)
-	}
-	if out != nil {
-		if !isObjectSchema(out) {
-			return nil, fmt.Errorf("adapter: tool %q: output schema must have type \"object\", got %s", name, schemaTypeString(out))
-		}
-		outMap, err := SchemaMap(out)
-		if err != nil {
-			return nil, fmt.Errorf("adapter: tool %q: output schema: %w", name, err)
-		}
-		if c.out, err = out.CloneSchemas().Resolve(&jsonschema.ResolveOptions{ValidateDefaults: walkDefaults(outMap, false)}); err != nil {
-			return nil, fmt.Errorf("adapter: tool %q: output schema: %w", name, err)
-		}
-		if err := refLoop(outMap); err != nil {
-			return nil, fmt.Errorf("adapter: tool %q: output schema: %w", name, err)
-		}
+	c.once.Do(func() { c.err = c.resolve() })
+	if c.err != nil {
+		return nil, c.err
 	}
 	return c, nil
+}
+
+// A schemaError is a schema that does not compile. Its text is bounded: a
+// hostile server chooses the schema, and with it the error's text.
+type schemaError struct{ msg string }
+
+func (e *schemaError) Error() string { return e.msg }
+
+// maxSchemaErrorBytes bounds the text of a schemaError.
+const maxSchemaErrorBytes = 1024
+
+func newSchemaError(name, which string, err error) *schemaError {
+	msg := fmt.Sprintf("adapter: tool %q: %s schema: %v", name, which, err)
+	if len(msg) > maxSchemaErrorBytes {
+		cut := maxSchemaErrorBytes
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = msg[:cut] + "…"
+	}
+	return &schemaError{msg: msg}
+}
+
+// specError turns the error of Spec.compiled into the error of a call: a
+// schema that does not compile is the tool's failure (the model can use
+// another tool); anything else is a programming error.
+func specError(err error, tool, callID string) *Error {
+	var se *schemaError
+	if errors.As(err, &se) {
+		return &Error{Kind: KindToolError, Tool: tool, CallID: callID, Message: "the tool cannot be called: its schema is invalid", Err: err}
+	}
+	return &Error{Kind: KindInternal, Tool: tool, CallID: callID, Message: "invalid tool spec", Err: err}
+}
+
+// resolve compiles the schemas. Each is encoded once; those bytes are
+// hashed for the definition and read back generically for the default and
+// $ref loop checks. Resolve works on clones: a Resolved reads its schema at
+// validation time, so an edit to a registered spec's schema would
+// otherwise race with calls.
+func (c *compiled) resolve() error {
+	inJSON, err := json.Marshal(c.inSrc)
+	if err != nil {
+		return newSchemaError(c.name, "input", err)
+	}
+	var outJSON []byte
+	if c.outSrc != nil {
+		if outJSON, err = json.Marshal(c.outSrc); err != nil {
+			return newSchemaError(c.name, "output", err)
+		}
+	}
+	c.def = definitionHash(c.name, inJSON, outJSON)
+	in, err := resolveSchema(c.inSrc, inJSON)
+	if err != nil {
+		return newSchemaError(c.name, "input", err)
+	}
+	c.in, c.inDefaults = in.rs, in.defaults
+	if c.strictCand != nil && !c.inDefaults {
+		c.strict = c.strictCand
+	}
+	if c.outSrc != nil {
+		out, err := resolveSchema(c.outSrc, outJSON)
+		if err != nil {
+			return newSchemaError(c.name, "output", err)
+		}
+		c.out = out.rs
+	}
+	return nil
+}
+
+type resolvedSchema struct {
+	rs       *jsonschema.Resolved
+	defaults bool
+}
+
+// resolveSchema checks s (encoded as b) for $ref loops and resolves it;
+// jsonschema-go checks defaults only where there are some (its walk is a
+// large part of resolving).
+func resolveSchema(s *jsonschema.Schema, b []byte) (resolvedSchema, error) {
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return resolvedSchema{}, err
+	}
+	if err := refLoop(m); err != nil {
+		return resolvedSchema{}, err
+	}
+	defaults := walkDefaults(m, false)
+	rs, err := s.CloneSchemas().Resolve(&jsonschema.ResolveOptions{ValidateDefaults: defaults})
+	if err != nil {
+		return resolvedSchema{}, err
+	}
+	return resolvedSchema{rs: rs, defaults: defaults}, nil
 }
 
 func isObjectSchema(s *jsonschema.Schema) bool {
@@ -353,7 +453,7 @@ func NewRawTool(name, description string, inputSchema *jsonschema.Schema, h Hand
 	if opts.Output == OutputRequired && s.OutputSchema == nil {
 		return nil, fmt.Errorf("adapter: tool %q: structured output is required but no output schema was given", name)
 	}
-	if err := s.Check(); err != nil {
+	if err := s.Compile(); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -403,15 +503,14 @@ func (s *Spec) String() string {
 	return b.String()
 }
 
-func definitionHash(name string, in, out *jsonschema.Schema) string {
+// definitionHash hashes a tool's name and its schemas as encoded (a nil
+// output schema encodes as nothing).
+func definitionHash(name string, in, out []byte) string {
 	h := sha256.New()
 	h.Write([]byte(name))
-	for _, s := range []*jsonschema.Schema{in, out} {
+	for _, b := range [][]byte{in, out} {
 		h.Write([]byte{0})
-		if s != nil {
-			b, _ := json.Marshal(s)
-			h.Write(b)
-		}
+		h.Write(b)
 	}
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }

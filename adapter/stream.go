@@ -61,7 +61,7 @@ func NewStreamTool[In any](name, description string, fn func(ctx context.Context
 		}
 		return &Result{Content: parts}, nil
 	}
-	if err := s.Check(); err != nil {
+	if err := s.Compile(); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -68,7 +68,7 @@ func diffCases(t testing.TB) []diffCase {
 		if c.strict == nil {
 			t.Fatalf("%s: no strict decoder", name)
 		}
-		ref, err := compile(name, spec.InputSchema, nil)
+		ref, err := (&Spec{Name: name, InputSchema: spec.InputSchema, Handler: spec.Handler}).compiled()
 		if err != nil {
 			t.Fatal(err)
 		}

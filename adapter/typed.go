@@ -75,7 +75,7 @@ func NewTool[In, Out any](name, description string, fn func(context.Context, In)
 		}
 		return r, err
 	}
-	if err := s.Check(); err != nil {
+	if err := s.Compile(); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -174,7 +173,14 @@ func (c *conn) apply(tools []*mcp.Tool) error {
 				ErrCollision, local, c.cfg.Name, other, c.cfg.Name, t.Name))
 			continue
 		}
-		hash := DefinitionHash(t)
+		// Each wire schema is encoded once: the bytes are hashed for the pin
+		// and decoded into the spec's schema.
+		wire, err := encodeSchemas(t)
+		if err != nil {
+			fail(err)
+			continue
+		}
+		hash := wire.hash(t)
 		prev := c.tools[t.Name]
 		if prev != nil && prev.hash != hash {
 			// Changed since pinned: keep the trusted spec, refuse calls.
@@ -206,29 +212,24 @@ func (c *conn) apply(tools []*mcp.Tool) error {
 				continue
 			}
 		}
-		if prev != nil && reflect.DeepEqual(prev.tool, t) {
+		if prev != nil {
+			// The hash covers every field of a definition, so an equal
+			// hash is an unchanged tool.
 			next[t.Name] = prev // unchanged (a quarantine, if any, is lifted below)
 			locals[prev.spec.Name] = t.Name
 			continue
 		}
-		if prev != nil && prev.spec.Name != local {
-			local = prev.spec.Name
-		}
-		imp, err := c.newImport(t, local, hash)
+		imp, err := c.newImport(t, wire, local, hash)
 		if err != nil {
 			fail(err)
 			continue
 		}
-		if prev != nil {
-			changes = append(changes, registry.Change{Op: registry.Replaced, Name: local, New: imp.spec})
-		} else {
-			if s, ok := c.m.reg.Lookup(local); ok {
-				fail(fmt.Errorf("%w: %q from server %q (remote %q) is already registered from %s%s",
-					ErrCollision, local, c.cfg.Name, t.Name, s.Source, remoteOf(s)))
-				continue
-			}
-			changes = append(changes, registry.Change{Op: registry.Added, Name: local, New: imp.spec})
+		if s, ok := c.m.reg.Lookup(local); ok {
+			fail(fmt.Errorf("%w: %q from server %q (remote %q) is already registered from %s%s",
+				ErrCollision, local, c.cfg.Name, t.Name, s.Source, remoteOf(s)))
+			continue
 		}
+		changes = append(changes, registry.Change{Op: registry.Added, Name: local, New: imp.spec})
 		next[t.Name] = imp
 		locals[local] = t.Name
 	}
@@ -306,20 +307,62 @@ func (c *conn) unregisterAll() {
 	c.mu.Unlock()
 }
 
-// newImport converts a remote tool into a spec named local.
-func (c *conn) newImport(t *mcp.Tool, local, hash string) (*imported, error) {
-	in, err := schemaOf(t.InputSchema)
+// wireSchemas are a definition's schemas as canonical JSON (object keys
+// sorted), nil when absent.
+type wireSchemas struct{ in, out json.RawMessage }
+
+// encodeSchemas encodes t's schemas once, for the definition hash and the
+// conversion to the spec's schemas.
+func encodeSchemas(t *mcp.Tool) (wireSchemas, error) {
+	var w wireSchemas
+	var err error
+	if w.in, err = canonicalJSON(t.InputSchema); err != nil {
+		return w, fmt.Errorf("input schema: %w", err)
+	}
+	if w.out, err = canonicalJSON(t.OutputSchema); err != nil {
+		return w, fmt.Errorf("output schema: %w", err)
+	}
+	return w, nil
+}
+
+// canonicalJSON encodes a schema of any Go type with sorted object keys;
+// nil (and JSON null) give nil.
+func canonicalJSON(v any) (json.RawMessage, error) {
+	if v == nil {
+		return nil, nil
+	}
+	if m, ok := v.(map[string]any); ok && m == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(canonical(v))
+	if err != nil || string(b) == "null" {
+		return nil, err
+	}
+	return b, nil
+}
+
+// newImport converts a remote tool into a spec named local, its schemas
+// decoded from the encoded wire schemas.
+func (c *conn) newImport(t *mcp.Tool, wire wireSchemas, local, hash string) (*imported, error) {
+	in, err := schemaOf(wire.in)
 	if err != nil {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}
 	if in == nil {
 		in = &jsonschema.Schema{Type: "object"}
 	}
-	out, err := schemaOf(t.OutputSchema)
+	out, err := schemaOf(wire.out)
 	if err != nil {
 		return nil, fmt.Errorf("output schema: %w", err)
 	}
-	imp := &imported{remote: t.Name, tool: t, hash: hash}
+	// The definition kept (for Quarantine.Previous) shares the spec's
+	// schemas rather than keeping the wire ones as well.
+	def := *t
+	def.InputSchema, def.OutputSchema = in, nil
+	if out != nil {
+		def.OutputSchema = out
+	}
+	imp := &imported{remote: t.Name, tool: &def, hash: hash}
 	title := t.Title
 	if title == "" && t.Annotations != nil {
 		title = t.Annotations.Title
@@ -350,31 +393,28 @@ func (c *conn) newImport(t *mcp.Tool, local, hash string) (*imported, error) {
 	spec.Handler = func(ctx context.Context, args json.RawMessage) (*adapter.Result, error) {
 		return c.call(ctx, imp, args)
 	}
-	if err := spec.Check(); err != nil {
+	// Compiling the schemas is most of an import's cost and most imported
+	// tools are never called: they compile on first call, unless Strict
+	// asks for every failure up front.
+	check := spec.Check
+	if c.m.opts.Strict {
+		check = spec.Compile
+	}
+	if err := check(); err != nil {
 		return nil, err
 	}
 	imp.spec = spec
 	return imp, nil
 }
 
-// schemaOf decodes a wire schema (a map after JSON decoding) as is:
-// $defs, $ref and unknown keywords are kept.
-func schemaOf(v any) (*jsonschema.Schema, error) {
-	switch v := v.(type) {
-	case nil:
-		return nil, nil
-	case *jsonschema.Schema:
-		return v, nil
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	if string(b) == "null" {
+// schemaOf decodes an encoded wire schema as is: $defs, $ref and unknown
+// keywords are kept. nil gives nil.
+func schemaOf(b json.RawMessage) (*jsonschema.Schema, error) {
+	if b == nil {
 		return nil, nil
 	}
 	var s jsonschema.Schema
-	if err := json.Unmarshal(b, &s); err != nil {
+	if err := s.UnmarshalJSON(b); err != nil {
 		return nil, err
 	}
 	return &s, nil

@@ -121,7 +121,11 @@ type ReconnectOptions struct {
 type ManagerOptions struct {
 	// Strict makes Connect fail fast: the first failure (connection,
 	// listing, or any tool that cannot be imported) cancels the other
-	// connections of the call and rolls all of them back.
+	// connections of the call and rolls all of them back. Strict also
+	// compiles every tool's schemas at import, so that a schema that does
+	// not compile fails Connect; otherwise schemas are compiled on a tool's
+	// first call, and a tool whose schema does not compile is imported but
+	// fails every call with a [adapter.KindToolError].
 	Strict bool
 	// Client is the implementation announced to servers; nil means
 	// {Name: "agentadapter", Version: "v0"}.
@@ -250,10 +254,12 @@ func (e *ServerError) Unwrap() error { return e.Err }
 // tool is reported, in the returned error and in [ServerStatus.Skipped].
 //
 // Without Strict, a server that fails to connect is dropped, a tool that
-// cannot be imported (invalid schema, name collision) is skipped, and the
-// rest is imported; the returned error (a join of [*ServerError]) says what
-// failed. With Strict, the first failure cancels the others, nothing of
-// this call stays connected or registered, and that failure is returned.
+// cannot be imported (a schema not of type object, a name collision) is
+// skipped, and the rest is imported; the returned error (a join of
+// [*ServerError]) says what failed. Schemas are compiled on each tool's
+// first call (see [ManagerOptions.Strict]). With Strict, the first failure
+// cancels the others, nothing of this call stays connected or registered,
+// and that failure is returned.
 func (m *Manager) Connect(ctx context.Context, servers ...Server) error {
 	m.mu.Lock()
 	if m.closed {
@@ -429,7 +435,8 @@ type ServerStatus struct {
 	// Quarantined are the registry names of its quarantined tools.
 	Quarantined []string
 	// Skipped are the tools of its last listing that were not imported,
-	// with why: a name another server took first, an invalid schema.
+	// with why: a name another server took first, a schema not of type
+	// object.
 	Skipped []ToolError
 }
 

@@ -72,16 +72,26 @@ type Quarantine struct {
 // and _meta (clients show icons, and _meta reaches the spec), in canonical
 // JSON (object keys sorted).
 func DefinitionHash(t *mcp.Tool) string {
+	w, err := encodeSchemas(t)
+	if err != nil {
+		// Unreachable for decoded definitions; hash what there is.
+		w = wireSchemas{in: json.RawMessage(fmt.Sprintf("%q", fmt.Sprintf("%#v", t.InputSchema))), out: json.RawMessage(fmt.Sprintf("%q", fmt.Sprintf("%#v", t.OutputSchema)))}
+	}
+	return w.hash(t)
+}
+
+// hash is DefinitionHash of t, whose schemas w encodes.
+func (w wireSchemas) hash(t *mcp.Tool) string {
 	def := struct {
 		Name         string               `json:"name"`
 		Title        string               `json:"title,omitempty"`
 		Description  string               `json:"description,omitempty"`
-		InputSchema  any                  `json:"inputSchema,omitempty"`
-		OutputSchema any                  `json:"outputSchema,omitempty"`
+		InputSchema  json.RawMessage      `json:"inputSchema,omitempty"`
+		OutputSchema json.RawMessage      `json:"outputSchema,omitempty"`
 		Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
 		Icons        []mcp.Icon           `json:"icons,omitempty"`
 		Meta         any                  `json:"_meta,omitempty"`
-	}{t.Name, t.Title, t.Description, canonical(t.InputSchema), canonical(t.OutputSchema), t.Annotations, t.Icons, canonical(map[string]any(t.Meta))}
+	}{t.Name, t.Title, t.Description, w.in, w.out, t.Annotations, t.Icons, canonical(map[string]any(t.Meta))}
 	b, err := json.Marshal(def)
 	if err != nil {
 		b = []byte(fmt.Sprintf("%#v", def)) // unreachable for decoded definitions
@@ -202,7 +212,11 @@ func (m *Manager) Accept(server, tool string) error {
 	if q == nil {
 		return fmt.Errorf("mcpadapter: tool %q of server %q is not quarantined", tool, server)
 	}
-	imp, err := c.newImport(q.Definition, q.Tool, q.Got)
+	wire, err := encodeSchemas(q.Definition)
+	if err != nil {
+		return &ToolError{Server: server, Tool: q.RemoteName, Err: err}
+	}
+	imp, err := c.newImport(q.Definition, wire, q.Tool, q.Got)
 	if err != nil {
 		return &ToolError{Server: server, Tool: q.RemoteName, Err: err}
 	}
