@@ -354,11 +354,26 @@ func (c *Console) record(ctx context.Context, t *adapter.Ticket, approval, reaso
 	c.write(ctx, r)
 }
 
+// maxFlushWait bounds how long an operator's answer waits for a buffering
+// ledger to commit the decision.
+const maxFlushWait = 10 * time.Second
+
 func (c *Console) write(ctx context.Context, r *adapter.Record) {
 	// The decision is taken: a ledger failure cannot undo it, but it must
 	// not pass silently.
-	if err := c.opts.Ledger.Write(context.WithoutCancel(ctx), r); err != nil {
+	ctx = context.WithoutCancel(ctx)
+	if err := c.opts.Ledger.Write(ctx, r); err != nil {
 		c.logger.Error("console: recording a decision in the ledger failed", "tool", r.Tool, "ticket", r.Ticket, "approver", r.Approver, "err", err)
+		return
+	}
+	// A ledger that batches (the database stores) commits before the
+	// operator is answered, so the page they land on shows the decision.
+	if f, ok := c.opts.Ledger.(interface{ Flush(context.Context) error }); ok {
+		fctx, cancel := context.WithTimeout(ctx, maxFlushWait)
+		defer cancel()
+		if err := f.Flush(fctx); err != nil {
+			c.logger.Error("console: committing a decision to the ledger failed", "tool", r.Tool, "ticket", r.Ticket, "approver", r.Approver, "err", err)
+		}
 	}
 }
 

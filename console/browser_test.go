@@ -81,7 +81,7 @@ func signIn(t *testing.T, alloc context.Context, base, token string) context.Con
 	ctx, cancel := chromedp.NewContext(alloc, chromedp.WithNewBrowserContext())
 	t.Cleanup(cancel)
 	// Bound every browser step of the test.
-	ctx, cancel2 := context.WithTimeout(ctx, 2*time.Minute)
+	ctx, cancel2 := context.WithTimeout(ctx, 4*time.Minute)
 	t.Cleanup(cancel2)
 	steps := []chromedp.Action[chromedp.Void]{
 		chromedp.EmulateViewport(1280, 800),

@@ -458,3 +458,42 @@ func TestBrowserKeyboardAndLabels(t *testing.T) {
 	checkLabels(t, ctx, "login")
 	screenshot(t, ctx, "login")
 }
+
+// The standing decisions list and a definition kept blocked, in the
+// browser: labelled controls, Revoke reachable and usable by keyboard, the
+// kept-blocked note beside the definition.
+func TestBrowserStandingListAndKeepBlocked(t *testing.T) {
+	alloc := newBrowser(t)
+	e := newEnv(t, envOptions{standing: true, servers: true})
+	ctx := e.tab(t, alloc, "tok-alice")
+	id := e.hold(context.Background(), `{"path":"/reports/2022"}`)
+	openLive(t, ctx, e)
+	do(t, ctx, chromedp.Click(sel("#always-approve-%s", id)), chromedp.WaitVisible(chromedp.ID("standing")))
+	if row := text(t, ctx, "#standing-0"); !strings.Contains(row, "delete_file") || !strings.Contains(row, "agent-7") || !strings.Contains(row, "always approve") || !strings.Contains(row, "alice") {
+		t.Errorf("standing row %q", row)
+	}
+	checkLabels(t, ctx, "approvals with standing decisions")
+	screenshot(t, ctx, "standing")
+	tabTo(t, ctx, "revoke-0")
+	do(t, ctx, chromedp.KeyEvent("\r"), chromedp.WaitVisible(chromedp.ID("notice")))
+	if n := text(t, ctx, "#notice"); !strings.Contains(n, "Revoked the standing decision for delete_file") {
+		t.Errorf("notice %q", n)
+	}
+	if eval[bool](t, ctx, `document.getElementById("standing") !== null`) {
+		t.Error("the revoked decision is still listed")
+	}
+	ctxA := adapter.WithIdentity(context.Background(), &adapter.Identity{Subject: "agent-7"})
+	if _, err := e.exec.Call(ctxA, "delete_file", json.RawMessage(`{"path":"/reports/2023"}`)); adapter.KindOf(err) != adapter.KindApprovalPending {
+		t.Errorf("call after the revocation: %v, want approval_pending", err)
+	}
+
+	e.changeUpstream()
+	do(t, ctx, chromedp.Navigate(e.base+"quarantine"), chromedp.WaitVisible(chromedp.ID("keep-dict-lookup")))
+	tabTo(t, ctx, "keep-dict-lookup")
+	do(t, ctx, chromedp.KeyEvent("\r"), chromedp.WaitVisible(chromedp.ID("kept-dict-lookup")))
+	if kept := text(t, ctx, "#kept-dict-lookup"); !strings.Contains(kept, "Kept blocked by alice") {
+		t.Errorf("kept note %q", kept)
+	}
+	checkLabels(t, ctx, "quarantine, kept blocked")
+	screenshot(t, ctx, "quarantine-kept")
+}
