@@ -48,3 +48,31 @@ func TestAllocsImportedCall(t *testing.T) {
 		t.Errorf("an imported call allocates %v more than a raw go-sdk call (%v vs %v), want <= %v", imported-raw, imported, raw, maxAdded)
 	}
 }
+
+// TestAllocsImportPerTool is an allocation regression test for import:
+// what importing a server's tools allocates beyond a raw go-sdk listing of
+// them, per tool (conversion, pinning, registration; schemas compile on
+// first call, not here).
+func TestAllocsImportPerTool(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocation counts")
+	}
+	const n = 200
+	srv := newManyToolsServer(n)
+	list := testing.AllocsPerRun(3, func() {
+		cs, _ := listAll(t, srv, n)
+		cs.Close()
+	})
+	imp := testing.AllocsPerRun(3, func() {
+		m, _ := importAll(t, srv, n)
+		m.Close()
+	})
+	perTool := (imp - list) / n
+	// +266 per tool measured (+276 under -race, which allocates more);
+	// before schemas compiled on first call it was about +1,380.
+	const maxPerTool = 290
+	t.Logf("listing %d tools: %v allocations; import: %v (+%.1f per tool)", n, list, imp, perTool)
+	if perTool > maxPerTool {
+		t.Errorf("import allocates %.1f per tool beyond a listing, want <= %d", perTool, maxPerTool)
+	}
+}

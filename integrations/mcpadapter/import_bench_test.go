@@ -98,13 +98,23 @@ func BenchmarkImport(b *testing.B) {
 			b.Run(fmt.Sprintf("tools=%d/impl=%s", n, impl.name), func(b *testing.B) {
 				kept := heapKept(func() func() { return impl.run(b) })
 				b.ReportAllocs()
-				for b.Loop() {
-					impl.run(b)()
-				}
+				reportCPU(b, func() { impl.run(b)() })
 				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/tool")
 				b.ReportMetric(kept, "kept-B")
 				b.ReportMetric(kept/float64(n), "kept-B/tool")
 			})
 		}
+	}
+}
+
+// reportCPU runs the benchmark loop body and reports the process CPU time
+// per operation (cpu-ns/op; both ends of an in-process connection count).
+func reportCPU(b *testing.B, body func()) {
+	start := processCPU()
+	for b.Loop() {
+		body()
+	}
+	if used := processCPU() - start; start > 0 {
+		b.ReportMetric(float64(used.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
 }

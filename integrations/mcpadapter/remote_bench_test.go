@@ -12,9 +12,11 @@ import (
 )
 
 // BenchmarkCall compares one tools/call through import + executor with a
-// raw go-sdk ClientSession.CallTool, in memory and over stdio (the test
-// binary as a child server). Compare import/* with raw/* of one transport;
+// raw go-sdk ClientSession.CallTool, in memory, over streamable HTTP and
+// over stdio (the test binary as a child server). Compare import/* with raw/* of one transport;
 // handler/* is the imported spec's handler alone, without the executor.
+// Besides wall time each reports the process CPU time per call
+// (cpu-ns/op), which load from elsewhere on the machine does not inflate.
 func BenchmarkCall(b *testing.B) {
 	args := json.RawMessage(`{"a":2,"b":3}`)
 	transports := []struct {
@@ -23,6 +25,10 @@ func BenchmarkCall(b *testing.B) {
 	}{
 		{"in-memory", func(b *testing.B) (mcp.Transport, mcpadapter.Server) {
 			return inMemoryTo(b, newImportServer()), mcpadapter.Server{Name: "srv", Allow: []string{"add"}, Transport: inMemoryTo(b, newImportServer())}
+		}},
+		{"http", func(b *testing.B) (mcp.Transport, mcpadapter.Server) {
+			url := httpTo(b, newImportServer())
+			return &mcp.StreamableClientTransport{Endpoint: url}, mcpadapter.Server{Name: "srv", Allow: []string{"add"}, URL: url}
 		}},
 		{"stdio", func(b *testing.B) (mcp.Transport, mcpadapter.Server) {
 			s := stdioHelper("tools")
@@ -43,12 +49,12 @@ func BenchmarkCall(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			b.ResetTimer()
-			for b.Loop() {
+			reportCPU(b, func() {
 				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "add", Arguments: args})
 				if err != nil || res.IsError {
 					b.Fatal(err, res)
 				}
-			}
+			})
 		})
 		b.Run("transport="+tr.name+"/impl=import", func(b *testing.B) {
 			_, srv := tr.dial(b)
@@ -59,11 +65,11 @@ func BenchmarkCall(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			b.ResetTimer()
-			for b.Loop() {
+			reportCPU(b, func() {
 				if _, err := e.exec.Call(ctx, "add", args); err != nil {
 					b.Fatal(err)
 				}
-			}
+			})
 		})
 		// handler: the imported spec's handler alone, without the executor.
 		b.Run("transport="+tr.name+"/impl=handler", func(b *testing.B) {
@@ -76,11 +82,11 @@ func BenchmarkCall(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			b.ResetTimer()
-			for b.Loop() {
+			reportCPU(b, func() {
 				if _, err := spec.Handler(ctx, args); err != nil {
 					b.Fatal(err)
 				}
-			}
+			})
 		})
 	}
 }
