@@ -344,14 +344,14 @@ func canonicalJSON(v any) (json.RawMessage, error) {
 // newImport converts a remote tool into a spec named local, its schemas
 // decoded from the encoded wire schemas.
 func (c *conn) newImport(t *mcp.Tool, wire wireSchemas, local, hash string) (*imported, error) {
-	in, err := schemaOf(wire.in)
+	in, err := schemaFrom(t.InputSchema, wire.in)
 	if err != nil {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}
 	if in == nil {
 		in = &jsonschema.Schema{Type: "object"}
 	}
-	out, err := schemaOf(wire.out)
+	out, err := schemaFrom(t.OutputSchema, wire.out)
 	if err != nil {
 		return nil, fmt.Errorf("output schema: %w", err)
 	}
@@ -405,19 +405,6 @@ func (c *conn) newImport(t *mcp.Tool, wire wireSchemas, local, hash string) (*im
 	}
 	imp.spec = spec
 	return imp, nil
-}
-
-// schemaOf decodes an encoded wire schema as is: $defs, $ref and unknown
-// keywords are kept. nil gives nil.
-func schemaOf(b json.RawMessage) (*jsonschema.Schema, error) {
-	if b == nil {
-		return nil, nil
-	}
-	var s jsonschema.Schema
-	if err := s.UnmarshalJSON(b); err != nil {
-		return nil, err
-	}
-	return &s, nil
 }
 
 // localName returns the registry name of a remote tool: its own name (or

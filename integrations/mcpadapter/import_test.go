@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/trace"
 
@@ -770,4 +771,47 @@ func TestRefreshInterval(t *testing.T) {
 	waitUntil(t, "the periodic refresh to import ttl_tool", func() bool { _, ok := e.reg.Lookup("ttl_tool"); return ok })
 	extra.Store(false)
 	waitUntil(t, "the periodic refresh to remove ttl_tool", func() bool { _, ok := e.reg.Lookup("ttl_tool"); return !ok })
+}
+
+// TestImportedSchemaAsDecoded: an imported tool's schemas are what
+// jsonschema-go makes of the server's JSON (every keyword kept, numbers
+// exact), whichever way the import converts them.
+func TestImportedSchemaAsDecoded(t *testing.T) {
+	const in = `{"type":"object","$defs":{"n":{"type":"integer","minimum":-2.5,"maximum":1e300}},"properties":{"n":{"$ref":"#/$defs/n"},"s":{"type":"string","maxLength":3,"enum":["a","<b>"],"default":"<b>","x-vendor":{"k":[1,null]}},"l":{"type":"array","items":[{"type":"string"},false],"minItems":1}},"required":["n"],"additionalProperties":false}`
+	const out = `{"type":"object","properties":{"ok":{"type":"boolean"}}}`
+	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "v1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "rich", InputSchema: json.RawMessage(in), OutputSchema: json.RawMessage(out)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+	e := newImportEnv(t, nil)
+	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "s", Transport: inMemoryTo(t, srv)}); err != nil {
+		t.Fatal(err)
+	}
+	spec, ok := e.reg.Lookup("rich")
+	if !ok {
+		t.Fatal("rich not imported")
+	}
+	for _, c := range []struct {
+		got  *jsonschema.Schema
+		text string
+	}{{spec.InputSchema, in}, {spec.OutputSchema, out}} {
+		// As the wire carries it: encoding/json's encoding of the decoded
+		// text (keys sorted, <>& escaped).
+		var v any
+		if err := json.Unmarshal([]byte(c.text), &v); err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := impSchema(string(b))
+		if diff := cmp.Diff(want, c.got); diff != "" {
+			t.Errorf("schema (-want +got):\n%s", diff)
+		}
+	}
+	if err := spec.Compile(); err != nil {
+		t.Fatal(err)
+	}
 }
