@@ -334,7 +334,7 @@ func canonicalJSON(v any) (json.RawMessage, error) {
 	if m, ok := v.(map[string]any); ok && m == nil {
 		return nil, nil
 	}
-	b, err := json.Marshal(canonical(v))
+	b, err := marshalJSON(canonical(v))
 	if err != nil || string(b) == "null" {
 		return nil, err
 	}

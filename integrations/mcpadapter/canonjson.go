@@ -1,0 +1,145 @@
+package mcpadapter
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+)
+
+// appendJSON appends the encoding of a decoded JSON value (map[string]any,
+// []any, string, float64, bool, nil) exactly as json.Marshal writes it:
+// keys sorted, <, > and & escaped, numbers as encoding/json formats them.
+// It reports false for anything else, which the caller leaves to
+// json.Marshal. Pins hash these bytes, so they must never differ from
+// json.Marshal's (TestAppendJSONMatchesMarshal, FuzzAppendJSON); writing
+// them directly avoids encoding/json's reflection, which was the largest
+// part of an import's own CPU once schemas compiled lazily.
+func appendJSON(dst []byte, v any) ([]byte, bool) {
+	switch v := v.(type) {
+	case nil:
+		return append(dst, "null"...), true
+	case bool:
+		return strconv.AppendBool(dst, v), true
+	case string:
+		return appendJSONString(dst, v), true
+	case float64:
+		if math.IsInf(v, 0) || math.IsNaN(v) {
+			return dst, false
+		}
+		format := byte('f')
+		if abs := math.Abs(v); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+			format = 'e'
+		}
+		dst = strconv.AppendFloat(dst, v, format, -1, 64)
+		if format == 'e' { // e-09 → e-9, as encoding/json writes it
+			if n := len(dst); n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+				dst[n-2] = dst[n-1]
+				dst = dst[:n-1]
+			}
+		}
+		return dst, true
+	case []any:
+		if v == nil {
+			return append(dst, "null"...), true
+		}
+		dst = append(dst, '[')
+		for i, x := range v {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var ok bool
+			if dst, ok = appendJSON(dst, x); !ok {
+				return dst, false
+			}
+		}
+		return append(dst, ']'), true
+	case map[string]any:
+		if v == nil {
+			return append(dst, "null"...), true
+		}
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		dst = append(dst, '{')
+		for i, k := range keys {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendJSONString(dst, k)
+			dst = append(dst, ':')
+			var ok bool
+			if dst, ok = appendJSON(dst, v[k]); !ok {
+				return dst, false
+			}
+		}
+		return append(dst, '}'), true
+	}
+	return dst, false
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString is encoding/json's string encoding with HTML escaping.
+func appendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if c == '\u2028' || c == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// marshalJSON is json.Marshal for decoded JSON values, without reflection
+// for the usual ones.
+func marshalJSON(v any) ([]byte, error) {
+	if b, ok := appendJSON(nil, v); ok {
+		return b, nil
+	}
+	return json.Marshal(v)
+}
