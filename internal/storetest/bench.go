@@ -94,7 +94,29 @@ func BenchmarkLedgerDurable(b *testing.B, k *Kit) {
 // executor: the call gets a ticket, the ticket is approved, the retried
 // call consumes it and runs.
 func BenchmarkApprovalRoundTrip(b *testing.B, k *Kit) {
-	d := &adapter.Deferred{Store: k.Opener(b, Options{})().Tickets}
+	approvalRoundTrip(b, k.Opener(b, Options{})().Tickets)
+}
+
+// BenchmarkApprovalRoundTripBusy is BenchmarkApprovalRoundTrip while
+// 5,000 tickets of 100 other callers wait for a decision: the caps
+// (adapter.Deferred's defaults) must not cost more with them.
+func BenchmarkApprovalRoundTripBusy(b *testing.B, k *Kit) {
+	s := k.Opener(b, Options{})().Tickets
+	ctx := context.Background()
+	now := time.Now()
+	for i := range 5000 {
+		subject := fmt.Sprintf("user-%d", i%100)
+		if err := s.Create(ctx, &adapter.Ticket{ID: fmt.Sprintf("busy-%d", i), Tool: "rm", ArgsHash: fmt.Sprint(i),
+			Scope: adapter.ScopeSubject, ScopeID: subject, Subject: subject, State: adapter.TicketPending,
+			Created: now, Expires: now.Add(time.Hour)}, adapter.TicketCaps{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	approvalRoundTrip(b, s)
+}
+
+func approvalRoundTrip(b *testing.B, s adapter.TicketStore) {
+	d := &adapter.Deferred{Store: s}
 	spec := adapter.MustRawTool("rm", "", &jsonschema.Schema{Type: "object"}, func(context.Context, json.RawMessage) (*adapter.Result, error) {
 		return adapter.TextResult("ok"), nil
 	}, nil)

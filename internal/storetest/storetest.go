@@ -10,7 +10,9 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -307,5 +309,72 @@ func TestSchemaTooNew(t *testing.T, k *Kit, bump string, errTooNew error) {
 	}
 	if !errors.Is(err, errTooNew) {
 		t.Errorf("Open of a newer schema: %v, want %v", err, errTooNew)
+	}
+}
+
+// TestTicketCounts attacks the open-ticket counts the caps read (tables
+// ticket_open and ticket_open_total, kept by triggers): two replicas
+// create capped tickets, approve, deny and consume them, and let them
+// expire, all at once for the same few subjects. No operation may fail
+// but for a cap, and the counts must then equal the open tickets.
+func TestTicketCounts(t *testing.T, k *Kit) {
+	ctx := context.Background()
+	open := k.Opener(t, Options{})
+	a, b := open(), open()
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	caps := adapter.TicketCaps{PerSubject: 6, Total: 20}
+	var wg sync.WaitGroup
+	for w := range 8 {
+		s := a
+		if w%2 == 1 {
+			s = b
+		}
+		wg.Go(func() {
+			for i := range 30 {
+				// Every tenth round moves the clock past the earlier
+				// tickets' expiry, so that Create deletes them.
+				at := t0.Add(time.Duration(i/10) * time.Hour)
+				subject := fmt.Sprint("u", (w+i)%3)
+				id := fmt.Sprintf("w%d-%d", w, i)
+				err := s.Tickets.Create(ctx, &adapter.Ticket{ID: id, Tool: "rm", ArgsHash: id, Scope: adapter.ScopeSubject,
+					ScopeID: subject, Subject: subject, State: adapter.TicketPending, Created: at, Expires: at.Add(30 * time.Minute)}, caps)
+				if errors.Is(err, adapter.ErrTicketCap) {
+					continue
+				}
+				if err != nil {
+					t.Errorf("Create: %v", err)
+					return
+				}
+				switch i % 3 {
+				case 0: // left open
+				case 1:
+					err = s.Tickets.Transition(ctx, id, adapter.TicketPending, adapter.TicketDenied, "no", "op", at)
+				case 2:
+					if err = s.Tickets.Transition(ctx, id, adapter.TicketPending, adapter.TicketApproved, "", "op", at); err == nil {
+						err = s.Tickets.Transition(ctx, id, adapter.TicketApproved, adapter.TicketConsumed, "", "", at)
+					}
+				}
+				// A faster worker's later clock may have expired the ticket.
+				if err != nil && !errors.Is(err, adapter.ErrTicketNotFound) {
+					t.Errorf("Transition: %v", err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	var wrong, total, want int
+	if err := a.QueryRow(ctx, `SELECT count(*) FROM ticket_open o
+		FULL JOIN (SELECT subject, count(*) AS c FROM tickets WHERE state <> 4 GROUP BY subject) t ON t.subject = o.subject
+		WHERE coalesce(o.n, 0) <> coalesce(t.c, 0)`).Scan(&wrong); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.QueryRow(ctx, `SELECT (SELECT n FROM ticket_open_total), (SELECT count(*) FROM tickets WHERE state <> 4)`).Scan(&total, &want); err != nil {
+		t.Fatal(err)
+	}
+	if wrong != 0 || total != want {
+		t.Errorf("%d subjects' counts are wrong; the total is %d, want %d", wrong, total, want)
+	}
+	if want == 0 || want > caps.Total {
+		t.Errorf("%d open tickets left, want some and at most %d", want, caps.Total)
 	}
 }

@@ -7,10 +7,11 @@ import (
 	"github.com/agentadapter/agentadapter/internal/storetest"
 )
 
-func BenchmarkLedgerBatched(b *testing.B)     { storetest.BenchmarkLedgerBatched(b, kit) }
-func BenchmarkLedgerDurable(b *testing.B)     { storetest.BenchmarkLedgerDurable(b, kit) }
-func BenchmarkApprovalRoundTrip(b *testing.B) { storetest.BenchmarkApprovalRoundTrip(b, kit) }
-func BenchmarkCacheHit(b *testing.B)          { storetest.BenchmarkCacheHit(b, kit) }
+func BenchmarkLedgerBatched(b *testing.B)         { storetest.BenchmarkLedgerBatched(b, kit) }
+func BenchmarkLedgerDurable(b *testing.B)         { storetest.BenchmarkLedgerDurable(b, kit) }
+func BenchmarkApprovalRoundTrip(b *testing.B)     { storetest.BenchmarkApprovalRoundTrip(b, kit) }
+func BenchmarkApprovalRoundTripBusy(b *testing.B) { storetest.BenchmarkApprovalRoundTripBusy(b, kit) }
+func BenchmarkCacheHit(b *testing.B)              { storetest.BenchmarkCacheHit(b, kit) }
 
 func BenchmarkQueryRun1M(b *testing.B) {
 	storetest.BenchmarkQueryRun1M(b, kit, func(ctx context.Context, s *storetest.Store) error {

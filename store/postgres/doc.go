@@ -21,8 +21,9 @@
 // through one replica may be decided through another and is consumed by
 // exactly one caller anywhere: every state change, an approval with
 // edited arguments ([Tickets.ApproveEdited]) included, is one conditional
-// UPDATE, and ticket caps are checked under a transaction-scoped advisory
-// lock. Each decision is announced with NOTIFY; [Tickets.Wait] on every
+// UPDATE, and ticket caps are checked, holding a row lock, against counts
+// of open tickets that a trigger keeps in the transaction of each change
+// (two rows read, whatever the number of tickets). Each decision is announced with NOTIFY; [Tickets.Wait] on every
 // replica LISTENs and wakes at once (and re-reads the ticket every
 // Options.PollInterval, should a notification be lost with a connection).
 // Cached results and pins are rows every replica reads: a tool whose
@@ -70,7 +71,10 @@
 //	              after retention dropped older records)
 //	tickets       approval tickets (with the arguments an approver edited,
 //	              version 3); indexed by key (tool, args_hash, scope,
-//	              scope_id) and, for the caps, open tickets by subject
+//	              scope_id)
+//	ticket_open   open (not consumed) tickets by subject, and in all
+//	              (ticket_open_total), kept by triggers, for the caps
+//	              (version 5)
 //	cache         cached results by key, with their expiry (indexed)
 //	pins          accepted definition hashes by mcpadapter.PinKey
 //	tokens        OAuth tokens by server and resource (secrets: restrict

@@ -16,17 +16,15 @@ import (
 // Tickets is an [adapter.TicketStore] in the database, shared by every
 // replica: a ticket created through one may be decided through another
 // and is consumed exactly once (each transition is one conditional
-// UPDATE); caps are checked and the ticket inserted under a transaction
-// lock, so they hold across replicas. Each transition is announced with
+// UPDATE); caps are checked (against counts a trigger keeps) and the ticket
+// inserted holding the lock of the total's row, so they hold across
+// replicas. Each transition is announced with
 // NOTIFY, which wakes [Tickets.Wait] on every replica.
 type Tickets struct {
 	s *Store
 }
 
 const ticketColumns = "id, tool, args_hash, args, args_size, scope, scope_id, call_id, run_id, session, subject, state, reason, approver, created, expires, edited"
-
-// capsLock is the advisory lock key Creates with caps take.
-const capsLock = 0x61676e746b636170 // "agntkcap"
 
 func scanTicket(sc interface{ Scan(...any) error }) (*adapter.Ticket, error) {
 	var t adapter.Ticket
@@ -85,31 +83,30 @@ func (s *Tickets) create(ctx context.Context, t *adapter.Ticket, caps adapter.Ti
 	}
 	defer tx.Rollback(ctx)
 	at := t.Created.UnixNano()
-	// Expired tickets go as new ones come, as in adapter.MemoryTicketStore.
-	if _, err := tx.Exec(ctx, "DELETE FROM tickets WHERE expires <> 0 AND expires < $1", at); err != nil {
+	// Expired tickets go as new ones come, as in adapter.MemoryTicketStore
+	// (the trigger counts them out). Their rows are locked before the
+	// total's, in the order of every other change to a ticket.
+	if _, err := tx.Exec(ctx, "DELETE FROM tickets WHERE expires > 0 AND expires < $1", at); err != nil {
 		return err
 	}
 	if caps.PerSubject > 0 || caps.Total > 0 {
-		if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", int64(capsLock)); err != nil {
+		// The lock of the total's row makes capped Creates take turns on
+		// every replica: whoever changes the counts holds it.
+		var total int64
+		if err := tx.QueryRow(ctx, "SELECT n FROM ticket_open_total WHERE id = 1 FOR UPDATE").Scan(&total); err != nil {
 			return err
 		}
-	}
-	const open = "state <> 4 AND (expires = 0 OR expires >= $1)"
-	if caps.PerSubject > 0 {
-		var n int
-		if err := tx.QueryRow(ctx, "SELECT count(*) FROM tickets WHERE "+open+" AND subject = $2", at, t.Subject).Scan(&n); err != nil {
-			return err
+		if caps.PerSubject > 0 {
+			var n int64
+			err := tx.QueryRow(ctx, "SELECT n FROM ticket_open WHERE subject = $1", t.Subject).Scan(&n)
+			if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+				return err
+			}
+			if n >= int64(caps.PerSubject) {
+				return &adapter.TicketCapError{PerSubject: true, Cap: caps.PerSubject}
+			}
 		}
-		if n >= caps.PerSubject {
-			return &adapter.TicketCapError{PerSubject: true, Cap: caps.PerSubject}
-		}
-	}
-	if caps.Total > 0 {
-		var n int
-		if err := tx.QueryRow(ctx, "SELECT count(*) FROM tickets WHERE "+open, at).Scan(&n); err != nil {
-			return err
-		}
-		if n >= caps.Total {
+		if caps.Total > 0 && total >= int64(caps.Total) {
 			return &adapter.TicketCapError{Cap: caps.Total}
 		}
 	}

@@ -61,7 +61,10 @@
 //	              after retention dropped older records)
 //	tickets       approval tickets (with the arguments an approver edited,
 //	              version 2); indexed by key (tool, args_hash, scope,
-//	              scope_id) and, for the caps, open tickets by subject
+//	              scope_id)
+//	ticket_open   open (not consumed) tickets by subject, and in all
+//	              (ticket_open_total), kept by triggers, for the caps
+//	              (version 5)
 //	cache         cached results by key, with their expiry (indexed)
 //	pins          accepted definition hashes by mcpadapter.PinKey
 //	tokens        OAuth tokens by server and resource (secrets: Open creates

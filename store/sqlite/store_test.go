@@ -51,6 +51,8 @@ func TestTamper(t *testing.T) { storetest.TestTamper(t, kit) }
 
 func TestRetention(t *testing.T) { storetest.TestRetention(t, kit) }
 
+func TestTicketCounts(t *testing.T) { storetest.TestTicketCounts(t, kit) }
+
 // TestReplicaProcesses: the waiter in another process polls every 20 ms.
 func TestReplicaProcesses(t *testing.T) { storetest.TestReplicaProcesses(t, kit) }
 
