@@ -82,8 +82,10 @@ type ExecutorOptions struct {
 	// [Limits.Validate]).
 	Limits Limits
 	// Ledger, if set, records every call: from a goroutine of the
-	// executor's own, or, for a [DurableLedger] that asks for it, on the
-	// call's path before the call returns.
+	// executor's own, which takes records in batches (a record reaches
+	// the ledger within about half a millisecond; Flush and Shutdown do
+	// not wait for that), or, for a [DurableLedger] that asks for it, on
+	// the call's path before the call returns.
 	Ledger Ledger
 	// LedgerBuffer is how many records may wait for the ledger; zero means 4096.
 	LedgerBuffer int
@@ -320,6 +322,10 @@ type callState struct {
 	// argsChanged is set when a hook or an approver replaced the arguments
 	// after the cache key was computed.
 	argsChanged bool
+	// argsPrivate is set when the validated arguments are bytes the
+	// executor made and never changes (not the caller's buffer), so the
+	// ledger may keep them without a copy.
+	argsPrivate bool
 }
 
 // Do runs one call through the pipeline. Every error it returns is an
@@ -416,8 +422,11 @@ func (e *Executor) prepareArgs(st *callState, spec *Spec, c *compiled, raw json.
 		if v != nil {
 			st.call.decoded, st.call.decodedFrom = v, args
 		}
+		// Arguments already canonical come back as the caller's bytes.
+		st.argsPrivate = err == nil && !sameBytes(args, bytes.TrimSpace(raw))
 		return args, err
 	}
+	st.argsPrivate = true // the memo's copies are never changed
 	if me, ok := e.memo.get(c, raw); ok {
 		st.cacheKey = me.key
 		return me.args, nil
@@ -859,7 +868,8 @@ func (e *Executor) finish(ctx context.Context, span trace.Span, st *callState, r
 	if e.ledger == nil {
 		return
 	}
-	r := &Record{
+	r := records.Get().(*Record)
+	*r = Record{
 		Time: st.start, CallID: call.ID, RunID: call.RunID, Tool: call.Tool,
 		Integration: call.Integration, Outcome: outcome, Message: msg,
 		Ticket: st.ticket, Approver: st.approver, Requester: st.requester, CacheHit: st.cacheHit,
@@ -874,18 +884,21 @@ func (e *Executor) finish(ctx context.Context, span trace.Span, st *callState, r
 	if st.approval != 0 {
 		r.Approval = st.approval.String()
 	}
-	// The ledger reads the arguments after Do returns: copy them, as they
-	// may be the caller's (or a hook's) buffer.
-	args := st.valid
+	// The ledger reads the arguments after Do returns: copy them when they
+	// may be the caller's (or a hook's, or an approver's) buffer.
+	args, private := st.valid, st.argsPrivate && !st.argsChanged
 	if args == nil && len(st.reqArgs) > 0 {
-		args = st.reqArgs
+		args, private = st.reqArgs, false
 		if len(args) > 64<<10 || !json.Valid(args) {
 			// Arguments that failed to parse may still hold a secret the
 			// redaction cannot find: they are recorded by size and hash.
-			args = unparsable(args)
+			args, private = unparsable(args), true
 		}
 	}
-	r.Args = bytes.Clone(args)
+	if !private {
+		args = bytes.Clone(args)
+	}
+	r.Args = args
 	if res != nil {
 		r.ResultBytes = resultSize(res)
 	}

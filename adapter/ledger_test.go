@@ -428,3 +428,78 @@ func TestLedgerCopiesCallerArgs(t *testing.T) {
 		t.Errorf("records %s and %s changed with the caller's buffer", got[0].Args, got[1].Args)
 	}
 }
+
+// TestLedgerArgsNotAliased: the ledger keeps argument bytes without a copy
+// only when the executor made them; whoever else's buffer they are in (the
+// caller's, when they arrive canonical; a hook's) is copied, so reusing it
+// after the call changes nothing recorded. Cached tools' argument memo is
+// covered too.
+func TestLedgerArgsNotAliased(t *testing.T) {
+	ro := &adapter.ToolOptions{Annotations: adapter.Annotations{ReadOnly: true}}
+	typed := adapter.MustTool("add", "adds", add, ro)
+	raw := adapter.MustRawTool("raw", "", &jsonschema.Schema{Type: "object"}, echo, ro)
+	scribble := func(b []byte) {
+		for i := range b {
+			b[i] = ' '
+		}
+	}
+	var hookBuf []byte
+	rewrite := func(next adapter.Invoker) adapter.Invoker {
+		return func(ctx context.Context, c *adapter.ToolCall) (*adapter.Result, error) {
+			hookBuf = []byte(`{"a":5,"b":6}`)
+			c.Args = hookBuf
+			return next(ctx, c)
+		}
+	}
+	for _, tt := range []struct {
+		name, tool, args, want string
+		cached, hook           bool
+	}{
+		{"typed, canonical", "add", `{"a":1,"b":2}`, `{"a":1,"b":2}`, false, false},
+		{"typed, not canonical", "add", `{ "b":2, "a":1 }`, `{"a":1,"b":2}`, false, false},
+		{"raw, canonical", "raw", `{"a":1}`, `{"a":1}`, false, false},
+		{"raw, not canonical", "raw", ` {"b":[1, 2],"a":1}`, `{"a":1,"b":[1,2]}`, false, false},
+		{"cached, canonical", "add", `{"a":3,"b":4}`, `{"a":3,"b":4}`, true, false},
+		{"cached, not canonical", "add", `{"b":4, "a":3}`, `{"a":3,"b":4}`, true, false},
+		{"hook rewrites", "add", `{"a":1,"b":2}`, `{"a":5,"b":6}`, false, true},
+		{"hook rewrites, cached", "add", `{"a":1,"b":2}`, `{"a":5,"b":6}`, true, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := &adapter.ExecutorOptions{}
+			if tt.cached {
+				opts.Cache = &adapter.CacheOptions{TTL: time.Hour, Tools: map[string]time.Duration{"add": 0}}
+			}
+			if tt.hook {
+				opts.Hooks = []adapter.Hook{rewrite}
+			}
+			e, ml := newExec(t, opts, typed, raw)
+			for range 2 { // the second call of a cached tool hits the memo and the cache
+				buf := []byte(tt.args)
+				if _, err := e.Call(context.Background(), tt.tool, buf); err != nil {
+					t.Fatal(err)
+				}
+				scribble(buf)
+				scribble(hookBuf)
+			}
+			for i, r := range records(t, e, ml) {
+				if string(r.Args) != tt.want {
+					t.Errorf("record %d: args %s, want %s", i, r.Args, tt.want)
+				}
+			}
+		})
+	}
+}
+
+// TestLedgerWithoutFlush: the writer batches records, but a record reaches
+// the ledger on its own, with no Flush or Close to push it.
+func TestLedgerWithoutFlush(t *testing.T) {
+	e, ml := newExec(t, nil, rawTool("t", echo, nil))
+	for i := range 3 {
+		if _, err := e.Call(context.Background(), "t", json.RawMessage(`{"x":1}`)); err != nil {
+			t.Fatal(err)
+		}
+		for ml.Total() != i+1 {
+			time.Sleep(time.Millisecond) // bounded by the test's timeout: a lost record hangs here
+		}
+	}
+}

@@ -118,38 +118,12 @@ func (e *ChainError) Error() string {
 // Is makes errors.Is(err, ErrChainBroken) true.
 func (e *ChainError) Is(target error) bool { return target == ErrChainBroken }
 
-// chainForm is what ChainHash hashes: every field of a record but Seq
-// (its place, checked by the chain's links instead, so that an inserted
-// record shows as one) and Hash itself. The field order is fixed here:
-// changing it breaks every chain already written.
-type chainForm struct {
-	Prev        string          `json:"prev"`
-	Time        int64           `json:"time"`
-	CallID      string          `json:"call_id"`
-	RunID       string          `json:"run_id"`
-	Tool        string          `json:"tool"`
-	Source      string          `json:"source"`
-	Integration string          `json:"integration"`
-	Subject     string          `json:"subject"`
-	Args        json.RawMessage `json:"args"`
-	Outcome     string          `json:"outcome"`
-	Message     string          `json:"message"`
-	Approval    string          `json:"approval"`
-	Approver    string          `json:"approver"`
-	Requester   string          `json:"requester,omitempty"` // omitempty: chains written before it verify
-	Ticket      string          `json:"ticket"`
-	CacheHit    bool            `json:"cache_hit"`
-	Duration    int64           `json:"duration_ns"`
-	ResultBytes int             `json:"result_bytes"`
-	ArgsHash    string          `json:"args_hash"`
-	ResultHash  string          `json:"result_hash"`
-}
-
 // ChainHash returns the hash of a record's canonical form, its link in a
-// ledger's hash chain: a hex SHA-256 over every field but Seq and Hash,
-// Prev (the Hash of the record before, "" for the first) included, with
-// Time at nanosecond precision and Args in canonical JSON. A ledger sets
-// r.Hash = ChainHash(r) after setting r.Prev.
+// ledger's hash chain: a hex SHA-256 over every field but Seq (its place,
+// checked by the chain's links instead, so that an inserted record shows
+// as one) and Hash itself, Prev (the Hash of the record before, "" for
+// the first) included, with Time at nanosecond precision and Args in
+// canonical JSON. A ledger sets r.Hash = ChainHash(r) after setting r.Prev.
 func ChainHash(r *Record) string {
 	args := r.Args
 	if len(args) > 0 {
@@ -159,16 +133,12 @@ func ChainHash(r *Record) string {
 			args, _ = json.Marshal(string(args))
 		}
 	}
-	f := chainForm{
-		r.Prev, r.Time.UnixNano(), r.CallID, r.RunID, r.Tool, r.Source, r.Integration, r.Subject,
-		args, r.Outcome, r.Message, r.Approval, r.Approver, r.Requester, r.Ticket, r.CacheHit,
-		int64(r.Duration), r.ResultBytes, r.ArgsHash, r.ResultHash,
+	if args != nil && len(args) == 0 {
+		// json.Marshal refuses an empty json.RawMessage: chains have always
+		// hashed the form's Go syntax then.
+		return sha256Hex(fmt.Appendf(nil, "%#v", newChainForm(r, args)))
 	}
-	b, err := json.Marshal(&f)
-	if err != nil { // unreachable: args are valid JSON
-		b = fmt.Appendf(nil, "%#v", f)
-	}
-	return sha256Hex(b)
+	return hashEncoded(func(b []byte) []byte { return appendChainForm(b, r, args) })
 }
 
 // VerifyChain walks records in Seq order from the chain point from (the

@@ -12,20 +12,36 @@ import (
 // ledgerWriter hands records to a Ledger from one goroutine, so that the
 // ledger's speed never shows on a call's path: a call waits at most
 // `wait` for room in the buffer, then its record is dropped and counted.
+//
+// Waking a goroutine costs more than recording a call (on a busy machine
+// the woken thread waits for a CPU), so the writer is not woken per
+// record: the first record into an empty queue wakes it, it lets records
+// gather for ledgerBatchDelay (less when the queue is half full, or a
+// flush or shutdown is waiting), then writes them all.
 type ledgerWriter struct {
 	l      Ledger
-	ch     chan ledgerEntry
+	max    int  // records that may wait for the ledger
 	sync   bool // the ledger is a DurableLedger asking for synchronous writes
 	wait   time.Duration
 	redact func(string, json.RawMessage) json.RawMessage
 	red    *redactor // the built-in masking, when redact is nil
 	logger *slog.Logger
 
-	// No lock on the call path. enqueue counts itself in inflight before
-	// it reads closed, and close sets closed before it waits for inflight
-	// to reach zero: so either close waits for the record, or the record
-	// sees closed and is dropped. Once inflight is zero after closed is
-	// set, nobody sends on ch again and it can be closed.
+	mu       sync.Mutex
+	queue    []ledgerEntry // taken from calls, not yet by the writer
+	asleep   bool          // the writer waits for kick
+	stopping bool          // no more records will come: drain and exit
+	room     chan struct{} // closed when records leave a full buffer; nil when nobody waits
+
+	waiting atomic.Int64  // accepted records not yet processed: the queue and the writer's batch
+	kick    chan struct{} // capacity 1: wakes the writer
+	hurry   chan struct{} // capacity 1: cuts the writer's batching delay short
+
+	// No lock on the call path before the queue's. enqueue counts itself
+	// in inflight before it reads closed, and close sets closed before it
+	// waits for inflight to reach zero: so either close waits for the
+	// record, or the record sees closed and is dropped. Once inflight is
+	// zero after closed is set, nobody queues a record again.
 	closed   atomic.Bool
 	inflight atomic.Int64
 	accepted atomic.Int64 // records past the closed check (flush waits for them)
@@ -37,6 +53,11 @@ type ledgerWriter struct {
 	lastErrLog               atomic.Int64 // unix nanos of the last error logged
 }
 
+// ledgerBatchDelay is how long the writer lets records gather once woken:
+// a stream of calls costs one wake-up per batch instead of one per call,
+// and a record reaches the ledger this much later (Flush does not wait).
+const ledgerBatchDelay = 500 * time.Microsecond
+
 func newLedgerWriter(l Ledger, buf int, wait time.Duration, redact func(string, json.RawMessage) json.RawMessage, red *redactor, logger *slog.Logger) *ledgerWriter {
 	if buf <= 0 {
 		buf = 4096
@@ -44,12 +65,23 @@ func newLedgerWriter(l Ledger, buf int, wait time.Duration, redact func(string, 
 	if wait <= 0 {
 		wait = 50 * time.Millisecond
 	}
-	w := &ledgerWriter{l: l, ch: make(chan ledgerEntry, buf), wait: wait, redact: redact, red: red, logger: logger, done: make(chan struct{})}
+	w := &ledgerWriter{l: l, max: buf, wait: wait, redact: redact, red: red, logger: logger,
+		kick: make(chan struct{}, 1), hurry: make(chan struct{}, 1), done: make(chan struct{})}
 	if d, ok := l.(DurableLedger); ok && d.Durable() {
 		w.sync = true
 	}
 	go w.loop()
 	return w
+}
+
+// records recycles the records the executor hands its ledger writer
+// (a Ledger does not keep the *Record it is given).
+var records = sync.Pool{New: func() any { return new(Record) }}
+
+// release returns a record to the pool once the ledger is done with it.
+func release(r *Record) {
+	*r = Record{}
+	records.Put(r)
 }
 
 // ledgerEntry is a record on its way to the ledger, with the result whose
@@ -62,10 +94,78 @@ type ledgerEntry struct {
 func (w *ledgerWriter) loop() {
 	defer close(w.done)
 	ctx := context.Background()
-	for e := range w.ch {
-		w.write(ctx, e.r, e.res)
-		w.proc.Add(1)
+	delay := time.NewTimer(ledgerBatchDelay)
+	delay.Stop()
+	var batch []ledgerEntry
+	for {
+		w.mu.Lock()
+		if len(w.queue) == 0 {
+			if w.stopping {
+				w.mu.Unlock()
+				return
+			}
+			w.asleep = true
+			w.mu.Unlock()
+			<-w.kick
+			delay.Reset(ledgerBatchDelay)
+			select {
+			case <-delay.C:
+			case <-w.hurry:
+				delay.Stop()
+			}
+			continue
+		}
+		batch, w.queue = w.queue, batch[:0]
+		w.mu.Unlock()
+		for i := range batch {
+			w.write(ctx, batch[i].r, batch[i].res)
+			release(batch[i].r)
+			batch[i] = ledgerEntry{} // let the call's result go
+			w.waiting.Add(-1)
+			w.proc.Add(1)
+		}
+		w.mu.Lock()
+		if w.room != nil {
+			close(w.room)
+			w.room = nil
+		}
+		w.mu.Unlock()
 	}
+}
+
+// signal makes a non-blocking send on a channel of capacity 1.
+func signal(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
+	}
+}
+
+// put queues e unless max records already wait; when they do, it returns
+// a channel closed once some have left.
+func (w *ledgerWriter) put(e ledgerEntry) (ok bool, room <-chan struct{}) {
+	w.mu.Lock()
+	if w.waiting.Load() >= int64(w.max) {
+		if w.room == nil {
+			w.room = make(chan struct{})
+		}
+		room = w.room
+		w.mu.Unlock()
+		signal(w.hurry)
+		return false, room
+	}
+	w.queue = append(w.queue, e)
+	n := w.waiting.Add(1)
+	wake := w.asleep
+	w.asleep = false
+	w.mu.Unlock()
+	if wake {
+		signal(w.kick)
+	}
+	if n == int64(w.max+1)/2 {
+		signal(w.hurry)
+	}
+	return true, nil
 }
 
 func (w *ledgerWriter) write(ctx context.Context, r *Record, res *Result) {
@@ -77,7 +177,9 @@ func (w *ledgerWriter) write(ctx context.Context, r *Record, res *Result) {
 	}()
 	if r.ArgsHash == "" && len(r.Args) > 0 {
 		// Before redaction: the hash names the arguments that ran.
-		r.ArgsHash, _ = CanonicalHash(r.Args)
+		if c, err := CanonicalJSON(r.Args); err == nil {
+			r.ArgsHash = sha256Hex(c) // CanonicalHash, in one allocation
+		}
 	}
 	if r.ResultHash == "" && res != nil {
 		r.ResultHash = ResultHash(res)
@@ -116,6 +218,7 @@ func (w *ledgerWriter) enqueue(ctx context.Context, r *Record, res *Result) {
 	defer w.inflight.Add(-1)
 	if w.closed.Load() {
 		w.dropped.Add(1)
+		release(r)
 		return
 	}
 	w.accepted.Add(1)
@@ -123,31 +226,40 @@ func (w *ledgerWriter) enqueue(ctx context.Context, r *Record, res *Result) {
 		// A durable ledger commits the record before the call returns. The
 		// caller's cancellation must not abort the write of a call that ran.
 		w.write(context.WithoutCancel(ctx), r, res)
+		release(r)
 		w.proc.Add(1)
 		return
 	}
 	e := ledgerEntry{r, res}
-	select {
-	case w.ch <- e:
+	ok, room := w.put(e)
+	if ok {
 		return
-	default:
 	}
 	// The buffer is full: wait a bounded time for room. The writer keeps
 	// running meanwhile: close waits for this call first.
 	t := time.NewTimer(w.wait)
 	defer t.Stop()
-	select {
-	case w.ch <- e:
-	case <-t.C:
-		w.dropped.Add(1)
-		w.proc.Add(1)
-		w.logError("adapter: ledger buffer full, record dropped", "slow ledger")
+	for {
+		select {
+		case <-room:
+			if ok, room = w.put(e); ok {
+				return
+			}
+			continue
+		case <-t.C:
+		}
+		break
 	}
+	release(r)
+	w.dropped.Add(1)
+	w.proc.Add(1)
+	w.logError("adapter: ledger buffer full, record dropped", "slow ledger")
 }
 
 // flush waits until every record accepted so far is processed.
 func (w *ledgerWriter) flush(ctx context.Context) error {
 	target := w.accepted.Load()
+	signal(w.hurry)
 	return poll(ctx, func() bool { return w.proc.Load() >= target })
 }
 
@@ -176,7 +288,11 @@ func (w *ledgerWriter) shutdown(ctx context.Context) error {
 		w.closed.Store(true)
 		go func() {
 			_ = poll(context.Background(), func() bool { return w.inflight.Load() == 0 })
-			close(w.ch) // the writer drains what is left, then stops
+			w.mu.Lock()
+			w.stopping = true // the writer drains what is left, then stops
+			w.mu.Unlock()
+			signal(w.kick)
+			signal(w.hurry)
 		}()
 	})
 	select {

@@ -98,14 +98,23 @@ func UnmarshalResult(b []byte) (*Result, error) {
 // ResultHash returns the hex SHA-256 of a result's [MarshalResult]
 // encoding: what [Record.ResultHash] holds.
 func ResultHash(r *Result) string {
-	b, err := MarshalResult(r)
-	if err != nil {
-		return ""
+	bp := hashBufs.Get().(*[]byte)
+	defer hashBufs.Put(bp)
+	b, ok := appendResult((*bp)[:0], r)
+	if !ok {
+		var err error
+		if b, err = MarshalResult(r); err != nil {
+			return ""
+		}
+	} else if cap(b) <= maxPooledHashBuf {
+		*bp = b
 	}
 	return sha256Hex(b)
 }
 
 func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
+	var h [2 * sha256.Size]byte
+	hex.Encode(h[:], sum[:])
+	return string(h[:])
 }

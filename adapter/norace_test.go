@@ -1,0 +1,6 @@
+//go:build !race
+
+package adapter_test
+
+// racePoolMargin: see TestAllocs.
+const racePoolMargin = 0
