@@ -28,7 +28,8 @@ func TestAllocs(t *testing.T) {
 	noop := adapter.TextResult("ok")
 	raw := adapter.MustRawTool("noop", "does nothing", &jsonschema.Schema{Type: "object"},
 		func(context.Context, json.RawMessage) (*adapter.Result, error) { return noop, nil }, ro)
-	plain := adapter.NewExecutor(catalog{typed, raw}, nil)
+	inline := adapter.MustTool("add_inline", "adds", add, &adapter.ToolOptions{Annotations: adapter.Annotations{ReadOnly: true}, HonorsContext: true})
+	plain := adapter.NewExecutor(catalog{typed, raw, inline}, nil)
 	cached := adapter.NewExecutor(catalog{typed}, &adapter.ExecutorOptions{
 		Cache: &adapter.CacheOptions{TTL: time.Hour, Tools: map[string]time.Duration{"add": 0}},
 	})
@@ -50,11 +51,12 @@ func TestAllocs(t *testing.T) {
 		args json.RawMessage
 		max  float64
 	}{
-		{"typed call", plain, context.Background(), "add", addArgs, 13},
-		{"typed call, cancellable ctx", plain, cancellable, "add", addArgs, 16},
+		{"typed call", plain, context.Background(), "add", addArgs, 11},
+		{"typed call, cancellable ctx", plain, cancellable, "add", addArgs, 14},
+		{"typed call, HonorsContext", plain, context.Background(), "add_inline", addArgs, 7},
 		{"raw call", plain, context.Background(), "noop", json.RawMessage(`{}`), 18},
 		{"cache hit", cached, context.Background(), "add", addArgs, 3},
-		{"typed call, MemoryLedger", ledgered, context.Background(), "add", addArgs, 18 + racePoolMargin},
+		{"typed call, MemoryLedger", ledgered, context.Background(), "add", addArgs, 16 + racePoolMargin},
 		{"cache hit, MemoryLedger", ledgeredCached, context.Background(), "add", addArgs, 7 + racePoolMargin},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

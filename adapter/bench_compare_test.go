@@ -18,7 +18,9 @@ import (
 // the executor runs with a MemoryLedger (and with a ledger that discards
 // records), on a background and on a cancellable context, and with a real
 // span processor (the SDK's simple processor and
-// a discarding exporter) as well as without tracing.
+// a discarding exporter) as well as without tracing, and (impl=executor-inline)
+// with the handler declared as honouring its context, so that it runs on
+// the caller's goroutine without a hand-off to a worker.
 func BenchmarkOverhead(b *testing.B) {
 	bare := func(b *testing.B) {
 		ctx := context.Background()
@@ -36,9 +38,9 @@ func BenchmarkOverhead(b *testing.B) {
 			}
 		}
 	}
-	call := func(ctx context.Context, opts *adapter.ExecutorOptions) func(b *testing.B) {
+	call := func(ctx context.Context, opts *adapter.ExecutorOptions, honors ...bool) func(b *testing.B) {
 		return func(b *testing.B) {
-			spec := adapter.MustTool("add", "adds", add, &adapter.ToolOptions{Annotations: adapter.Annotations{ReadOnly: true}})
+			spec := adapter.MustTool("add", "adds", add, &adapter.ToolOptions{Annotations: adapter.Annotations{ReadOnly: true}, HonorsContext: len(honors) > 0})
 			if opts.Ledger == nil {
 				opts.Ledger = adapter.NewMemoryLedger(1024)
 			}
@@ -64,6 +66,7 @@ func BenchmarkOverhead(b *testing.B) {
 		{"executor-ledger-discard", call(context.Background(), &adapter.ExecutorOptions{Ledger: discardLedger{}})},
 		{"executor-cancellable", call(cancellable, &adapter.ExecutorOptions{})},
 		{"executor-traced", call(context.Background(), &adapter.ExecutorOptions{TracerProvider: tp})},
+		{"executor-inline", call(context.Background(), &adapter.ExecutorOptions{}, true)},
 	} {
 		b.Run("impl="+bc.name, func(b *testing.B) {
 			b.ReportAllocs()

@@ -3,7 +3,7 @@ package adapter
 import (
 	"context"
 	"encoding/json"
-	"sync/atomic"
+	"sync"
 	"time"
 )
 
@@ -133,16 +133,21 @@ func ReportProgress(ctx context.Context, p Progress) {
 // callCtx is a handler's context when the caller's context can never be
 // cancelled (its Done is nil): it carries the call and its deadline in
 // the call's own allocation, where context.WithTimeout plus
-// context.WithValue cost five allocations. (Timers are not pooled: a
-// timer made inside a testing/synctest bubble must not be reset outside
-// it, and the reverse.)
+// context.WithValue cost five allocations. Its Done channel and the timer
+// that closes it are made only when someone asks for Done: a handler that
+// never waits on its context (and runs on the caller's goroutine, see
+// Spec.HonorsContext) costs neither, and Err still reports the deadline
+// once it has passed. (Timers are not pooled: a timer made inside a
+// testing/synctest bubble must not be reset outside it, and the reverse.)
 type callCtx struct {
 	parent   context.Context
 	call     *ToolCall
 	deadline int64 // unix nanoseconds
-	done     chan struct{}
-	state    atomic.Int32 // ctxLive, then ctxExpired or ctxStopped
-	timer    *time.Timer
+
+	mu    sync.Mutex
+	state int32         // ctxLive, then ctxExpired or ctxStopped
+	done  chan struct{} // made by the first Done
+	timer *time.Timer   // armed with done
 }
 
 const (
@@ -155,8 +160,6 @@ const (
 func (c *callCtx) start(parent context.Context, call *ToolCall, timeout time.Duration) {
 	c.parent, c.call = parent, call
 	c.deadline = time.Now().Add(timeout).UnixNano()
-	c.done = make(chan struct{})
-	c.timer = time.AfterFunc(timeout, c.expire)
 }
 
 func (c *callCtx) expire() { c.end(ctxExpired) }
@@ -164,22 +167,52 @@ func (c *callCtx) expire() { c.end(ctxExpired) }
 // stop ends c once the call returns, as the cancel func of a
 // context.WithTimeout would: Done closes, Err is context.Canceled, and
 // anything the handler left waiting on ctx is released.
-func (c *callCtx) stop() {
-	c.timer.Stop()
-	c.end(ctxStopped)
-}
+func (c *callCtx) stop() { c.end(ctxStopped) }
 
 func (c *callCtx) end(state int32) {
-	if c.state.CompareAndSwap(ctxLive, state) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.state != ctxLive {
+		return
+	}
+	c.state = state
+	if c.timer != nil {
+		c.timer.Stop()
+	}
+	if c.done != nil {
 		close(c.done)
 	}
 }
 
 func (c *callCtx) Deadline() (time.Time, bool) { return time.Unix(0, c.deadline), true }
-func (c *callCtx) Done() <-chan struct{}       { return c.done }
+
+func (c *callCtx) Done() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done == nil {
+		c.done = make(chan struct{})
+		switch left := time.Until(time.Unix(0, c.deadline)); {
+		case c.state != ctxLive:
+			close(c.done)
+		case left <= 0:
+			c.state = ctxExpired
+			close(c.done)
+		default:
+			c.timer = time.AfterFunc(left, c.expire)
+		}
+	}
+	return c.done
+}
 
 func (c *callCtx) Err() error {
-	switch c.state.Load() {
+	c.mu.Lock()
+	state := c.state
+	c.mu.Unlock()
+	if state == ctxLive && time.Now().UnixNano() >= c.deadline {
+		c.end(ctxExpired) // Done closes with it, if anyone holds it
+		return c.Err()
+	}
+	switch state {
 	case ctxExpired:
 		return context.DeadlineExceeded
 	case ctxStopped:

@@ -170,5 +170,20 @@ func (r *Result) StructuredJSON() (json.RawMessage, error) {
 
 // TextResult returns a result with a single text block.
 func TextResult(text string) *Result {
-	return &Result{Content: []Content{&TextContent{Text: text}}}
+	return textResult(text)
+}
+
+// oneText is a result with one text block, in one allocation where three
+// separate ones would do.
+type oneText struct {
+	r Result
+	c [1]Content
+	t TextContent
+}
+
+func textResult(text string) *Result {
+	o := &oneText{t: TextContent{Text: text}}
+	o.c[0] = &o.t
+	o.r.Content = o.c[:]
+	return &o.r
 }

@@ -317,6 +317,12 @@ func (r *redactor) redact(args json.RawMessage) (json.RawMessage, []string) {
 	if !json.Valid(args) {
 		return unparsable(args), nil
 	}
+	return r.redactValid(args)
+}
+
+// redactValid is redact for arguments known to be valid JSON, as the
+// executor's records hold (validated arguments, or the unparsable form).
+func (r *redactor) redactValid(args json.RawMessage) (json.RawMessage, []string) {
 	if !r.mayHaveSecret(args) {
 		return args, nil
 	}

@@ -31,7 +31,9 @@ type ledgerWriter struct {
 	queue    []ledgerEntry // taken from calls, not yet by the writer
 	asleep   bool          // the writer waits for kick
 	stopping bool          // no more records will come: drain and exit
-	room     chan struct{} // closed when records leave a full buffer; nil when nobody waits
+	room     chan struct{} // closed when a record leaves a full buffer; nil when nobody waits
+
+	roomWanted atomic.Bool // room is not nil: the writer reads this, not the lock, per record
 
 	waiting atomic.Int64  // accepted records not yet processed: the queue and the writer's batch
 	kick    chan struct{} // capacity 1: wakes the writer
@@ -123,13 +125,14 @@ func (w *ledgerWriter) loop() {
 			batch[i] = ledgerEntry{} // let the call's result go
 			w.waiting.Add(-1)
 			w.proc.Add(1)
+			if w.roomWanted.Load() {
+				w.mu.Lock()
+				close(w.room)
+				w.room = nil
+				w.roomWanted.Store(false)
+				w.mu.Unlock()
+			}
 		}
-		w.mu.Lock()
-		if w.room != nil {
-			close(w.room)
-			w.room = nil
-		}
-		w.mu.Unlock()
 	}
 }
 
@@ -148,6 +151,7 @@ func (w *ledgerWriter) put(e ledgerEntry) (ok bool, room <-chan struct{}) {
 	if w.waiting.Load() >= int64(w.max) {
 		if w.room == nil {
 			w.room = make(chan struct{})
+			w.roomWanted.Store(true)
 		}
 		room = w.room
 		w.mu.Unlock()
@@ -188,7 +192,7 @@ func (w *ledgerWriter) write(ctx context.Context, r *Record, res *Result) {
 	case len(r.Args) == 0:
 	case w.red != nil:
 		var masked []string
-		r.Args, masked = w.red.redact(r.Args)
+		r.Args, masked = w.red.redactValid(r.Args) // finish records valid JSON only
 		if len(masked) > 0 && r.Message != "" {
 			r.Message = scrub(r.Message, masked)
 		}

@@ -124,11 +124,13 @@ type Spec struct {
 	Handler Handler
 	// HonorsContext declares that Handler returns promptly once its ctx is
 	// done, as the handlers of imported MCP tools do (the go-sdk client
-	// stops waiting when its ctx ends). The executor then runs the handler
+	// stops waiting when its ctx ends), and as a handler that always
+	// returns quickly (a small computation that never blocks) does. The executor then runs the handler
 	// on the caller's goroutine, under the same deadline and panic
-	// recovery, saving a goroutine hand-off per call. Leave it false for
-	// handlers that may block without watching ctx: the executor then runs
-	// them apart, so that their caller never waits past the deadline.
+	// recovery, saving a goroutine hand-off per call (the largest cost
+	// of a cheap call). Leave it false for handlers that may block without
+	// watching ctx: the executor then runs them apart, so that their
+	// caller never waits past the deadline.
 	HonorsContext bool
 	// Streaming reports that Handler sends its content in parts as it
 	// produces them (see [Emit] and [NewStreamTool]). Integrations that can
@@ -418,15 +420,16 @@ const (
 
 // ToolOptions configure [NewTool] and [NewRawTool]. The zero value is valid.
 type ToolOptions struct {
-	// Title, Annotations, Targets, Tags, Timeout, Source and Meta set the
-	// spec's fields of the same names (see [Spec]).
-	Title       string
-	Annotations Annotations
-	Targets     []string
-	Tags        []string
-	Timeout     time.Duration
-	Source      Source
-	Meta        map[string]any
+	// Title, Annotations, Targets, Tags, Timeout, Source, Meta and
+	// HonorsContext set the spec's fields of the same names (see [Spec]).
+	Title         string
+	Annotations   Annotations
+	Targets       []string
+	Tags          []string
+	Timeout       time.Duration
+	Source        Source
+	Meta          map[string]any
+	HonorsContext bool
 	// Output chooses structured output; the zero value is OutputAuto.
 	Output OutputMode
 	// InputSchema, if set, replaces the inferred input schema of a typed tool.
@@ -480,6 +483,8 @@ func newSpec(name, description string, opts *ToolOptions) *Spec {
 		Timeout:     opts.Timeout,
 		Source:      opts.Source,
 		Meta:        opts.Meta,
+
+		HonorsContext: opts.HonorsContext,
 	}
 }
 

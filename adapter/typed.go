@@ -478,13 +478,17 @@ func (e *encoder[Out]) encode(out Out) (*Result, error) {
 		if rv.Kind() == reflect.Map && rv.IsNil() {
 			// A nil map is an empty object, not null.
 			v = reflect.MakeMap(rv.Type()).Interface()
-			return &Result{Content: []Content{&TextContent{Text: "{}"}}, Structured: v, structJSON: []byte("{}"), structOf: v}, nil
+			r := textResult("{}")
+			r.Structured, r.structJSON, r.structOf = v, []byte("{}"), v
+			return r, nil
 		}
 		b, err := marshalResult(v)
 		if err != nil {
 			return nil, err
 		}
-		return &Result{Content: []Content{&TextContent{Text: string(b)}}, Structured: v, structJSON: b, structOf: v}, nil
+		r := textResult(string(b))
+		r.Structured, r.structJSON, r.structOf = v, b, v
+		return r, nil
 	case shapeList:
 		return encodeList(v)
 	case shapeOptional:

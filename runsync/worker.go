@@ -14,8 +14,8 @@ import (
 // exits; the pool starts another when it needs one. So the "never wait past
 // the deadline" guarantee is the same as with a goroutine per call.
 //
-// Idle workers exit after workerIdle, so that a program (or a goroutine
-// leak checker) that stops calling sees them go away.
+// Idle workers exit after workerIdle (up to twice that), so that a program
+// (or a goroutine leak checker) that stops calling sees them go away.
 const workerIdle = 2 * time.Second
 
 // A job is what a worker runs: a *runCall. run reports whether the caller
@@ -67,16 +67,25 @@ func putWorker(w *worker) {
 }
 
 func (w *worker) loop() {
+	// The idle timer is not reset per job (that is a timer-heap update on
+	// every call): a worker used since it was armed re-arms it, so an idle
+	// worker exits between one and two workerIdle after its last job.
 	t := time.NewTimer(workerIdle)
 	defer t.Stop()
+	used := false
 	for {
 		select {
 		case j := <-w.jobs:
 			if j == nil || !w.do(j) {
 				return
 			}
-			t.Reset(workerIdle)
+			used = true
 		case <-t.C:
+			if used {
+				used = false
+				t.Reset(workerIdle)
+				continue
+			}
 			pool.mu.Lock()
 			if w.idle {
 				i := indexOf(pool.idle, w)
@@ -86,6 +95,7 @@ func (w *worker) loop() {
 			}
 			// Taken off the idle list just now: its job is on the way.
 			pool.mu.Unlock()
+			t.Reset(workerIdle)
 		}
 	}
 }
