@@ -156,10 +156,10 @@ const (
 	ctxStopped
 )
 
-// start arms c for a call of at most timeout.
-func (c *callCtx) start(parent context.Context, call *ToolCall, timeout time.Duration) {
+// start arms c for a call that must end by deadline.
+func (c *callCtx) start(parent context.Context, call *ToolCall, deadline time.Time) {
 	c.parent, c.call = parent, call
-	c.deadline = time.Now().Add(timeout).UnixNano()
+	c.deadline = deadline.UnixNano()
 }
 
 func (c *callCtx) expire() { c.end(ctxExpired) }

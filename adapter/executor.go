@@ -132,9 +132,10 @@ type ExecutorOptions struct {
 // [KindInternal]; a caller's context cancelled mid-call is [KindInternal]
 // too (nobody is left to read a payload).
 //
-// The handler runs in a goroutine of its own, so that the caller never
-// waits past the deadline: a handler that ignores ctx is abandoned there
-// (and counted by runsync.Abandoned until it returns).
+// The handler runs in a goroutine of its own (a reused worker), so that
+// the caller never waits past the deadline: a handler that ignores ctx is
+// abandoned there (and counted by runsync.Abandoned until it returns). A
+// spec that declares HonorsContext runs on the caller's goroutine instead.
 //
 // For cached tools the outcome of validating an argument text is
 // remembered, so a repeated call skips the schema check. Handlers must
@@ -331,7 +332,10 @@ type callState struct {
 // Do runs one call through the pipeline. Every error it returns is an
 // [*Error].
 func (e *Executor) Do(ctx context.Context, req *Request) (res *Result, err error) {
-	st := &callState{e: e, reqArgs: req.Args, timeout: req.Timeout, port: req.Approval, start: e.now()}
+	st := &callState{e: e, reqArgs: req.Args, timeout: req.Timeout, port: req.Approval}
+	if e.ledger != nil { // only the ledger reads the clock of the call's start
+		st.start = e.now()
+	}
 	call := &st.call
 	call.ID, call.Tool, call.Integration, call.Native, call.Ticket = req.CallID, req.Tool, req.Integration, req.Native, req.Ticket
 	if call.Tool == "" && req.Spec != nil {
@@ -789,7 +793,7 @@ func (e *Executor) invoke(ctx context.Context, st *callState, call *ToolCall) (*
 		if !st.hctxUsed.CompareAndSwap(false, true) { // a hook called next again
 			hctx = new(callCtx)
 		}
-		hctx.start(ctx, call, timeout)
+		hctx.start(ctx, call, started.Add(timeout))
 		if call.Spec.HonorsContext {
 			res, err = runsync.Recover(hctx, runHandler)
 			if err == nil && hctx.Err() != nil { // finished, but late
