@@ -79,11 +79,13 @@ func BenchmarkExecutorCacheHit(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := e.Call(ctx, "add", addArgs); err != nil {
-			b.Fatal(err)
+	reportCPU(b, func() {
+		for b.Loop() {
+			if _, err := e.Call(ctx, "add", addArgs); err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
+	})
 }
 
 // BenchmarkExecutorParallel runs calls from GOMAXPROCS goroutines; run
