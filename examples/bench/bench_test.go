@@ -182,8 +182,9 @@ func BenchmarkMCPCall(b *testing.B) {
 
 // BenchmarkImport1000: importing a server's 1,000 tools and turning them
 // into each framework's tools. impl=gosdk only lists them; impl=registry
-// imports them into a registry (listing, conversion, pinning); the others
-// add the framework conversion on top.
+// imports them into a registry (listing, conversion, pinning; schemas
+// compile on each tool's first call); the others add the framework
+// conversion on top.
 func BenchmarkImport1000(b *testing.B) {
 	ctx := context.Background()
 	g := genkit.Init(ctx)
