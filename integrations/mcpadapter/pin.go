@@ -80,24 +80,73 @@ func DefinitionHash(t *mcp.Tool) string {
 	return w.hash(t)
 }
 
-// hash is DefinitionHash of t, whose schemas w encodes.
+// hash is DefinitionHash of t, whose schemas w encodes: a SHA-256 of
+//
+//	json.Marshal(struct{
+//		Name         string               `json:"name"`
+//		Title        string               `json:"title,omitempty"`
+//		Description  string               `json:"description,omitempty"`
+//		InputSchema  json.RawMessage      `json:"inputSchema,omitempty"`
+//		OutputSchema json.RawMessage      `json:"outputSchema,omitempty"`
+//		Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
+//		Icons        []mcp.Icon           `json:"icons,omitempty"`
+//		Meta         any                  `json:"_meta,omitempty"`
+//	}{..., canonical(map[string]any(t.Meta))})
+//
+// written field by field (TestDefinitionHashMatchesStruct holds the two
+// equal), as pins have always been computed.
 func (w wireSchemas) hash(t *mcp.Tool) string {
-	def := struct {
-		Name         string               `json:"name"`
-		Title        string               `json:"title,omitempty"`
-		Description  string               `json:"description,omitempty"`
-		InputSchema  json.RawMessage      `json:"inputSchema,omitempty"`
-		OutputSchema json.RawMessage      `json:"outputSchema,omitempty"`
-		Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
-		Icons        []mcp.Icon           `json:"icons,omitempty"`
-		Meta         any                  `json:"_meta,omitempty"`
-	}{t.Name, t.Title, t.Description, w.in, w.out, t.Annotations, t.Icons, canonical(map[string]any(t.Meta))}
-	b, err := json.Marshal(def)
-	if err != nil {
-		b = []byte(fmt.Sprintf("%#v", def)) // unreachable for decoded definitions
+	b := make([]byte, 0, 64+len(t.Name)+len(t.Title)+len(t.Description)+len(w.in)+len(w.out))
+	b = append(b, `{"name":`...)
+	b = appendJSONString(b, t.Name)
+	if t.Title != "" {
+		b = append(b, `,"title":`...)
+		b = appendJSONString(b, t.Title)
+	}
+	if t.Description != "" {
+		b = append(b, `,"description":`...)
+		b = appendJSONString(b, t.Description)
+	}
+	if len(w.in) > 0 {
+		b = append(b, `,"inputSchema":`...)
+		b = append(b, w.in...)
+	}
+	if len(w.out) > 0 {
+		b = append(b, `,"outputSchema":`...)
+		b = append(b, w.out...)
+	}
+	ok := true
+	if t.Annotations != nil {
+		b, ok = appendMarshal(append(b, `,"annotations":`...), t.Annotations)
+	}
+	if ok && len(t.Icons) > 0 {
+		b, ok = appendMarshal(append(b, `,"icons":`...), t.Icons)
+	}
+	if ok && t.Meta != nil {
+		b = append(b, `,"_meta":`...)
+		m, isJSON := appendJSON(b, map[string]any(t.Meta))
+		if isJSON {
+			b = m
+		} else {
+			b, ok = appendMarshal(b, map[string]any(t.Meta))
+		}
+	}
+	if !ok {
+		b = []byte(fmt.Sprintf("%#v", t)) // unreachable for decoded definitions
+	} else {
+		b = append(b, '}')
 	}
 	sum := sha256.Sum256(b)
 	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// appendMarshal appends json.Marshal(v).
+func appendMarshal(b []byte, v any) ([]byte, bool) {
+	m, err := json.Marshal(v)
+	if err != nil {
+		return b, false
+	}
+	return append(b, m...), true
 }
 
 // canonical turns a schema of any Go type into generic JSON, whose maps

@@ -1,9 +1,12 @@
 package mcpadapter_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
@@ -34,6 +37,68 @@ func TestDefinitionHashStable(t *testing.T) {
 	} {
 		if got := mcpadapter.DefinitionHash(tc.tool); got != tc.want {
 			t.Errorf("DefinitionHash(%s) = %s, want %s", tc.tool.Name, got, tc.want)
+		}
+	}
+}
+
+// TestDefinitionHashMatchesStruct: DefinitionHash, written field by field,
+// equals the SHA-256 of json.Marshal of the definition struct, the way
+// pins were first computed, for definitions with every field set or unset
+// and values that need escaping.
+func TestDefinitionHashMatchesStruct(t *testing.T) {
+	reference := func(tl *mcp.Tool) string {
+		canon := func(v any) any {
+			if v == nil {
+				return nil
+			}
+			if m, ok := v.(map[string]any); ok {
+				if m == nil {
+					return nil
+				}
+				return v
+			}
+			b, _ := json.Marshal(v)
+			var g any
+			json.Unmarshal(b, &g)
+			return g
+		}
+		def := struct {
+			Name         string               `json:"name"`
+			Title        string               `json:"title,omitempty"`
+			Description  string               `json:"description,omitempty"`
+			InputSchema  any                  `json:"inputSchema,omitempty"`
+			OutputSchema any                  `json:"outputSchema,omitempty"`
+			Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
+			Icons        []mcp.Icon           `json:"icons,omitempty"`
+			Meta         any                  `json:"_meta,omitempty"`
+		}{tl.Name, tl.Title, tl.Description, canon(tl.InputSchema), canon(tl.OutputSchema), tl.Annotations, tl.Icons, canon(map[string]any(tl.Meta))}
+		b, err := json.Marshal(def)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(b)
+		return "sha256:" + hex.EncodeToString(sum[:])
+	}
+	var schema any
+	if err := json.Unmarshal([]byte(`{"type":"object","properties":{"q":{"description":"<&>\u2028"}}}`), &schema); err != nil {
+		t.Fatal(err)
+	}
+	yes := true
+	for i, tl := range []*mcp.Tool{
+		{Name: "bare"},
+		{Name: "n<>&", Title: "T\u2028", Description: "d\x01\"", InputSchema: schema},
+		{Name: "n", InputSchema: schema, OutputSchema: schema, Annotations: &mcp.ToolAnnotations{}},
+		{Name: "n", Annotations: &mcp.ToolAnnotations{Title: "<t>", ReadOnlyHint: true, DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &yes}},
+		{Name: "n", Icons: []mcp.Icon{{Source: "https://x/<i>.png", MIMEType: "image/png", Sizes: []string{"48x48"}}}},
+		{Name: "n", Meta: mcp.Meta{}},
+		{Name: "n", Meta: mcp.Meta{"b": 1.5, "a": []any{"<", nil, map[string]any{"z": true}}}},
+		{Name: "n", Meta: mcp.Meta{"int": 3}}, // not decoded JSON: json.Marshal encodes it
+		{Name: "n", InputSchema: &jsonschema.Schema{Type: "object", Description: "a Go value, not decoded JSON"}},
+		{Name: "n", Title: "t", Description: "d", InputSchema: schema, OutputSchema: schema,
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}, Icons: []mcp.Icon{{Source: "s"}}, Meta: mcp.Meta{"k": "v"}},
+	} {
+		if got, want := mcpadapter.DefinitionHash(tl), reference(tl); got != want {
+			t.Errorf("%d: DefinitionHash = %s, the struct's = %s", i, got, want)
 		}
 	}
 }
