@@ -57,7 +57,7 @@ func TestAllocs(t *testing.T) {
 		{"raw call", plain, context.Background(), "noop", json.RawMessage(`{}`), 18},
 		{"cache hit", cached, context.Background(), "add", addArgs, 3},
 		{"typed call, MemoryLedger", ledgered, context.Background(), "add", addArgs, 16 + racePoolMargin},
-		{"cache hit, MemoryLedger", ledgeredCached, context.Background(), "add", addArgs, 7 + racePoolMargin},
+		{"cache hit, MemoryLedger", ledgeredCached, context.Background(), "add", addArgs, 6 + racePoolMargin},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if _, err := tt.e.Call(tt.ctx, tt.tool, tt.args); err != nil {

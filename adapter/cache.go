@@ -220,6 +220,7 @@ type memoEntry struct {
 	c    *compiled // the schema the text was validated against
 	args []byte    // the validated arguments (never modified)
 	key  string    // the cache key
+	hash string    // CanonicalHash of args, when a ledger records them
 }
 
 const (

@@ -323,6 +323,9 @@ type callState struct {
 	// argsChanged is set when a hook or an approver replaced the arguments
 	// after the cache key was computed.
 	argsChanged bool
+	// argsHash is CanonicalHash of the validated arguments, when the
+	// argument memo knew it.
+	argsHash string
 	// argsPrivate is set when the validated arguments are bytes the
 	// executor made and never changes (not the caller's buffer), so the
 	// ledger may keep them without a copy.
@@ -432,7 +435,7 @@ func (e *Executor) prepareArgs(st *callState, spec *Spec, c *compiled, raw json.
 	}
 	st.argsPrivate = true // the memo's copies are never changed
 	if me, ok := e.memo.get(c, raw); ok {
-		st.cacheKey = me.key
+		st.cacheKey, st.argsHash = me.key, me.hash
 		return me.args, nil
 	}
 	args, err := c.prepareArgs(raw, e.maxArgs)
@@ -444,8 +447,13 @@ func (e *Executor) prepareArgs(st *callState, spec *Spec, c *compiled, raw json.
 	if err != nil {
 		return args, nil
 	}
-	e.memo.put(c, raw, memoEntry{args: args, key: key})
-	st.cacheKey = key
+	me := memoEntry{args: args, key: key}
+	if e.ledger != nil {
+		// Every hit's record carries it: hash once, not per record.
+		me.hash, _ = CanonicalHash(args)
+	}
+	e.memo.put(c, raw, me)
+	st.cacheKey, st.argsHash = key, me.hash
 	return args, nil
 }
 
@@ -903,6 +911,9 @@ func (e *Executor) finish(ctx context.Context, span trace.Span, st *callState, r
 		args = bytes.Clone(args)
 	}
 	r.Args = args
+	if !st.argsChanged && st.valid != nil {
+		r.ArgsHash = st.argsHash
+	}
 	if res != nil {
 		r.ResultBytes = resultSize(res)
 	}

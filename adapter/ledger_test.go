@@ -433,7 +433,7 @@ func TestLedgerCopiesCallerArgs(t *testing.T) {
 // only when the executor made them; whoever else's buffer they are in (the
 // caller's, when they arrive canonical; a hook's) is copied, so reusing it
 // after the call changes nothing recorded. Cached tools' argument memo is
-// covered too.
+// covered too, and so is the argument hash it remembers.
 func TestLedgerArgsNotAliased(t *testing.T) {
 	ro := &adapter.ToolOptions{Annotations: adapter.Annotations{ReadOnly: true}}
 	typed := adapter.MustTool("add", "adds", add, ro)
@@ -481,9 +481,13 @@ func TestLedgerArgsNotAliased(t *testing.T) {
 				scribble(buf)
 				scribble(hookBuf)
 			}
+			wantHash, _ := adapter.CanonicalHash(json.RawMessage(tt.want))
 			for i, r := range records(t, e, ml) {
 				if string(r.Args) != tt.want {
 					t.Errorf("record %d: args %s, want %s", i, r.Args, tt.want)
+				}
+				if r.ArgsHash != wantHash { // the memo's hash serves only the arguments it was made of
+					t.Errorf("record %d: args hash %.12s, want %.12s (of %s)", i, r.ArgsHash, wantHash, tt.want)
 				}
 			}
 		})
