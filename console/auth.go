@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -39,67 +38,28 @@ func OperatorFromContext(ctx context.Context) *Operator {
 	return o
 }
 
-type session struct {
-	operator string
-	csrf     string
-	expires  time.Time
-}
-
-// sessions are kept in memory: a restart logs operators out, which is
-// the safe direction.
-type sessions struct {
-	mu sync.Mutex
-	m  map[string]*session
-}
-
-func newSessions() *sessions { return &sessions{m: map[string]*session{}} }
-
-// maxSessions bounds the session table; the oldest-expiring go first.
-const maxSessions = 10000
-
-func (s *sessions) open(operator string, expires, now time.Time) (id string, sess *session) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.m) >= maxSessions {
-		for k, v := range s.m {
-			if now.After(v.expires) {
-				delete(s.m, k)
-			}
-		}
-		for len(s.m) >= maxSessions {
-			var oldest string
-			for k, v := range s.m {
-				if oldest == "" || v.expires.Before(s.m[oldest].expires) {
-					oldest = k
-				}
-			}
-			delete(s.m, oldest)
-		}
+// openSession stores a new session and returns its cookie value, or ""
+// when the store refused it.
+func (c *Console) openSession(ctx context.Context, operator string, expires time.Time) string {
+	id := randomToken()
+	if err := c.sessions.Put(ctx, sessionKey(id), Session{Operator: operator, CSRF: randomToken(), Expires: expires}); err != nil {
+		c.logger.Error("console: storing a login session failed", "operator", operator, "err", err)
+		return ""
 	}
-	id = randomToken()
-	sess = &session{operator: operator, csrf: randomToken(), expires: expires}
-	s.m[id] = sess
-	return id, sess
+	return id
 }
 
-func (s *sessions) get(id string, now time.Time) *session {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v := s.m[id]
-	if v == nil {
+// session returns the operator of a session cookie, or nil.
+func (c *Console) session(ctx context.Context, id string) *Operator {
+	s, ok, err := c.sessions.Get(ctx, sessionKey(id))
+	if err != nil {
+		c.logger.Error("console: reading a login session failed", "err", err)
 		return nil
 	}
-	if now.After(v.expires) {
-		delete(s.m, id)
+	if !ok || s.Operator == "" || c.now().After(s.Expires) {
 		return nil
 	}
-	return v
-}
-
-func (s *sessions) close(id string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.m, id)
+	return &Operator{Name: s.Operator, csrf: s.CSRF, session: id}
 }
 
 func randomToken() string {
@@ -197,8 +157,8 @@ func (c *Console) authenticate(r *http.Request) (*Operator, error) {
 			return &Operator{Name: name}, nil
 		}
 		if ck, err := r.Cookie(cookieName); err == nil {
-			if s := c.sessions.get(ck.Value, c.now()); s != nil {
-				return &Operator{Name: s.operator, csrf: s.csrf, session: ck.Value}, nil
+			if op := c.session(r.Context(), ck.Value); op != nil {
+				return op, nil
 			}
 		}
 		return nil, nil
@@ -207,8 +167,8 @@ func (c *Console) authenticate(r *http.Request) (*Operator, error) {
 		// Forms still carry a token, bound to a cookie session, so a page
 		// of another local site cannot post decisions.
 		if ck, err := r.Cookie(cookieName); err == nil {
-			if s := c.sessions.get(ck.Value, c.now()); s != nil {
-				return &Operator{Name: s.operator, csrf: s.csrf, session: ck.Value}, nil
+			if op := c.session(r.Context(), ck.Value); op != nil {
+				return op, nil
 			}
 		}
 		return nil, nil
@@ -245,7 +205,11 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "console: anonymous access is allowed only from this machine", http.StatusUnauthorized)
 		return
 	}
-	id, _ := c.sessions.open(name, expires, c.now())
+	id := c.openSession(r.Context(), name, expires)
+	if id == "" {
+		c.render(w, r, http.StatusServiceUnavailable, "login", &page{Title: "Sign in", Login: true, Anonymous: c.opts.Auth == nil, Error: "Sign-in failed: the session could not be stored; see the server log."})
+		return
+	}
 	http.SetCookie(w, &http.Cookie{
 		Name: cookieName, Value: id, Path: "/", Expires: expires,
 		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode,
@@ -256,11 +220,11 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 func (c *Console) logout(w http.ResponseWriter, r *http.Request) {
 	op := OperatorFromContext(r.Context())
 	if op.session != "" {
-		if !c.csrfOK(r, op) {
-			http.Error(w, "console: the form is stale; reload the page", http.StatusForbidden)
+		if err := c.sessions.Delete(r.Context(), sessionKey(op.session)); err != nil {
+			c.logger.Error("console: ending a login session failed", "operator", op.Name, "err", err)
+			http.Error(w, "console: the session could not be ended; see the server log", http.StatusInternalServerError)
 			return
 		}
-		c.sessions.close(op.session)
 	}
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
 	seeOther(w, "login")

@@ -91,6 +91,10 @@ type Options struct {
 	// SessionTTL bounds a login session (and never outlives the token's
 	// expiry); zero means DefaultSessionTTL.
 	SessionTTL time.Duration
+	// Sessions keeps login sessions; nil keeps them in this process's
+	// memory, so a restart signs operators out and a replica knows only
+	// its own. CacheSessions over a shared, durable cache shares them.
+	Sessions SessionStore
 
 	// Redact masks secrets in the arguments shown to operators; nil means
 	// adapter.RedactKeys(adapter.DefaultSecretKeys()...).
@@ -141,7 +145,7 @@ type Console struct {
 	pages    map[string]*template.Template
 	mux      *http.ServeMux
 	handler  http.Handler
-	sessions *sessions
+	sessions SessionStore
 
 	mu     sync.Mutex
 	wake   chan struct{} // closed and replaced by Notify
@@ -188,7 +192,10 @@ func New(opts *Options) (*Console, error) {
 	if c.opts.SessionTTL <= 0 {
 		c.opts.SessionTTL = DefaultSessionTTL
 	}
-	c.sessions = newSessions()
+	c.sessions = c.opts.Sessions
+	if c.sessions == nil {
+		c.sessions = &memorySessions{m: map[string]Session{}, now: c.now}
+	}
 	if err := c.parseTemplates(); err != nil {
 		return nil, err
 	}
@@ -244,7 +251,7 @@ func (c *Console) routes() {
 	m.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { seeOther(w, "approvals") })
 	m.HandleFunc("GET /login", c.loginPage)
 	m.HandleFunc("POST /login", c.login)
-	m.HandleFunc("POST /logout", c.operator(c.logout))
+	m.HandleFunc("POST /logout", c.operator(c.action(c.logout)))
 	m.HandleFunc("GET /approvals", c.operator(c.approvalsPage))
 	m.HandleFunc("GET /pending", c.operator(c.pendingFragment))
 	m.HandleFunc("GET /events", c.operator(c.events))

@@ -585,3 +585,81 @@ func TestQuarantineKeepBlocked(t *testing.T) {
 		t.Errorf("a definition nobody reviewed is shown as kept blocked:\n%s", page)
 	}
 }
+
+// Consoles sharing a session store (replicas, or one console restarted)
+// share sign-ins and sign-outs; the store never holds a usable cookie.
+func TestSessionsShared(t *testing.T) {
+	cache := adapter.NewMemoryCache(100, 0)
+	ledger := adapter.NewMemoryLedger(0)
+	newConsole := func(sessions console.SessionStore) *httptest.Server {
+		c, err := console.New(&console.Options{
+			Approvals: &adapter.Deferred{}, Ledger: ledger, LedgerReader: ledger,
+			Auth: &mcpadapter.AuthOptions{Verifier: verifier}, Sessions: sessions, Logger: slog.New(slog.DiscardHandler),
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := httptest.NewServer(c)
+		t.Cleanup(func() { c.Close(); s.Close() })
+		return s
+	}
+	a, b := newConsole(console.CacheSessions(cache)), newConsole(console.CacheSessions(cache))
+	alone := newConsole(nil)
+	noRedirect := func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	req := func(srv *httptest.Server, method, path, cookie string, form url.Values) *http.Response {
+		t.Helper()
+		var rd *strings.Reader
+		if form != nil {
+			rd = strings.NewReader(form.Encode())
+		} else {
+			rd = strings.NewReader("")
+		}
+		r, _ := http.NewRequest(method, srv.URL+path, rd)
+		if form != nil {
+			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+		if cookie != "" {
+			r.Header.Set("Cookie", cookie)
+		}
+		res, err := (&http.Client{CheckRedirect: noRedirect}).Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	res := req(a, "POST", "/login", "", url.Values{"token": {"tok-alice"}})
+	if res.StatusCode != http.StatusSeeOther || len(res.Cookies()) != 1 {
+		t.Fatalf("login: %d %v", res.StatusCode, res.Cookies())
+	}
+	ck := res.Cookies()[0]
+	cookie := ck.Name + "=" + ck.Value
+	page := body(req(b, "GET", "/approvals", cookie, nil))
+	if !strings.Contains(page, `id="operator"`) || !strings.Contains(page, "alice") {
+		t.Fatalf("the other console does not know the session:\n%s", page)
+	}
+	if res := req(alone, "GET", "/approvals", cookie, nil); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("a console with its own sessions accepted another's cookie: %d", res.StatusCode)
+	}
+	// What the store holds is not a cookie.
+	if _, ok := cache.Get(context.Background(), "console/session/"+ck.Value); ok {
+		t.Error("the store keys sessions by the cookie itself")
+	}
+	// Signing out on b ends the session on a.
+	m := csrfRE.FindStringSubmatch(page)
+	if res := req(b, "POST", "/logout", cookie, url.Values{"csrf": {"forged"}}); res.StatusCode != http.StatusForbidden {
+		t.Errorf("logout with a forged CSRF token: %d, want 403", res.StatusCode)
+	}
+	if res := req(a, "GET", "/approvals", cookie, nil); res.StatusCode != http.StatusOK {
+		t.Errorf("a forged logout ended the session: %d", res.StatusCode)
+	}
+	if res := req(b, "POST", "/logout", cookie, url.Values{"csrf": {m[1]}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("logout: %d", res.StatusCode)
+	}
+	if res := req(a, "GET", "/approvals", cookie, nil); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("the session outlived its sign-out on another console: %d", res.StatusCode)
+	}
+	// A forged cookie opens nothing.
+	if res := req(a, "GET", "/approvals", ck.Name+"=forged", nil); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("forged cookie: %d", res.StatusCode)
+	}
+}

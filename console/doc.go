@@ -63,11 +63,13 @@
 // through the login form, which opens an HttpOnly, SameSite=Strict cookie
 // session. Without Auth, the console refuses every request unless
 // [Options.AllowAnonymousLocal] is set, and then serves loopback
-// connections only. Login sessions live in the console's memory: a
-// restart signs operators out, and behind a load balancer a session opened
-// on one replica is unknown to the others (use sticky sessions, or send
-// the bearer header, which every replica verifies). Every form carries a
-// per-session CSRF token, and
+// connections only. Login sessions live in [Options.Sessions]: by default
+// this process's memory, so a restart signs operators out and a replica
+// knows only its own sessions; [CacheSessions] over a durable, shared cache
+// (as `agentadapter serve` does with a SQLite or PostgreSQL store) makes
+// them outlive restarts and reach every replica, sign-outs included. The
+// store is keyed by a hash of the cookie, never the cookie itself. Every
+// form carries a per-session CSRF token, and
 // cross-origin requests are refused (http.CrossOriginProtection). Pages are
 // served with a strict Content-Security-Policy: the only script is the
 // console's own file, nothing inline. Tokens never travel in URLs. Every

@@ -34,6 +34,7 @@ func newConsole(cfg *config.Config, gw *gateway.Gateway, st state.Store, log *sl
 		LedgerReader:        ledgerReader{st},
 		Servers:             gw.Manager(),
 		Standing:            gw.Standing(),
+		Sessions:            sessions(st),
 		AllowAnonymousLocal: cc.AnonymousLocal,
 		Logger:              log,
 	}
@@ -56,6 +57,15 @@ func newConsole(cfg *config.Config, gw *gateway.Gateway, st state.Store, log *sl
 	}
 	gw.Approvals().OnPending = func(*adapter.Ticket) { c.Notify() }
 	return c, nil
+}
+
+// sessions keeps login sessions in the store's cache when it has one
+// (SQLite, PostgreSQL): they outlive restarts and reach every replica.
+func sessions(st state.Store) console.SessionStore {
+	if c := st.Cache(); c != nil {
+		return console.CacheSessions(c)
+	}
+	return nil
 }
 
 // ledgerReader reads the store's ledger for the console.

@@ -257,3 +257,55 @@ func TestServeConsoleKeepBlocked(t *testing.T) {
 	}
 	s.stop(t)
 }
+
+// Login sessions live in the store: with SQLite a sign-in outlives a
+// restart, and so does a sign-out.
+func TestServeConsoleSessionsOutliveRestart(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"agentadapter": {"store": "sqlite:%s/state.db",
+  "console": {"operators": [{"subject": "alice", "token": "alice-token"}]}}}`, dir))
+	req := func(s *served, method, path, cookie string, form url.Values) (*http.Response, string) {
+		t.Helper()
+		r, _ := http.NewRequest(method, s.base+"/console/"+path, strings.NewReader(form.Encode()))
+		if form != nil {
+			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+		if cookie != "" {
+			r.Header.Set("Cookie", cookie)
+		}
+		res, err := http.DefaultTransport.RoundTrip(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res, string(b)
+	}
+	s := startServe(t, dir, nil, "--config", "gateway.json")
+	res, _ := req(s, "POST", "login", "", url.Values{"token": {"alice-token"}})
+	if res.StatusCode != http.StatusSeeOther || len(res.Cookies()) != 1 {
+		t.Fatalf("login: %d %v", res.StatusCode, res.Cookies())
+	}
+	cookie := res.Cookies()[0].Name + "=" + res.Cookies()[0].Value
+	s.stop(t)
+
+	s = startServe(t, dir, nil, "--config", "gateway.json")
+	res, page := req(s, "GET", "approvals", cookie, nil)
+	if res.StatusCode != http.StatusOK || !strings.Contains(page, "alice") {
+		t.Fatalf("after a restart the session is gone: %d", res.StatusCode)
+	}
+	m := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no CSRF token:\n%s", page)
+	}
+	if res, _ := req(s, "POST", "logout", cookie, url.Values{"csrf": {m[1]}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("logout: %d", res.StatusCode)
+	}
+	s.stop(t)
+
+	s = startServe(t, dir, nil, "--config", "gateway.json")
+	if res, _ := req(s, "GET", "approvals", cookie, nil); res.StatusCode != http.StatusSeeOther {
+		t.Errorf("a signed-out session came back after a restart: %d", res.StatusCode)
+	}
+	s.stop(t)
+}
