@@ -18,25 +18,15 @@ const maxLedgerLimit = 100000
 // timeLayout is what a datetime-local input sends.
 const timeLayout = "2006-01-02T15:04"
 
-// ledgerFilter is what the ledger page selects: a ledger query and,
-// beyond what stores index, a ticket.
-type ledgerFilter struct {
-	adapter.LedgerQuery
-	Ticket string
-}
-
 // query yields the selected records, newest first (oldest first when
-// oldest is set), at most Limit of them.
-func (c *Console) query(ctx context.Context, f ledgerFilter, oldest bool) iter.Seq2[adapter.Record, error] {
-	q := f.LedgerQuery
-	limit := q.Limit
-	if limit <= 0 {
-		limit = DefaultLedgerLimit
+// oldest is set), at most Limit of them (DefaultLedgerLimit if unset).
+func (c *Console) query(ctx context.Context, q adapter.LedgerQuery, oldest bool) iter.Seq2[adapter.Record, error] {
+	if q.Limit <= 0 {
+		q.Limit = DefaultLedgerLimit
 	}
-	q.Newest, q.Limit = true, limit
-	if f.Ticket != "" {
-		q.Limit = 0 // the store cannot filter by ticket: count the matches here
-	}
+	// Newest first, so the limit keeps the latest records; a chain or an
+	// export then reads oldest first.
+	q.Newest = true
 	return func(yield func(adapter.Record, error) bool) {
 		var out []adapter.Record
 		for r, err := range c.opts.LedgerReader.Query(ctx, q) {
@@ -44,13 +34,7 @@ func (c *Console) query(ctx context.Context, f ledgerFilter, oldest bool) iter.S
 				yield(adapter.Record{}, err)
 				return
 			}
-			if f.Ticket != "" && r.Ticket != f.Ticket {
-				continue
-			}
 			out = append(out, r)
-			if len(out) == limit {
-				break
-			}
 		}
 		if oldest {
 			slices.Reverse(out)
@@ -63,8 +47,8 @@ func (c *Console) query(ctx context.Context, f ledgerFilter, oldest bool) iter.S
 	}
 }
 
-func parseQuery(v url.Values) (ledgerFilter, []string) {
-	q := ledgerFilter{LedgerQuery: adapter.LedgerQuery{Run: v.Get("run"), Tool: v.Get("tool"), Subject: v.Get("subject"), Outcome: v.Get("outcome")}, Ticket: v.Get("ticket")}
+func parseQuery(v url.Values) (adapter.LedgerQuery, []string) {
+	q := adapter.LedgerQuery{Run: v.Get("run"), Tool: v.Get("tool"), Subject: v.Get("subject"), Outcome: v.Get("outcome"), Ticket: v.Get("ticket")}
 	var errs []string
 	for _, p := range []struct {
 		name string
@@ -101,7 +85,7 @@ type recordView struct {
 }
 
 type ledgerView struct {
-	Query      ledgerFilter
+	Query      adapter.LedgerQuery
 	Since      string
 	Until      string
 	Limit      string
