@@ -16,6 +16,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/agentadapter/agentadapter/internal/ticketwait"
 )
 
 //go:embed migrations/*.sql
@@ -80,7 +82,7 @@ type Store struct {
 	dsn    string
 	opts   Options
 	logger *slog.Logger
-	wake   *waker
+	wake   *ticketwait.Waker
 
 	ledger  *Ledger
 	tickets *Tickets
@@ -136,7 +138,7 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		pool.Close()
 		return nil, err
 	}
-	s.wake = newWaker()
+	s.wake = ticketwait.NewWaker()
 	s.ledger = newLedger(s)
 	s.tickets = &Tickets{s: s}
 	s.cache = &Cache{s: s}
@@ -242,7 +244,7 @@ func (s *Store) listen(ctx context.Context, cfg *pgx.ConnConfig) {
 			return
 		}
 		s.logger.Warn("pgstore: notification listener lost its connection; reconnecting", "error", err)
-		s.wake.notify() // decisions may have been missed: let waiters look
+		s.wake.Notify() // decisions may have been missed: let waiters look
 		select {
 		case <-time.After(time.Second):
 		case <-ctx.Done():
@@ -259,12 +261,12 @@ func (s *Store) listenOnce(ctx context.Context, cfg *pgx.ConnConfig) error {
 	if _, err := conn.Exec(ctx, "LISTEN "+notifyChannel); err != nil {
 		return err
 	}
-	s.wake.notify()
+	s.wake.Notify()
 	for {
 		if _, err := conn.WaitForNotification(ctx); err != nil {
 			return err
 		}
-		s.wake.notify()
+		s.wake.Notify()
 	}
 }
 
@@ -295,25 +297,4 @@ func (s *Store) Sweep(ctx context.Context) error {
 	_, err := s.pool.Exec(ctx, "DELETE FROM cache WHERE expires <= $1", now.UnixNano())
 	errs = append(errs, err)
 	return errors.Join(errs...)
-}
-
-// waker tells this Store's waiters that a ticket changed.
-type waker struct {
-	mu sync.Mutex
-	ch chan struct{}
-}
-
-func newWaker() *waker { return &waker{ch: make(chan struct{})} }
-
-func (w *waker) changed() <-chan struct{} {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.ch
-}
-
-func (w *waker) notify() {
-	w.mu.Lock()
-	close(w.ch)
-	w.ch = make(chan struct{})
-	w.mu.Unlock()
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/internal/ticketwait"
 )
 
 // Tickets is an [adapter.TicketStore] in the database, shared by every
@@ -221,19 +222,5 @@ func (s *Tickets) List(ctx context.Context, state adapter.TicketState) iter.Seq2
 // returns it. A decision made through any replica wakes it at once
 // (LISTEN/NOTIFY); it also re-reads the ticket every Options.PollInterval.
 func (s *Tickets) Wait(ctx context.Context, id string) (*adapter.Ticket, error) {
-	poll := time.NewTicker(s.s.opts.PollInterval)
-	defer poll.Stop()
-	for {
-		changed := s.s.wake.changed() // before reading: no wake-up is missed
-		t, err := s.Get(ctx, id)
-		if err != nil || t.State != adapter.TicketPending {
-			return t, err
-		}
-		select {
-		case <-changed:
-		case <-poll.C:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
+	return ticketwait.Wait(ctx, s.s.wake, s.s.opts.PollInterval, func(ctx context.Context) (*adapter.Ticket, error) { return s.Get(ctx, id) })
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/internal/ticketwait"
 )
 
 // Tickets is an [adapter.TicketStore] in the database, shared by every
@@ -65,7 +66,7 @@ func (s *Tickets) Create(ctx context.Context, t *adapter.Ticket, caps adapter.Ti
 		}
 		return fmt.Errorf("sqlitestore: creating ticket %.64q: %w", t.ID, err)
 	}
-	s.s.wake.notify()
+	s.s.wake.Notify()
 	return nil
 }
 
@@ -159,7 +160,7 @@ func (s *Tickets) Transition(ctx context.Context, id string, from, to adapter.Ti
 // it wakes the waiters if a row changed, else it says why none did.
 func (s *Tickets) updated(ctx context.Context, res sql.Result, id string, from adapter.TicketState) error {
 	if n, _ := res.RowsAffected(); n == 1 {
-		s.s.wake.notify()
+		s.s.wake.Notify()
 		return nil
 	}
 	t, err := s.Get(ctx, id)
@@ -208,19 +209,5 @@ func (s *Tickets) List(ctx context.Context, state adapter.TicketState) iter.Seq2
 // same file wakes it at once; one made by another process is seen within
 // Options.PollInterval.
 func (s *Tickets) Wait(ctx context.Context, id string) (*adapter.Ticket, error) {
-	poll := time.NewTicker(s.s.opts.PollInterval)
-	defer poll.Stop()
-	for {
-		changed := s.s.wake.changed() // before reading: no wake-up is missed
-		t, err := s.Get(ctx, id)
-		if err != nil || t.State != adapter.TicketPending {
-			return t, err
-		}
-		select {
-		case <-changed:
-		case <-poll.C:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
+	return ticketwait.Wait(ctx, s.s.wake.Waker, s.s.opts.PollInterval, func(ctx context.Context) (*adapter.Ticket, error) { return s.Get(ctx, id) })
 }

@@ -1,12 +1,15 @@
 package sqlitestore
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/agentadapter/agentadapter/internal/ticketwait"
+)
 
 // waker tells the waiters of every Store open on one file, in this
 // process, that a ticket changed; waiters in other processes poll.
 type waker struct {
-	mu   sync.Mutex
-	ch   chan struct{}
+	*ticketwait.Waker
 	refs int
 	path string
 }
@@ -21,7 +24,7 @@ func wakerFor(path string) *waker {
 	defer wakersMu.Unlock()
 	w := wakers[path]
 	if w == nil {
-		w = &waker{ch: make(chan struct{}), path: path}
+		w = &waker{Waker: ticketwait.NewWaker(), path: path}
 		wakers[path] = w
 	}
 	w.refs++
@@ -34,18 +37,4 @@ func releaseWaker(w *waker) {
 	if w.refs--; w.refs == 0 {
 		delete(wakers, w.path)
 	}
-}
-
-// changed returns a channel closed at the next notify.
-func (w *waker) changed() <-chan struct{} {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.ch
-}
-
-func (w *waker) notify() {
-	w.mu.Lock()
-	close(w.ch)
-	w.ch = make(chan struct{})
-	w.mu.Unlock()
 }
