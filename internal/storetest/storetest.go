@@ -19,6 +19,7 @@ import (
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/adapter/adaptertest"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/internal/migrations"
 	"github.com/agentadapter/agentadapter/internal/sqlledger"
 )
 
@@ -376,5 +377,55 @@ func TestTicketCounts(t *testing.T, k *Kit) {
 	}
 	if want == 0 || want > caps.Total {
 		t.Errorf("%d open tickets left, want some and at most %d", want, caps.Total)
+	}
+}
+
+// TestMigrateTicketCounts brings a database holding tickets from schema
+// version 4 to the latest and checks that the open-ticket counts the
+// caps read (version 5) start from the tickets already there. exec runs
+// a statement on the database at db without the store; ms are the store's
+// migrations; version(4) sets the version as the store records it.
+func TestMigrateTicketCounts(t *testing.T, k *Kit, ms []migrations.Migration, exec func(db, stmt string) error, version func(v int) string) {
+	ctx := context.Background()
+	db := k.NewDB(t)
+	for _, m := range ms[:4] {
+		if err := exec(db, m.SQL); err != nil {
+			t.Fatalf("%s: %v", m.Name, err)
+		}
+	}
+	if err := exec(db, version(4)); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	for i, tk := range []struct {
+		subject string
+		state   adapter.TicketState
+	}{
+		{"ann", adapter.TicketPending}, {"ann", adapter.TicketApproved}, {"ann", adapter.TicketDenied},
+		{"ann", adapter.TicketConsumed}, {"bob", adapter.TicketPending}, {"bob", adapter.TicketConsumed},
+	} {
+		if err := exec(db, fmt.Sprintf(`INSERT INTO tickets (id, tool, args_hash, args_size, scope, scope_id, call_id, run_id, session,
+			subject, state, reason, approver, created, expires, updated) VALUES ('old-%d', 'rm', 'h%d', 0, 'subject', '%s', '', '', '', '%s', %d, '', '', %d, %d, 0)`,
+			i, i, tk.subject, tk.subject, int(tk.state), now.UnixNano(), now.Add(time.Hour).UnixNano())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := k.open(t, db, Options{})
+	mk := func(id, subject string, caps adapter.TicketCaps) error {
+		return s.Tickets.Create(ctx, &adapter.Ticket{ID: id, Tool: "rm", ArgsHash: id, Scope: adapter.ScopeSubject, ScopeID: subject,
+			Subject: subject, State: adapter.TicketPending, Created: now, Expires: now.Add(time.Hour)}, caps)
+	}
+	// ann has 3 open tickets, bob 1: 4 in all.
+	if err := mk("a1", "ann", adapter.TicketCaps{PerSubject: 3}); !errors.Is(err, adapter.ErrTicketCap) {
+		t.Errorf("ann's fourth open ticket with a cap of 3: %v, want ErrTicketCap", err)
+	}
+	if err := mk("a2", "ann", adapter.TicketCaps{PerSubject: 4}); err != nil {
+		t.Errorf("ann's fourth open ticket with a cap of 4: %v", err)
+	}
+	if err := mk("b1", "bob", adapter.TicketCaps{Total: 5}); !errors.Is(err, adapter.ErrTicketCap) {
+		t.Errorf("a sixth open ticket with a total cap of 5: %v, want ErrTicketCap", err)
+	}
+	if err := mk("b2", "bob", adapter.TicketCaps{PerSubject: 2, Total: 6}); err != nil {
+		t.Errorf("bob's second open ticket, the sixth in all, with caps 2 and 6: %v", err)
 	}
 }

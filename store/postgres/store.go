@@ -5,23 +5,19 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
-	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/agentadapter/agentadapter/internal/migrations"
 	"github.com/agentadapter/agentadapter/internal/ticketwait"
 )
 
 //go:embed migrations/*.sql
-var migrations embed.FS
+var migrationFiles embed.FS
 
 // ErrSchemaTooNew is returned by [Open] for a database whose schema was
 // written by a newer version of this package.
@@ -187,18 +183,8 @@ const migrationLock = 0x61676e7473746f72 // "agntstor"
 // migrate applies the embedded migrations the database lacks, in one
 // transaction holding an advisory lock, and records the version.
 func migrate(ctx context.Context, pool *pgxpool.Pool) error {
-	files, err := fs.Glob(migrations, "migrations/*.sql")
-	if err != nil {
-		return err
-	}
-	sort.Strings(files)
-	latest := len(files)
-	for i, f := range files {
-		n, err := strconv.Atoi(strings.SplitN(filepath.Base(f), "_", 2)[0])
-		if err != nil || n != i+1 {
-			panic("pgstore: migration files must be numbered 001, 002, ...: " + f)
-		}
-	}
+	ms := migrations.Load(migrationFiles)
+	latest := len(ms)
 	tx, err := pool.Begin(ctx)
 	if err != nil {
 		return fmt.Errorf("pgstore: %w", err)
@@ -218,13 +204,9 @@ func migrate(ctx context.Context, pool *pgxpool.Pool) error {
 	if version > latest {
 		return fmt.Errorf("%w: schema version %d, this program knows up to %d", ErrSchemaTooNew, version, latest)
 	}
-	for _, f := range files[version:] {
-		b, err := migrations.ReadFile(f)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, string(b)); err != nil {
-			return fmt.Errorf("pgstore: migration %s: %w", filepath.Base(f), err)
+	for _, m := range ms[version:] {
+		if _, err := tx.Exec(ctx, m.SQL); err != nil {
+			return fmt.Errorf("pgstore: migration %s: %w", m.Name, err)
 		}
 	}
 	if _, err := tx.Exec(ctx, `INSERT INTO agentadapter_schema VALUES (1, $1)

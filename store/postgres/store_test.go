@@ -2,11 +2,15 @@ package pgstore
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/internal/migrations"
 	"github.com/agentadapter/agentadapter/internal/sqlledger"
 
 	"github.com/agentadapter/agentadapter/internal/storetest"
@@ -81,4 +85,18 @@ func TestQueryPlans(t *testing.T) {
 			t.Errorf("Query(%+v) plan:\n%s\nwant it to use %s", tt.q, plan, tt.index)
 		}
 	}
+}
+
+func TestMigrateTicketCounts(t *testing.T) {
+	storetest.TestMigrateTicketCounts(t, kit, migrations.Load(migrationFiles), func(dsn, stmt string) error {
+		conn, err := pgx.Connect(context.Background(), dsn)
+		if err != nil {
+			return err
+		}
+		defer conn.Close(context.Background())
+		_, err = conn.Exec(context.Background(), stmt)
+		return err
+	}, func(v int) string {
+		return fmt.Sprintf("CREATE TABLE agentadapter_schema (id int PRIMARY KEY CHECK (id = 1), version int NOT NULL); INSERT INTO agentadapter_schema VALUES (1, %d)", v)
+	})
 }

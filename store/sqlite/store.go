@@ -6,22 +6,20 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	_ "github.com/ncruces/go-sqlite3/driver" // the database/sql driver "sqlite3"
+
+	"github.com/agentadapter/agentadapter/internal/migrations"
 )
 
 //go:embed migrations/*.sql
-var migrations embed.FS
+var migrationFiles embed.FS
 
 // ErrSchemaTooNew is returned by [Open] for a database whose schema was
 // written by a newer version of this package.
@@ -196,18 +194,8 @@ func (s *Store) now() time.Time { return s.opts.Now() }
 // migrate applies the embedded migrations the database lacks, each in a
 // transaction with its version number (PRAGMA user_version).
 func migrate(ctx context.Context, db *sql.DB) error {
-	files, err := fs.Glob(migrations, "migrations/*.sql")
-	if err != nil {
-		return err
-	}
-	sort.Strings(files)
-	latest := len(files)
-	for i, f := range files {
-		n, err := strconv.Atoi(strings.SplitN(filepath.Base(f), "_", 2)[0])
-		if err != nil || n != i+1 {
-			panic("sqlitestore: migration files must be numbered 001, 002, ...: " + f)
-		}
-	}
+	ms := migrations.Load(migrationFiles)
+	latest := len(ms)
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return fmt.Errorf("sqlitestore: %w", err)
@@ -226,13 +214,9 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	if version > latest {
 		return fmt.Errorf("%w: schema version %d, this program knows up to %d", ErrSchemaTooNew, version, latest)
 	}
-	for _, f := range files[version:] {
-		b, err := migrations.ReadFile(f)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, string(b)); err != nil {
-			return fmt.Errorf("sqlitestore: migration %s: %w", filepath.Base(f), err)
+	for _, m := range ms[version:] {
+		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+			return fmt.Errorf("sqlitestore: migration %s: %w", m.Name, err)
 		}
 	}
 	if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", latest)); err != nil {

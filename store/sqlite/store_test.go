@@ -2,12 +2,15 @@ package sqlitestore
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/internal/migrations"
 	"github.com/agentadapter/agentadapter/internal/sqlledger"
 	"github.com/agentadapter/agentadapter/internal/storetest"
 )
@@ -98,4 +101,16 @@ func TestQueryPlans(t *testing.T) {
 			t.Errorf("Query(%+v) plan %q, want it to use %s", tt.q, p, tt.index)
 		}
 	}
+}
+
+func TestMigrateTicketCounts(t *testing.T) {
+	storetest.TestMigrateTicketCounts(t, kit, migrations.Load(migrationFiles), func(path, stmt string) error {
+		db, err := sql.Open("sqlite3", "file:"+path)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		_, err = db.Exec(stmt)
+		return err
+	}, func(v int) string { return fmt.Sprintf("PRAGMA user_version = %d", v) })
 }
