@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/internal/ticketwait"
@@ -67,7 +68,7 @@ func fromNanos(n int64) time.Time {
 
 // Create implements [adapter.TicketStore].
 func (s *Tickets) Create(ctx context.Context, t *adapter.Ticket, caps adapter.TicketCaps) error {
-	if err := s.create(ctx, t, caps); err != nil {
+	if err := retryDeadlock(func() error { return s.create(ctx, t, caps) }); err != nil {
 		var ce *adapter.TicketCapError
 		if errors.As(err, &ce) {
 			return err
@@ -86,9 +87,30 @@ func (s *Tickets) create(ctx context.Context, t *adapter.Ticket, caps adapter.Ti
 	at := t.Created.UnixNano()
 	// Expired tickets go as new ones come, as in adapter.MemoryTicketStore
 	// (the trigger counts them out). Their rows are locked before the
-	// total's, in the order of every other change to a ticket.
-	if _, err := tx.Exec(ctx, "DELETE FROM tickets WHERE expires > 0 AND expires < $1", at); err != nil {
+	// total's, as every change to a ticket locks them, and in id order:
+	// Creates on several connections delete the same expired tickets, and
+	// a DELETE locks rows in the order of its plan, which may differ.
+	var expired []string
+	rows, err := tx.Query(ctx, "SELECT id FROM tickets WHERE expires > 0 AND expires < $1 ORDER BY id FOR UPDATE", at)
+	if err != nil {
 		return err
+	}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return err
+		}
+		expired = append(expired, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if len(expired) > 0 {
+		if _, err := tx.Exec(ctx, "DELETE FROM tickets WHERE id = ANY($1)", expired); err != nil {
+			return err
+		}
 	}
 	if caps.PerSubject > 0 || caps.Total > 0 {
 		// The lock of the total's row makes capped Creates take turns on
@@ -164,20 +186,24 @@ func (s *Tickets) Transition(ctx context.Context, id string, from, to adapter.Ti
 // the ticket id if it is in state from and unexpired at now, and
 // notifies every replica; else it says why not.
 func (s *Tickets) update(ctx context.Context, id string, from adapter.TicketState, now time.Time, set string, args ...any) error {
-	rows, err := s.s.pool.Query(ctx, `WITH u AS (
+	n := 0
+	err := retryDeadlock(func() error {
+		rows, err := s.s.pool.Query(ctx, `WITH u AS (
 		UPDATE tickets SET `+set+`, updated = $1
 		WHERE id = $2 AND state = $3 AND (expires = 0 OR expires >= $`+strconv.Itoa(len(args)+4)+`) RETURNING id)
 		SELECT pg_notify('`+notifyChannel+`', id) FROM u`,
-		append(append([]any{s.s.now().UnixNano(), id, int32(from)}, args...), now.UnixNano())...)
+			append(append([]any{s.s.now().UnixNano(), id, int32(from)}, args...), now.UnixNano())...)
+		if err != nil {
+			return err
+		}
+		n = 0
+		for rows.Next() {
+			n++
+		}
+		rows.Close()
+		return rows.Err()
+	})
 	if err != nil {
-		return fmt.Errorf("pgstore: %w", err)
-	}
-	n := 0
-	for rows.Next() {
-		n++
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return fmt.Errorf("pgstore: %w", err)
 	}
 	if n == 1 {
@@ -223,4 +249,18 @@ func (s *Tickets) List(ctx context.Context, state adapter.TicketState) iter.Seq2
 // (LISTEN/NOTIFY); it also re-reads the ticket every Options.PollInterval.
 func (s *Tickets) Wait(ctx context.Context, id string) (*adapter.Ticket, error) {
 	return ticketwait.Wait(ctx, s.s.wake, s.s.opts.PollInterval, func(ctx context.Context) (*adapter.Ticket, error) { return s.Get(ctx, id) })
+}
+
+// retryDeadlock runs f again (twice at most) when PostgreSQL chose its
+// transaction as a deadlock's victim: the locks of a ticket change are
+// taken in one order, so this is a safety net, not the rule.
+func retryDeadlock(f func() error) error {
+	var err error
+	for range 3 {
+		var pe *pgconn.PgError
+		if err = f(); !errors.As(err, &pe) || pe.Code != "40P01" {
+			return err
+		}
+	}
+	return err
 }
