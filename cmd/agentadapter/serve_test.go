@@ -28,7 +28,8 @@ type served struct {
 	cmd  *exec.Cmd
 	base string // http://127.0.0.1:port
 	out  *syncBuffer
-	done chan error
+	done chan struct{} // closed when the process has been waited for
+	err  error         // cmd.Wait's error, once done is closed
 }
 
 type syncBuffer struct {
@@ -56,14 +57,16 @@ func startServe(t *testing.T, dir string, env []string, args ...string) *served 
 	cmd := exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
-	s := &served{cmd: cmd, out: &syncBuffer{}, done: make(chan error, 1)}
+	s := &served{cmd: cmd, out: &syncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = s.out, s.out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { s.done <- cmd.Wait() }()
+	go func() { s.err = cmd.Wait(); close(s.done) }()
 	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
+		select {
+		case <-s.done:
+		default:
 			cmd.Process.Kill()
 			<-s.done
 		}
@@ -75,8 +78,8 @@ func startServe(t *testing.T, dir string, env []string, args ...string) *served 
 			return s
 		}
 		select {
-		case err := <-s.done:
-			t.Fatalf("serve exited: %v\n%s", err, s.out.String())
+		case <-s.done:
+			t.Fatalf("serve exited: %v\n%s", s.err, s.out.String())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
@@ -89,9 +92,9 @@ func (s *served) stop(t *testing.T) {
 	t.Helper()
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case err := <-s.done:
-		if err != nil {
-			t.Errorf("serve exited with %v\n%s", err, s.out.String())
+	case <-s.done:
+		if s.err != nil {
+			t.Errorf("serve exited with %v\n%s", s.err, s.out.String())
 		}
 	case <-time.After(60 * time.Second):
 		t.Fatalf("serve did not stop on SIGTERM\n%s", s.out.String())
