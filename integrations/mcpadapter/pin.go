@@ -62,8 +62,10 @@ type Quarantine struct {
 	// Pinned is the accepted definition hash (empty for a new tool); Got
 	// the hash of Definition.
 	Pinned, Got string
-	// Definition is the changed definition awaiting acceptance; Previous
-	// the pinned one (nil when it was pinned in an earlier run).
+	// Definition is the changed definition awaiting acceptance, as the
+	// server sent it; Previous the pinned one (nil when it was pinned in an
+	// earlier run), whose schemas are the imported spec's
+	// *jsonschema.Schema values (they encode to the same JSON).
 	Definition, Previous *mcp.Tool
 }
 
