@@ -3,7 +3,9 @@ package mcpadapter
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -172,10 +174,34 @@ func (s *Exporter) onChange(c registry.Change) {
 	}
 }
 
-// add installs or replaces a spec's tool; s.mu is held.
+// add installs or replaces a spec's tool; s.mu is held. A tool go-sdk
+// refuses is not served, and a tool it replaced is withdrawn.
 func (s *Exporter) add(spec *adapter.Spec) {
-	s.mcp.AddTool(toolToMCP(spec), s.handler(spec.Name))
+	if err := addTool(s.mcp, toolToMCP(spec), s.handler(spec.Name)); err != nil {
+		s.remove(spec.Name)
+		s.logger.Warn("mcpadapter: tool not exported", "tool", spec.Name, "error", err)
+		return
+	}
 	s.served[spec.Name] = true
+}
+
+// addTool adds t to srv, turning go-sdk's refusal into an error. go-sdk
+// panics on a definition it refuses (for one, an x-mcp-header annotation on
+// a property that is not a string, integer or boolean); a panic is right for
+// a server's own tools, but a spec imported from an upstream server carries
+// that server's definition, and a hostile one must not stop the gateway.
+func addTool(srv *mcp.Server, t *mcp.Tool, h mcp.ToolHandler) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg := fmt.Sprint(r)
+			if len(msg) > 512 {
+				msg = strings.ToValidUTF8(msg[:512], "") + "..."
+			}
+			err = fmt.Errorf("go-sdk refuses its definition: %s", msg)
+		}
+	}()
+	srv.AddTool(t, h)
+	return nil
 }
 
 // remove drops a tool if it is served; s.mu is held.
