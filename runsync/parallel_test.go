@@ -100,12 +100,19 @@ func TestParallelCancel(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		var started, returned atomic.Int64
+		secondStarted := make(chan struct{})
 		start := time.Now()
 		out, errs := Parallel(ctx, 2, []int{0, 1, 2, 3, 4, 5}, func(_ context.Context, i, x int) (int, error) {
 			started.Add(1)
 			defer returned.Add(1)
-			if i == 0 {
+			switch i {
+			case 0:
+				// Cancel once both slots are taken; cancelling at once would
+				// race Parallel's loop starting call 1.
+				<-secondStarted
 				cancel()
+			case 1:
+				close(secondStarted)
 			}
 			time.Sleep(10 * time.Millisecond) // ignores ctx
 			return x + 100, nil
