@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"strconv"
 	"sync"
-	"unicode/utf8"
+
+	"github.com/agentadapter/agentadapter/internal/canonical"
 )
 
 // The ledger hashes every record it writes (ChainHash) and the result of
@@ -71,21 +72,21 @@ func newChainForm(r *Record, args json.RawMessage) chainForm {
 // that are nil or valid JSON.
 func appendChainForm(b []byte, r *Record, args []byte) []byte {
 	b = append(b, `{"prev":`...)
-	b = appendJSONString(b, r.Prev)
+	b = canonical.AppendString(b, r.Prev)
 	b = append(b, `,"time":`...)
 	b = strconv.AppendInt(b, r.Time.UnixNano(), 10)
 	b = append(b, `,"call_id":`...)
-	b = appendJSONString(b, r.CallID)
+	b = canonical.AppendString(b, r.CallID)
 	b = append(b, `,"run_id":`...)
-	b = appendJSONString(b, r.RunID)
+	b = canonical.AppendString(b, r.RunID)
 	b = append(b, `,"tool":`...)
-	b = appendJSONString(b, r.Tool)
+	b = canonical.AppendString(b, r.Tool)
 	b = append(b, `,"source":`...)
-	b = appendJSONString(b, r.Source)
+	b = canonical.AppendString(b, r.Source)
 	b = append(b, `,"integration":`...)
-	b = appendJSONString(b, r.Integration)
+	b = canonical.AppendString(b, r.Integration)
 	b = append(b, `,"subject":`...)
-	b = appendJSONString(b, r.Subject)
+	b = canonical.AppendString(b, r.Subject)
 	b = append(b, `,"args":`...)
 	if args == nil {
 		b = append(b, "null"...)
@@ -93,19 +94,19 @@ func appendChainForm(b []byte, r *Record, args []byte) []byte {
 		b = appendRawJSON(b, args)
 	}
 	b = append(b, `,"outcome":`...)
-	b = appendJSONString(b, r.Outcome)
+	b = canonical.AppendString(b, r.Outcome)
 	b = append(b, `,"message":`...)
-	b = appendJSONString(b, r.Message)
+	b = canonical.AppendString(b, r.Message)
 	b = append(b, `,"approval":`...)
-	b = appendJSONString(b, r.Approval)
+	b = canonical.AppendString(b, r.Approval)
 	b = append(b, `,"approver":`...)
-	b = appendJSONString(b, r.Approver)
+	b = canonical.AppendString(b, r.Approver)
 	if r.Requester != "" {
 		b = append(b, `,"requester":`...)
-		b = appendJSONString(b, r.Requester)
+		b = canonical.AppendString(b, r.Requester)
 	}
 	b = append(b, `,"ticket":`...)
-	b = appendJSONString(b, r.Ticket)
+	b = canonical.AppendString(b, r.Ticket)
 	b = append(b, `,"cache_hit":`...)
 	b = strconv.AppendBool(b, r.CacheHit)
 	b = append(b, `,"duration_ns":`...)
@@ -113,9 +114,9 @@ func appendChainForm(b []byte, r *Record, args []byte) []byte {
 	b = append(b, `,"result_bytes":`...)
 	b = strconv.AppendInt(b, int64(r.ResultBytes), 10)
 	b = append(b, `,"args_hash":`...)
-	b = appendJSONString(b, r.ArgsHash)
+	b = canonical.AppendString(b, r.ArgsHash)
 	b = append(b, `,"result_hash":`...)
-	b = appendJSONString(b, r.ResultHash)
+	b = canonical.AppendString(b, r.ResultHash)
 	return append(b, '}')
 }
 
@@ -146,7 +147,7 @@ func appendResult(b []byte, r *Result) ([]byte, bool) {
 		b = append(b, `{"type":"text"`...)
 		if t.Text != "" {
 			b = append(b, `,"text":`...)
-			b = appendJSONString(b, t.Text)
+			b = canonical.AppendString(b, t.Text)
 		}
 		b = append(b, '}')
 	}
@@ -156,69 +157,6 @@ func appendResult(b []byte, r *Result) ([]byte, bool) {
 		b = appendRawJSON(b, structured)
 	}
 	return append(b, '}'), true
-}
-
-// jsonSafe holds the ASCII bytes encoding/json writes as they are in a
-// string with HTML escaping on.
-var jsonSafe = func() (t [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-	}
-	return t
-}()
-
-// appendJSONString appends s as encoding/json writes a string (HTML
-// escaping on, as json.Marshal has it; invalid UTF-8 as U+FFFD).
-func appendJSONString(b []byte, s string) []byte {
-	const hexDigits = "0123456789abcdef"
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if jsonSafe[c] {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // appendRawJSON appends valid JSON as encoding/json writes a

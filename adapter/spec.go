@@ -125,12 +125,12 @@ type Spec struct {
 	// HonorsContext declares that Handler returns promptly once its ctx is
 	// done, as the handlers of imported MCP tools do (the go-sdk client
 	// stops waiting when its ctx ends), and as a handler that always
-	// returns quickly (a small computation that never blocks) does. The executor then runs the handler
-	// on the caller's goroutine, under the same deadline and panic
-	// recovery, saving a goroutine hand-off per call (the largest cost
-	// of a cheap call). Leave it false for handlers that may block without
-	// watching ctx: the executor then runs them apart, so that their
-	// caller never waits past the deadline.
+	// returns quickly (a small computation that never blocks) does. The
+	// executor then runs the handler on the caller's goroutine, under the
+	// same deadline and panic recovery, saving a goroutine hand-off per
+	// call (the largest cost of a cheap call). Leave it false for handlers
+	// that may block without watching ctx: the executor then runs them
+	// apart, so that their caller never waits past the deadline.
 	HonorsContext bool
 	// Streaming reports that Handler sends its content in parts as it
 	// produces them (see [Emit] and [NewStreamTool]). Integrations that can

@@ -5,7 +5,8 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"unicode/utf8"
+
+	canon "github.com/agentadapter/agentadapter/internal/canonical"
 )
 
 // appendJSON appends the encoding of a decoded JSON value (map[string]any,
@@ -23,7 +24,7 @@ func appendJSON(dst []byte, v any) ([]byte, bool) {
 	case bool:
 		return strconv.AppendBool(dst, v), true
 	case string:
-		return appendJSONString(dst, v), true
+		return canon.AppendString(dst, v), true
 	case float64:
 		if math.IsInf(v, 0) || math.IsNaN(v) {
 			return dst, false
@@ -69,7 +70,7 @@ func appendJSON(dst []byte, v any) ([]byte, bool) {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendJSONString(dst, k)
+			dst = canon.AppendString(dst, k)
 			dst = append(dst, ':')
 			var ok bool
 			if dst, ok = appendJSON(dst, v[k]); !ok {
@@ -79,60 +80,6 @@ func appendJSON(dst []byte, v any) ([]byte, bool) {
 		return append(dst, '}'), true
 	}
 	return dst, false
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString is encoding/json's string encoding with HTML escaping.
-func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		if c == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if c == '\u2028' || c == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }
 
 // marshalJSON is json.Marshal for decoded JSON values, without reflection

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	canon "github.com/agentadapter/agentadapter/internal/canonical"
 	"github.com/agentadapter/agentadapter/registry"
 )
 
@@ -100,14 +101,14 @@ func DefinitionHash(t *mcp.Tool) string {
 func (w wireSchemas) hash(t *mcp.Tool) string {
 	b := make([]byte, 0, 64+len(t.Name)+len(t.Title)+len(t.Description)+len(w.in)+len(w.out))
 	b = append(b, `{"name":`...)
-	b = appendJSONString(b, t.Name)
+	b = canon.AppendString(b, t.Name)
 	if t.Title != "" {
 		b = append(b, `,"title":`...)
-		b = appendJSONString(b, t.Title)
+		b = canon.AppendString(b, t.Title)
 	}
 	if t.Description != "" {
 		b = append(b, `,"description":`...)
-		b = appendJSONString(b, t.Description)
+		b = canon.AppendString(b, t.Description)
 	}
 	if len(w.in) > 0 {
 		b = append(b, `,"inputSchema":`...)
