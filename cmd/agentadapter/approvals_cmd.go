@@ -1,0 +1,156 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/agentadapter/agentadapter/adapter"
+)
+
+const storeNote = `
+These commands work on the store of the configuration (--config) or the one
+given with --store, so they reach a running gateway from another process
+when the store is shared (sqlite:PATH, the default).`
+
+func operator() string {
+	if u := os.Getenv("USER"); u != "" {
+		return "operator:" + u
+	}
+	return "operator"
+}
+
+func newApprovalsCmd(e *env) *cobra.Command {
+	cmd := &cobra.Command{Use: "approvals", Short: "List and decide calls awaiting approval", Long: "List, approve and deny the approval tickets of calls held by policy." + storeNote}
+	var all bool
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "List pending tickets (--all: every state)",
+		Args:  argsErr(cobra.NoArgs),
+		RunE: func(c *cobra.Command, _ []string) error {
+			st, err := e.storeOnly(c.Context())
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			var want adapter.TicketState
+			if !all {
+				want = adapter.TicketPending
+			}
+			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+			if !e.jsonOut {
+				fmt.Fprintln(tw, "TICKET\tTOOL\tSUBJECT\tSTATE\tCREATED\tARGS")
+			}
+			n := 0
+			for t, err := range st.Tickets().List(c.Context(), want) {
+				if err != nil {
+					return err
+				}
+				if want == adapter.TicketPending && !t.Expires.IsZero() && time.Now().After(t.Expires) {
+					continue
+				}
+				n++
+				if e.jsonOut {
+					b, _ := json.Marshal(t)
+					fmt.Fprintln(e.stdout, string(b))
+					continue
+				}
+				args := string(t.Args)
+				if len(args) > 60 {
+					args = args[:60] + "…"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Tool, t.Subject, t.State, t.Created.Format(time.DateTime), args)
+			}
+			if !e.jsonOut {
+				if n == 0 {
+					fmt.Fprintln(e.stdout, "no tickets")
+					return nil
+				}
+				tw.Flush()
+			}
+			return nil
+		},
+	}
+	list.Flags().BoolVar(&all, "all", false, "every ticket, decided ones too")
+	var as, reason, edited string
+	approve := &cobra.Command{
+		Use:   "approve TICKET [--args JSON]",
+		Short: "Approve a ticket (with --args: edited arguments): the same call, made again, runs once",
+		Long: `Approve a ticket: the call, made again with the same arguments, runs once.
+With --args, approve it with edited arguments instead: the call runs with
+those (validated against the tool's input schema again) and the ledger
+records them as the arguments that ran.`,
+		Args: argsErr(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, args []string) error {
+			if edited != "" {
+				raw, err := readArg(edited, e.stdin)
+				if err != nil {
+					return usageErr("--args: %v", err)
+				}
+				return e.decideEdited(c, args[0], as, raw)
+			}
+			return e.decide(c, args[0], true, as, "")
+		},
+	}
+	approve.Flags().StringVar(&as, "as", operator(), "who approves, for the ledger")
+	approve.Flags().StringVar(&edited, "args", "", "approve with these arguments instead (JSON, - for stdin, @FILE)")
+	deny := &cobra.Command{
+		Use:   "deny TICKET --reason TEXT",
+		Short: "Deny a ticket; the caller reads the reason",
+		Args:  argsErr(cobra.ExactArgs(1)),
+		RunE: func(c *cobra.Command, args []string) error {
+			if reason == "" {
+				return usageErr("deny needs --reason: the caller (a model, often) reads it")
+			}
+			return e.decide(c, args[0], false, as, reason)
+		},
+	}
+	deny.Flags().StringVar(&as, "as", operator(), "who denies, for the ledger")
+	deny.Flags().StringVar(&reason, "reason", "", "why (shown to the caller)")
+	cmd.AddCommand(list, approve, deny)
+	return cmd
+}
+
+func (e *env) decideEdited(c *cobra.Command, id, as string, args json.RawMessage) error {
+	st, err := e.storeOnly(c.Context())
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if _, ok := st.Tickets().(adapter.TicketEditor); !ok {
+		return fmt.Errorf("this store cannot approve with edited arguments yet; approve as is, or deny with a reason the caller reads")
+	}
+	d := &adapter.Deferred{Store: st.Tickets()}
+	if err := d.ApproveEdited(c.Context(), id, as, args); err != nil {
+		return fmt.Errorf("ticket %s: %w (list them with: agentadapter approvals list)", id, err)
+	}
+	fmt.Fprintf(e.stdout, "approved %s with edited arguments\n", id)
+	return nil
+}
+
+func (e *env) decide(c *cobra.Command, id string, ok bool, as, reason string) error {
+	st, err := e.storeOnly(c.Context())
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	d := &adapter.Deferred{Store: st.Tickets()}
+	if ok {
+		err = d.Approve(c.Context(), id, as)
+	} else {
+		err = d.Deny(c.Context(), id, reason, as)
+	}
+	if err != nil {
+		return fmt.Errorf("ticket %s: %w (list them with: agentadapter approvals list)", id, err)
+	}
+	verb := "approved"
+	if !ok {
+		verb = "denied"
+	}
+	fmt.Fprintf(e.stdout, "%s %s\n", verb, id)
+	return nil
+}
