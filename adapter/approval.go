@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -60,7 +61,10 @@ const (
 	// run of the same caller must be approved anew.
 	ScopeRun ApprovalScope = "run"
 	// ScopeSession binds an approval to the session ([ToolCall.Session]),
-	// such as one MCP client connection.
+	// such as one MCP client connection. The caps on open tickets then
+	// count per session too ([TicketCaps.PerSubject]): one session of a
+	// caller filling its cap does not stop another session of the same
+	// caller from being asked.
 	ScopeSession ApprovalScope = "session"
 	// ScopeGlobal lets an approval serve any caller presenting the same
 	// tool and arguments. Use it only when every caller is equally trusted.
@@ -235,7 +239,10 @@ type Ticket struct {
 	Scope   ApprovalScope
 	ScopeID string
 	// CallID, RunID, Session and Subject describe the call that asked: who
-	// asked, from which run and session.
+	// asked, from which run and session. Subject is also what the caps
+	// count by ([TicketCaps.PerSubject]): under ScopeSession it is the
+	// caller's subject qualified by the session ("alice/session:ID", see
+	// [SessionSubject]), so that each session has a cap of its own.
 	CallID  string
 	RunID   string
 	Session string
@@ -276,7 +283,8 @@ type TicketKey struct {
 // store, so that a caller cannot fill it. Zero fields mean no bound.
 type TicketCaps struct {
 	// PerSubject bounds the open tickets asked for by one subject
-	// ([Ticket.Subject]; callers without an identity share the empty one).
+	// ([Ticket.Subject]; callers without an identity share the empty one,
+	// and under ScopeSession each session of a subject counts apart).
 	PerSubject int
 	// Total bounds the open tickets overall.
 	Total int
@@ -294,8 +302,9 @@ var (
 
 // TicketCapError is the error of a Create that would exceed a cap.
 type TicketCapError struct {
-	// PerSubject is true when the subject's cap was reached, false when
-	// the total one was.
+	// PerSubject is true when the caller's own cap was reached (its
+	// subject's, or under ScopeSession its session's), false when the
+	// total one was.
 	PerSubject bool
 	// Cap is the cap that was reached.
 	Cap int
@@ -640,14 +649,14 @@ func (d *Deferred) Decide(ctx context.Context, req *ApprovalRequest) (Decision, 
 				}
 				return Decision{}, err
 			}
-			return Decision{Verdict: VerdictApproved, Approver: t.Approver, Ticket: t.ID, Requester: t.Subject, Args: t.Edited}, nil
+			return Decision{Verdict: VerdictApproved, Approver: t.Approver, Ticket: t.ID, Requester: requesterOf(t), Args: t.Edited}, nil
 		case TicketDenied:
 			if err := d.Store.Transition(ctx, t.ID, TicketDenied, TicketConsumed, "", "", now); err != nil && !errors.Is(err, ErrTicketState) && !errors.Is(err, ErrTicketExpired) {
 				return Decision{}, err
 			}
-			return Decision{Verdict: VerdictDenied, Reason: t.Reason, Approver: t.Approver, Ticket: t.ID, Requester: t.Subject}, nil
+			return Decision{Verdict: VerdictDenied, Reason: t.Reason, Approver: t.Approver, Ticket: t.ID, Requester: requesterOf(t)}, nil
 		case TicketPending:
-			return Decision{Verdict: VerdictPending, Ticket: t.ID, Requester: t.Subject}, nil
+			return Decision{Verdict: VerdictPending, Ticket: t.ID, Requester: requesterOf(t)}, nil
 		}
 	}
 	return d.newTicket(ctx, req, key, now)
@@ -691,24 +700,58 @@ func (d *Deferred) newTicket(ctx context.Context, req *ApprovalRequest, key Tick
 	if len(c.Args) <= MaxTicketArgBytes {
 		t.Args = c.Args
 	}
+	requester := ""
 	if c.Identity != nil {
-		t.Subject = c.Identity.Subject
+		requester = c.Identity.Subject
+	}
+	t.Subject = requester
+	perSession := key.Scope == ScopeSession && c.Session != "" && (c.Identity == nil || !c.Identity.Anonymous)
+	if perSession {
+		// The caps count what the ticket is bound to: this session.
+		t.Subject = SessionSubject(requester, c.Session)
 	}
 	if err := d.Store.Create(ctx, t, d.caps()); err != nil {
 		var ce *TicketCapError
 		if errors.As(err, &ce) {
+			// The message is about this caller's own calls only: each
+			// caller (and under ScopeSession each session) has its cap.
 			reason := fmt.Sprintf("too many calls are waiting for approval (%d open tickets in all); wait until they are decided, then retry", ce.Cap)
-			if ce.PerSubject {
+			switch {
+			case ce.PerSubject && perSession:
+				reason = fmt.Sprintf("this session already has %d calls waiting for approval; wait until they are decided, then retry", ce.Cap)
+			case ce.PerSubject:
 				reason = fmt.Sprintf("you already have %d calls waiting for approval; wait until they are decided, then retry", ce.Cap)
 			}
-			return Decision{Verdict: VerdictDenied, Reason: reason, Requester: t.Subject}, nil
+			return Decision{Verdict: VerdictDenied, Reason: reason, Requester: requester}, nil
 		}
 		return Decision{}, err
 	}
 	if d.OnPending != nil {
 		d.OnPending(t)
 	}
-	return Decision{Verdict: VerdictPending, Ticket: t.ID, Requester: t.Subject}, nil
+	return Decision{Verdict: VerdictPending, Ticket: t.ID, Requester: requester}, nil
+}
+
+// sessionSep joins a subject and a session in [SessionSubject].
+const sessionSep = "/session:"
+
+// SessionSubject is the [Ticket.Subject] of a ticket asked for under
+// ScopeSession: the subject qualified by the session, so that the caps
+// count per session. Stores need not know of it: they count by
+// Ticket.Subject as always.
+func SessionSubject(subject, session string) string {
+	return subject + sessionSep + session
+}
+
+// requesterOf returns who asked for t: its subject, less the session that
+// qualifies it under ScopeSession.
+func requesterOf(t *Ticket) string {
+	if t.Scope == ScopeSession && t.Session != "" {
+		if s, ok := strings.CutSuffix(t.Subject, sessionSep+t.Session); ok {
+			return s
+		}
+	}
+	return t.Subject
 }
 
 // Approve approves a pending ticket; the next call of the same tool with the

@@ -201,3 +201,60 @@ func TestTicketKeepsBoundedArgs(t *testing.T) {
 		t.Errorf("ticket keeps %d bytes of args, size %d, hash %q; want none, the size and the hash", len(tk.Args), tk.ArgsSize, tk.ArgsHash)
 	}
 }
+
+// TestTicketCapsPerSession: under ScopeSession the caps count per session,
+// as tickets are bound: one session of alice filling its cap leaves
+// another of her sessions asked as usual, and the refusal is about this
+// session's calls only. (Before, the cap counted alice's tickets whatever
+// the scope.)
+func TestTicketCapsPerSession(t *testing.T) {
+	var runs atomic.Int64
+	d := &adapter.Deferred{Caps: adapter.TicketCaps{PerSubject: 2}}
+	e, ml := newExec(t, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: d, Scope: adapter.ScopeSession}}, destructiveTool("rm", &runs))
+	call := func(session string, i int) error {
+		_, err := e.Call(adapter.WithSession(as("alice"), session), "rm", json.RawMessage(fmt.Sprintf(`{"x":%d}`, i)))
+		return err
+	}
+	for i := range 2 {
+		if err := call("s1", i); adapter.KindOf(err) != adapter.KindApprovalPending {
+			t.Fatalf("s1 call %d: %v", i, err)
+		}
+	}
+	err := call("s1", 2)
+	if ae := asAdapterError(t, err); ae.Kind != adapter.KindApprovalDenied || !strings.Contains(ae.Message, "this session already has 2 calls waiting") {
+		t.Fatalf("s1 over its cap: %v, want approval_denied about this session", err)
+	}
+	err = call("s2", 0)
+	ae := asAdapterError(t, err)
+	if ae.Kind != adapter.KindApprovalPending {
+		t.Fatalf("s2's first call with s1 at its cap: %v, want a ticket of its own", err)
+	}
+	tk, err := d.Ticket(context.Background(), ae.Ticket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tk.Subject != adapter.SessionSubject("alice", "s2") || tk.Session != "s2" {
+		t.Errorf("ticket subject %q session %q, want %q, s2", tk.Subject, tk.Session, adapter.SessionSubject("alice", "s2"))
+	}
+	// The ledger still names alice as the requester.
+	if err := d.Approve(context.Background(), ae.Ticket, "root"); err != nil {
+		t.Fatal(err)
+	}
+	if err := call("s2", 0); err != nil || runs.Load() != 1 {
+		t.Fatalf("approved call: %v (runs %d)", err, runs.Load())
+	}
+	recs := records(t, e, ml)
+	if last := recs[len(recs)-1]; last.Subject != "alice" || last.Requester != "alice" {
+		t.Errorf("record subject %q requester %q, want alice, alice", last.Subject, last.Requester)
+	}
+	// Under the default scope the cap stays per subject.
+	d2 := &adapter.Deferred{Caps: adapter.TicketCaps{PerSubject: 1}}
+	e2, _ := newExec(t, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: d2}}, destructiveTool("rm", &runs))
+	if _, err := e2.Call(adapter.WithSession(as("alice"), "s1"), "rm", json.RawMessage(`{"x":1}`)); adapter.KindOf(err) != adapter.KindApprovalPending {
+		t.Fatal(err)
+	}
+	_, err = e2.Call(adapter.WithSession(as("alice"), "s2"), "rm", json.RawMessage(`{"x":2}`))
+	if ae := asAdapterError(t, err); ae.Kind != adapter.KindApprovalDenied || !strings.Contains(ae.Message, "you already have 1 calls waiting") {
+		t.Errorf("ScopeSubject, second session over alice's cap: %v", err)
+	}
+}

@@ -46,10 +46,18 @@ type ToolCall struct {
 	decodedFrom json.RawMessage
 }
 
-// Identity is a verified caller.
+// Identity is a verified caller, or an anonymous one told apart by its
+// session (Anonymous).
 type Identity struct {
-	// Subject identifies the caller (a user id, a client id).
+	// Subject identifies the caller (a user id, a client id). An
+	// anonymous caller's is "anonymous:" and its session id.
 	Subject string
+	// Anonymous is true for a caller that proved no identity: an
+	// integration without authentication (the MCP export without Auth)
+	// makes each session its own caller, so that tickets, caps, the cache
+	// and limits that count per subject count per session, and nothing
+	// proves who is behind it.
+	Anonymous bool
 	// Scopes are the permissions the caller's credential grants.
 	Scopes []string
 	// Extra carries what else the verifier learnt (claims, tenant...).
