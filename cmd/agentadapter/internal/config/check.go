@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -47,21 +48,50 @@ func (l *loader) check(cfg *Config) error {
 	} else if err := checkStore(sec.Store); err != nil {
 		return fail(at("store"), "%v", err)
 	}
+	// Client tokens by value, to refuse an operator holding one.
+	clients := map[string]string{}
 	if sec.Auth != nil {
 		for i, t := range sec.Auth.Tokens {
 			if t.Subject == "" || t.Token == "" {
 				return fail(at("auth", "tokens"), "token %d needs a subject and a token", i)
 			}
+			if err := checkStrength(t.Token); err != nil {
+				return fail(at("auth", "tokens"), "token %d (subject %q): %v", i, t.Subject, err)
+			}
+			clients[t.Token] = t.Subject
 		}
-		if p := sec.Auth.TokensFile; p != "" && !filepath.IsAbs(p) {
-			sec.Auth.TokensFile = filepath.Join(filepath.Dir(cfg.File), p)
+		if p := sec.Auth.TokensFile; p != "" {
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(filepath.Dir(cfg.File), p)
+				sec.Auth.TokensFile = p
+			}
+			toks, err := ReadTokensFile(p)
+			if err != nil {
+				return fail(at("auth", "tokensFile"), "%v", err)
+			}
+			for _, t := range toks {
+				clients[t.Token] = t.Subject
+			}
 		}
 		if j := sec.Auth.JWT; j != nil {
 			if (j.Secret == "") == (j.PublicKeyFile == "") {
 				return fail(at("auth", "jwt"), "jwt needs exactly one of secret and publicKeyFile")
 			}
+			if j.Secret != "" {
+				if err := checkStrength(j.Secret); err != nil {
+					return fail(at("auth", "jwt", "secret"), "secret: %v", err)
+				}
+			}
 			if j.PublicKeyFile != "" && !filepath.IsAbs(j.PublicKeyFile) {
 				j.PublicKeyFile = filepath.Join(filepath.Dir(cfg.File), j.PublicKeyFile)
+			}
+			if j.PublicKeyFile != "" {
+				if err := checkPrivate(j.PublicKeyFile, false); err != nil {
+					return fail(at("auth", "jwt", "publicKeyFile"), "%v", err)
+				}
+			}
+			if j.Issuer == "" && j.Audience == "" && !j.AnyAudience {
+				return fail(at("auth", "jwt"), "jwt sets neither audience nor issuer: a token minted for another service would be accepted; set audience (and issuer), or anyAudience: true to accept that")
 			}
 		}
 	}
@@ -73,13 +103,22 @@ func (l *loader) check(cfg *Config) error {
 			if t.Subject == "" || t.Token == "" {
 				return fail(at("console", "operators"), "operator %d needs a subject and a token", i)
 			}
-			if sec.Auth != nil {
-				for _, ct := range sec.Auth.Tokens {
-					if ct.Token == t.Token {
-						return fail(at("console", "operators"), "operator %q has a client's token: a client could approve its own calls", t.Subject)
-					}
-				}
+			if err := checkStrength(t.Token); err != nil {
+				return fail(at("console", "operators"), "operator %d (subject %q): %v", i, t.Subject, err)
 			}
+			if _, ok := clients[t.Token]; ok {
+				return fail(at("console", "operators"), "operator %q has a client's token: a client could approve its own calls", t.Subject)
+			}
+		}
+	}
+	for _, h := range sec.AllowedHosts {
+		if h == "" || strings.ContainsAny(h, "/ []@") || (strings.Contains(h, ":") && !isIP(h)) {
+			return fail(at("allowedHosts"), "%q is not a host name (write it without scheme, port or path)", h)
+		}
+	}
+	for _, p := range sec.TrustedProxies {
+		if _, err := ProxyPrefix(p); err != nil {
+			return fail(at("trustedProxies"), "%v", err)
 		}
 	}
 	byName := map[string]*Server{}
@@ -125,6 +164,9 @@ func (l *loader) check(cfg *Config) error {
 				o.Tokens = filepath.Join(stateDir(), "tokens.json")
 			} else if !filepath.IsAbs(o.Tokens) {
 				o.Tokens = filepath.Join(filepath.Dir(cfg.File), o.Tokens)
+			}
+			if err := checkPrivate(o.Tokens, true); err != nil {
+				return fail(at("servers", name, "oauth", "tokens"), "%v", err)
 			}
 		}
 		s.Policy = p
@@ -268,19 +310,6 @@ func checkStore(s string) error {
 	return fmt.Errorf("store %q: use \"sqlite:PATH\", \"postgres://...\" or \"memory:\"", s)
 }
 
-// secretKeys mark env and header names whose values are masked.
-var secretKeys = append([]string{"key", "auth", "pass", "pwd", "bearer", "session"}, adapter.DefaultSecretKeys()...)
-
-func isSecretName(k string) bool {
-	k = strings.ToLower(strings.ReplaceAll(k, "-", "_"))
-	for _, s := range secretKeys {
-		if strings.Contains(k, s) {
-			return true
-		}
-	}
-	return false
-}
-
 // Masked returns the configuration as indented JSON with secrets masked:
 // tokens, values of secret-looking env and header names, URL passwords and
 // secret-looking query parameters.
@@ -294,22 +323,15 @@ func (c *Config) Masked() ([]byte, error) {
 		return nil, err
 	}
 	for _, s := range cp.Servers {
-		for k := range s.Env {
-			if isSecretName(k) {
-				s.Env[k] = adapter.Redacted
-			}
+		for k, v := range s.Env {
+			s.Env[k] = MaskValue(k, v)
 		}
-		for k := range s.Headers {
-			if isSecretName(k) {
-				s.Headers[k] = adapter.Redacted
-			}
+		for k, v := range s.Headers {
+			s.Headers[k] = MaskValue(k, v)
 		}
-		s.URL = maskURL(s.URL)
-		for i, a := range s.Args {
-			if strings.Contains(a, "://") {
-				s.Args[i] = maskURL(a)
-			}
-		}
+		s.URL = MaskURL(s.URL)
+		s.Command = MaskText(s.Command)
+		s.Args = MaskArgs(s.Args)
 	}
 	for _, p := range cp.Gateway.Servers {
 		if p != nil && p.OAuth != nil {
@@ -339,28 +361,28 @@ func (c *Config) Masked() ([]byte, error) {
 			a.JWT.Secret = adapter.Redacted
 		}
 	}
-	cp.Gateway.Store = maskURL(cp.Gateway.Store)
+	cp.Gateway.Store = MaskStore(cp.Gateway.Store)
 	return json.MarshalIndent(&cp, "", "  ")
 }
 
-func maskURL(s string) string {
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" {
-		return s
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	q := u.Query()
-	changed := false
-	for k := range q {
-		if isSecretName(k) {
-			q.Set(k, "xxxxx")
-			changed = true
+// ProxyPrefix parses a trustedProxies entry: an address ("10.0.0.5",
+// "::1") or a network ("10.0.0.0/8").
+func ProxyPrefix(p string) (netip.Prefix, error) {
+	if strings.Contains(p, "/") {
+		pfx, err := netip.ParsePrefix(p)
+		if err != nil {
+			return netip.Prefix{}, fmt.Errorf("%q is not an address or network (10.0.0.5, 10.0.0.0/8)", p)
 		}
+		return pfx.Masked(), nil
 	}
-	if changed {
-		u.RawQuery = q.Encode()
+	a, err := netip.ParseAddr(p)
+	if err != nil {
+		return netip.Prefix{}, fmt.Errorf("%q is not an address or network (10.0.0.5, 10.0.0.0/8)", p)
 	}
-	return u.String()
+	return netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()), nil
+}
+
+func isIP(s string) bool {
+	_, err := netip.ParseAddr(s)
+	return err == nil
 }

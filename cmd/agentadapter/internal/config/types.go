@@ -112,6 +112,20 @@ type Section struct {
 	Virtual map[string]*Virtual `json:"virtualServers,omitempty"`
 	// Console, if set, serves the operator console at /console/.
 	Console *Console `json:"console,omitempty"`
+	// AllowedHosts are host names ("gateway.internal", no port) that
+	// requests may name in their Host header besides loopback ones. By
+	// default a request reaching a loopback listener must name localhost,
+	// 127.0.0.0/8 or [::1] (anything else is a DNS-rebinding page and gets
+	// 403, on every route). When set, the rule holds on every listener:
+	// only these names and loopback ones are served.
+	AllowedHosts []string `json:"allowedHosts,omitempty"`
+	// TrustedProxies are the addresses ("10.0.0.5") or networks
+	// ("10.0.0.0/8") of reverse proxies in front of the gateway. Only from
+	// them are X-Forwarded-For (the client's address, for sign-in
+	// throttling) and X-Forwarded-Proto ("https" makes the console's
+	// cookie Secure) believed; from anyone else they are ignored. Default:
+	// none.
+	TrustedProxies []string `json:"trustedProxies,omitempty"`
 }
 
 // Console configures the operator console. Operators are not the
@@ -140,8 +154,15 @@ type JWT struct {
 	Secret        string `json:"secret,omitempty"`
 	PublicKeyFile string `json:"publicKeyFile,omitempty"`
 	// Issuer and Audience, if set, must match the token's iss and aud.
+	// At least one is required (audience is the one that tells tokens
+	// minted for this gateway from those for another service of the same
+	// identity provider), unless AnyAudience is set.
 	Issuer   string `json:"issuer,omitempty"`
 	Audience string `json:"audience,omitempty"`
+	// AnyAudience accepts tokens whatever their iss and aud, when neither
+	// is set: any token the key signed opens a session, whichever service
+	// it was minted for. Off by default.
+	AnyAudience bool `json:"anyAudience,omitempty"`
 }
 
 // Token is one accepted bearer token and who presents it.
