@@ -71,6 +71,11 @@ type HTTPOptions struct {
 	// more gets 429 with Retry-After. Zero means
 	// DefaultMaxSessionsPerIdentity, negative means no cap.
 	MaxSessionsPerIdentity int
+	// Sessions, if set, counts this handler's sessions with those of every
+	// other handler given the same limiter, under its caps (see
+	// [SessionLimiter]); MaxSessions and MaxSessionsPerIdentity are then
+	// ignored. Nil means a limiter of this handler's own.
+	Sessions *SessionLimiter
 
 	// ReadTimeout, WriteTimeout and IdleTimeout are those of the
 	// http.Server that ListenAndServe and ServeListener run; zero means
@@ -83,9 +88,11 @@ type HTTPOptions struct {
 
 // Timeouts of the http.Server run by ListenAndServe and ServeListener.
 const (
-	DefaultReadTimeout  = 30 * time.Second
-	DefaultWriteTimeout = 10 * time.Minute
-	DefaultIdleTimeout  = 2 * time.Minute
+	// DefaultReadHeaderTimeout bounds reading a request's header.
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultReadTimeout       = 30 * time.Second
+	DefaultWriteTimeout      = 10 * time.Minute
+	DefaultIdleTimeout       = 2 * time.Minute
 )
 
 func timeoutOf(d, def time.Duration) time.Duration {
@@ -203,7 +210,7 @@ func (s *Exporter) ServeListener(ctx context.Context, ln net.Listener, opts *HTT
 	if opts.SSEPath != "" {
 		mux.Handle(opts.SSEPath, s.SSEHandler(opts))
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second,
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: DefaultReadHeaderTimeout,
 		ReadTimeout:  timeoutOf(opts.ReadTimeout, DefaultReadTimeout),
 		WriteTimeout: timeoutOf(opts.WriteTimeout, DefaultWriteTimeout),
 		IdleTimeout:  timeoutOf(opts.IdleTimeout, DefaultIdleTimeout),
