@@ -40,6 +40,14 @@ func parse(file string, data []byte) (*node, error) {
 				msg = msg[i+2:]
 			}
 		}
+		// hujson quotes the word it could not read: an include of a
+		// secrets file would print its first secret.
+		if strings.HasPrefix(msg, "invalid literal") {
+			msg = "a bare word (strings need double quotes)"
+			if col > 0 {
+				msg = fmt.Sprintf("a bare word at column %d (strings need double quotes)", col)
+			}
+		}
 		return nil, &Error{File: file, Line: line, Msg: "not valid JSON: " + msg}
 	}
 	p := &parser{file: file, data: std, dec: json.NewDecoder(bytes.NewReader(std))}
