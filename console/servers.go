@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -259,7 +260,10 @@ func (c *Console) pinDecide(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "console: no servers are configured", http.StatusNotFound)
 		return
 	}
-	server, tool := r.PostForm.Get("server"), r.PostForm.Get("tool")
+	// got is the hash of the definition the operator reviewed: the
+	// decision is about that definition, not whatever is quarantined when
+	// the form arrives.
+	server, tool, got := r.PostForm.Get("server"), r.PostForm.Get("tool"), r.PostForm.Get("got")
 	var q *mcpadapter.Quarantine
 	for _, x := range c.opts.Servers.Quarantined() {
 		if x.Server == server && x.Tool == tool {
@@ -268,15 +272,23 @@ func (c *Console) pinDecide(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if q == nil {
-		c.showQuarantine(w, r, http.StatusConflict, "", fmt.Sprintf("The tool %s of server %s is not quarantined (any more): someone may have accepted it already.", tool, server))
+		c.showQuarantine(w, r, http.StatusConflict, "", fmt.Sprintf("The tool %s of server %s is not quarantined (any more): someone may have accepted it already.", truncate(tool, 100), truncate(server, 100)))
+		return
+	}
+	if got != q.Got {
+		c.showQuarantine(w, r, http.StatusConflict, "", fmt.Sprintf("The definition of %s changed since you reviewed it; review again.", q.Tool))
 		return
 	}
 	rec := c.pinRecord(q, op.Name)
 	switch r.PostForm.Get("action") {
 	case "accept":
-		if err := c.opts.Servers.Accept(server, tool); err != nil {
+		if err := c.opts.Servers.Accept(server, tool, got); err != nil {
 			c.logger.Error("console: accepting a definition", "server", server, "tool", tool, "err", err)
-			c.showQuarantine(w, r, http.StatusConflict, "", "The new definition could not be accepted: "+truncate(err.Error(), 300))
+			msg := "The new definition could not be accepted: " + truncate(err.Error(), 300)
+			if errors.Is(err, mcpadapter.ErrDefinitionChanged) {
+				msg = fmt.Sprintf("The definition of %s changed since you reviewed it; review again.", q.Tool)
+			}
+			c.showQuarantine(w, r, http.StatusConflict, "", msg)
 			return
 		}
 		rec.Outcome, rec.Approval = OutcomePinAccepted, "approved"

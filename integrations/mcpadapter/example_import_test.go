@@ -99,7 +99,8 @@ func ExampleManager_Accept() {
 	_, err := spec.Call(ctx, nil)
 	fmt.Println(adapter.KindOf(err), spec.Description)
 
-	if err := m.Accept("notes", "note"); err != nil {
+	// The hash is the one the operator reviewed.
+	if err := m.Accept("notes", "note", m.Quarantined()[0].Got); err != nil {
 		log.Fatal(err)
 	}
 	spec, _ = reg.Lookup("note")

@@ -136,7 +136,7 @@ func TestQuarantineNewAndMetaChanges(t *testing.T) {
 		if st := e.m.Servers()[0]; !slicesContains(st.Quarantined, "late") {
 			t.Errorf("status = %+v", st)
 		}
-		if err := e.m.Accept("srv", "late"); err != nil {
+		if err := e.m.Accept("srv", "late", e.m.Quarantined()[0].Got); err != nil {
 			t.Fatal(err)
 		}
 		if res, err := e.call(t, context.Background(), "late", `{}`); err != nil || res.Text() != "late" || !ran.Load() {
@@ -157,7 +157,7 @@ func TestQuarantineNewAndMetaChanges(t *testing.T) {
 			if _, err := e.call(t, context.Background(), "late", `{}`); err == nil || !errors.Is(err, mcpadapter.ErrQuarantined) {
 				t.Fatalf("change %d: call = %v, want quarantined", i, err)
 			}
-			if err := e.m.Accept("srv", "late"); err != nil {
+			if err := e.m.Accept("srv", "late", e.m.Quarantined()[0].Got); err != nil {
 				t.Fatal(err)
 			}
 		}

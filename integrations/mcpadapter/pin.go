@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -236,11 +238,23 @@ func (m *Manager) Quarantined() []Quarantine {
 	return out
 }
 
+// ErrDefinitionChanged is wrapped by the error of an [Manager.Accept]
+// whose hash is not the quarantined definition's: the server changed it
+// again after the operator reviewed it.
+var ErrDefinitionChanged = errors.New("mcpadapter: the definition changed since you reviewed it; review again")
+
 // Accept accepts the changed definition of a quarantined tool (named as in
-// the registry): the definition is pinned, the registry gets the new spec,
-// and calls are served again. It fails when the tool is not quarantined or
-// the new definition cannot be imported.
-func (m *Manager) Accept(server, tool string) error {
+// the registry) whose hash ([Quarantine.Got], [DefinitionHash]) is hash:
+// the definition is pinned, the registry gets the new spec, and calls are
+// served again. The hash is the one the operator reviewed: if the server
+// changed the definition since, Accept fails with an error wrapping
+// [ErrDefinitionChanged] and the new definition stays quarantined. It also
+// fails when the tool is not quarantined or the new definition cannot be
+// imported.
+//
+// Before v0.2 Accept took no hash and pinned whatever was quarantined at
+// the time of the call; pass the Got of the Quarantine you showed.
+func (m *Manager) Accept(server, tool, hash string) error {
 	c, err := m.conn(server)
 	if err != nil {
 		return err
@@ -263,6 +277,9 @@ func (m *Manager) Accept(server, tool string) error {
 	c.mu.Unlock()
 	if q == nil {
 		return fmt.Errorf("mcpadapter: tool %q of server %q is not quarantined", tool, server)
+	}
+	if hash == "" || q.Got != hash {
+		return &ToolError{Server: server, Tool: q.RemoteName, Err: fmt.Errorf("%w (reviewed %s, now %s)", ErrDefinitionChanged, shortHash(hash), shortHash(q.Got))}
 	}
 	wire, err := encodeSchemas(q.Definition)
 	if err != nil {
@@ -298,4 +315,17 @@ func quarantineError(imp *imported, q *Quarantine) error {
 		Message: fmt.Sprintf("tool %q is quarantined: server %q changed its definition after it was approved; calls are refused until the change is accepted", imp.spec.Name, q.Server),
 		Err:     ErrQuarantined,
 	}
+}
+
+// shortHash is a hash as error messages show it: its first 12 hex digits,
+// enough to tell two apart, bounded whatever the caller passed.
+func shortHash(h string) string {
+	h = strings.TrimPrefix(h, "sha256:")
+	if h == "" {
+		return "none"
+	}
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return strconv.Quote(h)
 }

@@ -101,7 +101,7 @@ func (m *Manager) acceptedElsewhere(c *conn, q *Quarantine) (*imported, bool) {
 	if err != nil || !ok || h != q.Got {
 		return nil, false
 	}
-	if err := m.Accept(q.Server, q.Tool); err != nil {
+	if err := m.Accept(q.Server, q.Tool, h); err != nil {
 		m.logger.Warn("mcpadapter: accepting a definition accepted elsewhere failed", "server", q.Server, "tool", q.Tool, "error", err)
 	}
 	c.mu.Lock()
@@ -125,7 +125,7 @@ func (m *Manager) SyncPins(ctx context.Context) error {
 			continue
 		}
 		if ok && h == q.Got {
-			if err := m.Accept(q.Server, q.Tool); err != nil {
+			if err := m.Accept(q.Server, q.Tool, h); err != nil {
 				errs = append(errs, err)
 			}
 		}

@@ -182,7 +182,13 @@ func childMain(k *Kit) int {
 			spec, _ := reg.Lookup("note")
 			fmt.Println("ok", spec.Description == noteV2)
 		case "mcp-accept":
-			if err := mgr.Accept("notes", "note"); err != nil {
+			got := ""
+			for _, q := range mgr.Quarantined() {
+				if q.Server == "notes" && q.Tool == "note" {
+					got = q.Got
+				}
+			}
+			if err := mgr.Accept("notes", "note", got); err != nil {
 				fmt.Println("error", err)
 				continue
 			}
