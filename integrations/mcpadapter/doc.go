@@ -169,7 +169,13 @@
 // token (401 with WWW-Authenticate). The verified subject and scopes become
 // adapter.Call.Identity, visible to hooks and approval policies. Inbound
 // tokens and cookies are stripped from what tools see and are never
-// forwarded to an upstream server.
+// forwarded to an upstream server. Without Auth, each session is its own
+// anonymous caller (Identity.Anonymous, subject "anonymous:<session id>"):
+// ticket caps, tickets, cached results and per-subject limits count per
+// session, so that one anonymous client can neither fill another's cap nor
+// use its approvals. Session caps count per address then, which behind a
+// reverse proxy is the proxy's; HTTPOptions.Sessions shares the caps
+// between the handlers of several exporters.
 //
 // # Approval over MCP
 //
@@ -184,8 +190,9 @@
 //   - stateless HTTP before 2026-07-28, or clients without form elicitation:
 //     the ticket result.
 //
-// Accepting approves the ticket in the name of the caller's subject (or
-// "mcp-client"). Questions belong to the session they were put to: an
+// The client's user decides then, not an operator: accepting approves the
+// ticket in the name "client:" and the caller's subject (ClientApprover).
+// Questions belong to the session they were put to: an
 // answer from another session is ignored, a session has at most 32 open
 // questions (past them its calls answer with their ticket), and a question
 // expires with its call's deadline (else after 10 minutes) or its session.

@@ -25,6 +25,11 @@ const MetaKeyError = "agentadapter/error"
 // client's user to approve a ticket.
 const approvalInputPrefix = "agentadapter/approval/"
 
+// ClientApprover names who decided a ticket the client's user answered
+// (see [ExportOptions.Approver]): "client:" and the caller's subject
+// ("client:alice", "client:anonymous:<session>"), or "client" alone.
+const ClientApprover = "client"
+
 // maxApprovalArgs bounds the arguments quoted in an approval question.
 const maxApprovalArgs = 2048
 
@@ -63,13 +68,23 @@ func (s *Exporter) handler(name string) mcp.ToolHandler {
 
 // scope is what the calls of one client session share.
 type scope struct {
-	id  string
-	run *adapter.Run
+	id   string
+	run  *adapter.Run
+	anon *adapter.Identity // the caller, when the session proved none
 }
+
+// AnonymousPrefix prefixes the subject of an anonymous caller: without
+// authentication each session is its own caller, "anonymous:" and the
+// session id (see [adapter.Identity.Anonymous]).
+const AnonymousPrefix = "anonymous:"
 
 // sessionScope puts the calls of one client session in one run (the
 // executor's limits count per session) under one session id (approvals
-// under adapter.ScopeSession bind to it). The scope is forgotten when the
+// under adapter.ScopeSession bind to it). A session that proved no
+// identity is its own anonymous caller, so that what counts per subject
+// (ticket caps, tickets under the default scope, the cache, rate limits)
+// tells anonymous clients apart: one cannot fill another's cap, use its
+// approval or read its cached results. The scope is forgotten when the
 // session ends.
 func (s *Exporter) sessionScope(ctx context.Context, ss *mcp.ServerSession) context.Context {
 	if ss == nil {
@@ -82,7 +97,8 @@ func (s *Exporter) sessionScope(ctx context.Context, ss *mcp.ServerSession) cont
 			id = newSessionID()
 		}
 		var loaded bool
-		v, loaded = s.sessions.LoadOrStore(ss, &scope{id: id, run: adapter.NewRun(&adapter.RunOptions{ID: "mcp_" + id})})
+		v, loaded = s.sessions.LoadOrStore(ss, &scope{id: id, run: adapter.NewRun(&adapter.RunOptions{ID: "mcp_" + id}),
+			anon: &adapter.Identity{Subject: AnonymousPrefix + id, Anonymous: true}})
 		if !loaded {
 			go func() {
 				_ = ss.Wait()
@@ -92,6 +108,9 @@ func (s *Exporter) sessionScope(ctx context.Context, ss *mcp.ServerSession) cont
 	}
 	sc := v.(*scope)
 	ctx = adapter.WithSession(ctx, sc.id)
+	if adapter.IdentityFromContext(ctx) == nil {
+		ctx = adapter.WithIdentity(ctx, sc.anon)
+	}
 	if adapter.RunFromContext(ctx) == nil {
 		ctx = adapter.ContextWithRun(ctx, sc.run)
 	}
@@ -286,9 +305,10 @@ func (s *Exporter) applyApprovalAnswer(ctx context.Context, name string, req *mc
 		if !s.takeAsked(ctx, req, ticket, name) {
 			continue
 		}
-		approver := "mcp-client"
+		// The client's user decides, not an operator: the name says so.
+		approver := ClientApprover
 		if id := adapter.IdentityFromContext(ctx); id != nil && id.Subject != "" {
-			approver = id.Subject
+			approver += ":" + id.Subject
 		}
 		er, _ := resp.(*mcp.ElicitResult)
 		var err error

@@ -7,12 +7,14 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Session caps of the streamable HTTP export.
 const (
-	// DefaultMaxSessions caps the sessions of an exporter's server; a new
-	// session past it is refused with 503 and Retry-After.
+	// DefaultMaxSessions caps the sessions of an exporter's server (or of
+	// every handler sharing a [SessionLimiter]); a new session past it is
+	// refused with 503 and Retry-After.
 	DefaultMaxSessions = 1000
 	// DefaultMaxSessionsPerIdentity caps the sessions of one identity; a
 	// new session past it is refused with 429 and Retry-After.
@@ -21,28 +23,58 @@ const (
 	sessionRetryAfter = 30
 )
 
-// sessionLimiter refuses new sessions past the caps. It counts the live
-// sessions of the go-sdk server (so sessions closed by DELETE, idle timeout
-// or a dead client free their place) plus those being opened, and knows
-// the identity that opened each one.
-type sessionLimiter struct {
-	s                *Exporter
+// A SessionLimiter refuses new streamable HTTP sessions past its caps. Give
+// one to the handlers of several exporters (HTTPOptions.Sessions) and the
+// caps count across them all: one client opening sessions on four
+// endpoints of a gateway holds at most its cap in all, not four times it.
+// It counts the live sessions of the go-sdk servers it admitted sessions
+// to (so sessions closed by DELETE, idle timeout or a dead client free
+// their place) plus those being opened, and knows the identity that opened
+// each one: the bearer token's subject with Auth, else the client's IP
+// address (behind a reverse proxy, the proxy's: every client then shares
+// one per-identity cap). It is safe for concurrent use.
+type SessionLimiter struct {
+	mu               sync.Mutex
 	max, perIdentity int
+	opening          map[string]int        // identity → new-session requests in flight
+	owner            map[sessionKey]string // live session → identity
+	servers          map[*mcp.Server]int   // server → sessions of it in owner
+}
 
-	mu      sync.Mutex
-	opening map[string]int    // identity → new-session requests in flight
-	owner   map[string]string // session id → identity
+// sessionKey names a session of one server: ids are only unique per server.
+type sessionKey struct {
+	srv *mcp.Server
+	id  string
+}
+
+// NewSessionLimiter returns a limiter allowing maxSessions live sessions
+// in all and maxPerIdentity to one identity; zero means
+// DefaultMaxSessions and DefaultMaxSessionsPerIdentity, negative means no
+// cap.
+func NewSessionLimiter(maxSessions, maxPerIdentity int) *SessionLimiter {
+	l := &SessionLimiter{opening: map[string]int{}, owner: map[sessionKey]string{}, servers: map[*mcp.Server]int{}}
+	l.SetLimits(maxSessions, maxPerIdentity)
+	return l
+}
+
+// SetLimits changes the caps (as [NewSessionLimiter] reads them) for the
+// sessions opened from now on; live sessions past a lowered cap stay.
+func (l *SessionLimiter) SetLimits(maxSessions, maxPerIdentity int) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.max, l.perIdentity = capOf(maxSessions, DefaultMaxSessions), capOf(maxPerIdentity, DefaultMaxSessionsPerIdentity)
 }
 
 func (s *Exporter) limitSessions(h http.Handler, opts *HTTPOptions) http.Handler {
 	if opts.Stateless {
 		return h // sessions live for one request
 	}
-	l := &sessionLimiter{s: s, max: capOf(opts.MaxSessions, DefaultMaxSessions),
-		perIdentity: capOf(opts.MaxSessionsPerIdentity, DefaultMaxSessionsPerIdentity),
-		opening:     map[string]int{}, owner: map[string]string{}}
-	if l.max == 0 && l.perIdentity == 0 {
-		return h
+	l := opts.Sessions
+	if l == nil {
+		l = NewSessionLimiter(opts.MaxSessions, opts.MaxSessionsPerIdentity)
+		if l.max == 0 && l.perIdentity == 0 {
+			return h
+		}
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Header.Get("Mcp-Session-Id") != "" {
@@ -50,7 +82,7 @@ func (s *Exporter) limitSessions(h http.Handler, opts *HTTPOptions) http.Handler
 			return
 		}
 		id := identityOf(r)
-		if code := l.reserve(id); code != 0 {
+		if code := l.reserve(s.mcp, id); code != 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(sessionRetryAfter))
 			msg := "too many MCP sessions on this server"
 			if code == http.StatusTooManyRequests {
@@ -59,7 +91,7 @@ func (s *Exporter) limitSessions(h http.Handler, opts *HTTPOptions) http.Handler
 			http.Error(w, msg, code)
 			return
 		}
-		defer func() { l.opened(id, w.Header().Get("Mcp-Session-Id")) }()
+		defer func() { l.opened(s.mcp, id, w.Header().Get("Mcp-Session-Id")) }()
 		h.ServeHTTP(w, r)
 	})
 }
@@ -88,24 +120,16 @@ func identityOf(r *http.Request) string {
 	return "addr:" + host
 }
 
-// reserve returns 0 and counts a session being opened by id, or the status
-// that refuses it.
-func (l *sessionLimiter) reserve(id string) int {
+// reserve returns 0 and counts a session being opened by id on srv, or
+// the status that refuses it.
+func (l *SessionLimiter) reserve(srv *mcp.Server, id string) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	total, mine := 0, l.opening[id]
-	live := make(map[string]bool, len(l.owner))
-	for ss := range l.s.mcp.Sessions() {
-		total++
-		sid := ss.ID()
-		live[sid] = true
-		if l.owner[sid] == id {
+	total := l.sweep(srv)
+	mine := l.opening[id]
+	for _, owner := range l.owner {
+		if owner == id {
 			mine++
-		}
-	}
-	for sid := range l.owner {
-		if !live[sid] {
-			delete(l.owner, sid) // closed: its place is free
 		}
 	}
 	for _, n := range l.opening {
@@ -121,14 +145,49 @@ func (l *sessionLimiter) reserve(id string) int {
 	return 0
 }
 
-// opened records the session id's owner (sid is empty when none opened).
-func (l *sessionLimiter) opened(id, sid string) {
+// sweep forgets the sessions that ended and returns how many are live on
+// srv and on every server the limiter admitted a live session to
+// (sessions a server got another way, over stdio say, count too). l.mu is
+// held.
+func (l *SessionLimiter) sweep(srv *mcp.Server) int {
+	total := 0
+	live := make(map[sessionKey]bool, len(l.owner))
+	count := func(m *mcp.Server) {
+		for ss := range m.Sessions() {
+			total++
+			live[sessionKey{m, ss.ID()}] = true
+		}
+	}
+	count(srv)
+	for m := range l.servers {
+		if m != srv {
+			count(m)
+		}
+	}
+	for k := range l.owner {
+		if !live[k] {
+			delete(l.owner, k) // closed: its place is free
+			if l.servers[k.srv]--; l.servers[k.srv] <= 0 {
+				delete(l.servers, k.srv)
+			}
+		}
+	}
+	return total
+}
+
+// opened records the owner of the session sid of srv (sid is empty when
+// none opened).
+func (l *SessionLimiter) opened(srv *mcp.Server, id, sid string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.opening[id]--; l.opening[id] <= 0 {
 		delete(l.opening, id)
 	}
 	if sid != "" {
-		l.owner[sid] = id
+		k := sessionKey{srv, sid}
+		if _, ok := l.owner[k]; !ok {
+			l.servers[srv]++
+		}
+		l.owner[k] = id
 	}
 }
