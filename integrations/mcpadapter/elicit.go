@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/termtext"
 )
 
 // An ElicitationPort puts a server's elicitation/create request to a
@@ -124,7 +125,13 @@ func (p *prompter) ask(ctx context.Context, prompt string) (string, error) {
 func (p *prompter) elicit(ctx context.Context, server string, params *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprintf(p.out, "\n%s asks: %s\n", server, params.Message)
+	// Everything the server sent is escaped for the terminal, and framed:
+	// each line of its message after the first starts with a bar, and
+	// each field's prompt with the server's name, so that the server
+	// cannot draw a prompt of its own ("[sudo] password:") or a link
+	// whose text hides its target.
+	server = termtext.Line(server)
+	fmt.Fprintf(p.out, "\n%s asks: %s\n", server, strings.ReplaceAll(termtext.Block(strings.TrimRight(params.Message, "\n")), "\n", "\n  | "))
 	action := func(line string) string {
 		switch line {
 		case "!decline":
@@ -135,7 +142,7 @@ func (p *prompter) elicit(ctx context.Context, server string, params *mcp.Elicit
 		return ""
 	}
 	if params.Mode == "url" {
-		fmt.Fprintf(p.out, "Open: %s\n", params.URL)
+		fmt.Fprintf(p.out, "Open: %s\n", termtext.Line(params.URL))
 		l, err := p.ask(ctx, "Open it? [y/N] ")
 		if err != nil {
 			return &mcp.ElicitResult{Action: "cancel"}, nil
@@ -157,7 +164,7 @@ func (p *prompter) elicit(ctx context.Context, server string, params *mcp.Elicit
 		f := schema.Properties[name]
 		required := slices.Contains(schema.Required, name)
 		for {
-			l, err := p.ask(ctx, fieldPrompt(name, f, required))
+			l, err := p.ask(ctx, fieldPrompt(server, name, f, required))
 			if err != nil {
 				return &mcp.ElicitResult{Action: "cancel"}, nil
 			}
@@ -224,20 +231,24 @@ func fieldOrder(s *jsonschema.Schema) []string {
 	return names
 }
 
-func fieldPrompt(name string, f *jsonschema.Schema, required bool) string {
+// fieldPrompt is the prompt of one field, every word of the server's
+// escaped, after the (escaped) server name.
+func fieldPrompt(server, name string, f *jsonschema.Schema, required bool) string {
 	var b strings.Builder
 	b.WriteString("  ")
-	b.WriteString(cmpOr(f.Title, name))
+	b.WriteString(server)
+	b.WriteString(" > ")
+	b.WriteString(termtext.Line(cmpOr(f.Title, name)))
 	if f.Description != "" {
-		fmt.Fprintf(&b, " (%s)", f.Description)
+		fmt.Fprintf(&b, " (%s)", termtext.Line(f.Description))
 	}
 	if vals := enumValues(f); len(vals) > 0 {
-		fmt.Fprintf(&b, " [%s]", strings.Join(vals, "|"))
+		fmt.Fprintf(&b, " [%s]", termtext.Line(strings.Join(vals, "|")))
 	} else if t := f.Type; t != "" && t != "string" {
-		fmt.Fprintf(&b, " <%s>", t)
+		fmt.Fprintf(&b, " <%s>", termtext.Line(t))
 	}
 	if f.Default != nil {
-		fmt.Fprintf(&b, " default %s", f.Default)
+		fmt.Fprintf(&b, " default %s", termtext.Line(string(f.Default)))
 	} else if !required {
 		b.WriteString(" (optional)")
 	}
@@ -260,7 +271,7 @@ func enumValues(f *jsonschema.Schema) []string {
 
 func parseField(f *jsonschema.Schema, s string) (any, error) {
 	if vals := enumValues(f); len(vals) > 0 && !slices.Contains(vals, s) {
-		return nil, fmt.Errorf("choose one of %s", strings.Join(vals, ", "))
+		return nil, fmt.Errorf("choose one of %s", termtext.Line(strings.Join(vals, ", ")))
 	}
 	switch f.Type {
 	case "boolean":
