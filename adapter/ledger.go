@@ -76,7 +76,7 @@ type Ledger interface {
 // MemoryLedger keeps the most recent records in a ring. It chains them
 // ([ChainHash]): each record written gets its Seq, Prev and Hash, and the
 // record the ring drops becomes the anchor [MemoryLedger.Verify] starts
-// from. It implements [LedgerReader] and [LedgerVerifier].
+// from. It implements [LedgerReader] and [HeadVerifier].
 type MemoryLedger struct {
 	mu     sync.Mutex
 	ring   []Record
@@ -140,22 +140,28 @@ func (m *MemoryLedger) Query(_ context.Context, q LedgerQuery) iter.Seq2[Record,
 }
 
 // Verify implements [LedgerVerifier].
-func (m *MemoryLedger) Verify(context.Context) error {
+func (m *MemoryLedger) Verify(ctx context.Context) error { return m.VerifyHead(ctx, ChainHead{}) }
+
+// Head implements [HeadVerifier].
+func (m *MemoryLedger) Head(context.Context) (ChainHead, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.head, nil
+}
+
+// VerifyHead implements [HeadVerifier].
+func (m *MemoryLedger) VerifyHead(_ context.Context, kept ChainHead) error {
 	m.mu.Lock()
 	anchor, head := m.anchor, m.head
 	recs := m.records()
 	m.mu.Unlock()
-	last, err := VerifyChain(func(yield func(Record, error) bool) {
+	return VerifyLedger(func(yield func(Record, error) bool) {
 		for _, r := range recs {
 			if !yield(r, nil) {
 				return
 			}
 		}
-	}, anchor)
-	if err != nil {
-		return err
-	}
-	return CheckHead(last, head)
+	}, anchor, head, kept)
 }
 
 // Records returns the kept records, oldest first.

@@ -106,13 +106,20 @@ type ChainError struct {
 	// CallID is the broken record's call id, when the record is there.
 	CallID  string
 	Problem ChainProblem
+	// Kept is the head noted earlier that the chain no longer holds
+	// ([VerifyChainHead]); zero when the chain broke in itself.
+	Kept ChainHead
 }
 
 func (e *ChainError) Error() string {
+	msg := fmt.Sprintf("adapter: ledger hash chain broken: record %d %s", e.Seq, e.Problem)
 	if e.CallID != "" {
-		return fmt.Sprintf("adapter: ledger hash chain broken: record %d (call %s) %s", e.Seq, e.CallID, e.Problem)
+		msg = fmt.Sprintf("adapter: ledger hash chain broken: record %d (call %s) %s", e.Seq, e.CallID, e.Problem)
 	}
-	return fmt.Sprintf("adapter: ledger hash chain broken: record %d %s", e.Seq, e.Problem)
+	if e.Kept != (ChainHead{}) {
+		msg += fmt.Sprintf(": the chain no longer holds the kept head %s (its tail was cut, or the ledger reset)", e.Kept)
+	}
+	return msg
 }
 
 // Is makes errors.Is(err, ErrChainBroken) true.

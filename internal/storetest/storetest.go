@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -27,9 +28,9 @@ import (
 type Ledger interface {
 	adapter.DurableLedger
 	adapter.LedgerReader
-	adapter.LedgerVerifier
+	adapter.HeadVerifier
 	Flush(ctx context.Context) error
-	Head(ctx context.Context) (adapter.ChainHead, error)
+	Export(ctx context.Context, w io.Writer, q adapter.LedgerQuery) error
 }
 
 // Tickets is what a store's ticket store implements.

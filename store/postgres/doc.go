@@ -51,9 +51,12 @@
 // approved it, the canonical hash of the arguments that ran, the hash of
 // the result. An export of the
 // whole ledger keeps the chain, for an auditor to verify offline
-// ([adapter.VerifyChain]). Someone able to rewrite the whole chain from
-// the tampered record to the end, head included, is detected only by
-// comparing the head with one noted elsewhere ([Ledger.Head]).
+// ([adapter.VerifyLedgerJSONL]). Someone able to write the database can
+// cut the chain's tail and move its head back, wipe it and start again, or
+// rewrite it from a tampered record to the end: only a head noted
+// elsewhere ([Ledger.Head]) catches those, checked by [Ledger.VerifyHead]
+// (or VerifyLedgerJSONL on an export), which fails unless the chain still
+// holds that record with that hash at that place.
 //
 // # Schema
 //

@@ -25,7 +25,7 @@ var ErrClosed = errors.New("sqlitestore: store closed")
 // Ledger is a chained, queryable [adapter.Ledger] in the database. All the
 // Stores on one database share one hash chain: each batch of records is
 // appended under the database's write lock. It implements
-// [adapter.LedgerReader], [adapter.LedgerVerifier] and
+// [adapter.LedgerReader], [adapter.HeadVerifier] and
 // [adapter.DurableLedger].
 type Ledger struct {
 	s *Store
@@ -115,18 +115,23 @@ func (l *Ledger) Query(ctx context.Context, q adapter.LedgerQuery) iter.Seq2[ada
 	}
 }
 
-// Head returns the chain's last point: note it somewhere the database's
-// administrators cannot write, and a later [Ledger.Verify] (or an offline
-// check of an export) proves that nothing before it was rewritten.
+// Head implements [adapter.HeadVerifier]: it returns the chain's last
+// point. Note it somewhere the database's administrators cannot write (a
+// remote log): a later [Ledger.VerifyHead] (or [adapter.VerifyLedgerJSONL]
+// on an export) proves that nothing up to it was rewritten, cut or reset.
 func (l *Ledger) Head(ctx context.Context) (adapter.ChainHead, error) {
 	var h adapter.ChainHead
 	err := l.s.db.QueryRowContext(ctx, "SELECT head_seq, head_hash FROM ledger_chain WHERE id = 1").Scan(&h.Seq, &h.Hash)
 	return h, err
 }
 
-// Verify implements [adapter.LedgerVerifier]: it walks the whole chain,
+// Verify implements [adapter.LedgerVerifier]: it is VerifyHead with no
+// kept head.
+func (l *Ledger) Verify(ctx context.Context) error { return l.VerifyHead(ctx, adapter.ChainHead{}) }
+
+// VerifyHead implements [adapter.HeadVerifier]: it walks the whole chain,
 // from its anchor to its head, in one read transaction.
-func (l *Ledger) Verify(ctx context.Context) error {
+func (l *Ledger) VerifyHead(ctx context.Context, kept adapter.ChainHead) error {
 	tx, err := l.s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return fmt.Errorf("sqlitestore: %w", err)
@@ -142,17 +147,12 @@ func (l *Ledger) Verify(ctx context.Context) error {
 		return fmt.Errorf("sqlitestore: %w", err)
 	}
 	defer rows.Close()
-	last, err := adapter.VerifyChain(sqlledger.Records(rows), anchor)
-	if err != nil {
-		return err
-	}
-	return adapter.CheckHead(last, head)
+	return adapter.VerifyLedger(sqlledger.Records(rows), anchor, head, kept)
 }
 
 // Export writes the records q selects as JSON lines ([adapter.WriteLedgerJSONL]).
 // An export of every record (the zero query) keeps the chain: verify it
-// offline with [adapter.ReadLedgerJSONL] and [adapter.VerifyChain], from
-// the first record's Seq-1 and Prev.
+// offline with [adapter.VerifyLedgerJSONL], against a head kept elsewhere.
 func (l *Ledger) Export(ctx context.Context, w io.Writer, q adapter.LedgerQuery) error {
 	return adapter.WriteLedgerJSONL(w, l.Query(ctx, q))
 }

@@ -52,6 +52,10 @@ func TestConformance(t *testing.T) { storetest.TestConformance(t, kit) }
 
 func TestTamper(t *testing.T) { storetest.TestTamper(t, kit) }
 
+func TestTamperKeptHead(t *testing.T) { storetest.TestTamperKeptHead(t, kit) }
+
+func TestExportVerify(t *testing.T) { storetest.TestExportVerify(t, kit) }
+
 func TestRetention(t *testing.T) { storetest.TestRetention(t, kit) }
 
 func TestTicketCounts(t *testing.T) { storetest.TestTicketCounts(t, kit) }

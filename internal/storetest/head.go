@@ -1,0 +1,185 @@
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentadapter/agentadapter/adapter"
+)
+
+// TestTamperKeptHead cuts the ledger's tail and moves its head back, and
+// wipes and resets it, behind the store's back: the ledger's own Verify
+// finds a whole chain, VerifyHead against a head noted before the
+// tampering does not, and names the record missing or replaced. The
+// tamperings Verify catches, VerifyHead catches too.
+func TestTamperKeptHead(t *testing.T, k *Kit) {
+	ctx := context.Background()
+	now := time.Now()
+	at := func(i int) time.Time { return now.Add(time.Duration(i) * time.Second) }
+	reset := `UPDATE ledger_chain SET head_seq = 0, head_hash = '', anchor_seq = 0, anchor_hash = ''`
+	tests := []struct {
+		name string
+		sql  []string
+		more int // records written after the tampering
+		// wantVerify is whether the ledger's own Verify still passes
+		// (the hole the kept head closes).
+		wantVerify bool
+		seq        int64
+		problem    adapter.ChainProblem
+		kept       bool // the error names the kept head
+	}{
+		{"TailCutHeadMoved", []string{`DELETE FROM ledger WHERE seq > 7`,
+			`UPDATE ledger_chain SET head_seq = 7, head_hash = (SELECT hash FROM ledger WHERE seq = 7)`}, 0, true, 8, adapter.ChainDeleted, true},
+		{"WipeAndReset", []string{`DELETE FROM ledger`, reset}, 0, true, 1, adapter.ChainDeleted, true},
+		{"WipeResetAndRefill", []string{`DELETE FROM ledger`, reset}, 12, true, 10, adapter.ChainReplaced, true},
+		{"TailCutHeadMovedAndRefilled", []string{`DELETE FROM ledger WHERE seq > 7`,
+			`UPDATE ledger_chain SET head_seq = 7, head_hash = (SELECT hash FROM ledger WHERE seq = 7)`}, 5, true, 10, adapter.ChainReplaced, true},
+		{"Edit", []string{`UPDATE ledger SET outcome = 'tool_error' WHERE seq = 4`}, 0, false, 4, adapter.ChainEdited, false},
+		{"Delete", []string{`DELETE FROM ledger WHERE seq = 5`}, 0, false, 5, adapter.ChainDeleted, false},
+		{"DeleteLast", []string{`DELETE FROM ledger WHERE seq = 10`}, 0, false, 10, adapter.ChainDeleted, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := k.Opener(t, Options{})()
+			write(t, s.Ledger, 10, at)
+			kept, err := s.Ledger.Head(ctx)
+			if err != nil || kept.Seq != 10 {
+				t.Fatalf("Head = %v, %v; want seq 10", kept, err)
+			}
+			if err := s.Ledger.VerifyHead(ctx, kept); err != nil {
+				t.Fatalf("VerifyHead before tampering: %v", err)
+			}
+			for _, q := range tt.sql {
+				if err := s.Exec(ctx, q); err != nil {
+					t.Fatalf("%s: %v", q, err)
+				}
+			}
+			if tt.more > 0 {
+				write(t, s.Ledger, tt.more, func(i int) time.Time { return at(100 + i) })
+			}
+			if err := s.Ledger.Verify(ctx); (err == nil) != tt.wantVerify {
+				t.Errorf("Verify without the kept head = %v; want passing %v", err, tt.wantVerify)
+			}
+			err = s.Ledger.VerifyHead(ctx, kept)
+			var ce *adapter.ChainError
+			if !errors.As(err, &ce) || ce.Seq != tt.seq || ce.Problem != tt.problem || (ce.Kept == kept) != tt.kept {
+				t.Fatalf("VerifyHead(%v) = %v; want record %d %s (naming the kept head: %v)", kept, err, tt.seq, tt.problem, tt.kept)
+			}
+			if tt.kept && !strings.Contains(err.Error(), kept.String()) {
+				t.Errorf("VerifyHead's error %q does not name the kept head %s", err, kept)
+			}
+		})
+	}
+	t.Run("OlderHeadAndLaterRecords", func(t *testing.T) {
+		s := k.Opener(t, Options{})()
+		write(t, s.Ledger, 4, at)
+		kept, err := s.Ledger.Head(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(t, s.Ledger, 6, func(i int) time.Time { return at(10 + i) })
+		if err := s.Ledger.VerifyHead(ctx, kept); err != nil {
+			t.Errorf("VerifyHead(an older head) = %v; want nil", err)
+		}
+		if err := s.Ledger.VerifyHead(ctx, adapter.ChainHead{}); err != nil {
+			t.Errorf("VerifyHead(zero) = %v; want nil", err)
+		}
+		forged := kept
+		forged.Hash = strings.Repeat("0", 64)
+		var ce *adapter.ChainError
+		if err := s.Ledger.VerifyHead(ctx, forged); !errors.As(err, &ce) || ce.Seq != 4 || ce.Problem != adapter.ChainReplaced {
+			t.Errorf("VerifyHead(a head with another hash) = %v; want record 4 replaced", err)
+		}
+	})
+	t.Run("HeadBeforeRetention", func(t *testing.T) {
+		now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+		s := k.Opener(t, Options{Retention: time.Hour, Now: func() time.Time { return now }})()
+		write(t, s.Ledger, 5, func(i int) time.Time { return now.Add(-time.Duration(10-i) * time.Hour) })
+		old, err := s.Ledger.Head(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		write(t, s.Ledger, 5, func(i int) time.Time { return now.Add(-time.Duration(10-i) * time.Minute) })
+		if err := s.Sweep(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// The anchor is record 5 itself: its hash is still known.
+		if err := s.Ledger.VerifyHead(ctx, old); err != nil {
+			t.Errorf("VerifyHead(the anchor's head) = %v; want nil", err)
+		}
+		var h adapter.ChainHead
+		if err := s.QueryRow(ctx, "SELECT seq, hash FROM ledger WHERE seq = 5").Scan(&h.Seq, &h.Hash); err == nil {
+			t.Fatalf("record 5 survived the sweep")
+		}
+		var ce *adapter.ChainError
+		if err := s.Ledger.VerifyHead(ctx, adapter.ChainHead{Seq: 3, Hash: strings.Repeat("a", 64)}); !errors.As(err, &ce) || ce.Seq != 3 || ce.Problem != adapter.ChainDeleted {
+			t.Errorf("VerifyHead(a head the retention dropped) = %v; want record 3 deleted", err)
+		}
+	})
+}
+
+// TestExportVerify exports the whole ledger and verifies the file offline,
+// against the head and without one; an edited line, a cut tail and a
+// filtered export fail, naming the record.
+func TestExportVerify(t *testing.T, k *Kit) {
+	ctx := context.Background()
+	now := time.Now()
+	s := k.Opener(t, Options{})()
+	write(t, s.Ledger, 10, func(i int) time.Time { return now.Add(time.Duration(i) * time.Second) })
+	head, err := s.Ledger.Head(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := s.Ledger.Export(ctx, &buf, adapter.LedgerQuery{}); err != nil {
+		t.Fatal(err)
+	}
+	file := buf.String()
+	for _, kept := range []adapter.ChainHead{{}, head} {
+		last, err := adapter.VerifyLedgerJSONL(strings.NewReader(file), kept)
+		if err != nil || last != head {
+			t.Errorf("VerifyLedgerJSONL(the export, %v) = %v, %v; want %v, nil", kept, last, err, head)
+		}
+	}
+	lines := strings.SplitAfter(file, "\n")
+	edited := strings.Replace(lines[5], `"outcome":"ok"`, `"outcome":"tool_error"`, 1)
+	if edited == lines[5] {
+		t.Fatalf("line 6 has no outcome to edit: %s", lines[5])
+	}
+	cut := strings.Join(lines[:8], "")
+	tests := []struct {
+		name    string
+		file    string
+		kept    adapter.ChainHead
+		seq     int64
+		problem adapter.ChainProblem
+	}{
+		{"Edited", strings.Join(lines[:5], "") + edited + strings.Join(lines[6:], ""), adapter.ChainHead{}, 6, adapter.ChainEdited},
+		{"LineDeleted", strings.Join(lines[:3], "") + strings.Join(lines[4:], ""), adapter.ChainHead{}, 4, adapter.ChainDeleted},
+		{"TailCut", cut, head, 9, adapter.ChainDeleted},
+		{"Empty", "", head, 1, adapter.ChainDeleted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := adapter.VerifyLedgerJSONL(strings.NewReader(tt.file), tt.kept)
+			var ce *adapter.ChainError
+			if !errors.As(err, &ce) || ce.Seq != tt.seq || ce.Problem != tt.problem {
+				t.Errorf("VerifyLedgerJSONL = %v; want record %d %s", err, tt.seq, tt.problem)
+			}
+		})
+	}
+	t.Run("Filtered", func(t *testing.T) {
+		var buf bytes.Buffer
+		if err := s.Ledger.Export(ctx, &buf, adapter.LedgerQuery{After: 2, Limit: 3}); err != nil {
+			t.Fatal(err)
+		}
+		var ce *adapter.ChainError
+		if _, err := adapter.VerifyLedgerJSONL(&buf, head); !errors.As(err, &ce) || ce.Seq != 6 || ce.Problem != adapter.ChainDeleted {
+			t.Errorf("VerifyLedgerJSONL(records 3-5, head 10) = %v; want record 6 deleted", err)
+		}
+	})
+}
