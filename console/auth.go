@@ -3,8 +3,10 @@ package console
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"net"
 	"net/http"
@@ -32,6 +34,10 @@ type Operator struct {
 	session string
 }
 
+// Credential is the SHA-256 of the token an operator signed in with: what
+// a login session keeps of it, and what Options.Revalidate is asked about.
+type Credential [32]byte
+
 // OperatorFromContext returns the operator of a console request, or nil.
 func OperatorFromContext(ctx context.Context) *Operator {
 	o, _ := ctx.Value(operatorKey{}).(*Operator)
@@ -40,9 +46,13 @@ func OperatorFromContext(ctx context.Context) *Operator {
 
 // openSession stores a new session and returns its cookie value, or ""
 // when the store refused it.
-func (c *Console) openSession(ctx context.Context, operator string, expires time.Time) string {
+func (c *Console) openSession(ctx context.Context, operator string, cred Credential, expires time.Time) string {
 	id := randomToken()
-	if err := c.sessions.Put(ctx, sessionKey(id), Session{Operator: operator, CSRF: randomToken(), Expires: expires}); err != nil {
+	s := Session{Operator: operator, CSRF: randomToken(), Expires: expires}
+	if c.opts.Auth != nil {
+		s.Credential = hex.EncodeToString(cred[:])
+	}
+	if err := c.sessions.Put(ctx, sessionKey(id), s); err != nil {
 		c.logger.Error("console: storing a login session failed", "operator", operator, "err", err)
 		return ""
 	}
@@ -56,10 +66,32 @@ func (c *Console) session(ctx context.Context, id string) *Operator {
 		c.logger.Error("console: reading a login session failed", "err", err)
 		return nil
 	}
-	if !ok || s.Operator == "" || c.now().After(s.Expires) {
+	if !ok || s.Operator == "" || c.now().After(s.Expires) || !c.current(ctx, s) {
 		return nil
 	}
 	return &Operator{Name: s.Operator, csrf: s.CSRF, session: id}
+}
+
+// current reports whether a session's credential is still one this
+// console accepts. With Auth, the session must carry the hash of the
+// token it was opened with and Revalidate must still accept it, so an
+// operator removed or given a new token is signed out on the next
+// request, on every console sharing the store. Without Auth, only
+// anonymous sessions hold: a session an operator opened while the
+// console had tokens does not outlive them as that operator.
+func (c *Console) current(ctx context.Context, s Session) bool {
+	if c.opts.Auth == nil {
+		return s.Operator == AnonymousOperator && s.Credential == ""
+	}
+	b, err := hex.DecodeString(s.Credential)
+	if err != nil || len(b) != len(Credential{}) {
+		return false
+	}
+	if err := c.opts.Revalidate(ctx, s.Operator, Credential(b)); err != nil {
+		c.logger.Info("console: a login session ended: its credential is no longer an operator's", "operator", s.Operator, "err", err)
+		return false
+	}
+	return true
 }
 
 func randomToken() string {
@@ -72,13 +104,21 @@ func randomToken() string {
 // message never reaches the page.
 var errUnauthorized = errors.New("the token was not accepted")
 
-// verify checks a bearer token the way the gateway does.
+// verify checks a bearer token the way the gateway does, throttled per
+// client address: too many wrong tokens from one address fail with a
+// *throttledError before the verifier is asked.
 func (c *Console) verify(r *http.Request, token string) (name string, expires time.Time, err error) {
+	addr := c.clientAddr(r)
+	if wait := c.throttle.wait(addr, c.now()); wait > 0 {
+		return "", time.Time{}, &throttledError{wait}
+	}
 	a := c.opts.Auth
 	info, err := a.Verifier(r.Context(), token, r)
 	if err != nil || info == nil {
+		c.throttle.failed(addr, c.now())
 		return "", time.Time{}, errUnauthorized
 	}
+	c.throttle.succeeded(addr)
 	now := c.now()
 	if info.Expiration.IsZero() {
 		if !a.AllowMissingExpiration {
@@ -99,8 +139,12 @@ func (c *Console) verify(r *http.Request, token string) (name string, expires ti
 }
 
 // isLoopback reports whether the request came to and from loopback
-// addresses.
+// addresses and names a loopback host: a DNS-rebinding page (its own name
+// resolving to 127.0.0.1) sends that name in Host and is refused.
 func isLoopback(r *http.Request) bool {
+	if !loopbackHost(r.Host) {
+		return false
+	}
 	la, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	if la == nil {
 		return false
@@ -123,6 +167,10 @@ func isLoopback(r *http.Request) bool {
 func (c *Console) operator(next http.HandlerFunc) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		op, err := c.authenticate(r)
+		if te := (*throttledError)(nil); errors.As(err, &te) {
+			te.write(w)
+			return
+		}
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="agentadapter console"`)
 			http.Error(w, "console: "+err.Error(), http.StatusUnauthorized)
@@ -187,15 +235,22 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var name string
+	var cred Credential
 	expires := c.now().Add(c.opts.SessionTTL)
 	switch {
 	case c.opts.Auth != nil:
-		n, exp, err := c.verify(r, strings.TrimSpace(r.PostForm.Get("token")))
+		tok := strings.TrimSpace(r.PostForm.Get("token"))
+		n, exp, err := c.verify(r, tok)
+		if te := (*throttledError)(nil); errors.As(err, &te) {
+			w.Header().Set("Retry-After", te.retryAfter())
+			c.render(w, r, http.StatusTooManyRequests, "login", &page{Title: "Sign in", Login: true, Error: "Sign-in refused: " + err.Error() + "."})
+			return
+		}
 		if err != nil {
 			c.render(w, r, http.StatusUnauthorized, "login", &page{Title: "Sign in", Login: true, Error: "Sign-in failed: " + err.Error() + "."})
 			return
 		}
-		name = n
+		name, cred = n, sha256.Sum256([]byte(tok))
 		if !exp.IsZero() && exp.Before(expires) {
 			expires = exp
 		}
@@ -205,14 +260,14 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "console: anonymous access is allowed only from this machine", http.StatusUnauthorized)
 		return
 	}
-	id := c.openSession(r.Context(), name, expires)
+	id := c.openSession(r.Context(), name, cred, expires)
 	if id == "" {
 		c.render(w, r, http.StatusServiceUnavailable, "login", &page{Title: "Sign in", Login: true, Anonymous: c.opts.Auth == nil, Error: "Sign-in failed: the session could not be stored; see the server log."})
 		return
 	}
 	http.SetCookie(w, &http.Cookie{
 		Name: cookieName, Value: id, Path: "/", Expires: expires,
-		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode,
+		HttpOnly: true, Secure: c.overTLS(r), SameSite: http.SameSiteStrictMode,
 	})
 	seeOther(w, "approvals")
 }
@@ -226,7 +281,7 @@ func (c *Console) logout(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, Secure: c.overTLS(r), SameSite: http.SameSiteStrictMode})
 	seeOther(w, "login")
 }
 
@@ -259,3 +314,17 @@ func (c *Console) action(next http.HandlerFunc) http.HandlerFunc {
 
 // maxFormBytes bounds an action's form (edited arguments included).
 const maxFormBytes = 1 << 20
+
+// loopbackHost reports whether a Host header names localhost, an address
+// in 127.0.0.0/8 or ::1 (go-sdk's rule for its own handlers).
+func loopbackHost(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = strings.Trim(hostport, "[]")
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

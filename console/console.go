@@ -9,6 +9,7 @@ import (
 	"iter"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -39,7 +40,10 @@ const DefaultLedgerLimit = 200
 type Servers interface {
 	Servers() []mcpadapter.ServerStatus
 	Quarantined() []mcpadapter.Quarantine
-	Accept(server, tool string) error
+	// Accept accepts the quarantined definition whose hash the operator
+	// reviewed (mcpadapter.Manager.Accept); it fails if the definition
+	// changed since.
+	Accept(server, tool, hash string) error
 }
 
 // StandingDecisions keep "always approve" and "always deny" decisions for
@@ -88,6 +92,29 @@ type Options struct {
 	// operator is then recorded as AnonymousOperator. Without Auth and
 	// without it, every request is refused.
 	AllowAnonymousLocal bool
+	// Revalidate is asked, on every request of a login session opened
+	// with Auth, whether the credential the session was opened with is
+	// still an operator's: operator is the name Auth's verifier gave at
+	// sign-in, token the SHA-256 of the token presented then. An error
+	// ends the session (its browser is sent to sign in again). Answer from
+	// the credentials in force, so that removing an operator or changing
+	// its token ends its sessions on the next request, on every console
+	// sharing Sessions. Required with Auth: New refuses a nil Revalidate,
+	// since a session would otherwise outlive its credential.
+	Revalidate func(ctx context.Context, operator string, token Credential) error
+	// SignInFailures is how many wrong tokens (on the login form or as a
+	// bearer header) one client address may present before its attempts
+	// are refused with 429 and Retry-After; each further wrong token
+	// doubles the wait, from SignInDelay up to MaxSignInDelay, and a
+	// right one resets it. Zero means DefaultSignInFailures, negative
+	// turns throttling off.
+	SignInFailures int
+	// TrustedProxies are the reverse proxies in front of the console.
+	// Only from them are X-Forwarded-For (the client's address, which
+	// sign-ins are throttled by) and X-Forwarded-Proto ("https" makes the
+	// session cookie Secure) believed. Default: none, so the connection's
+	// own peer and TLS state decide.
+	TrustedProxies []netip.Prefix
 	// SessionTTL bounds a login session (and never outlives the token's
 	// expiry); zero means DefaultSessionTTL.
 	SessionTTL time.Duration
@@ -146,6 +173,7 @@ type Console struct {
 	mux      *http.ServeMux
 	handler  http.Handler
 	sessions SessionStore
+	throttle *throttle
 
 	mu     sync.Mutex
 	wake   chan struct{} // closed and replaced by Notify
@@ -175,6 +203,8 @@ func New(opts *Options) (*Console, error) {
 		return nil, errors.Join(ErrConfig, errors.New("console: set Auth, or AllowAnonymousLocal to serve loopback connections without a token"))
 	case c.opts.Auth != nil && c.opts.Auth.Verifier == nil:
 		return nil, errors.Join(ErrConfig, errors.New("console: Auth.Verifier is nil"))
+	case c.opts.Auth != nil && c.opts.Revalidate == nil:
+		return nil, errors.Join(ErrConfig, errors.New("console: Auth without Revalidate: a login session would outlive its operator's credential"))
 	case (c.opts.Approvals != nil || c.opts.Servers != nil) && c.opts.Ledger == nil:
 		return nil, errors.Join(ErrConfig, errors.New("console: decisions must be recorded: set Ledger"))
 	}
@@ -192,6 +222,7 @@ func New(opts *Options) (*Console, error) {
 	if c.opts.SessionTTL <= 0 {
 		c.opts.SessionTTL = DefaultSessionTTL
 	}
+	c.throttle = newThrottle(c.opts.SignInFailures)
 	c.sessions = c.opts.Sessions
 	if c.sessions == nil {
 		c.sessions = &memorySessions{m: map[string]Session{}, now: c.now}

@@ -29,7 +29,8 @@ func TestNewRefusesUnsafeConfiguration(t *testing.T) {
 		{"nil options", nil},
 		{"no auth, anonymous not allowed", &console.Options{Ledger: adapter.NewMemoryLedger(0)}},
 		{"auth without a verifier", &console.Options{Auth: &mcpadapter.AuthOptions{}, Ledger: adapter.NewMemoryLedger(0)}},
-		{"decisions without a ledger", &console.Options{Approvals: d, Auth: &mcpadapter.AuthOptions{Verifier: verifier}}},
+		{"decisions without a ledger", &console.Options{Approvals: d, Auth: &mcpadapter.AuthOptions{Verifier: verifier}, Revalidate: revalidate}},
+		{"auth without revalidate", &console.Options{Auth: &mcpadapter.AuthOptions{Verifier: verifier}, Ledger: adapter.NewMemoryLedger(0)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -534,7 +535,7 @@ func TestQuarantineKeepBlocked(t *testing.T) {
 	e.changeUpstream()
 	got := e.manager.Quarantined()[0].Got
 	b := e.login("tok-bob")
-	if res := b.post("quarantine", url.Values{"server": {"dict"}, "tool": {"lookup"}, "action": {"keep"}}); res.StatusCode != http.StatusSeeOther {
+	if res := b.post("quarantine", url.Values{"server": {"dict"}, "tool": {"lookup"}, "got": {got}, "action": {"keep"}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("keep: %d %s", res.StatusCode, body(res))
 	}
 	if q := e.manager.Quarantined(); len(q) != 1 {
@@ -560,7 +561,7 @@ func TestQuarantineKeepBlocked(t *testing.T) {
 	// A new console over the same ledger and servers: the decision shows.
 	c2, err := console.New(&console.Options{
 		Approvals: e.d, Tools: e.reg, Ledger: e.ledger, LedgerReader: e.ledger, Servers: e.manager,
-		Auth: &mcpadapter.AuthOptions{Verifier: verifier}, Logger: slog.New(slog.DiscardHandler),
+		Auth: &mcpadapter.AuthOptions{Verifier: verifier}, Revalidate: revalidate, Logger: slog.New(slog.DiscardHandler),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -594,7 +595,7 @@ func TestSessionsShared(t *testing.T) {
 	newConsole := func(sessions console.SessionStore) *httptest.Server {
 		c, err := console.New(&console.Options{
 			Approvals: &adapter.Deferred{}, Ledger: ledger, LedgerReader: ledger,
-			Auth: &mcpadapter.AuthOptions{Verifier: verifier}, Sessions: sessions, Logger: slog.New(slog.DiscardHandler),
+			Auth: &mcpadapter.AuthOptions{Verifier: verifier}, Revalidate: revalidate, Sessions: sessions, Logger: slog.New(slog.DiscardHandler),
 		})
 		if err != nil {
 			t.Fatal(err)

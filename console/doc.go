@@ -16,6 +16,7 @@
 //		LedgerReader: ledger,
 //		Servers:      manager, // an *mcpadapter.Manager, or nil
 //		Auth:         &mcpadapter.AuthOptions{Verifier: verify},
+//		Revalidate:   stillAnOperator, // ends sessions whose token was revoked
 //	})
 //	if err != nil { ... }
 //	defer c.Close()

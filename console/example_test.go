@@ -2,6 +2,8 @@ package console_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -38,6 +40,13 @@ func ExampleNew() {
 		Ledger:       ledger,
 		LedgerReader: ledger,
 		Auth:         &mcpadapter.AuthOptions{Verifier: verify},
+		// A login session lasts while its token is still alice's.
+		Revalidate: func(_ context.Context, operator string, token console.Credential) error {
+			if operator != "alice" || token != sha256.Sum256([]byte("operator-token")) {
+				return errors.New("no longer an operator's token")
+			}
+			return nil
+		},
 	})
 	if err != nil {
 		panic(err)

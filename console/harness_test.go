@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"io"
@@ -34,6 +35,17 @@ func verifier(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, 
 		return &auth.TokenInfo{UserID: u, Expiration: time.Now().Add(time.Hour)}, nil
 	}
 	return nil, auth.ErrInvalidToken
+}
+
+// revalidate keeps a session while its token is still in tokens, under the
+// same operator.
+func revalidate(_ context.Context, op string, cred console.Credential) error {
+	for tok, u := range tokens {
+		if u == op && sha256.Sum256([]byte(tok)) == cred {
+			return nil
+		}
+	}
+	return errors.New("not an operator's token")
 }
 
 // deleteSchema is the input schema of the destructive tool the agent calls.
@@ -124,6 +136,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 		opts.AllowAnonymousLocal = true
 	} else {
 		opts.Auth = &mcpadapter.AuthOptions{Verifier: verifier}
+		opts.Revalidate = revalidate
 	}
 	c, err := console.New(opts)
 	if err != nil {

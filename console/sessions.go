@@ -19,6 +19,10 @@ type Session struct {
 	CSRF string `json:"csrf"`
 	// Expires ends the session.
 	Expires time.Time `json:"expires"`
+	// Credential is the hex SHA-256 of the token the session was opened
+	// with (empty for an anonymous session): every request asks
+	// Options.Revalidate whether it is still an operator's.
+	Credential string `json:"credential,omitempty"`
 }
 
 // A SessionStore keeps login sessions. Keys are the SHA-256 of a session's
@@ -39,6 +43,15 @@ type SessionStore interface {
 func sessionKey(cookie string) string {
 	sum := sha256.Sum256([]byte(cookie))
 	return hex.EncodeToString(sum[:])
+}
+
+// MemorySessions returns a SessionStore in this process's memory (the
+// default of Options.Sessions): consoles given the same one share their
+// sessions, and a restart signs operators out.
+func MemorySessions() SessionStore {
+	s := &memorySessions{m: map[string]Session{}}
+	s.now = time.Now
+	return s
 }
 
 // memorySessions is the default SessionStore: this process only, so a
