@@ -334,14 +334,36 @@ type callState struct {
 
 // Do runs one call through the pipeline. Every error it returns is an
 // [*Error].
-func (e *Executor) Do(ctx context.Context, req *Request) (res *Result, err error) {
+func (e *Executor) Do(ctx context.Context, req *Request) (*Result, error) {
+	return e.do(ctx, req, false)
+}
+
+// Unknown records a call to a tool its caller cannot reach (a name a model
+// made up, or one the integration does not offer) and returns the
+// [KindNotFound] error every integration answers with ([UnknownTool]; its
+// [ModelPayload] is what the model reads). It never looks the name up, so
+// a tool the integration filters out stays unknown even when the catalog
+// holds it; req.Spec is ignored. The call has one record, like any other,
+// bounded for a flood of made-up names: the name is truncated as the
+// error's is, the arguments are kept or hashed as any call's.
+func (e *Executor) Unknown(ctx context.Context, req *Request) *Error {
+	_, err := e.do(ctx, req, true)
+	var nf *Error
+	if !errors.As(err, &nf) { // unreachable: do returns an *Error
+		nf = UnknownTool(req.Tool)
+	}
+	return nf
+}
+
+// do is Do; unknown skips the lookup (Unknown).
+func (e *Executor) do(ctx context.Context, req *Request, unknown bool) (res *Result, err error) {
 	st := &callState{e: e, reqArgs: req.Args, timeout: req.Timeout, port: req.Approval}
 	if e.ledger != nil { // only the ledger reads the clock of the call's start
 		st.start = e.now()
 	}
 	call := &st.call
 	call.ID, call.Tool, call.Integration, call.Native, call.Ticket = req.CallID, req.Tool, req.Integration, req.Native, req.Ticket
-	if call.Tool == "" && req.Spec != nil {
+	if call.Tool == "" && req.Spec != nil && !unknown {
 		call.Tool = req.Spec.Name
 	}
 	if call.ID == "" {
@@ -364,15 +386,18 @@ func (e *Executor) Do(ctx context.Context, req *Request) (res *Result, err error
 	}()
 	e.calls.add()
 	spec := req.Spec
+	if unknown {
+		spec = nil
+	} else if spec == nil && e.tools != nil {
+		spec, _ = e.tools.Lookup(call.Tool)
+	}
 	if spec == nil {
-		if e.tools != nil {
-			spec, _ = e.tools.Lookup(call.Tool)
-		}
-		if spec == nil {
-			nf := UnknownTool(call.Tool)
-			nf.CallID = call.ID
-			return nil, nf
-		}
+		nf := UnknownTool(call.Tool)
+		nf.CallID = call.ID
+		// The record names the tool as the error does: a flood of long
+		// made-up names keeps the ledger small.
+		call.Tool = nf.Tool
+		return nil, nf
 	}
 	call.Spec = spec
 	c, cerr := spec.compiled()
