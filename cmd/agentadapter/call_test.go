@@ -104,7 +104,7 @@ func TestConfigDiscovery(t *testing.T) {
 	if r := runBin(t, dir, nil, "config", "check"); r.code != exitUsage || !strings.Contains(r.stderr, "no configuration: pass --config FILE") {
 		t.Errorf("no config: exit %d %q", r.code, r.stderr)
 	}
-	writeFile(t, dir, ".vscode/mcp.json", `{"servers": {"found": {"command": "x"}}}`)
+	writeFile(t, dir, ".vscode/mcp.json", `{"servers": {"found": {"command": "sh"}}}`)
 	if r := runBin(t, dir, nil, "config", "check"); r.code != 0 || !strings.Contains(r.stdout, `"name": "found"`) {
 		t.Errorf("discovery of .vscode/mcp.json: exit %d %s %s", r.code, r.stdout, r.stderr)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -81,6 +82,9 @@ func TestConfigCheckBad(t *testing.T) {
 func TestConfigCheckFormats(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "project/.vscode/notes.env", "# comment\nexport NOTES_SECRET=\"from-env-file\"\nPLAIN=1\n")
+	if err := os.Chmod(writeFile(t, dir, "project/bin/notes", "#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name, file, config string
 		env                []string
@@ -88,11 +92,11 @@ func TestConfigCheckFormats(t *testing.T) {
 	}{
 		{"claude desktop mcpServers", "claude_desktop_config.json", `{
   "mcpServers": {
-    "notes": {"command": "notes-server", "args": ["--db", "${HOME_DIR:-/tmp}/notes.db"], "env": {"API_TOKEN": "${NOTES_TOKEN}"}}
+    "notes": {"command": "sh", "args": ["--db", "${HOME_DIR:-/tmp}/notes.db"], "env": {"API_TOKEN": "${NOTES_TOKEN}"}}
   }
 }`, []string{"NOTES_TOKEN=s3cret"}, func(t *testing.T, s map[string]any) {
 			want(t, s, "kind", "stdio")
-			want(t, s, "command", "notes-server")
+			want(t, s, "command", "sh")
 			want(t, s, "args", []any{"--db", "/tmp/notes.db"})
 			want(t, s, "env", map[string]any{"API_TOKEN": "[REDACTED]"})
 		}},
@@ -154,11 +158,11 @@ func TestConfigCheckFormats(t *testing.T) {
 // A separate file of our own includes the client's file untouched.
 func TestConfigInclude(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, "client/mcp.json", `{"mcpServers": {"notes": {"command": "notes"}}}`)
+	writeFile(t, dir, "client/mcp.json", `{"mcpServers": {"notes": {"command": "sh"}}}`)
 	writeFile(t, dir, "gateway.json", `{"agentadapter": {"include": "client/mcp.json", "store": "memory:",
   "servers": {"notes": {"trust": "trusted", "prefix": true}},
   "auth": {"tokens": [{"subject": "alice", "token": "${TOK}"}]}}}`)
-	r := runBin(t, dir, []string{"TOK=tok-secret"}, "config", "check", "gateway.json")
+	r := runBin(t, dir, []string{"TOK=tok-secret-5f2c9a1e7b3d8f4a6c0e9"}, "config", "check", "gateway.json")
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
@@ -206,5 +210,55 @@ func want(t *testing.T, m map[string]any, key string, v any) {
 	exp, _ := json.Marshal(v)
 	if string(got) != string(exp) {
 		t.Errorf("%s = %s, want %s", key, got, exp)
+	}
+}
+
+// config check refuses a stdio command that cannot be started, naming the
+// server and the path (it used to print the config and exit 0, and serve
+// then retried the launch forever).
+func TestConfigCheckCommand(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct{ command, want string }{
+		{"agentadapter-no-such-server", `mcp.json:2: command: server "a": command "agentadapter-no-such-server" is not found on PATH`},
+		{"./bin/server", `server "a": command ./bin/server does not exist`},
+		{"/nonexistent/server", `server "a": command /nonexistent/server does not exist`},
+	} {
+		writeFile(t, dir, "mcp.json", `{"mcpServers": {
+  "a": {"command": "`+tt.command+`"}, "off": {"command": "agentadapter-no-such-server", "disabled": true}}}`)
+		r := runBin(t, dir, nil, "config", "check", "mcp.json")
+		if r.code != exitUsage || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("command %s: exit %d, stderr %q; want %d and %q", tt.command, r.code, r.stderr, exitUsage, tt.want)
+		}
+	}
+}
+
+// A client file found in the working directory (a repository's .mcp.json,
+// say) is used with a notice naming it; --config says nothing.
+func TestConfigDiscoveryNotice(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, ".mcp.json", `{"mcpServers": {"repo": {"command": "sh"}}}`)
+	r := runBin(t, dir, nil, "config", "check")
+	if r.code != 0 || !strings.Contains(r.stdout, `"name": "repo"`) {
+		t.Fatalf("exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if want := "agentadapter: using .mcp.json found in the working directory (pass --config to choose)\n"; r.stderr != want {
+		t.Errorf("stderr %q, want %q", r.stderr, want)
+	}
+	if r := runBin(t, dir, nil, "config", "check", "--config", ".mcp.json"); r.stderr != "" {
+		t.Errorf("with --config: stderr %q, want none", r.stderr)
+	}
+}
+
+// Tokens too weak to guard the gateway stop config check and serve alike.
+func TestConfigCheckWeakToken(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "gateway.json", `{"agentadapter": {"store": "memory:",
+  "auth": {"tokens": [{"subject": "alice", "token": "a"}]}}}`)
+	want := `gateway.json:2: agentadapter.auth.tokens: token 0 (subject "alice"): too short: 1 characters, want at least 32`
+	for _, args := range [][]string{{"config", "check", "gateway.json"}, {"--config", "gateway.json", "serve", "--listen", "127.0.0.1:0"}} {
+		r := runBin(t, dir, nil, args...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d and %q", args, r.code, r.stderr, exitUsage, want)
+		}
 	}
 }

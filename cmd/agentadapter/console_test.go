@@ -20,8 +20,8 @@ import (
 func TestServeConsole(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "gateway.json", `{"mcpServers": {"notes": {"command": "`+testServer+`"}},
-  "agentadapter": {"store": "memory:", "auth": {"tokens": [{"subject": "agent", "token": "agent-token"}]},
-  "console": {"operators": [{"subject": "alice", "token": "alice-token"}]},
+  "agentadapter": {"store": "memory:", "auth": {"tokens": [{"subject": "agent", "token": "agent-token-5f2c9a1e7b3d8f4a6c0e"}]},
+  "console": {"operators": [{"subject": "alice", "token": "alice-token-5f2c9a1e7b3d8f4a6c0e"}]},
   "policy": {"approval": {"default": "annotations"}}}}`)
 	s := startServe(t, dir, nil, "--config", "gateway.json")
 	get := func(path, token string) (int, string) {
@@ -44,13 +44,13 @@ func TestServeConsole(t *testing.T) {
 	if code, _ := get("/console/approvals", "wrong"); code != http.StatusUnauthorized {
 		t.Errorf("console with a wrong token: %d, want 401", code)
 	}
-	if code, _ := get("/console/approvals", "agent-token"); code != http.StatusUnauthorized {
+	if code, _ := get("/console/approvals", "agent-token-5f2c9a1e7b3d8f4a6c0e"); code != http.StatusUnauthorized {
 		t.Errorf("console with a client's token: %d, want 401 (a client must not approve its own calls)", code)
 	}
 
 	// The agent's call is held; the console shows it; alice approves it.
 	mc := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1"}, nil)
-	c, err := mc.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: s.base + "/mcp", HTTPClient: &http.Client{Transport: bearer{"agent-token"}}}, nil)
+	c, err := mc.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: s.base + "/mcp", HTTPClient: &http.Client{Transport: bearer{"agent-token-5f2c9a1e7b3d8f4a6c0e"}}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestServeConsole(t *testing.T) {
 	if !res.IsError || tk == "" {
 		t.Fatalf("add_note was not held: %q", text(res))
 	}
-	code, page := get("/console/approvals", "alice-token")
+	code, page := get("/console/approvals", "alice-token-5f2c9a1e7b3d8f4a6c0e")
 	if code != http.StatusOK || !strings.Contains(page, tk) || !strings.Contains(page, "add_note") {
 		t.Fatalf("approvals page (%d) lacks ticket %s:\n%s", code, tk, page)
 	}
@@ -68,7 +68,7 @@ func TestServeConsole(t *testing.T) {
 	form := url.Values{"ticket": {tk}, "action": {"approve"}}
 	req, _ := http.NewRequest("POST", s.base+"/console/decide", strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Authorization", "Bearer alice-token")
+	req.Header.Set("Authorization", "Bearer alice-token-5f2c9a1e7b3d8f4a6c0e")
 	resp, err = http.DefaultTransport.RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +80,7 @@ func TestServeConsole(t *testing.T) {
 	if res := callTool(t, c, "add_note", map[string]any{"text": "from the console test"}); res.IsError {
 		t.Fatalf("approved retry: %q", text(res))
 	}
-	if code, page := get("/console/ledger?ticket="+tk, "alice-token"); code != http.StatusOK || !strings.Contains(page, "alice") || !strings.Contains(page, "decision") {
+	if code, page := get("/console/ledger?ticket="+tk, "alice-token-5f2c9a1e7b3d8f4a6c0e"); code != http.StatusOK || !strings.Contains(page, "alice") || !strings.Contains(page, "decision") {
 		t.Errorf("ledger chain (%d):\n%s", code, page)
 	}
 }
@@ -90,7 +90,7 @@ func TestServeConsole(t *testing.T) {
 func TestConsoleConfig(t *testing.T) {
 	dir := t.TempDir()
 	for name, tt := range map[string]struct{ config, want string }{
-		"shared token":     {`{"agentadapter": {"auth": {"tokens": [{"subject": "a", "token": "same"}]}, "console": {"operators": [{"subject": "o", "token": "same"}]}}}`, "a client could approve its own calls"},
+		"shared token":     {`{"agentadapter": {"auth": {"tokens": [{"subject": "a", "token": "same-token-5f2c9a1e7b3d8f4a6c0e9"}]}, "console": {"operators": [{"subject": "o", "token": "same-token-5f2c9a1e7b3d8f4a6c0e9"}]}}}`, "a client could approve its own calls"},
 		"no operators":     {`{"agentadapter": {"console": {}}}`, "the console needs operators"},
 		"virtual standing": {`{"agentadapter": {"virtualServers": {"v": {"policy": {"approval": {"standing": ["*"]}}}}}}`, "top-level policy only"},
 		"bad standing":     {`{"agentadapter": {"policy": {"approval": {"standing": ["["]}}}}`, "bad pattern"},
@@ -108,15 +108,15 @@ func TestConsoleConfig(t *testing.T) {
 func TestServeStandingDecisions(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "gateway.json", `{"mcpServers": {"notes": {"command": "`+testServer+`"}},
-  "agentadapter": {"store": "sqlite:state.db", "auth": {"tokens": [{"subject": "agent", "token": "agent-token"}, {"subject": "other", "token": "other-token"}]},
-  "console": {"operators": [{"subject": "alice", "token": "alice-token"}]},
+  "agentadapter": {"store": "sqlite:state.db", "auth": {"tokens": [{"subject": "agent", "token": "agent-token-5f2c9a1e7b3d8f4a6c0e"}, {"subject": "other", "token": "other-token-5f2c9a1e7b3d8f4a6c0e"}]},
+  "console": {"operators": [{"subject": "alice", "token": "alice-token-5f2c9a1e7b3d8f4a6c0e"}]},
   "servers": {"notes": {"trust": "trusted"}},
   "policy": {"approval": {"default": "annotations", "standing": ["add_*"]}}}}`)
 	post := func(s *served, path string, form url.Values) (int, string) {
 		t.Helper()
 		req, _ := http.NewRequest("POST", s.base+"/console/"+path, strings.NewReader(form.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set("Authorization", "Bearer alice-token")
+		req.Header.Set("Authorization", "Bearer alice-token-5f2c9a1e7b3d8f4a6c0e")
 		res, err := http.DefaultTransport.RoundTrip(req)
 		if err != nil {
 			t.Fatal(err)
@@ -142,7 +142,7 @@ func TestServeStandingDecisions(t *testing.T) {
 	}
 
 	s := startServe(t, dir, nil, "--config", "gateway.json")
-	c := client(s, "agent-token")
+	c := client(s, "agent-token-5f2c9a1e7b3d8f4a6c0e")
 	tk := held(c, "first")
 	if tk == "" {
 		t.Fatal("add_note was not held")
@@ -153,20 +153,20 @@ func TestServeStandingDecisions(t *testing.T) {
 	if tk := held(c, "second, other arguments"); tk != "" {
 		t.Fatalf("a call the standing approval covers was held (%s)", tk)
 	}
-	if tk := held(client(s, "other-token"), "another requester"); tk == "" {
+	if tk := held(client(s, "other-token-5f2c9a1e7b3d8f4a6c0e"), "another requester"); tk == "" {
 		t.Error("another requester's call ran: a standing decision covers one requester")
 	}
 	s.stop(t)
 
 	// After a restart the decision holds; alice revokes it.
 	s = startServe(t, dir, nil, "--config", "gateway.json")
-	c = client(s, "agent-token")
+	c = client(s, "agent-token-5f2c9a1e7b3d8f4a6c0e")
 	if tk := held(c, "after the restart"); tk != "" {
 		t.Fatalf("the standing approval did not outlive the restart: held as %s", tk)
 	}
 	code, page := func() (int, string) {
 		req, _ := http.NewRequest("GET", s.base+"/console/approvals", nil)
-		req.Header.Set("Authorization", "Bearer alice-token")
+		req.Header.Set("Authorization", "Bearer alice-token-5f2c9a1e7b3d8f4a6c0e")
 		res, err := http.DefaultTransport.RoundTrip(req)
 		if err != nil {
 			t.Fatal(err)
@@ -186,7 +186,7 @@ func TestServeStandingDecisions(t *testing.T) {
 	}
 	s.stop(t)
 	s = startServe(t, dir, nil, "--config", "gateway.json")
-	if tk := held(client(s, "agent-token"), "revoked, restarted"); tk == "" {
+	if tk := held(client(s, "agent-token-5f2c9a1e7b3d8f4a6c0e"), "revoked, restarted"); tk == "" {
 		t.Error("the revocation did not outlive the restart")
 	}
 	s.stop(t)
@@ -194,7 +194,7 @@ func TestServeStandingDecisions(t *testing.T) {
 	// A tool the policy does not list: no "always" on offer, and a forged
 	// one is refused.
 	s = startServe(t, dir, nil, "--config", "gateway.json")
-	c = client(s, "agent-token")
+	c = client(s, "agent-token-5f2c9a1e7b3d8f4a6c0e")
 	_ = callTool(t, c, "grow", map[string]any{})
 	res := callTool(t, c, "grow", map[string]any{})
 	tk = regexp.MustCompile(`tkt_[A-Za-z0-9_-]+`).FindString(text(res))
@@ -213,7 +213,7 @@ func TestServeConsoleKeepBlocked(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"notes": {"command": %q}},
   "agentadapter": {"store": "sqlite:%s/state.db", "policy": {"approval": {"default": "never"}},
-  "console": {"operators": [{"subject": "alice", "token": "alice-token"}]}}}`, testServer, dir))
+  "console": {"operators": [{"subject": "alice", "token": "alice-token-5f2c9a1e7b3d8f4a6c0e"}]}}}`, testServer, dir))
 	if r := runBin(t, dir, nil, "--config", "gateway.json", "call", "describe"); r.code != 0 {
 		t.Fatalf("first run: %d %s", r.code, r.stderr)
 	}
@@ -228,7 +228,7 @@ func TestServeConsoleKeepBlocked(t *testing.T) {
 		if form != nil {
 			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		}
-		req.Header.Set("Authorization", "Bearer alice-token")
+		req.Header.Set("Authorization", "Bearer alice-token-5f2c9a1e7b3d8f4a6c0e")
 		res, err := http.DefaultTransport.RoundTrip(req)
 		if err != nil {
 			t.Fatal(err)
@@ -263,7 +263,7 @@ func TestServeConsoleKeepBlocked(t *testing.T) {
 func TestServeConsoleSessionsOutliveRestart(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"agentadapter": {"store": "sqlite:%s/state.db",
-  "console": {"operators": [{"subject": "alice", "token": "alice-token"}]}}}`, dir))
+  "console": {"operators": [{"subject": "alice", "token": "alice-token-5f2c9a1e7b3d8f4a6c0e"}]}}}`, dir))
 	req := func(s *served, method, path, cookie string, form url.Values) (*http.Response, string) {
 		t.Helper()
 		r, _ := http.NewRequest(method, s.base+"/console/"+path, strings.NewReader(form.Encode()))
@@ -282,7 +282,7 @@ func TestServeConsoleSessionsOutliveRestart(t *testing.T) {
 		return res, string(b)
 	}
 	s := startServe(t, dir, nil, "--config", "gateway.json")
-	res, _ := req(s, "POST", "login", "", url.Values{"token": {"alice-token"}})
+	res, _ := req(s, "POST", "login", "", url.Values{"token": {"alice-token-5f2c9a1e7b3d8f4a6c0e"}})
 	if res.StatusCode != http.StatusSeeOther || len(res.Cookies()) != 1 {
 		t.Fatalf("login: %d %v", res.StatusCode, res.Cookies())
 	}

@@ -124,11 +124,11 @@ func TestGracefulShutdown(t *testing.T) {
 // who the limits and the ledger see.
 func TestServeAuth(t *testing.T) {
 	dir := t.TempDir()
-	writeFile(t, dir, "tokens.txt", "# subject token\nbob bob-token\n")
+	writeFile(t, dir, "tokens.txt", "# subject token\nbob bob-token-5f2c9a1e7b3d8f4a6c0e9d\n")
 	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"notes": {"command": %q}},
   "agentadapter": {"store": "memory:", "auth": {"tokens": [{"subject": "alice", "token": "${ALICE_TOKEN}"}], "tokensFile": "tokens.txt"},
   "policy": {"approval": {"default": "never"}, "limits": {"perIdentity": {"calls": 1, "window": "1h"}}}}}`, testServer))
-	s := startServe(t, dir, []string{"ALICE_TOKEN=alice-token"}, "--config", "gateway.json")
+	s := startServe(t, dir, []string{"ALICE_TOKEN=alice-token-5f2c9a1e7b3d8f4a6c0e"}, "--config", "gateway.json")
 	resp, err := http.Post(s.base+"/mcp", "application/json", strings.NewReader(`{}`))
 	if err != nil {
 		t.Fatal(err)
@@ -151,7 +151,7 @@ func TestServeAuth(t *testing.T) {
 	if _, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: s.base + "/mcp", HTTPClient: &http.Client{Transport: bearer{"wrong"}}}, nil); err == nil {
 		t.Errorf("a wrong token connected")
 	}
-	for token, want := range map[string]int{"": 401, "wrong": 401, "bob-token": 200} {
+	for token, want := range map[string]int{"": 401, "wrong": 401, "bob-token-5f2c9a1e7b3d8f4a6c0e9d": 200} {
 		req, _ := http.NewRequest("GET", s.base+"/metrics", nil)
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
@@ -165,7 +165,7 @@ func TestServeAuth(t *testing.T) {
 			t.Errorf("/metrics with token %q: %d, want %d", token, resp.StatusCode, want)
 		}
 	}
-	alice, bob := as("alice-token"), as("bob-token")
+	alice, bob := as("alice-token-5f2c9a1e7b3d8f4a6c0e"), as("bob-token-5f2c9a1e7b3d8f4a6c0e9d")
 	for i, want := range []bool{false, true} {
 		res := callTool(t, alice, "list_notes", map[string]any{})
 		if limited := strings.Contains(text(res), "run_limit_exceeded") && strings.Contains(text(res), "alice"); limited != want {

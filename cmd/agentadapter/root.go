@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/state"
+	"github.com/agentadapter/agentadapter/termtext"
 )
 
 // env is what every command shares: streams and global flags.
@@ -91,6 +92,9 @@ func (e *env) loadConfig(path string) (*config.Config, error) {
 		if path == "" {
 			return nil, usageErr("no configuration: pass --config FILE or set AGENTADAPTER_CONFIG (looked for %s here)", strings.Join(configCandidates, ", "))
 		}
+		// A file found in the working directory may be a repository's,
+		// written by whoever wrote the repository: say which one is used.
+		fmt.Fprintf(e.stderr, "agentadapter: using %s found in the working directory (pass --config to choose)\n", termtext.Line(path))
 	}
 	opts := &config.Options{}
 	if f, ok := e.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
@@ -200,7 +204,13 @@ func newConfigCmd(e *env) *cobra.Command {
 		Short: "Validate a configuration and print it in effect, secrets masked",
 		Long: `Validate a configuration file (and the file it includes) and print the
 effective configuration: variables expanded, paths resolved, defaults filled
-in, secrets (tokens, secret-looking env and header values) masked.
+in, secrets masked by name and by structure: tokens, values of secret-looking
+env vars, headers and flags (--api-key X, --token=X), URL credentials and
+secret query parameters (sig=, token=), DSN passwords.
+
+Stdio commands must exist (on PATH, or at the path given); inbound and
+operator tokens must have at least 32 characters; files holding tokens or
+keys must be writable by their owner only.
 
 A bad configuration prints one line naming the file, the line, the JSON path
 and what is wrong, and exits with code 2.`,
@@ -213,6 +223,9 @@ and what is wrong, and exits with code 2.`,
 			cfg, err := e.loadConfig(path)
 			if err != nil {
 				return err
+			}
+			if err := cfg.CheckCommands(); err != nil {
+				return &exitError{code: exitUsage, err: err}
 			}
 			out, err := cfg.Masked()
 			if err != nil {
