@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -14,7 +18,8 @@ import (
 
 // A reload adds and removes servers while a client stays connected: the
 // client is told (tools/list_changed) and its session goes on. A bad
-// reload keeps the configuration in force and says why.
+// reload keeps the configuration in force and says why. (serve --watch:
+// the file's changes reload it.)
 func TestReload(t *testing.T) {
 	dir := t.TempDir()
 	ev, path := everything(t)
@@ -26,7 +31,7 @@ func TestReload(t *testing.T) {
   "agentadapter": {"store": "memory:", "servers": {"everything": {"prefix": true, "trust": "trusted"}}, "policy": {"approval": {"default": "never"}}, %s}}`, strings.Join(servers, ","), virtual))
 	}
 	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {%s}, "agentadapter": {"store": "memory:", "policy": {"approval": {"default": "never"}}, %s}}`, notes, virtual))
-	s := startServe(t, dir, nil, "--config", "gateway.json")
+	s := startServe(t, dir, nil, "--config", "gateway.json", "--accept-launches", "--watch")
 
 	changed := make(chan struct{}, 16)
 	cs := connect(t, s.base+"/mcp", &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
@@ -121,7 +126,7 @@ func TestUpstreamListChanged(t *testing.T) {
 	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"notes": {"command": %q}},
   "agentadapter": {"store": "memory:", "servers": {"notes": {"trust": "trusted"}}, "policy": {"approval": {"default": "never"}},
     "virtualServers": {"extras": {"tools": ["extra_*", "grow"]}, "plain": {"tools": ["list_notes"]}}}}`, testServer))
-	s := startServe(t, dir, nil, "--config", "gateway.json")
+	s := startServe(t, dir, nil, "--config", "gateway.json", "--accept-launches")
 	notify := func() (chan struct{}, *mcp.ClientOptions) {
 		ch := make(chan struct{}, 16)
 		return ch, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { ch <- struct{}{} }}
@@ -157,4 +162,239 @@ func TestUpstreamListChanged(t *testing.T) {
 		t.Errorf("/mcp/plain: %v", n)
 	}
 	s.stop(t)
+}
+
+// Tokens of the reload tests: long enough for config check's rule.
+const (
+	aliceToken = "alice-token-0123456789abcdef0123456789"
+	alice2     = "alice-token-rotated-0123456789abcdef01"
+	bobToken   = "bob-token-0123456789abcdef0123456789ab"
+	carolToken = "carol-token-0123456789abcdef0123456789"
+	daveToken  = "dave-token-0123456789abcdef0123456789a"
+	op1Token   = "op1-token-0123456789abcdef0123456789ab"
+	op2Token   = "op2-token-0123456789abcdef0123456789ab"
+)
+
+// reloadConfig writes gateway.json: the notes server, listen and store as
+// given, the auth and console sections (JSON, or "" for none), and more
+// members of the agentadapter section.
+func reloadConfig(t *testing.T, dir, listen, store, auth, console string, more ...string) {
+	t.Helper()
+	extra := ""
+	for _, m := range more {
+		extra += ", " + m
+	}
+	if auth != "" {
+		extra += `, "auth": ` + auth
+	}
+	if console != "" {
+		extra += `, "console": ` + console
+	}
+	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"notes": {"command": %q}},
+  "agentadapter": {"listen": %q, "store": %q, "policy": {"approval": {"default": "never"}}%s}}`, testServer, listen, store, extra))
+}
+
+func tokens(subjectTokens ...string) string {
+	var list []string
+	for i := 0; i < len(subjectTokens); i += 2 {
+		list = append(list, fmt.Sprintf(`{"subject": %q, "token": %q}`, subjectTokens[i], subjectTokens[i+1]))
+	}
+	return "[" + strings.Join(list, ", ") + "]"
+}
+
+// status is the HTTP status of a request to the gateway: an MCP
+// initialize for /mcp paths, a GET otherwise.
+func status(t *testing.T, s *served, path, token string) int {
+	t.Helper()
+	req, _ := http.NewRequest("GET", s.base+path, nil)
+	if strings.HasPrefix(path, "/mcp") {
+		req, _ = http.NewRequest("POST", s.base+path, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"probe","version":"1"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 1<<20))
+	if id := res.Header.Get("Mcp-Session-Id"); id != "" {
+		del, _ := http.NewRequest("DELETE", s.base+path, nil)
+		del.Header.Set("Mcp-Session-Id", id)
+		del.Header.Set("Authorization", "Bearer "+token)
+		if r, err := http.DefaultTransport.RoundTrip(del); err == nil {
+			r.Body.Close()
+		}
+	}
+	return res.StatusCode
+}
+
+// waitLog waits until the log holds want at least n times.
+func waitLog(t *testing.T, s *served, want string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for strings.Count(s.out.String(), want) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("the log does not hold %q %d times:\n%s", want, n, s.out.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+const (
+	logReloaded = "msg=reloaded"
+	logRefused  = `msg="reload refused`
+)
+
+// A reload applies every section, auth and console included, for the next
+// request; a reload that changes what only a restart applies, or a broken
+// file, is refused whole, naming the section, and the configuration in
+// force stays, tokens included. The file's changes alone reload nothing
+// (no --watch); SIGHUP and agentadapter reload do.
+func TestReloadAppliesOrRefuses(t *testing.T) {
+	dir := t.TempDir()
+	const listen, store = "127.0.0.1:0", "memory:"
+	reloadConfig(t, dir, listen, store, "", "")
+	// The address comes from the file, so that a change of it is one.
+	s := startServe(t, dir, nil, "--config", "gateway.json", "--accept-launches", "--listen", "")
+	reloads, refusals := 0, 0
+	hup := func(wantLog string) {
+		t.Helper()
+		s.cmd.Process.Signal(syscall.SIGHUP)
+		if wantLog == logReloaded {
+			reloads++
+			waitLog(t, s, logReloaded, reloads)
+		} else {
+			refusals++
+			waitLog(t, s, logRefused, refusals)
+		}
+	}
+	expect := func(step string, want map[string]int) {
+		t.Helper()
+		for _, path := range []string{"/mcp", "/metrics"} {
+			for who, code := range want {
+				tok := map[string]string{"anonymous": "", "alice": aliceToken, "alice2": alice2, "bob": bobToken, "carol": carolToken, "dave": daveToken}[who]
+				if got := status(t, s, path, tok); got != code {
+					t.Errorf("%s: %s %s: %d, want %d", step, who, path, got, code)
+				}
+			}
+		}
+	}
+	expect("start, no auth", map[string]int{"anonymous": 200})
+	anon := connect(t, s.base+"/mcp", nil)
+	if code := status(t, s, "/console/", ""); code != http.StatusNotFound {
+		t.Errorf("/console/ without a console section: %d, want 404", code)
+	}
+
+	// auth added: the next unauthenticated request is refused, and the
+	// session opened without a token is closed.
+	reloadConfig(t, dir, listen, store, `{"tokens": `+tokens("alice", aliceToken)+`}`, "")
+	hup(logReloaded)
+	expect("auth added", map[string]int{"anonymous": 401, "alice": 200, "bob": 401})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	if res, err := anon.CallTool(ctx, &mcp.CallToolParams{Name: "list_notes", Arguments: map[string]any{}}); err == nil && !res.IsError {
+		t.Errorf("a session opened without a token still calls tools after auth was turned on: %q", text(res))
+	}
+	cancel()
+
+	// A rotated token: the old one is refused, the new one accepted.
+	reloadConfig(t, dir, listen, store, `{"tokens": `+tokens("alice", alice2)+`}`, "")
+	hup(logReloaded)
+	expect("alice's token rotated", map[string]int{"anonymous": 401, "alice": 401, "alice2": 200})
+
+	// alice removed, bob added; a console section added with op1.
+	// A virtual server added: it serves its tools under its policy.
+	virtual := func(approval string) string {
+		return `"virtualServers": {"nt": {"tools": ["list_notes"], "policy": {"approval": {"default": "` + approval + `"}}}}`
+	}
+	reloadConfig(t, dir, listen, store, `{"tokens": `+tokens("bob", bobToken)+`}`, `{"operators": `+tokens("op1", op1Token)+`}`, virtual("never"))
+	hup(logReloaded)
+	expect("alice removed, bob added", map[string]int{"alice2": 401, "bob": 200})
+	if code := status(t, s, "/console/approvals", op1Token); code != http.StatusOK {
+		t.Errorf("/console/approvals with op1's token after the console section was added: %d, want 200", code)
+	}
+	bob := connectAs(t, s.base+"/mcp/nt", bobToken)
+	if n := toolNames(t, bob); !slices.Equal(n, []string{"list_notes"}) {
+		t.Errorf("/mcp/nt, added by the reload, lists %v, want [list_notes]", n)
+	}
+	if res := callTool(t, bob, "list_notes", map[string]any{}); res.IsError {
+		t.Errorf("list_notes through /mcp/nt: %q", text(res))
+	}
+
+	// op1 removed, op2 added, and /mcp/nt's policy now holds every call.
+	reloadConfig(t, dir, listen, store, `{"tokens": `+tokens("bob", bobToken)+`}`, `{"operators": `+tokens("op2", op2Token)+`}`, virtual("always"))
+	hup(logReloaded)
+	bob = connectAs(t, s.base+"/mcp/nt", bobToken)
+	if res := callTool(t, bob, "list_notes", map[string]any{}); !res.IsError || !strings.Contains(text(res), "tkt_") {
+		t.Errorf("list_notes under the reloaded policy (approval always) was not held: %q", text(res))
+	}
+	if code := status(t, s, "/console/approvals", op1Token); code != http.StatusUnauthorized {
+		t.Errorf("/console/approvals with removed op1's token: %d, want 401", code)
+	}
+	if code := status(t, s, "/console/approvals", op2Token); code != http.StatusOK {
+		t.Errorf("/console/approvals with op2's token: %d, want 200", code)
+	}
+
+	// The store, or the address, changes only on restart: the reload is
+	// refused whole (dave's token, in the same edit, is not in force), and
+	// the log names the section.
+	for _, c := range []struct{ section, listen, store string }{
+		{"agentadapter.store", listen, "sqlite:" + filepath.Join(dir, "other.db")},
+		{"agentadapter.listen", "127.0.0.1:1", store},
+	} {
+		reloadConfig(t, dir, c.listen, c.store, `{"tokens": `+tokens("dave", daveToken)+`}`, "")
+		hup(logRefused)
+		if !strings.Contains(s.out.String(), "section="+c.section) {
+			t.Errorf("the refusal does not name %s:\n%s", c.section, s.out.String())
+		}
+		expect(c.section+" changed", map[string]int{"bob": 200, "dave": 401})
+		if code := status(t, s, "/console/approvals", op2Token); code != http.StatusOK {
+			t.Errorf("%s changed: the console of the configuration in force is gone: %d", c.section, code)
+		}
+	}
+	if n := strings.Count(s.out.String(), logReloaded); n != reloads {
+		t.Errorf("%d reloads logged \"reloaded\", want %d:\n%s", n, reloads, s.out.String())
+	}
+
+	// A broken file: refused, nothing changes.
+	writeFile(t, dir, "gateway.json", `{"mcpServers": {"notes": {"command": "x"}}, "agentadapter": {"auth": {"tokenz": []}}}`)
+	hup(logRefused)
+	expect("broken file", map[string]int{"anonymous": 401, "bob": 200})
+
+	// Without --watch, an edit reloads nothing by itself...
+	reloadConfig(t, dir, listen, store, `{"tokens": `+tokens("carol", carolToken)+`}`, "")
+	time.Sleep(3 * time.Second) // serve --watch looks every second
+	if n := strings.Count(s.out.String(), logReloaded); n != reloads {
+		t.Errorf("an edit reloaded without --watch:\n%s", s.out.String())
+	}
+	expect("edited, not reloaded", map[string]int{"bob": 200, "carol": 401})
+
+	// ... agentadapter reload does, and says so.
+	r := runBin(t, dir, nil, "reload", "--config", "gateway.json")
+	if r.code != exitOK || !strings.Contains(r.stdout, "applied") {
+		t.Fatalf("agentadapter reload: exit %d\nstdout: %s\nstderr: %s\nserve: %s", r.code, r.stdout, r.stderr, s.out.String())
+	}
+	reloads++
+	expect("agentadapter reload", map[string]int{"bob": 401, "carol": 200})
+
+	// A refusal is reported with the section and exit code 2.
+	reloadConfig(t, dir, listen, "sqlite:"+filepath.Join(dir, "other.db"), `{"tokens": `+tokens("dave", daveToken)+`}`, "")
+	r = runBin(t, dir, nil, "--json", "reload", "--config", "gateway.json")
+	var outs []reloadOutcome
+	if err := json.Unmarshal([]byte(r.stdout), &outs); err != nil {
+		t.Fatalf("agentadapter --json reload: %v\n%s\n%s", err, r.stdout, r.stderr)
+	}
+	if r.code != exitUsage || len(outs) != 1 || outs[0].Outcome != "refused" || outs[0].Section != "agentadapter.store" || outs[0].PID != s.cmd.Process.Pid {
+		t.Errorf("agentadapter reload of a store change: exit %d, %+v; want exit 2, refused by agentadapter.store from pid %d", r.code, outs, s.cmd.Process.Pid)
+	}
+	expect("refused by agentadapter reload", map[string]int{"carol": 200, "dave": 401})
+	s.stop(t)
+
+	// With no gateway running, reload says so.
+	if r := runBin(t, dir, nil, "reload", "--config", "gateway.json"); r.code != exitFailure || !strings.Contains(r.stderr, "no agentadapter serve") {
+		t.Errorf("reload with no gateway: exit %d, stderr %q", r.code, r.stderr)
+	}
 }

@@ -61,7 +61,7 @@ a file of their own that includes yours ("include": "mcp.json").` + exitCodesHel
 	pf.BoolVar(&e.jsonOut, "json", false, "print JSON")
 	pf.BoolVarP(&e.verbose, "verbose", "v", false, "debug logs, as JSON, on standard error")
 	root.AddCommand(newConfigCmd(e), newServeCmd(e), newCallCmd(e), newInspectCmd(e), newLedgerCmd(e),
-		newApprovalsCmd(e), newPinsCmd(e), newVersionCmd(e))
+		newApprovalsCmd(e), newPinsCmd(e), newReloadCmd(e), newVersionCmd(e))
 	return root
 }
 

@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
 	"os/signal"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -35,12 +37,21 @@ func (s *started) close() {
 // start opens the store, builds the gateway and connects every server,
 // showing progress on a terminal.
 func (e *env) start(ctx context.Context, cfg *config.Config, log *slog.Logger, supervise bool) (*started, error) {
+	return e.startGateway(ctx, cfg, gateway.Options{Logger: log, Supervise: supervise})
+}
+
+// startGateway is start with more of the gateway's options; Store,
+// Progress, Version and StopGrace are set here.
+func (e *env) startGateway(ctx context.Context, cfg *config.Config, opts gateway.Options) (*started, error) {
+	log := opts.Logger
 	st, err := e.openStore(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	p := newProgress(e.stderr)
-	gw, err := gateway.New(cfg, gateway.Options{Logger: log, Store: st, Progress: p.update, Version: version, Supervise: supervise})
+	opts.Store, opts.Progress, opts.Version, opts.StopGrace = st, p.update, version, e.stopGrace
+	opts.AcceptLaunches = e.acceptLaunches
+	gw, err := gateway.New(cfg, opts)
 	if err != nil {
 		p.finish()
 		st.Close()
@@ -56,7 +67,7 @@ func (e *env) start(ctx context.Context, cfg *config.Config, log *slog.Logger, s
 
 func newServeCmd(e *env) *cobra.Command {
 	var listen, stdioEndpoint string
-	var stdio bool
+	var stdio, watch bool
 	var drain time.Duration
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -73,9 +84,14 @@ func newServeCmd(e *env) *cobra.Command {
 With --stdio the default endpoint (or --endpoint NAME) is served on standard
 input and output instead, for clients that start their servers themselves.
 
-The configuration is reloaded on SIGHUP and when the file changes: new
-servers connect, removed ones close, changed ones reconnect; live sessions
-continue. A bad configuration is refused and the one in force kept.
+The configuration is reloaded on SIGHUP and on "agentadapter reload", and
+with --watch when the file (or the file it includes) changes: an editor or
+an agent writing the client's file does not reload by itself. A reload
+applies every section at once (auth, console operators, policies, servers,
+virtual servers) or is refused, naming the section, and the configuration
+in force is kept whole: a bad file, or a change of "store" or "listen"
+(which need a restart). New servers connect, removed ones close, changed
+ones reconnect; live sessions continue.
 SIGINT or SIGTERM drain calls in flight (up to --drain), then stop every
 server process.` + exitCodesHelp,
 		Args: argsErr(cobra.NoArgs),
@@ -89,12 +105,40 @@ server process.` + exitCodesHelp,
 				cfg.Gateway.Listen = listen
 			}
 			log := e.logger(slog.LevelInfo)
-			s, err := e.start(ctx, cfg, log, true)
+			// A reload whose console section the console refuses is
+			// refused whole, before anything of it is in force.
+			var mounted atomic.Pointer[consoleMount]
+			check := func(cfg *config.Config) error {
+				m := mounted.Load()
+				if m == nil || cfg.Gateway.Console == nil {
+					return nil
+				}
+				c, err := m.build(cfg)
+				if err != nil {
+					return &gateway.ReloadError{Section: "console", Err: err}
+				}
+				return c.Close()
+			}
+			s, err := e.startGateway(ctx, cfg, gateway.Options{Logger: log, Supervise: true, Check: check})
 			if err != nil {
 				return err
 			}
 			defer s.close()
-			go e.watchConfig(ctx, s.gw, cfg.File, log)
+			requests := make(chan reloadRequest)
+			ctl, err := listenControl(ctx, cfg.File, requests, log)
+			if err != nil {
+				// SIGHUP still reloads.
+				log.Warn("agentadapter reload cannot reach this gateway", "err", err)
+			} else {
+				defer ctl.close()
+			}
+			wctx, stopWatch := context.WithCancel(ctx)
+			watched := make(chan struct{})
+			go func() {
+				defer close(watched)
+				e.watchConfig(wctx, s.gw, watchOptions{file: cfg.File, listen: listen, watch: watch, requests: requests}, log)
+			}()
+			defer func() { stopWatch(); <-watched }()
 			if stdio {
 				if _, ok := s.gw.Executor(stdioEndpoint); !ok {
 					return usageErr("no endpoint %q", stdioEndpoint)
@@ -109,6 +153,7 @@ server process.` + exitCodesHelp,
 			if con != nil {
 				defer con.Close()
 				mount = con
+				mounted.Store(con)
 			}
 			h, err := s.gw.Handler(&gateway.HTTPOptions{Console: mount})
 			if err != nil {
@@ -135,51 +180,86 @@ server process.` + exitCodesHelp,
 	f.BoolVar(&stdio, "stdio", false, "serve MCP on standard input and output instead of HTTP")
 	f.StringVar(&stdioEndpoint, "endpoint", "", "with --stdio: the virtual server to serve")
 	f.DurationVar(&drain, "drain", 10*time.Second, "how long calls in flight may finish on shutdown")
+	f.BoolVar(&watch, "watch", false, "also reload when the configuration file (or the file it includes) changes")
 	return cmd
 }
 
-// watchConfig reloads on SIGHUP and when the configuration file (or a
-// file it includes) changes.
-func (e *env) watchConfig(ctx context.Context, gw *gateway.Gateway, file string, log *slog.Logger) {
+// watchOptions configure watchConfig.
+type watchOptions struct {
+	file string
+	// listen is serve's --listen, applied to each new configuration as at
+	// start, so that it is not taken for a change.
+	listen string
+	// watch also reloads when the files change.
+	watch    bool
+	requests <-chan reloadRequest
+}
+
+// watchConfig reloads on SIGHUP, on each request (agentadapter reload)
+// and, with opts.watch, when the configuration file (or a file it
+// includes) changes. One reload runs at a time.
+func (e *env) watchConfig(ctx context.Context, gw *gateway.Gateway, opts watchOptions, log *slog.Logger) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
-	t := time.NewTicker(time.Second)
-	defer t.Stop()
+	var tick <-chan time.Time
+	if opts.watch {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		tick = t.C
+	}
 	last := fingerprint(gw.Config())
 	for {
-		why := ""
+		var req reloadRequest
 		select {
 		case <-ctx.Done():
 			return
 		case <-hup:
-			why = "SIGHUP"
-		case <-t.C:
+			req.why = "SIGHUP"
+		case req = <-opts.requests:
+		case <-tick:
 			if fp := fingerprint(gw.Config()); fp != last {
-				why = "file changed"
+				req.why = "file changed"
 			}
 		}
-		if why == "" {
+		if req.why == "" {
 			continue
 		}
-		cfg, err := e.loadConfig(file)
-		if err != nil {
-			last = fingerprint(gw.Config())
-			log.Error("reload refused; keeping the configuration in force", "why", why, "err", err)
-			continue
+		out := e.reload(ctx, gw, opts, req.why, log)
+		last = fingerprint(gw.Config())
+		if req.reply != nil {
+			req.reply <- out
 		}
-		if e.storeSpec == "" && cfg.Gateway.Store != gw.Config().Gateway.Store {
-			log.Warn("reload: the store changes only on restart", "store", gw.Config().Gateway.Store)
-			cfg.Gateway.Store = gw.Config().Gateway.Store
-		}
-		cfg.Gateway.Listen = gw.Config().Gateway.Listen
-		if err := gw.Reload(ctx, cfg); err != nil {
-			log.Warn("reloaded, with errors", "why", why, "err", err)
-		} else {
-			log.Info("reloaded", "why", why)
-		}
-		last = fingerprint(cfg)
 	}
+}
+
+// reload reads the configuration again and applies it whole, or refuses
+// it and logs why, naming the section.
+func (e *env) reload(ctx context.Context, gw *gateway.Gateway, opts watchOptions, why string, log *slog.Logger) reloadOutcome {
+	out := reloadOutcome{PID: os.Getpid(), Outcome: "refused"}
+	cfg, err := e.loadConfig(opts.file)
+	if err == nil {
+		if opts.listen != "" {
+			cfg.Gateway.Listen = opts.listen
+		}
+		err = gw.Reload(ctx, cfg)
+	}
+	var re *gateway.ReloadError
+	switch {
+	case errors.As(err, &re):
+		out.Section, out.Error = re.Section, err.Error()
+		log.Error("reload refused; keeping the configuration in force", "why", why, "section", re.Section, "err", err)
+	case err != nil && cfg == nil:
+		out.Section, out.Error = "file", err.Error()
+		log.Error("reload refused; keeping the configuration in force", "why", why, "err", err)
+	case err != nil:
+		out.Outcome, out.Error = "applied", err.Error()
+		log.Warn("reloaded; some servers did not connect (retrying)", "why", why, "err", err)
+	default:
+		out.Outcome = "applied"
+		log.Info("reloaded", "why", why, "servers", len(cfg.Servers), "endpoints", len(gw.Endpoints()))
+	}
+	return out
 }
 
 // fingerprint hashes the configuration file and the file it includes.

@@ -8,6 +8,7 @@ import (
 	"path"
 	"reflect"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -28,6 +29,9 @@ type endpoint struct {
 	exp    *mcpadapter.Exporter
 	limits *limiter
 	http   http.Handler
+	// inForce is set once a configuration holding the endpoint is in
+	// force (see selectsFor).
+	inForce atomic.Bool
 }
 
 // endpointDef is everything an endpoint is built from; an endpoint is
@@ -39,7 +43,7 @@ type endpointDef struct {
 
 // Endpoints lists the endpoint names: "" for /mcp, then virtual servers.
 func (g *Gateway) Endpoints() []string {
-	eps := *g.endpoints.Load()
+	eps := g.eps()
 	return sortedKeys(eps)
 }
 
@@ -60,6 +64,11 @@ func (g *Gateway) buildEndpoints(cfg *config.Config, old map[string]*endpoint) (
 		}
 		ep, err := g.newEndpoint(name, def)
 		if err != nil {
+			for n, made := range eps {
+				if old[n] != made {
+					made.close()
+				}
+			}
 			return nil, err
 		}
 		eps[name] = ep
@@ -98,7 +107,7 @@ func (g *Gateway) newEndpoint(name string, def endpointDef) (*endpoint, error) {
 	exp, err := mcpadapter.NewExporter(g.reg, ep.exec, &mcpadapter.ExportOptions{
 		Name:    srvName,
 		Version: g.opts.Version,
-		Filter:  registry.Filter{Func: func(s *adapter.Spec) bool { return g.Selects(name, s) }},
+		Filter:  registry.Filter{Func: func(s *adapter.Spec) bool { return g.selectsFor(ep, s) }},
 		Logger:  g.log,
 	})
 	if err != nil {
@@ -116,10 +125,25 @@ func (g *Gateway) Selects(name string, s *adapter.Spec) bool {
 	if name == "" {
 		return true
 	}
-	v, ok := g.cfg.Load().Gateway.Virtual[name]
-	if !ok {
-		return false
+	v, ok := g.Config().Gateway.Virtual[name]
+	return ok && selects(v, s)
+}
+
+// selectsFor is an endpoint's filter. Until a reload puts the endpoint in
+// force, it selects by the virtual server it is built from: its exporter
+// lists the tools when built, while the old configuration is still in
+// force, and would otherwise start with the old selection.
+func (g *Gateway) selectsFor(ep *endpoint, s *adapter.Spec) bool {
+	if ep.name == "" {
+		return true
 	}
+	if ep.inForce.Load() {
+		return g.Selects(ep.name, s)
+	}
+	return selects(ep.def.Virtual, s)
+}
+
+func selects(v *config.Virtual, s *adapter.Spec) bool {
 	if len(v.Servers) > 0 && !contains(v.Servers, s.Source.Server) {
 		return false
 	}
@@ -282,7 +306,7 @@ func (ep *endpoint) close() {
 // ServeStdio serves one endpoint over standard input and output until the
 // client disconnects or ctx is done.
 func (g *Gateway) ServeStdio(ctx context.Context, name string) error {
-	ep, ok := (*g.endpoints.Load())[name]
+	ep, ok := g.eps()[name]
 	if !ok {
 		return fmt.Errorf("no endpoint %q", name)
 	}

@@ -37,6 +37,19 @@ type Options struct {
 	Version string
 	// Supervise restarts servers that are down, with backoff.
 	Supervise bool
+	// AcceptLaunches accepts (pins, with a ledger record) the launch of
+	// every stdio server Start connects; without it a launch no operator
+	// accepted is not started (see launch.go). Reloads never accept.
+	AcceptLaunches bool
+	// StopGrace is mcpadapter.ManagerOptions.StopGrace: how long closing
+	// waits for a stdio server to exit before terminating it.
+	StopGrace time.Duration
+	// Check, if set, vets each configuration Reload is given, after the
+	// gateway's own checks and before anything is in force (serve builds
+	// the console of it): an error refuses the reload. A *ReloadError is
+	// returned as it is; another error is wrapped in one naming section
+	// "agentadapter".
+	Check func(*config.Config) error
 }
 
 // Gateway is the running set of upstream servers and endpoints.
@@ -52,16 +65,22 @@ type Gateway struct {
 	ledger  adapter.Ledger
 	Metrics *Metrics
 
-	cfg       atomic.Pointer[config.Config]
+	live      atomic.Pointer[live] // the configuration in force, with what is built from it
 	reloadMu  sync.Mutex
 	servers   map[string]*config.Server // connected (or attempted) servers, by name
-	endpoints atomic.Pointer[map[string]*endpoint]
-	retired   []*endpoint // replaced endpoints still serving their sessions
+	retired   []*endpoint               // replaced endpoints still serving their sessions
 	unsub     func()
 	stop      context.CancelFunc
 	wg        sync.WaitGroup
 	inflight  atomic.Int64 // MCP POST requests being served
 	closeOnce sync.Once
+
+	// sessionCaps counts the MCP sessions of every endpoint (see
+	// applySessionCaps).
+	sessionCaps *mcpadapter.SessionLimiter
+
+	launches    launches    // stdio launches waiting for review
+	acceptStart atomic.Bool // Start is connecting with Options.AcceptLaunches
 }
 
 // New builds a gateway for cfg; Start connects it.
@@ -77,24 +96,72 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 	g.ledger = &meteredLedger{next: opts.Store.Ledger(), m: g.Metrics}
 	g.appr = &adapter.Deferred{Store: opts.Store.Tickets()}
 	g.stand = &adapter.Standing{Port: g.appr, Allowed: g.standingAllowed}
-	g.cfg.Store(cfg)
 	g.mgr = mcpadapter.NewManager(g.up, &mcpadapter.ManagerOptions{
-		Client:   &mcp.Implementation{Name: "agentadapter", Version: opts.Version},
-		PinStore: opts.Store.Pins(),
-		Logger:   g.log,
+		Client:    &mcp.Implementation{Name: "agentadapter", Version: opts.Version},
+		PinStore:  opts.Store.Pins(),
+		Logger:    g.log,
+		StopGrace: opts.StopGrace,
 		OnQuarantine: func(q mcpadapter.Quarantine) {
 			g.log.Warn("tool quarantined: its definition changed; review it with agentadapter pins diff", "server", q.Server, "tool", q.Tool)
 			g.saveQuarantines()
 		},
 	})
 	g.unsub = g.up.Subscribe(g.mirror)
-	eps, err := g.buildEndpoints(cfg, nil)
+	in, err := g.build(cfg, nil)
 	if err != nil {
+		g.unsub()
 		return nil, err
 	}
-	g.endpoints.Store(&eps)
+	g.swap(in)
 	return g, nil
 }
+
+// live is one configuration in force and everything built from it, swapped
+// in whole: no request sees one configuration's tokens with another's
+// endpoints.
+type live struct {
+	cfg  *config.Config
+	eps  map[string]*endpoint
+	auth *authState
+}
+
+// build makes everything fallible from cfg, reusing the endpoints of old
+// whose definition is unchanged; nothing is in force yet.
+func (g *Gateway) build(cfg *config.Config, old *live) (*live, error) {
+	a, err := buildAuth(cfg)
+	if err != nil {
+		return nil, &ReloadError{Section: "auth", Err: err}
+	}
+	var oldEps map[string]*endpoint
+	if old != nil {
+		oldEps = old.eps
+	}
+	if g.opts.Check != nil {
+		if err := g.opts.Check(cfg); err != nil {
+			var re *ReloadError
+			if !errors.As(err, &re) {
+				err = &ReloadError{Section: "agentadapter", Err: err}
+			}
+			return nil, err
+		}
+	}
+	eps, err := g.buildEndpoints(cfg, oldEps)
+	if err != nil {
+		return nil, &ReloadError{Section: "virtualServers", Err: err}
+	}
+	return &live{cfg: cfg, eps: eps, auth: a}, nil
+}
+
+// swap puts in in force in one step.
+func (g *Gateway) swap(in *live) {
+	g.applySessionCaps(in.cfg)
+	g.live.Store(in)
+	for _, ep := range in.eps {
+		ep.inForce.Store(true)
+	}
+}
+
+func (g *Gateway) eps() map[string]*endpoint { return g.live.Load().eps }
 
 // Registry is the registry clients see.
 func (g *Gateway) Registry() *registry.Registry { return g.reg }
@@ -110,11 +177,11 @@ func (g *Gateway) Approvals() *adapter.Deferred { return g.appr }
 func (g *Gateway) Standing() *adapter.Standing { return g.stand }
 
 // Config is the configuration in force.
-func (g *Gateway) Config() *config.Config { return g.cfg.Load() }
+func (g *Gateway) Config() *config.Config { return g.live.Load().cfg }
 
 // Executor returns the executor of an endpoint ("" for /mcp).
 func (g *Gateway) Executor(name string) (*adapter.Executor, bool) {
-	ep, ok := (*g.endpoints.Load())[name]
+	ep, ok := g.eps()[name]
 	if !ok {
 		return nil, false
 	}
@@ -128,7 +195,9 @@ func (g *Gateway) Start(ctx context.Context) error {
 	sctx, cancel := context.WithCancel(context.Background())
 	g.stop = cancel
 	g.reloadMu.Lock()
-	err := g.connect(ctx, g.cfg.Load().Servers)
+	g.acceptStart.Store(g.opts.AcceptLaunches)
+	err := g.connect(ctx, g.Config().Servers)
+	g.acceptStart.Store(false)
 	g.reloadMu.Unlock()
 	if serr := g.syncStanding(ctx); serr != nil {
 		err = errors.Join(err, serr)
@@ -165,6 +234,10 @@ func (g *Gateway) connect(ctx context.Context, servers []*config.Server) error {
 func (g *Gateway) connectOne(ctx context.Context, s *config.Server) error {
 	start := time.Now()
 	g.progress(s.Name, "connecting", 0, 0)
+	if err := g.gateLaunch(ctx, s); err != nil {
+		g.progress(s.Name, err.Error(), 0, time.Since(start))
+		return err
+	}
 	err := g.mgr.Connect(ctx, g.mcpServer(s))
 	if err != nil {
 		g.progress(s.Name, err.Error(), 0, time.Since(start))
@@ -218,18 +291,48 @@ func (g *Gateway) mcpServer(s *config.Server) mcpadapter.Server {
 	return ms
 }
 
-// Reload applies a new configuration: removed servers close, new ones
-// connect, changed ones reconnect; endpoints whose settings changed are
-// rebuilt while their live sessions stay on the ones they started with.
+// ReloadError refuses a reload: the configuration in force stays, whole.
+// Section names the part of the configuration that refused
+// ("agentadapter.store", "agentadapter.listen", "auth", ...).
+type ReloadError struct {
+	Section string
+	Err     error
+}
+
+func (e *ReloadError) Error() string { return e.Section + ": " + e.Err.Error() }
+func (e *ReloadError) Unwrap() error { return e.Err }
+
+// ErrNeedsRestart is the cause of a *ReloadError for a section that only
+// a restart applies (the store and the listen address).
+var ErrNeedsRestart = errors.New("changes only on restart; the whole reload is refused")
+
+// Reload applies a new configuration whole, or refuses it and changes
+// nothing. Everything fallible is built from cfg first: the inbound tokens
+// (auth.tokensFile and the JWT key are read again), the console's
+// operators, the endpoints of the virtual servers and their policies. Then
+// it is swapped in at once: the next request, the console's included, runs
+// under cfg. A change of the store or the listen address is refused with a
+// *ReloadError wrapping ErrNeedsRestart; a bad section with a *ReloadError
+// naming it.
+//
+// Once cfg is in force, removed servers close, new ones connect, changed
+// ones reconnect; endpoints whose settings changed are rebuilt while their
+// live sessions stay on the ones they started with. Sessions opened
+// without a token are closed when auth is turned on. A server failing to
+// connect does not undo the reload: the returned error, not a
+// *ReloadError, joins those failures, and supervision retries them.
 func (g *Gateway) Reload(ctx context.Context, cfg *config.Config) error {
 	g.reloadMu.Lock()
 	defer g.reloadMu.Unlock()
-	old := g.cfg.Load()
-	if old.Gateway.Store != cfg.Gateway.Store || old.Gateway.Listen != cfg.Gateway.Listen {
-		g.log.Warn("reload: the store and the listen address change only on restart")
+	old := g.live.Load()
+	// The values are not logged: a store string may hold a password.
+	if old.cfg.Gateway.Store != cfg.Gateway.Store {
+		return &ReloadError{Section: "agentadapter.store", Err: ErrNeedsRestart}
 	}
-	oldEps := *g.endpoints.Load()
-	eps, err := g.buildEndpoints(cfg, oldEps)
+	if old.cfg.Gateway.Listen != cfg.Gateway.Listen {
+		return &ReloadError{Section: "agentadapter.listen", Err: ErrNeedsRestart}
+	}
+	in, err := g.build(cfg, old)
 	if err != nil {
 		return err
 	}
@@ -238,6 +341,16 @@ func (g *Gateway) Reload(ctx context.Context, cfg *config.Config) error {
 		if !s.Disabled {
 			want[s.Name] = s
 		}
+	}
+	g.swap(in)
+	for name, ep := range old.eps {
+		if in.eps[name] != ep {
+			g.retired = append(g.retired, ep)
+		}
+	}
+	if !old.auth.required() && in.auth.required() {
+		// Their clients never showed a token: they start again with one.
+		g.closeSessions(old.eps)
 	}
 	var add []*config.Server
 	for name, s := range g.servers {
@@ -252,16 +365,22 @@ func (g *Gateway) Reload(ctx context.Context, cfg *config.Config) error {
 			add = append(add, s)
 		}
 	}
-	g.cfg.Store(cfg)
-	g.endpoints.Store(&eps)
-	for name, ep := range oldEps {
-		if eps[name] != ep {
-			g.retired = append(g.retired, ep)
+	return g.connect(ctx, add)
+}
+
+// closeSessions closes the live MCP sessions of eps and of the retired
+// endpoints.
+func (g *Gateway) closeSessions(eps map[string]*endpoint) {
+	for _, ep := range eps {
+		for ss := range ep.exp.MCPServer().Sessions() {
+			_ = ss.Close()
 		}
 	}
-	err = g.connect(ctx, add)
-	g.log.Info("configuration reloaded", "servers", len(want), "endpoints", len(eps))
-	return err
+	for _, ep := range g.retired {
+		for ss := range ep.exp.MCPServer().Sessions() {
+			_ = ss.Close()
+		}
+	}
 }
 
 func sameServer(a, b *config.Server) bool {
@@ -290,6 +409,13 @@ func (g *Gateway) supervise(ctx context.Context) {
 				up[s.Name] = s.Connected
 			}
 			for name, s := range g.servers {
+				if g.pending(name) != nil {
+					// Not started until accepted; then at once.
+					if g.launchReleased(ctx, name) {
+						_ = g.connectOne(ctx, s)
+					}
+					continue
+				}
 				connected, known := up[name]
 				if connected {
 					delete(st, name)
@@ -326,7 +452,7 @@ func (g *Gateway) Close() error {
 		}
 		g.wg.Wait()
 		g.unsub()
-		for _, ep := range *g.endpoints.Load() {
+		for _, ep := range g.eps() {
 			ep.close()
 		}
 		for _, ep := range g.retired {
@@ -364,7 +490,7 @@ func oauth(o *config.OAuth) *mcpadapter.OAuth {
 		ClientID: o.ClientID, ClientSecret: o.ClientSecret, ClientName: o.ClientName,
 		ClientMetadataURL: o.ClientMetadataURL, RedirectURL: o.RedirectURL,
 		NoDynamicRegistration: o.NoDynamicRegistration, NoOfflineAccess: o.NoOfflineAccess,
-		Tokens: mcpadapter.NewFileTokenStore(o.Tokens),
+		Issuer: o.Issuer, Tokens: mcpadapter.NewFileTokenStore(o.Tokens),
 	}
 	if len(o.Scopes) > 0 {
 		scopes := o.Scopes

@@ -1,25 +1,18 @@
 package gateway
 
 import (
-	"bufio"
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
-	"os"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
-
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
-
-	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
 )
 
 // HTTPOptions configure Gateway.Handler.
@@ -43,7 +36,7 @@ func (g *Gateway) Handler(opts *HTTPOptions) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &router{g: g, opts: httpOpts, sessions: map[string]*session{}, handlers: map[*endpoint]http.Handler{}}
+	r := g.mcpRouter(httpOpts)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", r)
 	mux.Handle("/mcp/", r)
@@ -51,11 +44,7 @@ func (g *Gateway) Handler(opts *HTTPOptions) (http.Handler, error) {
 	mux.HandleFunc("GET /readyz", g.ready)
 	// With inbound auth, the metrics (tool and server names, counts) need a
 	// token too; liveness and readiness stay open for orchestrators.
-	var metrics http.Handler = g.Metrics
-	if httpOpts.Auth != nil {
-		metrics = auth.RequireBearerToken(httpOpts.Auth.Verifier, nil)(metrics)
-	}
-	mux.Handle("GET /metrics", metrics)
+	mux.Handle("GET /metrics", g.requireClientToken(g.Metrics))
 	if opts.Console != nil {
 		mux.Handle("/console/", http.StripPrefix("/console", opts.Console))
 	}
@@ -106,71 +95,6 @@ func (g *Gateway) ready(w http.ResponseWriter, _ *http.Request) {
 	_ = json.NewEncoder(w).Encode(map[string]any{"ready": ready, "servers": list})
 }
 
-func (g *Gateway) mcpHTTPOptions() (*mcpadapter.HTTPOptions, error) {
-	a := g.Config().Gateway.Auth
-	if a == nil {
-		return &mcpadapter.HTTPOptions{}, nil
-	}
-	// Tokens are looked up by their SHA-256, so the lookup's timing says
-	// nothing about how much of a guessed token was right.
-	tokens := map[[32]byte]config.Token{}
-	for _, t := range a.Tokens {
-		tokens[sha256.Sum256([]byte(t.Token))] = t
-	}
-	if a.TokensFile != "" {
-		more, err := readTokens(a.TokensFile)
-		if err != nil {
-			return nil, err
-		}
-		for _, t := range more {
-			tokens[sha256.Sum256([]byte(t.Token))] = t
-		}
-	}
-	var viaJWT auth.TokenVerifier
-	if a.JWT != nil {
-		v, err := jwtVerifier(a.JWT)
-		if err != nil {
-			return nil, err
-		}
-		viaJWT = v
-	}
-	if len(tokens) == 0 && viaJWT == nil {
-		return nil, errors.New("auth: no tokens configured")
-	}
-	verify := func(ctx context.Context, token string, req *http.Request) (*auth.TokenInfo, error) {
-		if t, ok := tokens[sha256.Sum256([]byte(token))]; ok {
-			return &auth.TokenInfo{UserID: t.Subject, Scopes: t.Scopes, Expiration: time.Now().Add(time.Hour)}, nil
-		}
-		if viaJWT != nil && strings.Count(token, ".") == 2 {
-			return viaJWT(ctx, token, req)
-		}
-		return nil, fmt.Errorf("%w: unknown token", auth.ErrInvalidToken)
-	}
-	return &mcpadapter.HTTPOptions{Auth: &mcpadapter.AuthOptions{Verifier: verify}}, nil
-}
-
-// readTokens reads "subject token [scope...]" lines.
-func readTokens(p string) ([]config.Token, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, fmt.Errorf("auth: %v", err)
-	}
-	defer f.Close()
-	var out []config.Token
-	sc := bufio.NewScanner(f)
-	for i := 1; sc.Scan(); i++ {
-		fields := strings.Fields(sc.Text())
-		if len(fields) == 0 || strings.HasPrefix(fields[0], "#") {
-			continue
-		}
-		if len(fields) < 2 {
-			return nil, fmt.Errorf("auth: %s:%d: want \"subject token [scope...]\"", p, i)
-		}
-		out = append(out, config.Token{Subject: fields[0], Token: fields[1], Scopes: fields[2:]})
-	}
-	return out, sc.Err()
-}
-
 // router sends each MCP request to its endpoint. A session stays with the
 // endpoint that created it: after a reload rebuilds an endpoint, its live
 // sessions go on with the one they started with, new sessions get the new
@@ -207,7 +131,7 @@ func (r *router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		h = s.h
 	}
 	if h == nil {
-		ep, ok := (*r.g.endpoints.Load())[name]
+		ep, ok := r.g.eps()[name]
 		if !ok {
 			r.mu.Unlock()
 			http.Error(w, fmt.Sprintf("no MCP endpoint %q (endpoints: %s)", req.URL.Path, strings.Join(r.g.paths(), ", ")), http.StatusNotFound)

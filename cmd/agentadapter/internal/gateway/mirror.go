@@ -47,7 +47,7 @@ func (g *Gateway) localName(s *adapter.Spec) (string, bool) {
 }
 
 func (g *Gateway) serverPolicy(server string) *config.ServerPolicy {
-	for _, s := range g.cfg.Load().Servers {
+	for _, s := range g.Config().Servers {
 		if s.Name == server {
 			return s.Policy
 		}

@@ -12,7 +12,7 @@ import (
 // standingAllowed reads the top-level policy in force: a reload that takes
 // a tool off the list suspends its standing decisions at once.
 func (g *Gateway) standingAllowed(tool string) bool {
-	p := g.cfg.Load().Gateway.Policy
+	p := g.Config().Gateway.Policy
 	if p == nil || p.Approval == nil {
 		return false
 	}
