@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,6 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/state"
+	"github.com/agentadapter/agentadapter/console"
+	"github.com/agentadapter/agentadapter/termtext"
 )
 
 const storeNote = `
@@ -128,6 +132,7 @@ func (e *env) decideEdited(c *cobra.Command, id, as string, args json.RawMessage
 	if err := d.ApproveEdited(c.Context(), id, as, args); err != nil {
 		return fmt.Errorf("ticket %s: %w (list them with: agentadapter approvals list)", id, err)
 	}
+	recordDecision(c.Context(), e, st, id, "approved", "", as, args)
 	fmt.Fprintf(e.stdout, "approved %s with edited arguments\n", id)
 	return nil
 }
@@ -151,6 +156,37 @@ func (e *env) decide(c *cobra.Command, id string, ok bool, as, reason string) er
 	if !ok {
 		verb = "denied"
 	}
+	recordDecision(c.Context(), e, st, id, verb, reason, as, nil)
 	fmt.Fprintf(e.stdout, "%s %s\n", verb, id)
 	return nil
+}
+
+// decisionSource is the Source and Integration of the ledger record of a
+// decision taken with approvals approve or deny.
+const decisionSource = "cli"
+
+// recordDecision writes the decision on ticket id to the ledger, as the
+// console does (Outcome console.OutcomeDecision): every decision is a
+// record, whatever the channel. The decision is taken already: a ledger
+// failure is reported, not undone.
+func recordDecision(ctx context.Context, e *env, st state.Store, id, approval, reason, approver string, args json.RawMessage) {
+	ctx = context.WithoutCancel(ctx)
+	r := &adapter.Record{Time: time.Now(), Source: decisionSource, Integration: decisionSource,
+		Outcome: console.OutcomeDecision, Message: reason, Approval: approval, Approver: approver, Ticket: id}
+	if t, err := st.Tickets().Get(ctx, id); err == nil {
+		r.CallID, r.RunID, r.Tool, r.Subject = t.CallID, t.RunID, t.Tool, t.Subject
+	}
+	if args != nil {
+		r.Args = adapter.RedactKeys(adapter.DefaultSecretKeys()...)(r.Tool, args)
+	}
+	err := st.Ledger().Write(ctx, r)
+	if f, ok := st.Ledger().(interface{ Flush(context.Context) error }); ok && err == nil {
+		// The database stores batch: commit before the process exits.
+		fctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err = f.Flush(fctx)
+		cancel()
+	}
+	if err != nil {
+		fmt.Fprintf(e.stderr, "agentadapter: the %s decision on %s is taken, but recording it in the ledger failed: %v\n", approval, termtext.Line(id), termtext.Line(err.Error()))
+	}
 }

@@ -58,6 +58,10 @@ again; with a shared store (sqlite) that works from any process.` + exitCodesHel
 			}
 			spec, ok := s.gw.Registry().Lookup(args[0])
 			if !ok || !s.gw.Selects(endpoint, spec) {
+				// Every call has a record, a made-up name's too.
+				uctx := adapter.WithIdentity(ctx, &adapter.Identity{Subject: subject})
+				exec.Unknown(uctx, &adapter.Request{Tool: args[0], Args: raw, Integration: "cli"})
+				_ = exec.Flush(uctx)
 				return usageErr("no tool %q here; list them with: agentadapter inspect", args[0])
 			}
 			ctx = adapter.WithIdentity(ctx, &adapter.Identity{Subject: subject})

@@ -3,15 +3,19 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/termtext"
 )
 
 func newLedgerCmd(e *env) *cobra.Command {
@@ -71,7 +75,10 @@ func newLedgerCmd(e *env) *cobra.Command {
 					b, _ := json.Marshal(r)
 					fmt.Fprintln(w, string(b))
 				} else {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Time.Format(time.DateTime), r.Tool, r.Subject, r.Outcome, r.Approval, r.Duration.Round(time.Microsecond), r.CallID)
+					// A tool name, a subject and a call id can be a caller's or an
+					// upstream's text.
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Time.Format(time.DateTime), termtext.Line(r.Tool), termtext.Line(r.Subject),
+						termtext.Line(r.Outcome), termtext.Line(r.Approval), r.Duration.Round(time.Microsecond), termtext.Line(r.CallID))
 				}
 			}
 			tw.Flush()
@@ -103,19 +110,148 @@ func newLedgerCmd(e *env) *cobra.Command {
 		RunE: func(c *cobra.Command, _ []string) error { return print(c, true) }}
 	addFilters(export)
 	export.Flags().StringVarP(&out, "out", "o", "", "write to this file")
-	verify := &cobra.Command{Use: "verify", Short: "Check the ledger's hash chain: names the first record edited, inserted or deleted", Args: argsErr(cobra.NoArgs),
+	head := &cobra.Command{Use: "head", Short: "Print the chain's head (SEQ:HASH) to keep where the store's writers cannot reach", Long: `Print the ledger's chain head: the sequence number and hash of its last
+record, as SEQ:HASH (--json: {"seq":N,"hash":"…","at":"…"}). Keep it
+somewhere the store's writers cannot reach (a remote log, a ticket): a
+later "ledger verify --head SEQ:HASH" fails if the tail was cut or the
+ledger reset since, which the chain alone cannot show.`, Args: argsErr(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			st, err := e.storeOnly(c.Context())
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			if err := st.Verify(c.Context()); err != nil {
-				return fmt.Errorf("the ledger does not verify: %w", err)
+			h, err := st.Head(c.Context())
+			if err != nil {
+				return fmt.Errorf("reading the ledger's head: %w", err)
 			}
-			fmt.Fprintln(e.stdout, "the ledger verifies: no record edited, inserted or deleted")
+			if e.jsonOut {
+				b, _ := json.Marshal(headOutput{Seq: h.Seq, Hash: h.Hash, At: time.Now().UTC()})
+				fmt.Fprintln(e.stdout, string(b))
+				return nil
+			}
+			fmt.Fprintln(e.stdout, h)
 			return nil
 		}}
-	cmd.AddCommand(query, tail, export, verify)
+	var kept string
+	verify := &cobra.Command{Use: "verify [FILE]", Short: "Check the ledger's hash chain (or an exported FILE's): names the first record edited, inserted or deleted",
+		Long: `Check the ledger's hash chain, or, given FILE (the output of "ledger
+export"), that file's, offline: the first record edited, inserted or
+deleted is named. The chain alone cannot show a cut tail or a reset
+ledger; --head SEQ:HASH (printed earlier by "ledger head", or @FILE
+holding it) also checks that the chain still holds that record with that
+hash at that place.`,
+		Args: argsErr(cobra.MaximumNArgs(1)),
+		RunE: func(c *cobra.Command, args []string) error {
+			var want adapter.ChainHead
+			if kept != "" {
+				h, err := readHead(kept)
+				if err != nil {
+					return usageErr("--head: %v", err)
+				}
+				want = h
+			}
+			out := verifyOutput{Verified: true}
+			if want != (adapter.ChainHead{}) {
+				out.Kept = &want
+			}
+			var err error
+			if len(args) == 1 {
+				out.File = args[0]
+				var f *os.File
+				if f, err = os.Open(args[0]); err != nil {
+					return err
+				}
+				defer f.Close()
+				var last adapter.ChainHead
+				last, err = adapter.VerifyLedgerJSONL(f, want)
+				if err == nil {
+					out.Last = &last
+				}
+			} else {
+				st, oerr := e.storeOnly(c.Context())
+				if oerr != nil {
+					return oerr
+				}
+				defer st.Close()
+				err = st.VerifyHead(c.Context(), want)
+			}
+			what := "the ledger"
+			if out.File != "" {
+				what = out.File
+			}
+			if err != nil {
+				var ce *adapter.ChainError
+				if !errors.As(err, &ce) {
+					return fmt.Errorf("verifying %s: %w", what, err)
+				}
+				if e.jsonOut {
+					out.Verified, out.Error = false, err.Error()
+					out.Seq, out.Problem, out.CallID = ce.Seq, string(ce.Problem), ce.CallID
+					b, _ := json.Marshal(out)
+					fmt.Fprintln(e.stdout, termtext.Line(string(b)))
+				}
+				return fmt.Errorf("%s does not verify: %w", what, err)
+			}
+			if e.jsonOut {
+				b, _ := json.Marshal(out)
+				fmt.Fprintln(e.stdout, termtext.Line(string(b)))
+				return nil
+			}
+			fmt.Fprintf(e.stdout, "%s verifies: no record edited, inserted or deleted\n", termtext.Line(what))
+			if out.Kept != nil {
+				fmt.Fprintf(e.stdout, "it holds the kept head %s: its tail was not cut, nor the ledger reset\n", want)
+			} else {
+				fmt.Fprintln(e.stdout, "a cut tail or a reset shows only against a kept head: see ledger head, ledger verify --head")
+			}
+			if out.Last != nil {
+				fmt.Fprintf(e.stdout, "its last record: %s\n", *out.Last)
+			}
+			return nil
+		}}
+	verify.Flags().StringVar(&kept, "head", "", "a head kept earlier (SEQ:HASH, its JSON, or @FILE): fail unless the chain still holds it")
+	cmd.AddCommand(query, tail, export, head, verify)
 	return cmd
+}
+
+// headOutput is the --json shape of ledger head.
+type headOutput struct {
+	Seq  int64  `json:"seq"`
+	Hash string `json:"hash"`
+	// At is when the head was read, for the log that keeps it.
+	At time.Time `json:"at"`
+}
+
+// verifyOutput is the --json shape of ledger verify.
+type verifyOutput struct {
+	Verified bool `json:"verified"`
+	// File is the exported file verified; empty for the store's ledger.
+	File string `json:"file,omitempty"`
+	// Kept is the head given with --head.
+	Kept *adapter.ChainHead `json:"kept,omitempty"`
+	// Last is the last point of a file's chain.
+	Last *adapter.ChainHead `json:"last,omitempty"`
+	// Error, Seq, Problem and CallID say where the chain broke.
+	Error   string `json:"error,omitempty"`
+	Seq     int64  `json:"seq,omitempty"`
+	Problem string `json:"problem,omitempty"`
+	CallID  string `json:"call_id,omitempty"`
+}
+
+// readHead reads --head: a head, or @FILE holding one (as ledger head
+// wrote it).
+func readHead(s string) (adapter.ChainHead, error) {
+	if name, ok := strings.CutPrefix(s, "@"); ok {
+		f, err := os.Open(name)
+		if err != nil {
+			return adapter.ChainHead{}, err
+		}
+		defer f.Close()
+		b, err := io.ReadAll(io.LimitReader(f, 4096))
+		if err != nil {
+			return adapter.ChainHead{}, err
+		}
+		s = string(b)
+	}
+	return adapter.ParseChainHead(s)
 }

@@ -33,6 +33,11 @@ type Store interface {
 	Records(ctx context.Context, q adapter.LedgerQuery) iter.Seq2[adapter.Record, error]
 	// Verify checks the ledger's hash chain.
 	Verify(ctx context.Context) error
+	// Head returns the ledger's chain head, to keep elsewhere.
+	Head(ctx context.Context) (adapter.ChainHead, error)
+	// VerifyHead is Verify that also fails when the chain no longer holds
+	// kept ([adapter.HeadVerifier]).
+	VerifyHead(ctx context.Context, kept adapter.ChainHead) error
 	// Cache holds cached results; nil means one in process memory.
 	Cache() adapter.Cache
 	// Pins keeps accepted tool definition hashes.
@@ -132,11 +137,18 @@ func (m *Memory) SetQuarantines(_ context.Context, q []Quarantine) error {
 }
 func (m *Memory) Close() error { return nil }
 
+func (m *Memory) Head(ctx context.Context) (adapter.ChainHead, error) {
+	return m.ledger.Head(ctx)
+}
+func (m *Memory) VerifyHead(ctx context.Context, kept adapter.ChainHead) error {
+	return m.ledger.VerifyHead(ctx, kept)
+}
+
 // ledger is what the durable stores' ledgers offer.
 type ledger interface {
 	adapter.Ledger
 	adapter.LedgerReader
-	adapter.LedgerVerifier
+	adapter.HeadVerifier
 }
 
 // durable is a SQLite or PostgreSQL store; quarantines (a short list,
@@ -194,6 +206,13 @@ func (s *durable) SetQuarantines(_ context.Context, q []Quarantine) error {
 	return os.Rename(tmp.Name(), s.quarantine)
 }
 func (s *durable) Close() error { return s.close() }
+
+func (s *durable) Head(ctx context.Context) (adapter.ChainHead, error) {
+	return s.ledger.Head(ctx)
+}
+func (s *durable) VerifyHead(ctx context.Context, kept adapter.ChainHead) error {
+	return s.ledger.VerifyHead(ctx, kept)
+}
 
 // stateDir is $XDG_STATE_HOME/agentadapter, else ~/.local/state/agentadapter.
 func stateDir() string {
