@@ -22,7 +22,16 @@ type serverView struct {
 }
 
 func (c *Console) serversPage(w http.ResponseWriter, r *http.Request) {
+	notice := ""
+	if r.URL.Query().Get("done") == "launch" {
+		notice = "Accepted the launch: the server starts within a second."
+	}
+	c.showServers(w, r, http.StatusOK, notice, "")
+}
+
+func (c *Console) showServers(w http.ResponseWriter, r *http.Request, status int, notice, errMsg string) {
 	p := c.newPage(r, "servers", "Servers")
+	p.Notice, p.Error = notice, errMsg
 	p.ServersOff = c.opts.Servers == nil
 	if c.opts.Servers != nil {
 		for _, s := range c.opts.Servers.Servers() {
@@ -44,7 +53,111 @@ func (c *Console) serversPage(w http.ResponseWriter, r *http.Request) {
 			p.Servers = append(p.Servers, v)
 		}
 	}
-	c.render(w, r, http.StatusOK, "servers", p)
+	if l, ok := c.opts.Servers.(Launches); ok {
+		for _, pl := range l.PendingLaunches() {
+			p.Launches = append(p.Launches, launchOf(pl))
+		}
+	}
+	c.render(w, r, status, "servers", p)
+}
+
+// Launches is the stdio launches waiting for an operator's review: when
+// Options.Servers implements it too (the agentadapter gateway's does), the
+// servers page shows each pending launch (command, resolved path, file
+// hash, arguments, environment names, working directory, a diff against
+// the accepted launch, shell wrappers flagged) with a form to accept it.
+type Launches interface {
+	// PendingLaunches lists the launches waiting, by server.
+	PendingLaunches() []mcpadapter.PendingLaunch
+	// AcceptLaunch accepts the pending launch of server if its hash is
+	// hash (the one the operator reviewed), recording the operator; it
+	// fails, wrapping mcpadapter.ErrLaunchChanged, if the launch changed.
+	AcceptLaunch(ctx context.Context, server, hash, operator string) error
+}
+
+// launchView is one pending launch on the servers page.
+type launchView struct {
+	Server, Hash, Pinned, Wrapper string
+	Changed, NoPrevious           bool
+	Parts                         []diffPart
+}
+
+func launchOf(pl mcpadapter.PendingLaunch) launchView {
+	v := launchView{Server: pl.Server, Hash: pl.Hash, Pinned: pl.Pinned, Changed: pl.Pinned != "", NoPrevious: pl.Pinned != "" && pl.Previous == nil}
+	next := pl.Launch
+	if next == nil {
+		next = &mcpadapter.Launch{}
+	}
+	v.Wrapper = next.ShellWrapper()
+	prev := pl.Previous
+	if prev == nil {
+		prev = &mcpadapter.Launch{}
+	}
+	part := func(name, a, b string) {
+		lines := lineDiff(a, b)
+		if pl.Previous == nil {
+			// Nothing to compare with: every field shows as it is.
+			lines = nil
+			for _, l := range splitLines(b) {
+				lines = append(lines, diffLine{" ", l})
+			}
+		}
+		v.Parts = append(v.Parts, diffPart{Name: name, Changed: pl.Previous != nil && a != b, Lines: lines})
+	}
+	part("Command", prev.Command, next.Command)
+	part("Resolved path", prev.Path, next.Path)
+	part("File SHA-256", prev.FileHash, next.FileHash)
+	part("Arguments", quotedLines(prev.Args), quotedLines(next.Args))
+	env := func(l *mcpadapter.Launch) string {
+		var b strings.Builder
+		for i, e := range l.Env {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString(e.Name + " (value " + e.ValueHash + ")")
+		}
+		return b.String()
+	}
+	part("Environment (names; values hashed)", env(prev), env(next))
+	part("Working directory", prev.Dir, next.Dir)
+	return v
+}
+
+// quotedLines shows one argument a line, quoted: spaces and empty
+// arguments stay visible.
+func quotedLines(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = fmt.Sprintf("%q", a)
+	}
+	return strings.Join(q, "\n")
+}
+
+// launchDecide accepts a pending launch: the form carries the hash of the
+// launch the operator reviewed, and the accept fails if it changed since.
+// The gateway records the decision in the ledger.
+func (c *Console) launchDecide(w http.ResponseWriter, r *http.Request) {
+	op := OperatorFromContext(r.Context())
+	l, ok := c.opts.Servers.(Launches)
+	if !ok {
+		http.Error(w, "console: no launches are reviewed here", http.StatusNotFound)
+		return
+	}
+	if r.PostForm.Get("action") != "accept-launch" {
+		http.Error(w, "console: unknown action", http.StatusBadRequest)
+		return
+	}
+	server, hash := r.PostForm.Get("server"), r.PostForm.Get("hash")
+	if err := l.AcceptLaunch(r.Context(), server, hash, op.Name); err != nil {
+		c.logger.Error("console: accepting a launch", "server", server, "err", err)
+		msg := "The launch could not be accepted: " + truncate(err.Error(), 300)
+		if errors.Is(err, mcpadapter.ErrLaunchChanged) {
+			msg = fmt.Sprintf("The launch of %s changed since you reviewed it; review again.", truncate(server, 100))
+		}
+		c.showServers(w, r, http.StatusConflict, "", msg)
+		return
+	}
+	seeOther(w, "servers?done=launch")
 }
 
 // diffLine is one line of a definition diff: " " same, "-" old, "+" new.

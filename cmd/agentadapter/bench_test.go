@@ -20,7 +20,7 @@ func BenchmarkGatewayCall(b *testing.B) {
 	dir := b.TempDir()
 	writeFileB(b, dir+"/gateway.json", `{"mcpServers": {"notes": {"command": "`+testServer+`"}},
   "agentadapter": {"store": "memory:", "servers": {"notes": {"trust": "trusted"}}}}`)
-	cmd := exec.Command(bin, "--config", "gateway.json", "serve", "--listen", "127.0.0.1:0")
+	cmd := exec.Command(bin, "--config", "gateway.json", "--accept-launches", "serve", "--listen", "127.0.0.1:0")
 	cmd.Dir = dir
 	out := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out

@@ -51,8 +51,16 @@ type result struct {
 	code           int
 }
 
-// runBin runs the binary in dir with args and the given extra environment.
+// runBin runs the binary in dir with args and the given extra environment,
+// accepting the launches of the stdio servers it starts (the tests of
+// launch review use runBinReview).
 func runBin(t *testing.T, dir string, env []string, args ...string) result {
+	t.Helper()
+	return runBinReview(t, dir, env, append([]string{"--accept-launches"}, args...)...)
+}
+
+// runBinReview runs the binary in dir with args alone.
+func runBinReview(t *testing.T, dir string, env []string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

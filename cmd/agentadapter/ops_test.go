@@ -25,7 +25,7 @@ func notesConfig(t *testing.T, dir, extra string) {
 func TestServeStdio(t *testing.T) {
 	dir := t.TempDir()
 	notesConfig(t, dir, "")
-	cmd := exec.Command(bin, "--config", "gateway.json", "serve", "--stdio")
+	cmd := exec.Command(bin, "--config", "gateway.json", "--accept-launches", "serve", "--stdio")
 	cmd.Dir = dir
 	var stderr syncBuffer
 	cmd.Stderr = &stderr

@@ -51,8 +51,17 @@ func (s *syncBuffer) String() string {
 
 var urlRE = regexp.MustCompile(`http://127\.0\.0\.1:\d+`)
 
-// startServe starts the gateway and waits until it serves.
+// startServe starts the gateway, accepting the launches of its stdio
+// servers (the tests of launch review use startServeReview), and waits
+// until it serves.
 func startServe(t *testing.T, dir string, env []string, args ...string) *served {
+	t.Helper()
+	return startServeReview(t, dir, env, append([]string{"--accept-launches"}, args...)...)
+}
+
+// startServeReview starts the gateway with args alone and waits until it
+// serves.
+func startServeReview(t *testing.T, dir string, env []string, args ...string) *served {
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0"}, args...)...)
 	cmd.Dir = dir

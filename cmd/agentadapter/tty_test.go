@@ -16,7 +16,7 @@ import (
 func TestProgressOnTerminal(t *testing.T) {
 	dir := t.TempDir()
 	notesConfig(t, dir, "")
-	cmd := exec.Command(bin, "--config", "gateway.json", "call", "list_notes")
+	cmd := exec.Command(bin, "--config", "gateway.json", "--accept-launches", "call", "list_notes")
 	cmd.Dir = dir
 	f, err := pty.Start(cmd)
 	if err != nil {

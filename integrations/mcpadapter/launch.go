@@ -188,3 +188,18 @@ func sortedMapKeys(m map[string]string) []string {
 	slices.Sort(keys)
 	return keys
 }
+
+// PendingLaunch is a stdio server's launch waiting for an operator: new
+// (no launch of the server was accepted) or changed since the accepted
+// one. The server is not started meanwhile.
+type PendingLaunch struct {
+	Server string
+	// Launch is what would run; Hash its [Launch.Hash], the value an
+	// accept must carry.
+	Launch *Launch
+	Hash   string
+	// Pinned is the accepted launch's hash, "" for a new launch; Previous
+	// the accepted launch as it was recorded, nil when unknown.
+	Pinned   string
+	Previous *Launch
+}

@@ -48,6 +48,13 @@ type Server struct {
 	Policy *ServerPolicy `json:"policy"`
 	// Origin is "file:line" where the server is defined.
 	Origin string `json:"origin"`
+	// File is the absolute path of the file that defines the server (the
+	// gateway's own file or one it includes, e.g. a client's mcp.json).
+	File string `json:"-"`
+	// PolicyFile is the absolute path of the file whose "agentadapter"
+	// section set Policy; empty when no section names the server. Launch
+	// trust is honoured only from the gateway's own file (Config.File).
+	PolicyFile string `json:"-"`
 }
 
 // Options configure Load.
@@ -103,6 +110,11 @@ func Load(filename string, opts *Options) (*Config, error) {
 	if err := l.check(cfg); err != nil {
 		return nil, err
 	}
+	for _, s := range cfg.Servers {
+		if _, ok := sec.Servers[s.Name]; ok {
+			s.PolicyFile = l.secAbs
+		}
+	}
 	return cfg, nil
 }
 
@@ -114,6 +126,7 @@ type loader struct {
 	seen      map[string]*Server
 	secNode   *node
 	secFile   string
+	secAbs    string // the absolute path of secFile
 	secLines  map[string]int
 }
 
@@ -194,12 +207,13 @@ func (l *loader) loadFile(abs string, cfg *Config, depth int) (*Section, error) 
 			if prev, dup := l.seen[name]; dup {
 				return nil, &Error{File: rel, Line: n.line, Path: n.path, Msg: fmt.Sprintf("duplicate server %q (also defined at %s)", name, prev.Origin)}
 			}
+			s.File = abs
 			l.seen[name] = s
 			cfg.Servers = append(cfg.Servers, s)
 		}
 	}
 	if sec != nil {
-		l.secNode, l.secFile = root.obj["agentadapter"], rel
+		l.secNode, l.secFile, l.secAbs = root.obj["agentadapter"], rel, abs
 	}
 	return sec, nil
 }
