@@ -94,7 +94,9 @@ func TestLaunchReview(t *testing.T) {
 	}
 	hup := func() {
 		t.Helper()
-		reloads := func() int { return strings.Count(s.out.String(), "reloaded") + strings.Count(s.out.String(), "refused") }
+		reloads := func() int {
+			return strings.Count(s.out.String(), "reloaded") + strings.Count(s.out.String(), "refused")
+		}
 		n := reloads()
 		if err := s.cmd.Process.Signal(syscall.SIGHUP); err != nil {
 			t.Fatal(err)
