@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentadapter/agentadapter/internal/testpeers"
 )
 
 // Each kind of bad configuration gives one line naming the file, the line
@@ -260,5 +262,28 @@ func TestConfigCheckWeakToken(t *testing.T) {
 		if r.code != exitUsage || !strings.Contains(r.stderr, want) {
 			t.Errorf("%v: exit %d, stderr %q; want %d and %q", args, r.code, r.stderr, exitUsage, want)
 		}
+	}
+}
+
+// The secured example loads with its tokens from the environment, prints
+// none of them, and refuses to start without them.
+func TestExampleSecured(t *testing.T) {
+	cfg := filepath.Join(testpeers.Root(t), "examples", "gateway", "secured.json")
+	agent, operator := "3f9c2a7d1e8b4f60a5c9d2e7b1f4a8c3", "8e1b7c4a2f9d3e6b0a5c8f1d7e2b4a9c"
+	r := runBin(t, t.TempDir(), []string{"AGENTADAPTER_AGENT_TOKEN=" + agent, "AGENTADAPTER_OPERATOR_TOKEN=" + operator}, "config", "check", cfg)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stdout, agent) || strings.Contains(r.stdout, operator) {
+		t.Errorf("a token is printed:\n%s", r.stdout)
+	}
+	for _, w := range []string{`"subject": "agent"`, `"subject": "operator"`} {
+		if !strings.Contains(r.stdout, w) {
+			t.Errorf("output lacks %s", w)
+		}
+	}
+	r = runBin(t, t.TempDir(), nil, "config", "check", cfg)
+	if r.code != exitUsage || !strings.Contains(r.stderr, "undefined variable ${AGENTADAPTER_AGENT_TOKEN}") {
+		t.Errorf("without the tokens: exit %d %q", r.code, r.stderr)
 	}
 }

@@ -48,45 +48,92 @@ func (e *Error) line() string {
 
 // file is the shape of a configuration file, as written.
 type file struct {
-	MCPServers   map[string]*serverEntry `json:"mcpServers"`
-	Servers      map[string]*serverEntry `json:"servers"`
-	Inputs       []*Input                `json:"inputs"`
-	Agentadapter *Section                `json:"agentadapter"`
-	Schema       string                  `json:"$schema"`
+	// MCPServers are the upstream MCP servers, keyed by name, as Claude
+	// Desktop, Cursor, Claude Code and most clients write them.
+	MCPServers map[string]*serverEntry `json:"mcpServers"`
+	// Servers are the upstream MCP servers in VS Code's format (same entries
+	// as mcpServers; a name may appear in only one of the two).
+	Servers map[string]*serverEntry `json:"servers"`
+	// Inputs are VS Code input variables, referenced as ${input:id} in
+	// string values.
+	Inputs []*Input `json:"inputs"`
+	// Agentadapter is the gateway's own section: what it adds to the
+	// client's servers. Only one file (the one given, or the file that
+	// includes the client's) may have it.
+	Agentadapter *Section `json:"agentadapter"`
+	// Schema names the JSON Schema editors validate the file with
+	// (docs/agentadapter.schema.json); the gateway ignores it.
+	Schema string `json:"$schema"`
 }
 
 // serverEntry is one server as the clients write it. Keys some clients add
 // that mean nothing to the gateway (autoApprove, alwaysAllow, dev,
 // gallery) are accepted and ignored: approval is the gateway's policy.
 type serverEntry struct {
-	Type     string            `json:"type"`
-	Command  string            `json:"command"`
-	Args     []string          `json:"args"`
-	Env      map[string]string `json:"env"`
-	EnvFile  string            `json:"envFile"`
-	Cwd      string            `json:"cwd"`
-	URL      string            `json:"url"`
-	Headers  map[string]string `json:"headers"`
-	Disabled bool              `json:"disabled"`
+	// Type is the transport: "stdio" (the default when command is set),
+	// "http" (streamable HTTP, the default when url is set;
+	// "streamable-http" and "streamableHttp" are read as http) or "sse".
+	Type string `json:"type"`
+	// Command starts a stdio server: a name looked up on PATH, or a path
+	// (relative paths from cwd). config check refuses one that cannot be
+	// found.
+	Command string `json:"command"`
+	// Args are the command's arguments.
+	Args []string `json:"args"`
+	// Env adds variables to the server's environment (the gateway's own is
+	// inherited); values are masked in config check when their name or
+	// content looks secret.
+	Env map[string]string `json:"env"`
+	// EnvFile reads KEY=VALUE lines (# comments, optional export and quotes)
+	// into the environment, relative to this file; env wins over it.
+	EnvFile string `json:"envFile"`
+	// Cwd is the stdio server's working directory, relative to this file.
+	Cwd string `json:"cwd"`
+	// URL is a remote server's endpoint: http:// or https:// with a host.
+	URL string `json:"url"`
+	// Headers are sent with every request to a remote server.
+	Headers map[string]string `json:"headers"`
+	// Disabled keeps the server in the file without starting or connecting
+	// it.
+	Disabled bool `json:"disabled"`
 	// Timeout is Cline's per-server call timeout, in seconds.
-	Timeout       Duration        `json:"timeout"`
-	TransportType string          `json:"transportType"`
-	AutoApprove   json.RawMessage `json:"autoApprove"`
-	AlwaysAllow   json.RawMessage `json:"alwaysAllow"`
-	Dev           json.RawMessage `json:"dev"`
-	Gallery       json.RawMessage `json:"gallery"`
-	Version       json.RawMessage `json:"version"`
-	Description   string          `json:"description"`
+	Timeout Duration `json:"timeout"`
+	// TransportType is Cline's name for type.
+	TransportType string `json:"transportType"`
+	// AutoApprove is a client's own approval list: accepted and ignored
+	// (approval is the gateway's policy).
+	AutoApprove json.RawMessage `json:"autoApprove"`
+	// AlwaysAllow is a client's own approval list: accepted and ignored.
+	AlwaysAllow json.RawMessage `json:"alwaysAllow"`
+	// Dev is VS Code's development settings: accepted and ignored.
+	Dev json.RawMessage `json:"dev"`
+	// Gallery is VS Code's gallery link: accepted and ignored.
+	Gallery json.RawMessage `json:"gallery"`
+	// Version is a client's note of the server's version: accepted and
+	// ignored.
+	Version json.RawMessage `json:"version"`
+	// Description is a client's note on the server: accepted and ignored.
+	Description string `json:"description"`
 }
 
 // Input is a VS Code input variable, referenced as ${input:id}.
 type Input struct {
-	Type        string   `json:"type"`
-	ID          string   `json:"id"`
-	Description string   `json:"description"`
-	Password    bool     `json:"password"`
-	Default     string   `json:"default"`
-	Options     []string `json:"options"`
+	// Type is VS Code's input kind ("promptString", "pickString"); the
+	// gateway asks for every kind the same way.
+	Type string `json:"type"`
+	// ID names the input in ${input:id}; the environment variable
+	// AGENTADAPTER_INPUT_<ID> (upper case, other characters as _) gives its
+	// value without asking.
+	ID string `json:"id"`
+	// Description is the question asked on a terminal.
+	Description string `json:"description"`
+	// Password reads the answer without echo.
+	Password bool `json:"password"`
+	// Default is the value when the environment gives none and no terminal
+	// can be asked.
+	Default string `json:"default"`
+	// Options are pickString's choices (shown, not enforced).
+	Options []string `json:"options"`
 }
 
 // Section is the "agentadapter" section: what the gateway adds.
@@ -132,6 +179,9 @@ type Section struct {
 // gateway's MCP clients: they approve calls, so they have tokens of their
 // own (a client able to approve would approve its own calls).
 type Console struct {
+	// Operators are the people who may sign in to the console and decide: a
+	// subject and a token of their own each (at least 32 characters, none
+	// also a client's).
 	Operators []Token `json:"operators,omitempty"`
 	// AnonymousLocal serves loopback connections without a token. Any
 	// local process, an agent with a shell included, can then approve.
@@ -140,6 +190,8 @@ type Console struct {
 
 // Auth configures inbound bearer tokens: static tokens, and/or JWTs.
 type Auth struct {
+	// Tokens are the accepted bearer tokens, each with the subject it names
+	// (at least 32 characters each).
 	Tokens []Token `json:"tokens,omitempty"`
 	// TokensFile holds one "subject token [scope...]" line per token.
 	TokensFile string `json:"tokensFile,omitempty"`
@@ -151,7 +203,11 @@ type Auth struct {
 // with the PEM public key in PublicKeyFile. The subject is the "sub"
 // claim; scopes come from "scope" (space-separated) or "scp".
 type JWT struct {
-	Secret        string `json:"secret,omitempty"`
+	// Secret is the HMAC key of HS256/384/512 tokens (at least 32
+	// characters); use ${VAR} to keep it out of the file.
+	Secret string `json:"secret,omitempty"`
+	// PublicKeyFile is the PEM public key of RS*, ES* or EdDSA tokens,
+	// relative to this file; it must be writable by its owner only.
 	PublicKeyFile string `json:"publicKeyFile,omitempty"`
 	// Issuer and Audience, if set, must match the token's iss and aud.
 	// At least one is required (audience is the one that tells tokens
@@ -167,9 +223,14 @@ type JWT struct {
 
 // Token is one accepted bearer token and who presents it.
 type Token struct {
-	Subject string   `json:"subject"`
-	Token   string   `json:"token"`
-	Scopes  []string `json:"scopes,omitempty"`
+	// Subject names who presents the token: the caller's identity in
+	// tickets, caps, limits and the ledger.
+	Subject string `json:"subject"`
+	// Token is the secret itself: at least 32 characters and 8 distinct ones
+	// (openssl rand -hex 32 makes one).
+	Token string `json:"token"`
+	// Scopes are the token's scopes, as an OAuth token's would be.
+	Scopes []string `json:"scopes,omitempty"`
 }
 
 // ServerPolicy is the gateway's view of one upstream server.
@@ -177,16 +238,25 @@ type ServerPolicy struct {
 	// Trust is "untrusted" (the default: the server's annotations are
 	// ignored, so a tool claiming to be read-only is treated as
 	// destructive and open-world) or "trusted".
-	Trust  string   `json:"trust,omitempty"`
-	Prefix bool     `json:"prefix,omitempty"`
-	Allow  []string `json:"allow,omitempty"`
-	Deny   []string `json:"deny,omitempty"`
+	Trust string `json:"trust,omitempty"`
+	// Prefix names the server's tools <server>_<tool>, so that two servers'
+	// tools of one name do not collide.
+	Prefix bool `json:"prefix,omitempty"`
+	// Allow, if set, serves only the tools of these remote names (default:
+	// all).
+	Allow []string `json:"allow,omitempty"`
+	// Deny never serves the tools of these remote names.
+	Deny []string `json:"deny,omitempty"`
 	// Rename maps remote tool names to the names clients see.
 	Rename map[string]string `json:"rename,omitempty"`
 	// Tools override what the server says of its tools, by remote name.
-	Tools          map[string]*ToolOverride `json:"tools,omitempty"`
-	ConnectTimeout Duration                 `json:"connectTimeout,omitempty"`
-	CallTimeout    Duration                 `json:"callTimeout,omitempty"`
+	Tools map[string]*ToolOverride `json:"tools,omitempty"`
+	// ConnectTimeout bounds starting or connecting to the server and its
+	// first listing.
+	ConnectTimeout Duration `json:"connectTimeout,omitempty"`
+	// CallTimeout bounds each call of the server's tools (default: the
+	// client entry's timeout).
+	CallTimeout Duration `json:"callTimeout,omitempty"`
 	// OAuth signs the gateway in to a remote (http) server.
 	OAuth *OAuth `json:"oauth,omitempty"`
 }
@@ -196,14 +266,27 @@ type ServerPolicy struct {
 // client registration), a pre-registered client, a client ID metadata
 // document, or the client-credentials grant for machine-to-machine servers.
 type OAuth struct {
-	ClientID              string   `json:"clientId,omitempty"`
-	ClientSecret          string   `json:"clientSecret,omitempty"`
-	ClientName            string   `json:"clientName,omitempty"`
-	ClientMetadataURL     string   `json:"clientMetadataUrl,omitempty"`
-	RedirectURL           string   `json:"redirectUrl,omitempty"`
-	Scopes                []string `json:"scopes,omitempty"`
-	NoDynamicRegistration bool     `json:"noDynamicRegistration,omitempty"`
-	NoOfflineAccess       bool     `json:"noOfflineAccess,omitempty"`
+	// ClientID is a pre-registered client's id (no dynamic registration
+	// then).
+	ClientID string `json:"clientId,omitempty"`
+	// ClientSecret is the pre-registered client's secret, sent only to the
+	// authorization server.
+	ClientSecret string `json:"clientSecret,omitempty"`
+	// ClientName is the name dynamic client registration registers.
+	ClientName string `json:"clientName,omitempty"`
+	// ClientMetadataURL is the https URL of a client ID metadata document,
+	// used as the client id.
+	ClientMetadataURL string `json:"clientMetadataUrl,omitempty"`
+	// RedirectURL is the loopback redirect URI the sign-in returns to
+	// (default http://127.0.0.1:8976/callback).
+	RedirectURL string `json:"redirectUrl,omitempty"`
+	// Scopes, if set, are the scopes requested instead of those the server
+	// advertises.
+	Scopes []string `json:"scopes,omitempty"`
+	// NoDynamicRegistration refuses to register a client dynamically.
+	NoDynamicRegistration bool `json:"noDynamicRegistration,omitempty"`
+	// NoOfflineAccess does not ask for a refresh token (offline_access).
+	NoOfflineAccess bool `json:"noOfflineAccess,omitempty"`
 	// ClientCredentials switches to the client-credentials grant.
 	ClientCredentials *ClientCredentials `json:"clientCredentials,omitempty"`
 	// Tokens is the file tokens are kept in (0600); default tokens.json in
@@ -213,32 +296,50 @@ type OAuth struct {
 
 // ClientCredentials are a machine client's id and secret.
 type ClientCredentials struct {
-	ClientID     string   `json:"clientId"`
-	ClientSecret string   `json:"clientSecret"`
-	Scopes       []string `json:"scopes,omitempty"`
+	// ClientID is the machine client's id.
+	ClientID string `json:"clientId"`
+	// ClientSecret is the machine client's secret; use ${VAR} to keep it out
+	// of the file.
+	ClientSecret string `json:"clientSecret"`
+	// Scopes are requested with the token.
+	Scopes []string `json:"scopes,omitempty"`
 }
 
 // ToolOverride replaces parts of an upstream tool's definition.
 type ToolOverride struct {
-	Title       *string      `json:"title,omitempty"`
-	Description *string      `json:"description,omitempty"`
+	// Title replaces the tool's title.
+	Title *string `json:"title,omitempty"`
+	// Description replaces the tool's description (what the model reads).
+	Description *string `json:"description,omitempty"`
+	// Annotations replace some of the tool's annotations.
 	Annotations *Annotations `json:"annotations,omitempty"`
 }
 
 // Annotations override MCP tool annotations; unset fields keep theirs.
 type Annotations struct {
-	ReadOnly    *bool `json:"readOnly,omitempty"`
+	// ReadOnly is the readOnlyHint: the tool changes nothing.
+	ReadOnly *bool `json:"readOnly,omitempty"`
+	// Destructive is the destructiveHint: the tool may destroy data.
 	Destructive *bool `json:"destructive,omitempty"`
-	Idempotent  *bool `json:"idempotent,omitempty"`
-	OpenWorld   *bool `json:"openWorld,omitempty"`
+	// Idempotent is the idempotentHint: calling twice does no more than
+	// once.
+	Idempotent *bool `json:"idempotent,omitempty"`
+	// OpenWorld is the openWorldHint: the tool reaches beyond the gateway
+	// (the web, other people).
+	OpenWorld *bool `json:"openWorld,omitempty"`
 }
 
 // Policy governs calls.
 type Policy struct {
-	Approval *Approval           `json:"approval,omitempty"`
-	Cache    map[string]Duration `json:"cache,omitempty"`
-	Limits   *Limits             `json:"limits,omitempty"`
-	Timeout  Duration            `json:"timeout,omitempty"`
+	// Approval decides which calls wait for an operator.
+	Approval *Approval `json:"approval,omitempty"`
+	// Cache maps tool names (as clients see them) to how long a result is
+	// reused for the same arguments.
+	Cache map[string]Duration `json:"cache,omitempty"`
+	// Limits bound how many calls are made.
+	Limits *Limits `json:"limits,omitempty"`
+	// Timeout bounds every call.
+	Timeout Duration `json:"timeout,omitempty"`
 }
 
 // Approval decides which calls wait for an operator.
@@ -285,7 +386,9 @@ type Limits struct {
 
 // Rate is at most Calls calls per Window.
 type Rate struct {
-	Calls  int      `json:"calls"`
+	// Calls is the most calls in a window (> 0).
+	Calls int `json:"calls"`
+	// Window is the sliding window ("1m").
 	Window Duration `json:"window"`
 }
 
