@@ -14,6 +14,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/termtext"
 )
 
 // ticketView is one pending ticket as the page shows it.
@@ -29,16 +30,27 @@ type ticketView struct {
 	Created, Expires           time.Time
 	Waited, ExpiresIn          string
 	Known, Editable, Truncated bool
-	Always                     bool // standing decisions are allowed
+	Always                     bool   // standing decisions are allowed
+	Why                        string // why the call was held (Options.Why)
 }
 
-// maxShownArgs bounds the arguments printed on the page.
-const maxShownArgs = 16 << 10
+// What a card shows at most of the arguments, of the tool's description
+// and of its input schema: an upstream's megabyte description is not
+// repeated on every card (nor on every live update of the page).
+const (
+	maxShownArgs        = 16 << 10
+	maxShownDescription = 2 << 10
+	maxShownSchema      = 8 << 10
+)
 
 func (c *Console) view(t *adapter.Ticket, now time.Time) ticketView {
+	// Every text from a caller, a model or an upstream is shown with its
+	// controls and bidi overrides escaped (html/template escapes HTML, not
+	// a U+202E that reverses what the operator reads).
 	v := ticketView{
-		ID: t.ID, Tool: t.Tool, Subject: t.Subject, Run: t.RunID, Call: t.CallID,
-		Session: t.Session, Scope: string(t.Scope),
+		ID: termtext.Line(t.ID), Tool: termtext.Line(t.Tool), Subject: termtext.Line(t.Subject),
+		Run: termtext.Line(t.RunID), Call: termtext.Line(t.CallID),
+		Session: termtext.Line(t.Session), Scope: string(t.Scope),
 		Created: t.Created, Expires: t.Expires,
 		Waited: roughDuration(now.Sub(t.Created)),
 	}
@@ -46,22 +58,26 @@ func (c *Console) view(t *adapter.Ticket, now time.Time) ticketView {
 		v.ExpiresIn = roughDuration(t.Expires.Sub(now))
 	}
 	v.Always = c.opts.Standing != nil && c.opts.Standing.Allows(t.Tool)
+	if c.opts.Why != nil {
+		v.Why = termtext.Line(truncate(c.opts.Why(t), maxShownDescription))
+	}
 	if t.Args == nil && t.ArgsSize > 0 {
 		v.TooLarge = t.ArgsSize
 	} else {
 		v.Args = pretty(c.redact(t.Tool, t.Args))
 	}
 	if len(v.Args) > maxShownArgs {
-		v.Args, v.Truncated = v.Args[:maxShownArgs], true
+		v.Args, v.Truncated = clip(v.Args, maxShownArgs), true
 	}
+	v.Args = termtext.Block(v.Args)
 	if spec := c.spec(t.Tool); spec != nil {
 		v.Known = true
-		v.Server, v.Remote = spec.Source.Server, spec.Source.RemoteName
-		v.Description = spec.Description
+		v.Server, v.Remote = termtext.Line(spec.Source.Server), termtext.Line(spec.Source.RemoteName)
+		v.Description = termtext.Block(truncate(spec.Description, maxShownDescription))
 		v.Annotations = annotationList(spec.Annotations)
 		if spec.InputSchema != nil {
 			b, _ := json.MarshalIndent(spec.InputSchema, "", "  ")
-			v.Schema = string(b)
+			v.Schema = termtext.Block(truncate(string(b), maxShownSchema))
 		}
 		v.Editable = spec.InputSchema != nil && v.TooLarge == 0 && c.canEdit()
 	}
@@ -168,29 +184,56 @@ func (c *Console) pending(ctx context.Context) ([]ticketView, error) {
 }
 
 func (c *Console) approvalsPage(w http.ResponseWriter, r *http.Request) {
-	c.showApprovals(w, r, http.StatusOK, noticeOf(r), "")
+	c.showApprovals(w, r, http.StatusOK, c.noticeOf(r), "")
 }
 
 // noticeOf reads the outcome of the previous action from the redirect's
-// query (ticket ids and verbs only: no secrets travel in URLs).
-func noticeOf(r *http.Request) string {
+// query (ticket ids and verbs only: no secrets travel in URLs). The query
+// is only a pointer: the notice is shown when the ticket it names was
+// decided that way by this operator (or, for a revocation, the tool is
+// one of the catalog's with no standing decision left), and it quotes the
+// store, not the URL, so a link cannot make the page say what did not
+// happen.
+func (c *Console) noticeOf(r *http.Request) string {
 	q := r.URL.Query()
-	tk := q.Get("ticket")
-	switch q.Get("done") {
-	case "approved":
-		return "Approved " + tk + "."
-	case "edited":
-		return "Approved " + tk + " with edited arguments."
-	case "denied":
-		return "Denied " + tk + "."
-	case "approved-always":
-		return "Approved " + tk + "; this tool will be approved for this requester from now on."
-	case "denied-always":
-		return "Denied " + tk + "; this tool will be denied for this requester from now on."
-	case "revoked":
-		return "Revoked the standing decision for " + q.Get("tool") + "; its calls are asked for again."
+	done := q.Get("done")
+	if done == "revoked" {
+		tool := q.Get("tool")
+		if c.spec(tool) == nil || c.opts.Standing == nil {
+			return ""
+		}
+		for _, rule := range c.opts.Standing.Rules() {
+			if rule.Tool == tool {
+				return ""
+			}
+		}
+		return "Revoked the standing decision for " + tool + "; its calls are asked for again."
 	}
-	return ""
+	want := map[string]adapter.TicketState{
+		"approved": adapter.TicketApproved, "edited": adapter.TicketApproved, "approved-always": adapter.TicketApproved,
+		"denied": adapter.TicketDenied, "denied-always": adapter.TicketDenied,
+	}
+	state, ok := want[done]
+	op := OperatorFromContext(r.Context())
+	if !ok || c.opts.Approvals == nil || op == nil {
+		return ""
+	}
+	t, err := c.opts.Approvals.Ticket(r.Context(), q.Get("ticket"))
+	if err != nil || t.State != state || t.Approver != op.Name {
+		return ""
+	}
+	switch done {
+	case "approved":
+		return "Approved " + t.ID + "."
+	case "edited":
+		return "Approved " + t.ID + " with edited arguments."
+	case "denied":
+		return "Denied " + t.ID + "."
+	case "approved-always":
+		return "Approved " + t.ID + "; this tool will be approved for this requester from now on."
+	default:
+		return "Denied " + t.ID + "; this tool will be denied for this requester from now on."
+	}
 }
 
 func (c *Console) showApprovals(w http.ResponseWriter, r *http.Request, status int, notice, errMsg string) {

@@ -66,7 +66,15 @@ func (c *Console) session(ctx context.Context, id string) *Operator {
 		c.logger.Error("console: reading a login session failed", "err", err)
 		return nil
 	}
-	if !ok || s.Operator == "" || c.now().After(s.Expires) || !c.current(ctx, s) {
+	if !ok || s.Operator == "" || c.now().After(s.Expires) {
+		return nil
+	}
+	if !c.current(ctx, s) {
+		// Ended in the store too: a replica still running the old
+		// credentials refuses the cookie as well.
+		if err := c.sessions.Delete(ctx, sessionKey(id)); err != nil {
+			c.logger.Error("console: ending a login session failed", "operator", s.Operator, "err", err)
+		}
 		return nil
 	}
 	return &Operator{Name: s.Operator, csrf: s.CSRF, session: id}

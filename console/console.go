@@ -123,6 +123,9 @@ type Options struct {
 	// its own. CacheSessions over a shared, durable cache shares them.
 	Sessions SessionStore
 
+	// Why, if set, says why a ticket's call was held (which rule or
+	// default of the policy matched); its card shows the answer.
+	Why func(t *adapter.Ticket) string
 	// Redact masks secrets in the arguments shown to operators; nil means
 	// adapter.RedactKeys(adapter.DefaultSecretKeys()...).
 	Redact func(tool string, args json.RawMessage) json.RawMessage
@@ -293,6 +296,7 @@ func (c *Console) routes() {
 	m.HandleFunc("GET /ledger", c.operator(c.ledgerPage))
 	m.HandleFunc("GET /export", c.operator(c.export))
 	m.HandleFunc("GET /servers", c.operator(c.serversPage))
+	m.HandleFunc("POST /servers", c.operator(c.action(c.launchDecide)))
 	m.HandleFunc("GET /quarantine", c.operator(c.quarantinePage))
 	m.HandleFunc("POST /quarantine", c.operator(c.action(c.pinDecide)))
 	m.HandleFunc("GET /static/", c.static)

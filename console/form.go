@@ -346,11 +346,24 @@ func cleanValidation(s string) string {
 	return strings.TrimPrefix(s, "validating root: ")
 }
 
+// truncate cuts s to at most n bytes (on a rune boundary) and marks the
+// cut with "…".
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + "…"
+	return clip(s, n) + "…"
+}
+
+// clip cuts s to at most n bytes, never inside a rune.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // plainCheck words the most common constraint failures for a person; the

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/termtext"
 )
 
 // maxLedgerLimit bounds a page or an export.
@@ -131,8 +132,10 @@ func (c *Console) ledgerPage(w http.ResponseWriter, r *http.Request) {
 				rv.Took = rec.Duration.Round(time.Microsecond).String()
 			}
 			if len(rec.Args) > 0 {
-				rv.ArgsText = truncate(readable(rec.Args, ""), 2000)
+				rv.ArgsText = termtext.Line(truncate(readable(rec.Args, ""), 2000))
 			}
+			// Shown escaped: callers, models and upstreams wrote these.
+			rv.Tool, rv.Subject, rv.Message, rv.Approver = termtext.Line(rec.Tool), termtext.Line(rec.Subject), termtext.Block(rec.Message), termtext.Line(rec.Approver)
 			lv.Records = append(lv.Records, rv)
 		}
 	}
