@@ -40,7 +40,7 @@ func (s *Exporter) handler(name string) mcp.ToolHandler {
 		spec, ok := s.reg.Lookup(name)
 		if !ok || !s.filter.Match(spec) {
 			// Removed between the client's listing and this call.
-			return errorResult(&adapter.Error{Kind: adapter.KindNotFound, Tool: name, Message: fmt.Sprintf("no tool named %q", name)}), nil
+			return s.unknown(ctx, req), nil
 		}
 		ctx = callContext(ctx, req)
 		ctx = s.sessionScope(ctx, req.Session)

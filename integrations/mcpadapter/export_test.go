@@ -278,9 +278,10 @@ func TestExportInfrastructureFaultIsProtocolError(t *testing.T) {
 	if werr.Code != jsonrpc.CodeInternalError || !strings.Contains(werr.Message, "connection: upstream unreachable") {
 		t.Errorf("error = %d %q, want internal error naming the kind and message", werr.Code, werr.Message)
 	}
-	// An unknown tool is a protocol error too (the go-sdk's own answer).
-	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "eino_only"}); err == nil {
-		t.Error("calling a tool not exported to MCP succeeded")
+	// A tool not exported to MCP is not_found, a tool error the model
+	// reads (TestExportUnknownToolRecorded).
+	if res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "eino_only"}); err != nil || !res.IsError {
+		t.Errorf("calling a tool not exported to MCP = %+v, %v; want a not_found isError result", res, err)
 	}
 }
 

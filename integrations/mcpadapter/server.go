@@ -126,6 +126,7 @@ func NewExporter(reg *registry.Registry, exec *adapter.Executor, opts *ExportOpt
 	}
 	mopts.HasTools = true // an empty registry still has a (live) tool list
 	s.mcp = mcp.NewServer(impl, mopts)
+	s.mcp.AddReceivingMiddleware(s.unknownTools)
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
