@@ -195,7 +195,7 @@ func startGateway(t *testing.T, up *upstreamServer) *gatewayProc {
 	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(gatewayConfig, up.url+"/", "sqlite:"+filepath.Join(dir, "state.db"))), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "serve", "--listen", "127.0.0.1:0", "--config", cfg)
+	cmd := exec.Command(bin, "serve", "--accept-launches", "--listen", "127.0.0.1:0", "--config", cfg)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+dir, "XDG_CONFIG_HOME="+dir)
 	g := &gatewayProc{out: &lockedBuffer{}}
@@ -340,7 +340,7 @@ func startGatewayAgent(t *testing.T, g *gatewayProc, call schema.ToolCall, wait 
 			accepting.Add(1)
 			go func() {
 				defer accepting.Done()
-				a.mgr.Accept(q.Server, q.Tool)
+				a.mgr.Accept(q.Server, q.Tool, q.Got)
 			}()
 		},
 	})

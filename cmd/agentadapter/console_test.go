@@ -241,7 +241,12 @@ func TestServeConsoleKeepBlocked(t *testing.T) {
 	if _, page := do(s, "GET", "quarantine", nil); !strings.Contains(page, `id="keep-notes-describe"`) || strings.Contains(page, `id="kept-notes-describe"`) {
 		t.Fatalf("the quarantine page does not offer the changed tool:\n%s", page)
 	}
-	if code, page := do(s, "POST", "quarantine", url.Values{"server": {"notes"}, "tool": {"describe"}, "action": {"keep"}}); code != http.StatusSeeOther {
+	_, qpage := do(s, "GET", "quarantine", nil)
+	got := regexp.MustCompile(`name="got" value="([^"]+)"`).FindStringSubmatch(qpage)
+	if got == nil {
+		t.Fatalf("the quarantine form carries no definition hash:\n%s", qpage)
+	}
+	if code, page := do(s, "POST", "quarantine", url.Values{"server": {"notes"}, "tool": {"describe"}, "got": {got[1]}, "action": {"keep"}}); code != http.StatusSeeOther {
 		t.Fatalf("keep blocked: %d\n%s", code, page)
 	}
 	s.stop(t)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -218,4 +219,62 @@ func TestLaunchFreshStore(t *testing.T) {
 	if r := runBinReview(t, dir, nil, "--config", "gateway.json", "call", "list_notes"); r.code != 0 || !exists(marker) {
 		t.Errorf("call after the accept: %d %s", r.code, r.stderr)
 	}
+}
+
+// The console's servers page reviews a pending launch (command, resolved
+// path, file hash, arguments, environment names, the shell wrapper
+// flagged) and accepts the hash shown, never another.
+func TestLaunchConsole(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "marker")
+	const op = "alice-token-5f2c9a1e7b3d8f4a6c0e"
+	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"notes": {"command": "sh", "args": ["-c", %q], "env": {"NOTES_TOKEN": "s3cret-value"}}},
+  "agentadapter": {"store": "sqlite:%s/state.db", "policy": {"approval": {"default": "never"}},
+  "console": {"operators": [{"subject": "alice", "token": %q}]}}}`, "touch "+marker+"; exec "+testServer, dir, op))
+	s := startServeReview(t, dir, nil, "--config", "gateway.json")
+	do := func(method, path string, form url.Values) (int, string) {
+		t.Helper()
+		var body io.Reader
+		if form != nil {
+			body = strings.NewReader(form.Encode())
+		}
+		req, _ := http.NewRequest(method, s.base+"/console/"+path, body)
+		if form != nil {
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+		req.Header.Set("Authorization", "Bearer "+op)
+		res, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	_, page := do("GET", "servers", nil)
+	for _, want := range []string{`id="launch-notes"`, `id="wrapper-notes"`, "Shell wrapper: <code>sh -c</code>", "NOTES_TOKEN", "Resolved path", marker, "launch pending review (new)"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the servers page lacks %q:\n%s", want, page)
+		}
+	}
+	if strings.Contains(page, "s3cret-value") {
+		t.Error("the servers page shows an environment value")
+	}
+	m := regexp.MustCompile(`name="hash" value="(sha256:[0-9a-f]{64})"`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no accept form with the launch hash:\n%s", page)
+	}
+	if code, page := do("POST", "servers", url.Values{"server": {"notes"}, "hash": {"sha256:" + strings.Repeat("0", 64)}, "action": {"accept-launch"}}); code != http.StatusConflict || !strings.Contains(page, "changed since you reviewed it; review again") {
+		t.Errorf("accept with a stale hash: %d", code)
+	}
+	stillAbsent(t, marker, 2*time.Second)
+	if code, page := do("POST", "servers", url.Values{"server": {"notes"}, "hash": {m[1]}, "action": {"accept-launch"}}); code != http.StatusSeeOther {
+		t.Fatalf("accept: %d\n%s", code, page)
+	}
+	waitFor(t, s, "the accepted launch to run", func() bool { return exists(marker) && readyz(t, s)["notes"].Connected })
+	r := runBinReview(t, dir, nil, "--config", "gateway.json", "ledger", "query", "--json")
+	if !strings.Contains(r.stdout, "launch_accepted") || !regexp.MustCompile(`"approver": ?"alice"`).MatchString(r.stdout) || !strings.Contains(r.stdout, m[1]) {
+		t.Errorf("no record of alice's accept:\n%s%s", r.stdout, r.stderr)
+	}
+	s.stop(t)
 }
