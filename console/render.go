@@ -28,6 +28,7 @@ type page struct {
 	ServersOff       bool
 	Quarantine       []quarantineView
 	PinDecisions     []recordView
+	Launches         []launchView // stdio launches waiting for review (servers page)
 }
 
 func (c *Console) newPage(r *http.Request, nav, title string) *page {
