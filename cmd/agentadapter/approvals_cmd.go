@@ -7,6 +7,7 @@ import (
 	"os"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -34,7 +35,15 @@ func newApprovalsCmd(e *env) *cobra.Command {
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "List pending tickets (--all: every state)",
-		Args:  argsErr(cobra.NoArgs),
+		Long: `List the pending tickets (--all: every state), newest last.
+
+With --json, one JSON object a line, with these keys (stable; omitted when
+empty): id, tool, state ("pending", "approved", "denied" or "consumed"),
+subject, session, runId, callId, scope, args (as the caller sent them; left
+out when larger than the store keeps, then argsSize tells the size), argsHash,
+argsSize, edited (the arguments an approver substituted), reason (of a
+denial), approver, created and expires (RFC 3339).` + storeNote,
+		Args: argsErr(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			st, err := e.storeOnly(c.Context())
 			if err != nil {
@@ -59,15 +68,19 @@ func newApprovalsCmd(e *env) *cobra.Command {
 				}
 				n++
 				if e.jsonOut {
-					b, _ := json.Marshal(t)
-					fmt.Fprintln(e.stdout, string(b))
+					if err := printJSON(e.stdout, newTicketOutput(t), false); err != nil {
+						return err
+					}
 					continue
 				}
-				args := string(t.Args)
-				if len(args) > 60 {
-					args = args[:60] + "…"
+				// A model wrote the arguments and a client the subject:
+				// cut them, then escape (so no escape is cut in two).
+				args := termtext.Line(cut(string(t.Args), 60))
+				if t.Args == nil {
+					args = fmt.Sprintf("(%d bytes, not kept)", t.ArgsSize)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Tool, t.Subject, t.State, t.Created.Format(time.DateTime), args)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(t.ID), termtext.Line(t.Tool), termtext.Line(cut(t.Subject, 40)),
+					t.State, t.Created.Format(time.DateTime), args)
 			}
 			if !e.jsonOut {
 				if n == 0 {
@@ -189,4 +202,51 @@ func recordDecision(ctx context.Context, e *env, st state.Store, id, approval, r
 	if err != nil {
 		fmt.Fprintf(e.stderr, "agentadapter: the %s decision on %s is taken, but recording it in the ledger failed: %v\n", approval, termtext.Line(id), termtext.Line(err.Error()))
 	}
+}
+
+// ticketOutput is the --json shape of a ticket in approvals list; its keys
+// are documented in the command's help and are kept stable.
+type ticketOutput struct {
+	ID       string          `json:"id"`
+	Tool     string          `json:"tool"`
+	State    string          `json:"state"`
+	Subject  string          `json:"subject,omitempty"`
+	Session  string          `json:"session,omitempty"`
+	RunID    string          `json:"runId,omitempty"`
+	CallID   string          `json:"callId,omitempty"`
+	Scope    string          `json:"scope,omitempty"`
+	Args     json.RawMessage `json:"args,omitempty"`
+	ArgsHash string          `json:"argsHash"`
+	ArgsSize int             `json:"argsSize"`
+	Edited   json.RawMessage `json:"edited,omitempty"`
+	Reason   string          `json:"reason,omitempty"`
+	Approver string          `json:"approver,omitempty"`
+	Created  time.Time       `json:"created"`
+	Expires  *time.Time      `json:"expires,omitempty"`
+}
+
+func newTicketOutput(t *adapter.Ticket) *ticketOutput {
+	o := &ticketOutput{ID: t.ID, Tool: t.Tool, State: t.State.String(), Subject: t.Subject, Session: t.Session,
+		RunID: t.RunID, CallID: t.CallID, Scope: string(t.Scope), ArgsHash: t.ArgsHash, ArgsSize: t.ArgsSize,
+		Reason: t.Reason, Approver: t.Approver, Created: t.Created.UTC()}
+	// A stored value that is not JSON would fail the whole line.
+	if json.Valid(t.Args) {
+		o.Args = t.Args
+	}
+	if json.Valid(t.Edited) {
+		o.Edited = t.Edited
+	}
+	if !t.Expires.IsZero() {
+		exp := t.Expires.UTC()
+		o.Expires = &exp
+	}
+	return o
+}
+
+// cut shortens s to n runes, saying so with an ellipsis.
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n]) + "…"
 }

@@ -8,12 +8,15 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/termtext"
 )
 
 func newCallCmd(e *env) *cobra.Command {
@@ -47,6 +50,7 @@ again; with a shared store (sqlite) that works from any process.` + exitCodesHel
 			if err != nil {
 				return err
 			}
+			e.stopGrace = oneShotStopGrace
 			s, err := e.start(ctx, cfg, e.logger(slog.LevelWarn), false)
 			if err != nil {
 				return err
@@ -58,11 +62,14 @@ again; with a shared store (sqlite) that works from any process.` + exitCodesHel
 			}
 			spec, ok := s.gw.Registry().Lookup(args[0])
 			if !ok || !s.gw.Selects(endpoint, spec) {
+				if q, ok := quarantined(s.gw.Manager().Quarantined(), args[0]); ok {
+					return &exitError{code: exitFailure, err: quarantineErr(q, cfg.File)}
+				}
 				// Every call has a record, a made-up name's too.
 				uctx := adapter.WithIdentity(ctx, &adapter.Identity{Subject: subject})
 				exec.Unknown(uctx, &adapter.Request{Tool: args[0], Args: raw, Integration: "cli"})
 				_ = exec.Flush(uctx)
-				return usageErr("no tool %q here; list them with: agentadapter inspect", args[0])
+				return usageErr("no tool %s here; list them with: agentadapter inspect", termtext.Line(strconv.Quote(args[0])))
 			}
 			ctx = adapter.WithIdentity(ctx, &adapter.Identity{Subject: subject})
 			res, err := exec.Do(ctx, &adapter.Request{Tool: args[0], Args: raw, Integration: "cli", Timeout: timeout})
@@ -76,6 +83,13 @@ again; with a shared store (sqlite) that works from any process.` + exitCodesHel
 	f.DurationVar(&timeout, "timeout", 0, "bound the call (default: the policy's)")
 	return cmd
 }
+
+// oneShotStopGrace is how long call and inspect let a stdio server exit on
+// the end of its input before terminating it. They have their answer, and
+// a server that ignores the end of its input (server-everything does)
+// would hold them for mcpadapter.DefaultStopGrace; every child is still
+// waited for.
+const oneShotStopGrace = 250 * time.Millisecond
 
 func readArg(a string, stdin io.Reader) (json.RawMessage, error) {
 	var b []byte
@@ -99,11 +113,19 @@ func readArg(a string, stdin io.Reader) (json.RawMessage, error) {
 
 // callOutput is the --json shape of a call.
 type callOutput struct {
+	// Text is what the model reads of the result (adapter.Render): an
+	// image is a short description, never its bytes.
+	Text string `json:"text"`
+	// Content is the result's blocks as MCP-shaped JSON, media in base64.
 	Content    []map[string]any      `json:"content,omitempty"`
 	Structured json.RawMessage       `json:"structured,omitempty"`
 	Error      *adapter.PayloadError `json:"error,omitempty"`
 }
 
+// printCall prints a call's outcome. Without --json it prints what the
+// model reads (the same rendering every framework integration hands a
+// model) and the structured content, every piece of the upstream's text
+// escaped for the terminal.
 func (e *env) printCall(res *adapter.Result, err error, file string) error {
 	var out callOutput
 	if err != nil {
@@ -116,45 +138,69 @@ func (e *env) printCall(res *adapter.Result, err error, file string) error {
 		_ = json.Unmarshal([]byte(payload), &p)
 		out.Error = &p.Error
 		out.Content = contentJSON(ae.Content)
+		out.Text = adapter.Render(&adapter.Result{Content: ae.Content}, nil)
 	} else {
 		out.Content = contentJSON(res.Content)
 		out.Structured, _ = res.StructuredJSON()
+		out.Text = adapter.Render(res, nil)
 	}
 	if e.jsonOut {
-		b, _ := json.MarshalIndent(out, "", "  ")
-		fmt.Fprintln(e.stdout, string(b))
+		if err := printJSON(e.stdout, out, true); err != nil {
+			return err
+		}
 	} else {
 		if out.Error != nil {
-			fmt.Fprintf(e.stdout, "error (%s): %s\n", out.Error.Kind, out.Error.Message)
+			fmt.Fprintf(e.stdout, "error (%s): %s\n", termtext.Line(string(out.Error.Kind)), indentRest(termtext.Block(out.Error.Message)))
 		}
-		if len(out.Content) > 0 {
+		if out.Text != "" {
 			fmt.Fprintln(e.stdout, "content (for the model):")
-			for _, c := range out.Content {
-				if t, ok := c["text"].(string); ok {
-					fmt.Fprintln(e.stdout, indent(t))
-				} else {
-					b, _ := json.Marshal(c)
-					fmt.Fprintln(e.stdout, indent(string(b)))
-				}
-			}
+			fmt.Fprintln(e.stdout, indent(termtext.Block(out.Text)))
 		}
 		if out.Structured != nil {
 			fmt.Fprintln(e.stdout, "structured (for the program):")
 			b, _ := json.MarshalIndent(out.Structured, "", "  ")
-			fmt.Fprintln(e.stdout, indent(string(b)))
+			fmt.Fprintln(e.stdout, indent(string(jsonSafe(b))))
 		}
 	}
 	if out.Error == nil {
 		return nil
 	}
 	if out.Error.Kind == adapter.KindApprovalPending {
-		return &exitError{code: exitPending, err: fmt.Errorf("approval required: ticket %s; approve it with\n  agentadapter approvals approve %s --config %s\nthen run the same call again", out.Error.Ticket, out.Error.Ticket, file)}
+		t := termtext.Line(out.Error.Ticket)
+		return &exitError{code: exitPending, err: fmt.Errorf("approval required: ticket %s; approve it with\n  agentadapter approvals approve %s --config %s\nthen run the same call again", t, t, termtext.Line(file))}
 	}
-	return &exitError{code: exitToolError, err: fmt.Errorf("the call failed: %s", out.Error.Kind)}
+	return &exitError{code: exitToolError, err: fmt.Errorf("the call failed: %s", termtext.Line(string(out.Error.Kind)))}
 }
 
 func indent(s string) string {
-	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+	return "  " + indentRest(s)
+}
+
+// indentRest indents every line of s but the first.
+func indentRest(s string) string {
+	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+}
+
+// quarantined finds the quarantined tool a client would call name: its
+// registry name, or the server's own name as SERVER/TOOL or SERVER_TOOL.
+func quarantined(qs []mcpadapter.Quarantine, name string) (mcpadapter.Quarantine, bool) {
+	for _, q := range qs {
+		if name == q.Tool || name == mcpadapter.PinKey(q.Server, q.RemoteName) || name == q.Server+"_"+q.RemoteName {
+			return q, true
+		}
+	}
+	return mcpadapter.Quarantine{}, false
+}
+
+// quarantineErr says why a tool is not served and how to release it.
+func quarantineErr(q mcpadapter.Quarantine, file string) error {
+	server, tool := termtext.Line(q.Server), termtext.Line(q.RemoteName)
+	why := "its definition changed since it was pinned (pinned " + short(q.Pinned) + ", now " + short(q.Got) + ")"
+	if q.Pinned == "" {
+		why = "it is new on a server that is not trusted"
+	}
+	return fmt.Errorf("tool %s is quarantined: %s; review the change with\n  agentadapter pins diff %s %s --config %s\nand accept it with\n  agentadapter pins accept %s %s --hash HASH --config %s",
+		termtext.Line(strconv.Quote(q.Tool)), why, server, tool, termtext.Line(file), server, tool, termtext.Line(file))
 }
 
 // contentJSON renders content blocks as MCP-shaped JSON.

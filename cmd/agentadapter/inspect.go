@@ -16,6 +16,7 @@ import (
 	"github.com/agentadapter/agentadapter/integrations/genkitadapter"
 	"github.com/agentadapter/agentadapter/integrations/langchaingoadapter"
 	"github.com/agentadapter/agentadapter/registry"
+	"github.com/agentadapter/agentadapter/termtext"
 
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
 )
@@ -71,10 +72,11 @@ A table by default; --json prints every definition in full.` + exitCodesHelp,
 					}
 				}
 				for name := range keep {
-					return usageErr("no server named %q in %s", name, cfg.File)
+					return usageErr("no server named %q in %s", name, termtext.Line(cfg.File))
 				}
 				cfg.Servers = servers
 			}
+			e.stopGrace = oneShotStopGrace
 			s, err := e.start(c.Context(), cfg, e.logger(slog.LevelWarn), false)
 			if err != nil {
 				return err
@@ -91,12 +93,7 @@ A table by default; --json prints every definition in full.` + exitCodesHelp,
 			}
 			sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 			if e.jsonOut {
-				b, err := json.MarshalIndent(out, "", "  ")
-				if err != nil {
-					return err
-				}
-				fmt.Fprintln(e.stdout, string(b))
-				return nil
+				return printJSON(e.stdout, out, true)
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "TOOL\tSERVER\tHINTS\tEINO\tGENKIT\tLANGCHAINGO\tSTRICT")
@@ -108,15 +105,15 @@ A table by default; --json prints every definition in full.` + exitCodesHelp,
 				if t.LangchaingoStrict == nil {
 					strict = "not possible: " + strings.Join(t.lostKeywords, " ")
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, t.Server, hints(t.Annotations),
-					okOr(t.Eino), okOr(t.Genkit), okOr(t.Langchaingo), strict)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(t.Name), termtext.Line(t.Server), hints(t.Annotations),
+					okOr(t.Eino), okOr(t.Genkit), okOr(t.Langchaingo), termtext.Line(strict))
 			}
 			if err := tw.Flush(); err != nil {
 				return err
 			}
 			for _, t := range out {
 				for _, msg := range t.Errors {
-					fmt.Fprintf(e.stdout, "%s: %s\n", t.Name, msg)
+					fmt.Fprintf(e.stdout, "%s: %s\n", termtext.Line(t.Name), termtext.Line(msg))
 				}
 			}
 			return nil

@@ -27,6 +27,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/agentadapter/agentadapter/termtext"
 )
 
 // Exit codes.
@@ -80,7 +82,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		code = exitUsage
 	}
 	if msg := err.Error(); msg != "" {
-		fmt.Fprintln(stderr, "agentadapter:", msg)
+		// An error can quote an upstream's or a model's text.
+		fmt.Fprintln(stderr, "agentadapter:", termtext.Block(msg))
 	}
 	return code
 }

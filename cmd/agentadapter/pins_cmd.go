@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -10,7 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/termtext"
 
+	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/state"
 )
 
@@ -41,23 +44,36 @@ releases the tool within a second.` + storeNote}
 			for _, q := range qs {
 				quar[mcpadapter.PinKey(q.Server, q.RemoteName)] = q
 			}
-			if e.jsonOut {
-				b, _ := json.MarshalIndent(map[string]any{"pins": pins, "quarantined": qs}, "", "  ")
-				fmt.Fprintln(e.stdout, string(b))
-				return nil
+			name, err := e.toolNamer()
+			if err != nil {
+				return err
 			}
-			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "TOOL\tPIN\tSTATE")
+			var rows []pinOutput
 			for _, k := range sortedKeys(pins) {
-				stateS := "ok"
+				server, remote, _ := strings.Cut(k, "/")
+				r := pinOutput{Tool: name(server, remote), Server: server, RemoteName: remote, Pin: pins[k], State: "ok"}
 				if q, ok := quar[k]; ok && q.Got != pins[k] {
-					stateS = "quarantined: changed to " + short(q.Got)
+					r.State, r.Got = "quarantined", q.Got
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", k, short(pins[k]), stateS)
+				rows = append(rows, r)
+			}
+			if e.jsonOut {
+				return printJSON(e.stdout, map[string]any{"tools": rows, "pins": pins, "quarantined": qs}, true)
+			}
+			// The remote name is the upstream's own, unfiltered: a table
+			// cell gets it escaped.
+			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "TOOL\tSERVER\tREMOTE NAME\tPIN\tSTATE")
+			for _, r := range rows {
+				st := r.State
+				if r.Got != "" {
+					st = "quarantined: changed to " + short(r.Got)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", cmpOr(r.Tool, "-"), termtext.Line(r.Server), termtext.Line(r.RemoteName), termtext.Line(short(r.Pin)), termtext.Line(st))
 			}
 			return tw.Flush()
 		}}
-	diff := &cobra.Command{Use: "diff [SERVER [TOOL]]", Short: "Show what changed in quarantined definitions", Args: argsErr(cobra.MaximumNArgs(2)),
+	diff := &cobra.Command{Use: "diff [SERVER [TOOL] | SERVER/TOOL | TOOL]", Short: "Show what changed in quarantined definitions (a tool named as clients call it, or by its server)", Args: argsErr(cobra.MaximumNArgs(2)),
 		RunE: func(c *cobra.Command, args []string) error {
 			qs, err := e.quarantines(c, args)
 			if err != nil {
@@ -67,18 +83,26 @@ releases the tool within a second.` + storeNote}
 				fmt.Fprintln(e.stdout, "no quarantined tools")
 				return nil
 			}
+			name, err := e.toolNamer()
+			if err != nil {
+				return err
+			}
+			// Definitions are the upstream's text: every line printed is
+			// escaped (JSON by printJSON's rules, the diff by termtext).
 			for _, q := range qs {
 				var prev, def any
 				_ = json.Unmarshal(q.Previous, &prev)
 				_ = json.Unmarshal(q.Definition, &def)
-				fmt.Fprintf(e.stdout, "%s/%s: pinned %s, now %s\n", q.Server, q.Tool, short(q.Pinned), short(q.Got))
+				fmt.Fprintf(e.stdout, "%s (server %s, remote name %s): pinned %s, now %s\n", cmpOr(name(q.Server, q.RemoteName), termtext.Line(q.Tool)),
+					termtext.Line(q.Server), termtext.Line(q.RemoteName), termtext.Line(short(q.Pinned)), termtext.Line(short(q.Got)))
+				fmt.Fprintf(e.stdout, "  accept: agentadapter pins accept %s %s --hash %s\n", termtext.Line(q.Server), termtext.Line(q.Tool), termtext.Line(q.Got))
 				if prev == nil {
 					fmt.Fprintln(e.stdout, "  (pinned in an earlier run: the previous definition is not kept)")
 					b, _ := json.MarshalIndent(def, "  ", "  ")
-					fmt.Fprintf(e.stdout, "  new definition:\n  %s\n", b)
+					fmt.Fprintf(e.stdout, "  new definition:\n  %s\n", termtext.Block(string(jsonSafe(b))))
 					continue
 				}
-				fmt.Fprintln(e.stdout, cmp.Diff(prev, def))
+				fmt.Fprintln(e.stdout, termtext.Block(cmp.Diff(prev, def)))
 			}
 			return nil
 		}}
@@ -117,6 +141,25 @@ func (e *env) quarantines(c *cobra.Command, args []string) ([]state.Quarantine, 
 	if err != nil {
 		return nil, err
 	}
+	// A tool is named by SERVER TOOL, SERVER/TOOL, or alone by the name
+	// clients call it (everything_echo).
+	if len(args) == 1 {
+		if server, tool, ok := strings.Cut(args[0], "/"); ok {
+			args = []string{server, tool}
+		} else if !slices.ContainsFunc(qs, func(q state.Quarantine) bool { return q.Server == args[0] }) {
+			name, err := e.toolNamer()
+			if err != nil {
+				return nil, err
+			}
+			var out []state.Quarantine
+			for _, q := range qs {
+				if q.Tool == args[0] || name(q.Server, q.RemoteName) == args[0] {
+					out = append(out, q)
+				}
+			}
+			return out, nil
+		}
+	}
 	var out []state.Quarantine
 	for _, q := range qs {
 		if len(args) > 0 && q.Server != args[0] {
@@ -136,4 +179,54 @@ func short(h string) string {
 		return h[:12]
 	}
 	return h
+}
+
+// pinOutput is one row of pins list: the name clients call, where the
+// tool comes from, its pin and its state ("ok" or "quarantined", with the
+// hash the server now sends in got).
+type pinOutput struct {
+	Tool       string `json:"tool,omitempty"`
+	Server     string `json:"server"`
+	RemoteName string `json:"remoteName"`
+	Pin        string `json:"pin"`
+	State      string `json:"state"`
+	Got        string `json:"got,omitempty"`
+}
+
+// toolNamer returns the name clients call a server's tool by (the name
+// every other command shows: the configuration's prefix and rename
+// applied), or "" for a server the configuration does not list. With
+// --store and no --config there is no configuration to read, and every
+// name is "".
+func (e *env) toolNamer() (func(server, remote string) string, error) {
+	policies := map[string]*config.ServerPolicy{}
+	if e.storeSpec == "" || e.configPath != "" {
+		cfg, err := e.loadConfig("")
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range cfg.Servers {
+			if s.Policy != nil {
+				policies[s.Name] = s.Policy
+			}
+		}
+	}
+	return func(server, remote string) string {
+		p, ok := policies[server]
+		if !ok {
+			return ""
+		}
+		if n, ok := p.Rename[remote]; ok {
+			return termtext.Line(n)
+		}
+		return mcpadapter.LocalName(server, remote, p.Prefix)
+	}, nil
+}
+
+// cmpOr returns the first of its arguments that is not "".
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
+
+	"github.com/agentadapter/agentadapter/termtext"
 )
 
 // progress shows servers connecting in parallel, one line each with its
@@ -85,15 +88,16 @@ func (p *progress) draw() {
 		b.WriteString("\x1b[2K")
 		switch {
 		case !r.done:
-			fmt.Fprintf(&b, "  %s %-*s  connecting…\n", frame, width, n)
+			fmt.Fprintf(&b, "  %s %-*s  connecting…\n", frame, width, termtext.Line(n))
 		case r.status == "connected":
-			fmt.Fprintf(&b, "  \x1b[32m✓\x1b[0m %-*s  %d tools  %s\n", width, n, r.tools, r.took.Round(time.Millisecond))
+			fmt.Fprintf(&b, "  \x1b[32m✓\x1b[0m %-*s  %d tools  %s\n", width, termtext.Line(n), r.tools, r.took.Round(time.Millisecond))
 		default:
-			msg := r.status
-			if len(msg) > 100 {
-				msg = msg[:100] + "…"
+			// The status is an error, often quoting the server.
+			msg := termtext.Line(r.status)
+			if utf8.RuneCountInString(msg) > 100 {
+				msg = string([]rune(msg)[:100]) + "…"
 			}
-			fmt.Fprintf(&b, "  \x1b[31m✗\x1b[0m %-*s  %s  %s\n", width, n, msg, r.took.Round(time.Millisecond))
+			fmt.Fprintf(&b, "  \x1b[31m✗\x1b[0m %-*s  %s  %s\n", width, termtext.Line(n), msg, r.took.Round(time.Millisecond))
 		}
 	}
 	p.drawn = len(names)

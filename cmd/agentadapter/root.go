@@ -8,7 +8,9 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -27,6 +29,10 @@ type env struct {
 	storeSpec  string
 	jsonOut    bool
 	verbose    bool
+
+	// stopGrace is the gateway's StopGrace: call and inspect, which
+	// have their answer, set oneShotStopGrace.
+	stopGrace time.Duration
 }
 
 const exitCodesHelp = `
@@ -189,8 +195,16 @@ func newVersionCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
-		Args:  cobra.NoArgs,
+		Long: `Print the version; with --json, {"version": "...", "go": "..."}: the
+release and the Go toolchain the binary was built with.`,
+		Args: argsErr(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
+			if e.jsonOut {
+				return printJSON(e.stdout, struct {
+					Version string `json:"version"`
+					Go      string `json:"go"`
+				}{version, runtime.Version()}, false)
+			}
 			fmt.Fprintln(e.stdout, "agentadapter", version)
 			return nil
 		},

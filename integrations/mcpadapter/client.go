@@ -126,7 +126,7 @@ func (c *conn) transport() (mcp.Transport, error) {
 		if limit > 0 {
 			limit += envelopeSlack
 		}
-		return &stdioTransport{cmd: cmd, terminate: 2 * time.Second, limit: limit, tooLarge: &c.frameTooLarge}, nil
+		return &stdioTransport{cmd: cmd, terminate: firstPositive(c.m.opts.StopGrace, DefaultStopGrace), limit: limit, tooLarge: &c.frameTooLarge}, nil
 	default:
 		hc := s.HTTPClient
 		if hc == nil {

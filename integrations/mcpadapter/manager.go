@@ -24,6 +24,8 @@ const (
 	DefaultCallTimeout    = 60 * time.Second
 	DefaultMaxPages       = 100
 	DefaultMaxResultBytes = 4 << 20
+	// DefaultStopGrace is ManagerOptions.StopGrace when it is zero.
+	DefaultStopGrace = 2 * time.Second
 )
 
 // Server describes one MCP server to import from. Set exactly one of
@@ -185,6 +187,13 @@ type ManagerOptions struct {
 	Executor *adapter.Executor
 	// Roots are advertised to every server; see [Manager.SetRoots].
 	Roots []*mcp.Root
+	// StopGrace is how long closing a stdio server waits for it to exit
+	// once its stdin is closed before sending SIGTERM, and as long again
+	// before SIGKILL (the MCP stdio shutdown). Zero means DefaultStopGrace.
+	// A one-shot program that has its answer can pass a short grace: a
+	// server that ignores the end of its input is then terminated, not
+	// waited for.
+	StopGrace time.Duration
 }
 
 // Manager imports the tools of MCP servers into a registry and keeps them
