@@ -174,6 +174,9 @@ func (l *loader) check(cfg *Config) error {
 	if err := checkPolicy(sec.Policy, byName, true, func(p ...string) *Error { return at(append([]string{"policy"}, p...)...) }); err != nil {
 		return err
 	}
+	if !approverOK(sec.Approver) {
+		return fail(at("approver"), "approver %q: want \"operator\" or \"client\"", sec.Approver)
+	}
 	for _, name := range sortedKeys(sec.Virtual) {
 		v := sec.Virtual[name]
 		if !nameRE.MatchString(name) {
@@ -192,6 +195,9 @@ func (l *loader) check(cfg *Config) error {
 				return fail(at("virtualServers", name, "tools"), "bad pattern %q", t)
 			}
 		}
+		if !approverOK(v.Approver) {
+			return fail(at("virtualServers", name, "approver"), "approver %q: want \"operator\" or \"client\"", v.Approver)
+		}
 		if err := checkPolicy(v.Policy, byName, false, func(p ...string) *Error {
 			return at(append([]string{"virtualServers", name, "policy"}, p...)...)
 		}); err != nil {
@@ -199,6 +205,12 @@ func (l *loader) check(cfg *Config) error {
 		}
 	}
 	return nil
+}
+
+// approverOK reports whether a is an approver the gateway knows ("" is
+// the default, "operator").
+func approverOK(a string) bool {
+	return a == "" || a == "operator" || a == "client"
 }
 
 func checkPolicy(p *Policy, servers map[string]*Server, top bool, at func(...string) *Error) error {

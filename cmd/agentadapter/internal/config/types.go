@@ -159,6 +159,20 @@ type Section struct {
 	Virtual map[string]*Virtual `json:"virtualServers,omitempty"`
 	// Console, if set, serves the operator console at /console/.
 	Console *Console `json:"console,omitempty"`
+	// Approver is who decides the calls the policy holds for approval at
+	// /mcp and at the virtual servers that set none: "operator" (the
+	// default: the call answers with a ticket an operator decides on the
+	// console or with agentadapter approvals) or "client": a client that
+	// declares elicitation is asked, and its user's answer decides. The
+	// client's user then decides, not an operator: a client, or an agent
+	// driving one, can approve its own calls. The ledger records such a
+	// decision with the approver "client:<subject>" and the source
+	// "client". Clients without elicitation get the ticket as with
+	// "operator".
+	Approver string `json:"approver,omitempty"`
+	// Sessions caps the live MCP sessions (streamable HTTP) across every
+	// endpoint of the gateway.
+	Sessions *Sessions `json:"sessions,omitempty"`
 	// AllowedHosts are host names ("gateway.internal", no port) that
 	// requests may name in their Host header besides loopback ones. By
 	// default a request reaching a loopback listener must name localhost,
@@ -392,6 +406,20 @@ type Rate struct {
 	Window Duration `json:"window"`
 }
 
+// Sessions caps the live MCP sessions of the gateway, counted across
+// /mcp and every virtual server; a zero field means its default, a
+// negative one no cap.
+type Sessions struct {
+	// Max caps the sessions in all (503 with Retry-After past it); default
+	// 1000.
+	Max int `json:"max,omitempty"`
+	// PerIdentity caps one client's sessions (429 with Retry-After past
+	// it): a bearer token's subject, or without auth the client's address.
+	// Behind a reverse proxy every client has the proxy's address and so
+	// shares this cap. Default 100.
+	PerIdentity int `json:"perIdentity,omitempty"`
+}
+
 // Virtual is one more endpoint with its own tool selection and policy.
 type Virtual struct {
 	// Tools are glob patterns on tool names; empty means every tool of
@@ -401,6 +429,9 @@ type Virtual struct {
 	Servers []string `json:"servers,omitempty"`
 	// Policy, if set, replaces the top-level policy for this endpoint.
 	Policy *Policy `json:"policy,omitempty"`
+	// Approver, if set, replaces the top-level approver for this
+	// endpoint: "operator" or "client" (see Section.Approver).
+	Approver string `json:"approver,omitempty"`
 }
 
 // Duration reads "30s", "2m" or a number of seconds.

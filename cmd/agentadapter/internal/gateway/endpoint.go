@@ -37,8 +37,9 @@ type endpoint struct {
 // endpointDef is everything an endpoint is built from; an endpoint is
 // rebuilt on reload when it changes.
 type endpointDef struct {
-	Virtual *config.Virtual
-	Policy  *config.Policy
+	Virtual  *config.Virtual
+	Policy   *config.Policy
+	Approver string // "operator" or "client"
 }
 
 // Endpoints lists the endpoint names: "" for /mcp, then virtual servers.
@@ -48,13 +49,13 @@ func (g *Gateway) Endpoints() []string {
 }
 
 func (g *Gateway) buildEndpoints(cfg *config.Config, old map[string]*endpoint) (map[string]*endpoint, error) {
-	defs := map[string]endpointDef{"": {Policy: cfg.Gateway.Policy}}
+	defs := map[string]endpointDef{"": {Policy: cfg.Gateway.Policy, Approver: approverOf(cfg.Gateway, nil)}}
 	for name, v := range cfg.Gateway.Virtual {
 		p := v.Policy
 		if p == nil {
 			p = cfg.Gateway.Policy
 		}
-		defs[name] = endpointDef{Virtual: v, Policy: p}
+		defs[name] = endpointDef{Virtual: v, Policy: p, Approver: approverOf(cfg.Gateway, v)}
 	}
 	eps := map[string]*endpoint{}
 	for name, def := range defs {
@@ -104,11 +105,16 @@ func (g *Gateway) newEndpoint(name string, def endpointDef) (*endpoint, error) {
 	if name != "" {
 		srvName += "-" + name
 	}
+	var approver mcpadapter.Approver // nil: held calls answer with their ticket, for an operator
+	if def.Approver == approverClient {
+		approver = clientApprover{g}
+	}
 	exp, err := mcpadapter.NewExporter(g.reg, ep.exec, &mcpadapter.ExportOptions{
-		Name:    srvName,
-		Version: g.opts.Version,
-		Filter:  registry.Filter{Func: func(s *adapter.Spec) bool { return g.selectsFor(ep, s) }},
-		Logger:  g.log,
+		Approver: approver,
+		Name:     srvName,
+		Version:  g.opts.Version,
+		Filter:   registry.Filter{Func: func(s *adapter.Spec) bool { return g.selectsFor(ep, s) }},
+		Logger:   g.log,
 	})
 	if err != nil {
 		ep.exec.Close()

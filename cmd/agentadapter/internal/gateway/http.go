@@ -139,7 +139,7 @@ func (r *router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		}
 		h = r.handlers[ep]
 		if h == nil {
-			h = ep.exp.Handler(r.opts)
+			h = ep.handler(r.g, r.opts)
 			r.handlers[ep] = h
 		}
 	}
