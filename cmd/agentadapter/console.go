@@ -3,10 +3,13 @@ package main
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"iter"
 	"log/slog"
 	"net/http"
+	"net/netip"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -20,43 +23,157 @@ import (
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/state"
 )
 
-// newConsole builds the operator console serve mounts at /console/, or
-// nil when the configuration has none.
-func newConsole(cfg *config.Config, gw *gateway.Gateway, st state.Store, log *slog.Logger) (*console.Console, error) {
+// newConsole returns what serve mounts at /console/: the console of the
+// configuration in force. It is built again when a reload brings a new
+// configuration (operators, anonymous access, proxies take effect on the
+// next request), answers 404 while the configuration has no console
+// section, and keeps its login sessions in the store across rebuilds. The
+// console's checks (operator tokens, whether a session's credential is
+// still an operator's) read gw.Config() on every request, never a copy
+// taken at start. cfg is the configuration serve starts with: a console
+// section New refuses fails the start.
+func newConsole(cfg *config.Config, gw *gateway.Gateway, st state.Store, log *slog.Logger) (*consoleMount, error) {
+	m := &consoleMount{gw: gw, st: st, log: log, sessions: sessions(st)}
+	if m.sessions == nil {
+		m.sessions = console.MemorySessions()
+	}
+	if cfg.Gateway.Console != nil {
+		c, err := m.build(cfg)
+		if err != nil {
+			return nil, err
+		}
+		m.built, m.cur = cfg, c
+	}
+	gw.Approvals().OnPending = func(*adapter.Ticket) { m.notify() }
+	return m, nil
+}
+
+// consoleMount serves the console of the configuration in force.
+type consoleMount struct {
+	gw       *gateway.Gateway
+	st       state.Store
+	log      *slog.Logger
+	sessions console.SessionStore
+
+	mu     sync.Mutex
+	built  *config.Config   // the configuration cur was built for
+	cur    *console.Console // nil when built has no console section
+	closed bool
+}
+
+func (m *consoleMount) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c, err := m.current()
+	switch {
+	case err != nil:
+		m.log.Error("console: the configuration in force has a console the gateway cannot serve", "err", err)
+		http.Error(w, "console: unavailable; see the server log", http.StatusServiceUnavailable)
+	case c == nil:
+		http.NotFound(w, r)
+	default:
+		c.ServeHTTP(w, r)
+	}
+}
+
+// current returns the console of gw.Config(), building it on the first
+// request after a reload; the one it replaces is closed (its event
+// streams end and the pages reconnect to the new one).
+func (m *consoleMount) current() (*console.Console, error) {
+	cfg := m.gw.Config()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if cfg == m.built || m.closed {
+		return m.cur, nil
+	}
+	var c *console.Console
+	if cfg.Gateway.Console != nil {
+		var err error
+		if c, err = m.build(cfg); err != nil {
+			return nil, err
+		}
+	}
+	if m.cur != nil {
+		m.cur.Close()
+	}
+	m.built, m.cur = cfg, c
+	return c, nil
+}
+
+func (m *consoleMount) notify() {
+	m.mu.Lock()
+	c := m.cur
+	m.mu.Unlock()
+	if c != nil {
+		c.Notify()
+	}
+}
+
+// Close ends the event streams of the console in force; call it before
+// the HTTP server shuts down.
+func (m *consoleMount) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.closed = true
+	if m.cur != nil {
+		return m.cur.Close()
+	}
+	return nil
+}
+
+func (m *consoleMount) build(cfg *config.Config) (*console.Console, error) {
 	cc := cfg.Gateway.Console
-	if cc == nil {
-		return nil, nil
+	var proxies []netip.Prefix
+	for _, p := range cfg.Gateway.TrustedProxies {
+		pfx, err := config.ProxyPrefix(p)
+		if err != nil {
+			return nil, fmt.Errorf("trustedProxies: %w", err)
+		}
+		proxies = append(proxies, pfx)
 	}
 	opts := &console.Options{
-		Approvals:           gw.Approvals(),
-		Tools:               gw.Registry(),
-		Ledger:              st.Ledger(),
-		LedgerReader:        ledgerReader{st},
-		Servers:             gw.Manager(),
-		Standing:            gw.Standing(),
-		Sessions:            sessions(st),
+		Approvals:           m.gw.Approvals(),
+		Tools:               m.gw.Registry(),
+		Ledger:              m.st.Ledger(),
+		LedgerReader:        ledgerReader{m.st},
+		Servers:             m.gw, // the manager's servers, with the launches waiting for review
+		Standing:            m.gw.Standing(),
+		Sessions:            m.sessions,
 		AllowAnonymousLocal: cc.AnonymousLocal,
-		Logger:              log,
+		TrustedProxies:      proxies,
+		Why:                 func(t *adapter.Ticket) string { return m.gw.WhyHeld(t.Tool, t.Args) },
+		Logger:              m.log,
 	}
 	if len(cc.Operators) > 0 {
-		ops := map[[32]byte]config.Token{}
-		for _, t := range cc.Operators {
-			ops[sha256.Sum256([]byte(t.Token))] = t
-		}
 		opts.Auth = &mcpadapter.AuthOptions{Verifier: func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-			t, ok := ops[sha256.Sum256([]byte(token))]
-			if !ok {
-				return nil, fmt.Errorf("%w: not an operator token", auth.ErrInvalidToken)
+			sum := sha256.Sum256([]byte(token))
+			for _, t := range m.operators() {
+				if sha256.Sum256([]byte(t.Token)) == sum {
+					return &auth.TokenInfo{UserID: t.Subject, Scopes: t.Scopes, Expiration: time.Now().Add(time.Hour)}, nil
+				}
 			}
-			return &auth.TokenInfo{UserID: t.Subject, Scopes: t.Scopes, Expiration: time.Now().Add(time.Hour)}, nil
+			return nil, fmt.Errorf("%w: not an operator token", auth.ErrInvalidToken)
 		}}
+		// A session lasts while the operator it names still has the token
+		// it signed in with, in the configuration in force: a reload that
+		// removes the operator or rotates its token, or a replica started
+		// with the new file, ends it on the next request.
+		opts.Revalidate = func(_ context.Context, operator string, cred console.Credential) error {
+			for _, t := range m.operators() {
+				if t.Subject == operator && sha256.Sum256([]byte(t.Token)) == [32]byte(cred) {
+					return nil
+				}
+			}
+			return errors.New("the operator or its token is no longer configured")
+		}
 	}
-	c, err := console.New(opts)
-	if err != nil {
-		return nil, err
+	return console.New(opts)
+}
+
+// operators are the operator tokens of the configuration in force.
+func (m *consoleMount) operators() []config.Token {
+	if cc := m.gw.Config().Gateway.Console; cc != nil {
+		return cc.Operators
 	}
-	gw.Approvals().OnPending = func(*adapter.Ticket) { c.Notify() }
-	return c, nil
+	return nil
 }
 
 // sessions keeps login sessions in the store's cache when it has one

@@ -28,6 +28,9 @@ type HTTPOptions struct {
 //	/readyz                every enabled server is connected (503 otherwise)
 //	/metrics               Prometheus text format
 //	/console/              the console, when mounted
+//
+// Every route, these and any added later, is behind one Host and Origin
+// check (see guard): a DNS-rebinding page or a cross-origin form gets 403.
 func (g *Gateway) Handler(opts *HTTPOptions) (http.Handler, error) {
 	if opts == nil {
 		opts = &HTTPOptions{}
@@ -36,6 +39,9 @@ func (g *Gateway) Handler(opts *HTTPOptions) (http.Handler, error) {
 	if err != nil {
 		return nil, err
 	}
+	// guard checks Host in front of every route, allowedHosts included;
+	// go-sdk's own check behind it would refuse an allowed name.
+	httpOpts.DisableLocalhostProtection = true
 	r := g.mcpRouter(httpOpts)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", r)
@@ -48,7 +54,7 @@ func (g *Gateway) Handler(opts *HTTPOptions) (http.Handler, error) {
 	if opts.Console != nil {
 		mux.Handle("/console/", http.StripPrefix("/console", opts.Console))
 	}
-	return mux, nil
+	return g.guard(mux), nil
 }
 
 func (g *Gateway) ready(w http.ResponseWriter, _ *http.Request) {
@@ -61,6 +67,9 @@ func (g *Gateway) ready(w http.ResponseWriter, _ *http.Request) {
 	for _, s := range g.Config().Servers {
 		if !s.Disabled {
 			status[s.Name] = &srv{Name: s.Name, Error: "not connected"}
+			if why := g.LaunchStatus(s.Name); why != "" {
+				status[s.Name].Error = why // not started: an operator has to accept it
+			}
 		}
 	}
 	// Without inbound auth the gateway is loopback-only by default and an
@@ -180,7 +189,7 @@ func (g *Gateway) paths() []string {
 // closes, calls in flight get up to drain to finish, then the remaining
 // connections (idle event streams) are closed.
 func (g *Gateway) Serve(ctx context.Context, ln net.Listener, h http.Handler, drain time.Duration) error {
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv := newServer(h)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {

@@ -1,0 +1,106 @@
+package gateway
+
+import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+)
+
+// guard is the one defence in front of every route of serve's handler
+// (MCP, console, operational endpoints, and whatever is added later), so
+// that a route is protected by construction rather than by remembering:
+//
+//   - DNS rebinding: a request that reached a loopback address must name a
+//     loopback host (localhost, 127.0.0.0/8, [::1]) in Host, go-sdk's rule
+//     for its own handlers, or one of the configured allowedHosts. A page
+//     on rebind.example that resolves to 127.0.0.1 sends its own name and
+//     gets 403. With allowedHosts set, the rule holds on every listener.
+//   - Cross-origin browser requests (Sec-Fetch-Site, Origin) that change
+//     state get 403: http.CrossOriginProtection.
+//
+// The allowed names are read from the configuration in force on every
+// request, so a reload changes them at once.
+func (g *Gateway) guard(h http.Handler) http.Handler {
+	cop := http.NewCrossOriginProtection()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !g.hostAllowed(r) {
+			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", truncateHost(r.Host)), http.StatusForbidden)
+			return
+		}
+		if err := cop.Check(r); err != nil {
+			http.Error(w, "Forbidden: "+err.Error(), http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// hostAllowed applies the Host rule of guard.
+func (g *Gateway) hostAllowed(r *http.Request) bool {
+	allowed := g.Config().Gateway.AllowedHosts
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	if len(allowed) == 0 && (local == nil || !IsLoopback(local.String())) {
+		return true
+	}
+	if IsLoopback(r.Host) {
+		return true
+	}
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	for _, a := range allowed {
+		if strings.EqualFold(host, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// IsLoopback reports whether addr ("host", "host:port", "[::1]:port")
+// names a loopback host: localhost, an address in 127.0.0.0/8 or ::1. It
+// is go-sdk's rule (internal/util.IsLoopback), which go-sdk applies to the
+// Host of requests reaching its handlers on a loopback address: the
+// gateway applies the same rule to every route.
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+// truncateHost bounds the Host quoted back in a refusal.
+func truncateHost(h string) string {
+	if len(h) > 100 {
+		return h[:100] + "…"
+	}
+	return h
+}
+
+// Timeouts of serve's http.Server: the library's (mcpadapter.ServeListener
+// runs the same), so a client trickling a request body is cut after
+// DefaultReadTimeout and an idle keep-alive connection after
+// DefaultIdleTimeout. A response, event streams included, is bounded by
+// DefaultWriteTimeout; clients reopen a closed stream.
+const (
+	ReadHeaderTimeout = mcpadapter.DefaultReadHeaderTimeout
+	ReadTimeout       = mcpadapter.DefaultReadTimeout
+	WriteTimeout      = mcpadapter.DefaultWriteTimeout
+	IdleTimeout       = mcpadapter.DefaultIdleTimeout
+)
+
+// newServer is the http.Server that Serve runs.
+func newServer(h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: ReadHeaderTimeout,
+		ReadTimeout: ReadTimeout, WriteTimeout: WriteTimeout, IdleTimeout: IdleTimeout}
+}
