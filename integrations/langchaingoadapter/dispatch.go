@@ -2,6 +2,7 @@ package langchaingoadapter
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -160,7 +161,8 @@ func (d *Dispatcher) run(ctx context.Context, tc llms.ToolCall, input string) (s
 	}
 	spec, ok := d.reg.Lookup(name)
 	if !ok || !d.filter.Match(spec) {
-		return "", &adapter.Error{Kind: adapter.KindNotFound, Tool: name, CallID: tc.ID, Message: fmt.Sprintf("no tool named %q", name)}
+		// A made-up (or filtered) name has a record like any call.
+		return "", d.exec.Unknown(ctx, &adapter.Request{Tool: name, Args: json.RawMessage(input), CallID: tc.ID, Integration: Integration, Native: tc})
 	}
 	a := d.shape(spec)
 	args, perr := parseInput(input, a)

@@ -2,6 +2,7 @@ package langchaingoadapter
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -188,7 +189,8 @@ func (t *Tool) call(ctx context.Context, input string) (string, error) {
 	if t.reg != nil {
 		s, ok := t.reg.Lookup(spec.Name)
 		if !ok || !t.f.Match(s) {
-			return "", &adapter.Error{Kind: adapter.KindNotFound, Tool: spec.Name, Message: fmt.Sprintf("the tool %q is no longer available", spec.Name)}
+			// Removed since the agent was built: a record like any call.
+			return "", t.exec.Unknown(ctx, &adapter.Request{Tool: spec.Name, Args: json.RawMessage(input), Integration: Integration})
 		}
 		spec = s
 	}
