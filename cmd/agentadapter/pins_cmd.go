@@ -1,15 +1,19 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
 
+	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/console"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 	"github.com/agentadapter/agentadapter/termtext"
 
@@ -50,6 +54,9 @@ releases the tool within a second.` + storeNote}
 			}
 			var rows []pinOutput
 			for _, k := range sortedKeys(pins) {
+				if strings.HasPrefix(k, "launch:") {
+					continue // a server's launch pin: agentadapter servers list
+				}
 				server, remote, _ := strings.Cut(k, "/")
 				r := pinOutput{Tool: name(server, remote), Server: server, RemoteName: remote, Pin: pins[k], State: "ok"}
 				if q, ok := quar[k]; ok && q.Got != pins[k] {
@@ -106,27 +113,52 @@ releases the tool within a second.` + storeNote}
 			}
 			return nil
 		}}
-	accept := &cobra.Command{Use: "accept SERVER TOOL", Short: "Accept a changed definition: the tool is served again", Args: argsErr(cobra.ExactArgs(2)),
+	var hash, as string
+	accept := &cobra.Command{Use: "accept SERVER TOOL --hash HASH", Short: "Accept the reviewed definition of a quarantined tool: it is served again", Args: argsErr(cobra.ExactArgs(2)),
 		RunE: func(c *cobra.Command, args []string) error {
+			if hash == "" {
+				return usageErr("pins accept needs --hash: the hash `agentadapter pins diff %s %s` shows for the definition you reviewed", termtext.Line(args[0]), termtext.Line(args[1]))
+			}
+			if !strings.HasPrefix(hash, "sha256:") {
+				hash = "sha256:" + hash
+			}
 			qs, err := e.quarantines(c, args)
 			if err != nil {
 				return err
 			}
 			if len(qs) == 0 {
-				return fmt.Errorf("%s/%s is not quarantined (see: agentadapter pins list)", args[0], args[1])
+				return fmt.Errorf("%s/%s is not quarantined (see: agentadapter pins list)", termtext.Line(args[0]), termtext.Line(args[1]))
+			}
+			q := qs[0]
+			// The accept is of the definition the operator read, never of
+			// whatever the server sends by the time the command runs.
+			if q.Got != hash {
+				return fmt.Errorf("%s/%s: %w (agentadapter pins diff %s %s)", termtext.Line(q.Server), termtext.Line(q.Tool), mcpadapter.ErrDefinitionChanged, termtext.Line(q.Server), termtext.Line(q.Tool))
 			}
 			st, err := e.storeOnly(c.Context())
 			if err != nil {
 				return err
 			}
 			defer st.Close()
-			q := qs[0]
 			if err := st.Pins().Set(c.Context(), mcpadapter.PinKey(q.Server, q.RemoteName), q.Got); err != nil {
 				return err
 			}
-			fmt.Fprintf(e.stdout, "accepted %s/%s at %s\n", q.Server, q.Tool, short(q.Got))
+			rec, _ := json.Marshal(map[string]string{"server": q.Server, "remote": q.RemoteName, "pinned": q.Pinned, "got": q.Got})
+			if err := st.Ledger().Write(context.WithoutCancel(c.Context()), &adapter.Record{
+				Time: time.Now(), Tool: q.Tool, Source: "cli", Integration: "cli", Outcome: console.OutcomePinAccepted,
+				Approval: "approved", Approver: as, Args: rec,
+				Message: fmt.Sprintf("server %s, tool %s: pinned %s, new %s", q.Server, q.RemoteName, q.Pinned, q.Got),
+			}); err != nil {
+				return fmt.Errorf("the definition is accepted, but recording it in the ledger failed: %w", err)
+			}
+			if f, ok := st.Ledger().(interface{ Flush(context.Context) error }); ok {
+				_ = f.Flush(c.Context())
+			}
+			fmt.Fprintf(e.stdout, "accepted %s/%s at %s\n", termtext.Line(q.Server), termtext.Line(q.Tool), short(q.Got))
 			return nil
 		}}
+	accept.Flags().StringVar(&hash, "hash", "", "the hash of the definition you reviewed (from pins diff)")
+	accept.Flags().StringVar(&as, "as", operator(), "who accepts, for the ledger")
 	cmd.AddCommand(list, diff, accept)
 	return cmd
 }

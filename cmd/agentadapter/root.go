@@ -29,6 +29,9 @@ type env struct {
 	storeSpec  string
 	jsonOut    bool
 	verbose    bool
+	// acceptLaunches accepts the launches of the stdio servers a command
+	// starts (gateway.Options.AcceptLaunches).
+	acceptLaunches bool
 
 	// stopGrace is the gateway's StopGrace: call and inspect, which
 	// have their answer, set oneShotStopGrace.
@@ -66,8 +69,9 @@ a file of their own that includes yours ("include": "mcp.json").` + exitCodesHel
 	pf.StringVar(&e.storeSpec, "store", "", "override the store: sqlite:PATH or memory:")
 	pf.BoolVar(&e.jsonOut, "json", false, "print JSON")
 	pf.BoolVarP(&e.verbose, "verbose", "v", false, "debug logs, as JSON, on standard error")
+	pf.BoolVar(&e.acceptLaunches, "accept-launches", false, "accept (pin, with a ledger record) the launch of every configured stdio server started now; without it a launch no operator accepted is not started (see: agentadapter servers)")
 	root.AddCommand(newConfigCmd(e), newServeCmd(e), newCallCmd(e), newInspectCmd(e), newLedgerCmd(e),
-		newApprovalsCmd(e), newPinsCmd(e), newReloadCmd(e), newVersionCmd(e))
+		newApprovalsCmd(e), newPinsCmd(e), newServersCmd(e), newReloadCmd(e), newVersionCmd(e))
 	return root
 }
 
