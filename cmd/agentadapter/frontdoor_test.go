@@ -368,3 +368,33 @@ func TestServeConsoleFollowsReload(t *testing.T) {
 	s.cmd.Process.Signal(syscall.SIGHUP)
 	waitStatus("console removed", http.StatusNotFound)
 }
+
+// The ticket's card says why the call was held: the rule of the policy
+// in force that matched (or the default), per endpoint serving the tool.
+func TestServeCardSaysWhy(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"notes": {"command": %q}},
+  "agentadapter": {"store": "memory:", "console": {"anonymousLocal": true},
+    "policy": {"approval": {"default": "never", "rules": [
+      {"tool": "list_*", "approve": "none"},
+      {"tool": "add_note", "args": {"text": "secret*"}, "approve": "required"}]}}}}`, testServer))
+	s := startServe(t, dir, nil, "--config", "gateway.json", "--accept-launches")
+	cs := connect(t, s.base+"/mcp", nil)
+	if res := callTool(t, cs, "add_note", map[string]any{"text": "plain"}); res.IsError {
+		t.Fatalf("a call no rule holds was held: %q", text(res))
+	}
+	res := callTool(t, cs, "add_note", map[string]any{"text": "secret plans"})
+	tk := regexp.MustCompile(`tkt_[A-Za-z0-9_-]+`).FindString(text(res))
+	if !res.IsError || tk == "" {
+		t.Fatalf("add_note was not held: %q", text(res))
+	}
+	login, _ := s.do(t, frontReq{method: "POST", path: "/console/login", form: url.Values{}})
+	_, page := s.do(t, frontReq{method: "GET", path: "/console/pending", cookie: sessionCookie(t, login)})
+	m := regexp.MustCompile(`id="why-` + tk + `"[^>]*>(.*?)</p>`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("the card of %s does not say why it was held:\n%.3000s", tk, page)
+	}
+	if want := `/mcp: rule 2 (tool &#34;add_note&#34;, text=&#34;secret*&#34;) requires approval`; !strings.Contains(m[1], want) {
+		t.Errorf("why: %s\nwant it to contain %s", m[1], want)
+	}
+}
