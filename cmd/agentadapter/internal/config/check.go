@@ -58,6 +58,9 @@ func (l *loader) check(cfg *Config) error {
 			if err := checkStrength(t.Token); err != nil {
 				return fail(at("auth", "tokens"), "token %d (subject %q): %v", i, t.Subject, err)
 			}
+			if other, dup := clients[t.Token]; dup && other != t.Subject {
+				return fail(at("auth", "tokens"), "token %d (subject %q) is also %q's: one token names one caller", i, t.Subject, other)
+			}
 			clients[t.Token] = t.Subject
 		}
 		if p := sec.Auth.TokensFile; p != "" {
@@ -70,6 +73,9 @@ func (l *loader) check(cfg *Config) error {
 				return fail(at("auth", "tokensFile"), "%v", err)
 			}
 			for _, t := range toks {
+				if other, dup := clients[t.Token]; dup && other != t.Subject {
+					return fail(at("auth", "tokensFile"), "%s: the token of %q is also %q's: one token names one caller", p, t.Subject, other)
+				}
 				clients[t.Token] = t.Subject
 			}
 		}
@@ -99,6 +105,7 @@ func (l *loader) check(cfg *Config) error {
 		if len(c.Operators) == 0 && !c.AnonymousLocal {
 			return fail(at("console"), "the console needs operators (tokens of their own) or anonymousLocal: true")
 		}
+		operators := map[string]string{}
 		for i, t := range c.Operators {
 			if t.Subject == "" || t.Token == "" {
 				return fail(at("console", "operators"), "operator %d needs a subject and a token", i)
@@ -109,6 +116,10 @@ func (l *loader) check(cfg *Config) error {
 			if _, ok := clients[t.Token]; ok {
 				return fail(at("console", "operators"), "operator %q has a client's token: a client could approve its own calls", t.Subject)
 			}
+			if other, dup := operators[t.Token]; dup && other != t.Subject {
+				return fail(at("console", "operators"), "operator %d (subject %q) has %q's token: each operator signs in with a token of their own", i, t.Subject, other)
+			}
+			operators[t.Token] = t.Subject
 		}
 	}
 	for _, h := range sec.AllowedHosts {
