@@ -67,8 +67,9 @@ type HTTPOptions struct {
 	// means DefaultMaxSessions, negative means no cap.
 	MaxSessions int
 	// MaxSessionsPerIdentity caps the live sessions one identity opens (the
-	// bearer token's subject with Auth, else the client's IP address): one
-	// more gets 429 with Retry-After. Zero means
+	// bearer token's subject with Auth, else the client's IP address; behind
+	// a reverse proxy that is the proxy's, which every client then shares):
+	// one more gets 429 with Retry-After. Zero means
 	// DefaultMaxSessionsPerIdentity, negative means no cap.
 	MaxSessionsPerIdentity int
 	// Sessions, if set, counts this handler's sessions with those of every
