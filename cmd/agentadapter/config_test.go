@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -285,5 +286,27 @@ func TestExampleSecured(t *testing.T) {
 	r = runBin(t, t.TempDir(), nil, "config", "check", cfg)
 	if r.code != exitUsage || !strings.Contains(r.stderr, "undefined variable ${AGENTADAPTER_AGENT_TOKEN}") {
 		t.Errorf("without the tokens: exit %d %q", r.code, r.stderr)
+	}
+}
+
+// config check prints none of the 28 secrets planted in the config
+// package's testdata/planted.json (it printed 9: flag values, URL-valued
+// env, a DSN password, a signature query parameter).
+func TestConfigCheckPlanted(t *testing.T) {
+	dir, err := filepath.Abs(filepath.Join("internal", "config", "testdata"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := runBin(t, dir, []string{"AGENTADAPTER_INPUT_DB_PASS=pl18q7Vb3Nw9Xc5Lm2Kp8Rt4Hy6Jd1Fg0"}, "config", "check", "planted.json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	for i := 1; i <= 28; i++ {
+		if strings.Contains(r.stdout+r.stderr, fmt.Sprintf("pl%02dq7Vb3N", i)) {
+			t.Errorf("planted secret %d is printed", i)
+		}
+	}
+	if t.Failed() {
+		t.Logf("output:\n%s", r.stdout)
 	}
 }
