@@ -234,3 +234,27 @@ func TestServeSessionCapsAcrossEndpoints(t *testing.T) {
 		t.Errorf("bob's first session with alice at her cap: %d, want 200", code)
 	}
 }
+
+// TestServeAnonymousRateLimits: without auth the per-identity rate limit
+// counts per session (each is its own caller), and its refusal names that
+// caller; it used to be one bucket, "anonymous", for every client.
+func TestServeAnonymousRateLimits(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"notes": {"command": %q}},
+  "agentadapter": {"store": "memory:", "servers": {"notes": {"trust": "trusted"}},
+    "policy": {"approval": {"default": "never"}, "limits": {"perIdentity": {"calls": 2, "window": "1h"}}}}}`, testServer))
+	s := startServe(t, dir, nil, "--config", "gateway.json")
+	a, b := connect(t, s.base+"/mcp", nil), connect(t, s.base+"/mcp", nil)
+	for i := range 2 {
+		if res := callTool(t, a, "list_notes", map[string]any{}); res.IsError {
+			t.Fatalf("A's call %d: %s", i, text(res))
+		}
+	}
+	res := callTool(t, a, "list_notes", map[string]any{})
+	if kind, _ := errorMeta(t, res); kind != "run_limit_exceeded" || !strings.Contains(text(res), "anonymous:"+a.ID()) {
+		t.Fatalf("A's third call: %s, want run_limit_exceeded naming A", text(res))
+	}
+	if res := callTool(t, b, "list_notes", map[string]any{}); res.IsError {
+		t.Errorf("B's first call with A at its limit: %s", text(res))
+	}
+}
