@@ -557,7 +557,8 @@ const (
 // other arguments does not match the ticket and gets a new one; a call
 // from another scope presenting the ticket is denied.
 //
-// Open tickets are capped per subject and overall ([Deferred.Caps]); a call
+// Open tickets are capped per subject (per session under ScopeSession) and
+// overall ([Deferred.Caps]); a call
 // that would exceed a cap is denied with a message telling the model to wait
 // for the pending ones.
 type Deferred struct {

@@ -31,7 +31,9 @@ type ToolCall struct {
 	// request), for handlers that need it.
 	Native any
 	// Identity is the verified caller, when the integration authenticates
-	// one (the MCP export with bearer auth does).
+	// one (the MCP export with bearer auth does), or an anonymous caller
+	// told apart by its session (Identity.Anonymous: the MCP export
+	// without auth).
 	Identity *Identity
 	// Ticket is the approval ticket the caller presents to resume a call
 	// that was pending approval.
