@@ -294,7 +294,7 @@ func (a *app) einoGraph(ctx context.Context, reg *registry.Registry) (compose.Ru
 	}
 	agent, err := react.NewAgent(ctx, &react.AgentConfig{
 		ToolCallingModel: &einoScripted{out: a.out},
-		ToolsConfig:      compose.ToolsNodeConfig{Tools: tools, UnknownToolsHandler: einoadapter.UnknownTool},
+		ToolsConfig:      compose.ToolsNodeConfig{Tools: tools, UnknownToolsHandler: einoadapter.UnknownToolsHandler(a.exec)},
 	})
 	if err != nil {
 		return nil, err

@@ -68,7 +68,7 @@ func main() {
 			ToolCallMiddlewares: []compose.ToolMiddleware{einoadapter.Middleware()},
 			// A made-up tool name gives the model not_found instead of
 			// ending the run.
-			UnknownToolsHandler: einoadapter.UnknownTool,
+			UnknownToolsHandler: einoadapter.UnknownToolsHandler(exec),
 		},
 	})
 	if err != nil {

@@ -103,7 +103,7 @@ func main() {
 	flow := genkit.DefineFlow(g, "support", func(ctx context.Context, question string) (string, error) {
 		// UnknownTools: a made-up tool name gives the model not_found
 		// instead of ending the generation.
-		opts := []ai.GenerateOption{ai.WithModel(model), ai.WithTools(tools...), ai.WithMiddleware(genkitadapter.UnknownTools())}
+		opts := []ai.GenerateOption{ai.WithModel(model), ai.WithTools(tools...), ai.WithMiddleware(genkitadapter.UnknownToolsMiddleware(exec))}
 		resp, err := genkit.Generate(ctx, g, append(opts, ai.WithPrompt(question))...)
 		for err == nil && resp.FinishReason == ai.FinishReasonInterrupted {
 			resp, err = genkitadapter.Resume(ctx, g, resp, func(ctx context.Context, a *genkitadapter.Approval) error {

@@ -31,7 +31,7 @@ func runEino(ctx context.Context, e *env) (string, error) {
 	agent, err := react.NewAgent(ctx, &react.AgentConfig{
 		ToolCallingModel: chat,
 		// A made-up tool name gives the model not_found instead of ending the run.
-		ToolsConfig: compose.ToolsNodeConfig{Tools: tools, UnknownToolsHandler: einoadapter.UnknownTool},
+		ToolsConfig: compose.ToolsNodeConfig{Tools: tools, UnknownToolsHandler: einoadapter.UnknownToolsHandler(e.exec)},
 		MaxStep:     20,
 	})
 	if err != nil {

@@ -47,7 +47,7 @@ func runGenkit(ctx context.Context, e *env) (string, error) {
 		mdl = ai.WithModel(genkit.DefineModel(g, "quickstart/scripted",
 			&ai.ModelOptions{Supports: &ai.ModelSupports{Tools: true, Multiturn: true}}, m.generate))
 	}
-	opts := []ai.GenerateOption{mdl, ai.WithTools(tools...), ai.WithMaxTurns(20), ai.WithMiddleware(genkitadapter.UnknownTools())}
+	opts := []ai.GenerateOption{mdl, ai.WithTools(tools...), ai.WithMaxTurns(20), ai.WithMiddleware(genkitadapter.UnknownToolsMiddleware(e.exec))}
 	resp, err := genkit.Generate(ctx, g, append(opts, ai.WithPrompt(question))...)
 	for err == nil && resp.FinishReason == ai.FinishReasonInterrupted {
 		resp, err = genkitadapter.Resume(ctx, g, resp, func(ctx context.Context, a *genkitadapter.Approval) error {

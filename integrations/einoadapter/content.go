@@ -3,7 +3,9 @@ package einoadapter
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 
+	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/agentadapter/agentadapter/adapter"
@@ -35,13 +37,31 @@ func data(m *adapter.Media) schema.MessagePartCommon {
 	return schema.MessagePartCommon{Base64Data: &s, MIMEType: m.MIMEType}
 }
 
-// UnknownTool answers a call to a tool the agent does not have (a name the
-// model made up) with the not_found payload, so that the model reads it and
-// the run goes on instead of failing. Install it in the tools node:
+// UnknownToolsHandler returns the handler of a call to a tool the agent
+// does not have (a name the model made up): it answers the not_found
+// payload, so that the model reads it and the run goes on instead of
+// failing, and the call leaves one ledger record, like every call through
+// exec ([adapter.Executor.Unknown]). Install it in the tools node:
 //
-//	compose.ToolsNodeConfig{Tools: tools, UnknownToolsHandler: einoadapter.UnknownTool}
+//	compose.ToolsNodeConfig{Tools: tools, UnknownToolsHandler: einoadapter.UnknownToolsHandler(exec)}
 //
-// The react agent passes its ToolsConfig through, so the same line serves it.
+// The react agent passes its ToolsConfig through, so the same line serves
+// it. exec is required: nil panics here, not at the first made-up name.
+func UnknownToolsHandler(exec *adapter.Executor) func(ctx context.Context, name, input string) (string, error) {
+	if exec == nil {
+		panic(errNilExecutor)
+	}
+	return func(ctx context.Context, name, input string) (string, error) {
+		nf := exec.Unknown(ctx, &adapter.Request{Tool: name, Args: json.RawMessage(input), CallID: compose.GetToolCallID(ctx), Integration: Integration})
+		p, _ := adapter.ModelPayload(nf)
+		return p, nil
+	}
+}
+
+// UnknownTool answers a call to a tool the agent does not have with the
+// not_found payload, and leaves no ledger record.
+//
+// Deprecated: every call is to have a record; use [UnknownToolsHandler].
 func UnknownTool(_ context.Context, name, _ string) (string, error) {
 	p, _ := adapter.ModelPayload(adapter.UnknownTool(name))
 	return p, nil

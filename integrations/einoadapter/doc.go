@@ -30,8 +30,8 @@
 // targets eino. Each call goes to the executor with eino's tool call id as
 // the call id; the executor is required (nil is an error at construction).
 // A made-up tool name would end eino's run: set
-// ToolsNodeConfig.UnknownToolsHandler to [UnknownTool] and the model reads
-// the not_found payload instead. Results read to the model as
+// ToolsNodeConfig.UnknownToolsHandler to [UnknownToolsHandler](exec) and
+// the model reads the not_found payload instead (and the call has a record). Results read to the model as
 // adapter.Render writes them (multimodal tools: adapter.RenderParts).
 //
 // [Info] builds the schema.ToolInfo once per tool. [Schema] converts the

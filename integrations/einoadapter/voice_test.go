@@ -61,7 +61,8 @@ func TestUnknownToolReact(t *testing.T) {
 	ctx := context.Background()
 	reg := registry.New()
 	reg.MustRegister(addSpec())
-	exec := adapter.NewExecutor(reg, nil)
+	ledger := adapter.NewMemoryLedger(0)
+	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{Ledger: ledger})
 	defer exec.Close()
 	tools, err := einoadapter.Tools(reg, exec, nil)
 	if err != nil {
@@ -73,7 +74,7 @@ func TestUnknownToolReact(t *testing.T) {
 	}}
 	a, err := react.NewAgent(ctx, &react.AgentConfig{
 		ToolCallingModel: m,
-		ToolsConfig:      compose.ToolsNodeConfig{Tools: tools, UnknownToolsHandler: einoadapter.UnknownTool},
+		ToolsConfig:      compose.ToolsNodeConfig{Tools: tools, UnknownToolsHandler: einoadapter.UnknownToolsHandler(exec)},
 		MaxStep:          10,
 	})
 	if err != nil {
@@ -82,6 +83,17 @@ func TestUnknownToolReact(t *testing.T) {
 	out, err := a.Generate(ctx, userMsg("add"))
 	if err != nil {
 		t.Fatalf("the run ended on the unknown tool: %v", err)
+	}
+	// The made-up call has exactly one record, as every call does.
+	if err := exec.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var recs []string
+	for _, r := range ledger.Records() {
+		recs = append(recs, r.CallID+" "+r.Tool+" "+r.Outcome+" "+r.Integration)
+	}
+	if want := []string{"c1 no_such_tool not_found eino", "c2 add ok eino"}; strings.Join(recs, "|") != strings.Join(want, "|") {
+		t.Errorf("records:\n got %q\nwant %q", recs, want)
 	}
 	want := `done: c1={"error":{"kind":"not_found","message":"no tool named \"no_such_tool\"","tool":"no_such_tool"}} | c2={"sum":5}`
 	if out.Content != want {

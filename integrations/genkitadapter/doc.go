@@ -48,11 +48,12 @@
 // ledger) or call the spec.
 //
 // A model that calls a tool by a name it made up ends genkit's Generate
-// with an error; [UnknownTools] is a model middleware that answers such
-// calls with the not_found payload, so the model reads it and goes on:
+// with an error; [UnknownToolsMiddleware] is a model middleware that
+// answers such calls with the not_found payload, so the model reads it and
+// goes on, and records them in the executor's ledger:
 //
 //	genkit.Generate(ctx, g, ai.WithModel(m), ai.WithTools(tools...),
-//		ai.WithMiddleware(genkitadapter.UnknownTools()))
+//		ai.WithMiddleware(genkitadapter.UnknownToolsMiddleware(exec)))
 //
 // Genkit aborts the whole generation when a tool returns an error. So the
 // model-facing kinds (see [adapter.Kind.ModelFacing]: args_invalid,

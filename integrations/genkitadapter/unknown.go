@@ -13,11 +13,14 @@ import (
 // tool names before genkit sees the response (and fails on the name).
 const maxUnknownRounds = 4
 
-// UnknownTools returns a model middleware that answers tool requests naming
-// a tool the generation does not have with the not_found payload every
-// integration gives (adapter.UnknownTool), so that the model reads it and
-// the generation goes on; without it, genkit's Generate fails on the name.
-// Install it with ai.WithMiddleware(genkitadapter.UnknownTools()).
+// UnknownToolsMiddleware returns a model middleware that answers tool
+// requests naming a tool the generation does not have with the not_found
+// payload every integration gives, so that the model reads it and the
+// generation goes on (without it, genkit's Generate fails on the name), and
+// records each such call in exec's ledger, once, as every call is recorded
+// ([adapter.Executor.Unknown]). Install it with
+// ai.WithMiddleware(genkitadapter.UnknownToolsMiddleware(exec)). exec is
+// required: nil panics here, not at the first made-up name.
 //
 // Genkit has no hook for unknown tools, so the middleware answers them
 // itself: the model's message with those requests and a tool message with
@@ -26,7 +29,20 @@ const maxUnknownRounds = 4
 // for real tools — goes to genkit as usual. When every request of a turn was
 // unknown, the model is asked again with the answers, at most a few times a
 // turn.
-func UnknownTools() ai.ModelMiddleware {
+func UnknownToolsMiddleware(exec *adapter.Executor) ai.ModelMiddleware {
+	if exec == nil {
+		panic(errNilExecutor)
+	}
+	return unknownTools(exec)
+}
+
+// UnknownTools is [UnknownToolsMiddleware] that leaves no ledger record.
+//
+// Deprecated: every call is to have a record; use [UnknownToolsMiddleware].
+func UnknownTools() ai.ModelMiddleware { return unknownTools(nil) }
+
+// unknownTools is the middleware; a nil exec records nothing.
+func unknownTools(exec *adapter.Executor) ai.ModelMiddleware {
 	return func(next ai.ModelFunc) ai.ModelFunc {
 		return func(ctx context.Context, req *ai.ModelRequest, cb ai.ModelStreamCallback) (*ai.ModelResponse, error) {
 			known := make(map[string]bool, len(req.Tools))
@@ -51,7 +67,12 @@ func UnknownTools() ai.ModelMiddleware {
 				}
 				answers := make([]*ai.Part, len(unknown))
 				for i, p := range unknown {
-					payload, _ := adapter.ModelPayload(adapter.UnknownTool(p.ToolRequest.Name))
+					nf := adapter.UnknownTool(p.ToolRequest.Name)
+					if exec != nil {
+						args, _ := json.Marshal(p.ToolRequest.Input)
+						nf = exec.Unknown(ctx, &adapter.Request{Tool: p.ToolRequest.Name, Args: args, CallID: p.ToolRequest.Ref, Integration: Integration})
+					}
+					payload, _ := adapter.ModelPayload(nf)
 					answers[i] = ai.NewToolResponsePart(&ai.ToolResponse{
 						Name: p.ToolRequest.Name, Ref: p.ToolRequest.Ref, Output: json.RawMessage(payload), // as this package outputs every payload
 					})

@@ -23,7 +23,8 @@ func TestUnknownTools(t *testing.T) {
 	g := newGenkit(t)
 	reg := registry.New()
 	reg.MustRegister(addSpec())
-	exec := adapter.NewExecutor(reg, nil)
+	ledger := adapter.NewMemoryLedger(0)
+	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{Ledger: ledger})
 	defer exec.Close()
 	tools, err := genkitadapter.Tools(g, reg, exec, nil)
 	if err != nil {
@@ -34,9 +35,20 @@ func TestUnknownTools(t *testing.T) {
 		callTool("add", "c2", map[string]any{"a": 2, "b": 3}),
 		echoToolOutputs())
 	resp, err := genkit.Generate(ctx, g, ai.WithModel(m), ai.WithPrompt("add"), ai.WithTools(tools...),
-		ai.WithMiddleware(genkitadapter.UnknownTools()))
+		ai.WithMiddleware(genkitadapter.UnknownToolsMiddleware(exec)))
 	if err != nil {
 		t.Fatalf("Generate ended on the unknown tool: %v", err)
+	}
+	// The made-up call has exactly one record, as every call does.
+	if err := exec.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var recs []string
+	for _, r := range ledger.Records() {
+		recs = append(recs, r.Tool+" "+r.Outcome+" "+r.Integration+" "+string(r.Args))
+	}
+	if want := []string{`no_such_tool not_found genkit {"a":1}`, `add ok genkit {"a":2,"b":3}`}; strings.Join(recs, "|") != strings.Join(want, "|") {
+		t.Errorf("records:\n got %q\nwant %q", recs, want)
 	}
 	if got, want := resp.Text(), `{"add":{"sum":5}}`; got != want {
 		t.Errorf("answer = %s, want %s", got, want)
@@ -81,7 +93,7 @@ func TestUnknownToolsMixedTurn(t *testing.T) {
 	m := defineScripted(t, g, "mixed",
 		callTools(&ai.ToolRequest{Name: "ghost", Ref: "c1"}, &ai.ToolRequest{Name: "add", Ref: "c2", Input: map[string]any{"a": 1, "b": 1}}),
 		say("ok"))
-	resp, err := genkit.Generate(ctx, g, ai.WithModel(m), ai.WithPrompt("x"), ai.WithTools(tools...), ai.WithMiddleware(genkitadapter.UnknownTools()))
+	resp, err := genkit.Generate(ctx, g, ai.WithModel(m), ai.WithPrompt("x"), ai.WithTools(tools...), ai.WithMiddleware(genkitadapter.UnknownToolsMiddleware(exec)))
 	if err != nil {
 		t.Fatal(err)
 	}
