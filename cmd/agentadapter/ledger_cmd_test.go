@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	_ "github.com/ncruces/go-sqlite3/driver" // to tamper with the store behind the command's back
 
 	"github.com/agentadapter/agentadapter/adapter"
@@ -216,5 +218,22 @@ func TestCLIDecisionAndUnknownRecords(t *testing.T) {
 	}
 	if len(recs[1].Tool) > 200 || strings.Contains(string(recs[0].Args), "s3cret") {
 		t.Errorf("the made-up names' records: tool %d bytes, args %s; want bounded and redacted", len(recs[1].Tool), recs[0].Args)
+	}
+}
+
+// Over MCP, a made-up tool name is a not_found tool error the model reads
+// (not go-sdk's protocol error) and leaves exactly one record.
+func TestServeUnknownToolRecorded(t *testing.T) {
+	dir, _, aa := ledgerEnv(t)
+	s := startServe(t, dir, []string{"STATE=" + dir + "/state"}, "--config", "gateway.json")
+	cs := connect(t, s.base+"/mcp", nil)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "made_up", Arguments: map[string]any{"token": "s3cret"}})
+	if err != nil || !res.IsError || !strings.Contains(text(res), `"kind":"not_found"`) {
+		t.Fatalf("CallTool(made_up) = %+v, %v; want a not_found isError result", res, err)
+	}
+	s.stop(t)
+	recs := queriedRecords(t, aa("ledger", "query", "--json", "--outcome", "not_found"))
+	if len(recs) != 1 || recs[0].Tool != "made_up" || recs[0].Integration != "mcp" || strings.Contains(string(recs[0].Args), "s3cret") {
+		t.Errorf("not_found records: %+v; want exactly one, of the mcp integration, redacted", recs)
 	}
 }
