@@ -128,25 +128,10 @@ func (c *conn) transport() (mcp.Transport, error) {
 		}
 		return &stdioTransport{cmd: cmd, terminate: firstPositive(c.m.opts.StopGrace, DefaultStopGrace), limit: limit, tooLarge: &c.frameTooLarge}, nil
 	default:
-		hc := s.HTTPClient
-		if hc == nil {
-			hc = http.DefaultClient
-		}
-		if len(s.Headers) > 0 || s.BearerToken != "" {
-			h := make(http.Header, len(s.Headers)+1)
-			for k, v := range s.Headers {
-				h.Set(k, v)
-			}
-			if s.BearerToken != "" {
-				h.Set("Authorization", "Bearer "+s.BearerToken)
-			}
-			cp := *hc
-			base := cp.Transport
-			if base == nil {
-				base = http.DefaultTransport
-			}
-			cp.Transport = &headerTransport{base: base, h: h}
-			hc = &cp
+		// Configured headers go only to the URL's origin: see outbound.go.
+		hc, err := upstreamClient(s)
+		if err != nil {
+			return nil, err
 		}
 		// Bound responses while they are read, not once decoded.
 		limit := int64(c.maxResultBytes())
@@ -176,19 +161,6 @@ func (c *conn) transport() (mcp.Transport, error) {
 		}
 		return t, nil
 	}
-}
-
-type headerTransport struct {
-	base http.RoundTripper
-	h    http.Header
-}
-
-func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	for k, v := range t.h {
-		r.Header[k] = v
-	}
-	return t.base.RoundTrip(r)
 }
 
 // dial opens a new session and installs it.

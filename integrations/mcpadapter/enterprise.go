@@ -58,6 +58,9 @@ func (h *oauthHandler) enterprise(ctx context.Context, mcpURL string, cs []oauth
 	if scopes == nil {
 		scopes = scopesFrom(cs, prm.ScopesSupported)
 	}
+	if err := checkEndpoint("identity provider's token endpoint", e.IdPTokenURL); err != nil {
+		return err
+	}
 	idToken, err := e.IDToken(ctx)
 	if err != nil {
 		return err

@@ -86,11 +86,24 @@ type OAuth struct {
 	// authorization (cross-app access) instead.
 	Enterprise *EnterpriseAuth
 
+	// Issuer, if set, pins the authorization server: the server's
+	// protected resource metadata must name this issuer (and its metadata
+	// and RFC 9207 authorization response must carry it), or the flow stops
+	// before anything is sent to the server it names. Unset, a public
+	// client signs in wherever the resource's metadata says, as the MCP
+	// specification has it, but client credentials (ClientSecret,
+	// ClientCredentials, Enterprise) go only to an authorization server on
+	// the resource's own origin: set Issuer to send them to another.
+	Issuer string
+
 	// Tokens keeps tokens across connections and processes; nil means a
 	// MemoryTokenStore of the server's own.
 	Tokens TokenStore
 	// HTTPClient makes the discovery, registration and token requests; nil
-	// means the server's HTTPClient, then http.DefaultClient.
+	// means the server's HTTPClient, then http.DefaultClient. Its
+	// CheckRedirect is kept, after the manager's own redirect rules (no
+	// downgrade to plain HTTP, no token or registration request redirected
+	// to another origin).
 	HTTPClient *http.Client
 }
 
@@ -134,6 +147,17 @@ type oauthHandler struct {
 	store    TokenStore
 	hc       *http.Client
 	code     *auth.AuthorizationCodeHandler // nil with client credentials
+	policy   issuerPolicy
+	// prereg is the pre-registered client go-sdk's code handler holds:
+	// its Issuer is set, under authMu, to the issuer the policy accepted,
+	// so that go-sdk's own discovery cannot name another before the
+	// secret is sent.
+	prereg *oauthex.ClientCredentials
+	// expectAuthURL is the authorization endpoint of the accepted issuer,
+	// guarded by authMu: the user is sent nowhere else.
+	expectAuthURL string
+
+	authMu sync.Mutex // serialises Authorize
 
 	mu sync.Mutex
 	ts oauth2.TokenSource
@@ -151,7 +175,14 @@ func newOAuthHandler(s *Server) (*oauthHandler, error) {
 	if h.store == nil {
 		h.store = new(MemoryTokenStore)
 	}
-	h.hc = firstClient(cfg.HTTPClient, s.HTTPClient)
+	h.hc = oauthClient(firstClient(cfg.HTTPClient, s.HTTPClient))
+	h.policy = issuerPolicy{resource: s.URL, pin: cfg.Issuer,
+		credentials: cfg.ClientSecret != "" || cfg.ClientCredentials != nil || cfg.Enterprise != nil}
+	if cfg.Issuer != "" {
+		if err := checkEndpoint("issuer", cfg.Issuer); err != nil {
+			return nil, fmt.Errorf("OAuth.Issuer: %w", err)
+		}
+	}
 	if cfg.Enterprise != nil {
 		if cfg.ClientCredentials != nil {
 			return nil, errors.New("OAuth: set at most one of ClientCredentials and Enterprise")
@@ -175,6 +206,10 @@ func newOAuthHandler(s *Server) (*oauthHandler, error) {
 	ac := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL: redirect,
 		AuthorizationCodeFetcher: func(ctx context.Context, a *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+			// h.authMu is held: Authorize called go-sdk's.
+			if err := sameEndpoint(a.URL, h.expectAuthURL); err != nil {
+				return nil, err
+			}
 			return authorize(ctx, &AuthorizationRequest{Server: s.Name, URL: a.URL, RedirectURL: redirect})
 		},
 		ScopeFilter:         cfg.Scopes,
@@ -188,7 +223,8 @@ func newOAuthHandler(s *Server) (*oauthHandler, error) {
 		ac.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: cfg.ClientMetadataURL}
 	}
 	if cfg.ClientID != "" {
-		ac.PreregisteredClient = &oauthex.ClientCredentials{ClientID: cfg.ClientID}
+		ac.PreregisteredClient = &oauthex.ClientCredentials{ClientID: cfg.ClientID, Issuer: cfg.Issuer}
+		h.prereg = ac.PreregisteredClient
 		if cfg.ClientSecret != "" {
 			ac.PreregisteredClient.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: cfg.ClientSecret}
 		}
@@ -258,7 +294,9 @@ func (h *oauthHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, err
 // it when it expires, if it can.
 func (h *oauthHandler) sourceFor(tok *Token) oauth2.TokenSource {
 	ot := tok.oauth2()
-	if tok.RefreshToken == "" || tok.TokenURL == "" {
+	if tok.RefreshToken == "" || tok.TokenURL == "" || checkEndpoint("token endpoint", tok.TokenURL) != nil {
+		// A stored token URL in clear (an edited token file) is not sent
+		// the refresh token and secret: the grant starts over instead.
 		return oauth2.StaticTokenSource(ot)
 	}
 	return &persistingSource{h: h, base: h.refreshConfig(tok).TokenSource(h.background(), ot), meta: *tok, last: tok.AccessToken}
@@ -354,6 +392,8 @@ func truncate(s string, n int) string {
 // Authorize implements auth.OAuthHandler: after a 401 it first refreshes a
 // refresh token the server has not refused yet, then runs the grant again.
 func (h *oauthHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	h.authMu.Lock()
+	defer h.authMu.Unlock()
 	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
 	if resp.StatusCode == http.StatusUnauthorized {
 		if ok := h.refresh(ctx); ok {
@@ -379,6 +419,18 @@ func (h *oauthHandler) Authorize(ctx context.Context, req *http.Request, resp *h
 		drain(resp)
 		err = h.legacyAuthorize(ctx, req.URL.String(), challenges)
 	default:
+		// Discover and judge the authorization server before go-sdk does
+		// (and sends the user or the secret there): go-sdk then has to
+		// find the same one.
+		var asm *oauthex.AuthServerMeta
+		if _, asm, err = h.discover(ctx, req.URL.String(), challenges); err != nil {
+			drain(resp)
+			break
+		}
+		h.expectAuthURL = asm.AuthorizationEndpoint
+		if h.prereg != nil {
+			h.prereg.Issuer = asm.Issuer
+		}
 		if err = h.code.Authorize(ctx, req, resp); err != nil {
 			var re *oauth2.RetrieveError
 			if errors.As(err, &re) {
@@ -408,7 +460,7 @@ func drain(resp *http.Response) {
 // is in place.
 func (h *oauthHandler) refresh(ctx context.Context) bool {
 	tok, err := h.store.Token(ctx, h.key)
-	if err != nil || tok.RefreshToken == "" || tok.TokenURL == "" {
+	if err != nil || tok.RefreshToken == "" || tok.TokenURL == "" || checkEndpoint("token endpoint", tok.TokenURL) != nil {
 		return false
 	}
 	h.mu.Lock()
@@ -456,6 +508,9 @@ func (h *oauthHandler) discover(ctx context.Context, mcpURL string, cs []oauthex
 		prm = &oauthex.ProtectedResourceMetadata{Resource: mcpURL, AuthorizationServers: []string{origin(mcpURL)}}
 	}
 	issuer := prm.AuthorizationServers[0]
+	if err := h.policy.check(issuer); err != nil {
+		return nil, nil, err
+	}
 	asm, err := auth.GetAuthServerMetadata(ctx, issuer, h.hc)
 	if err != nil && legacy {
 		asm, err = h.legacyServerMetadata(ctx, issuer)
@@ -466,6 +521,20 @@ func (h *oauthHandler) discover(ctx context.Context, mcpURL string, cs []oauthex
 	if asm == nil {
 		asm = &oauthex.AuthServerMeta{Issuer: issuer, AuthorizationEndpoint: issuer + "/authorize",
 			TokenEndpoint: issuer + "/token", RegistrationEndpoint: issuer + "/register"}
+	}
+	// The current-specification path (go-sdk's) refuses these too; the
+	// 2025-03-26 fallbacks go through the same rule.
+	for _, e := range []struct{ what, url string }{{"authorization endpoint", asm.AuthorizationEndpoint},
+		{"token endpoint", asm.TokenEndpoint}, {"registration endpoint", asm.RegistrationEndpoint}} {
+		if e.url == "" && e.what == "registration endpoint" {
+			continue
+		}
+		if err := checkEndpoint(e.what, e.url); err != nil {
+			return nil, nil, err
+		}
+	}
+	if h.policy.pin != "" && !issuersEqual(asm.Issuer, h.policy.pin) {
+		return nil, nil, fmt.Errorf("%w: the authorization server's metadata names issuer %q, not the configured %q", ErrOutbound, truncate(asm.Issuer, 200), h.policy.pin)
 	}
 	return prm, asm, nil
 }
@@ -592,6 +661,11 @@ func (h *oauthHandler) legacyAuthorize(ctx context.Context, mcpURL string, cs []
 	}
 	if res.State != state {
 		return errors.New("the authorization response's state does not match")
+	}
+	// RFC 9207: an iss in the response must be the issuer the user was
+	// sent to; one the server promises must be there.
+	if (res.Iss != "" || asm.AuthorizationResponseIssParameterSupported) && !issuersEqual(res.Iss, asm.Issuer) {
+		return fmt.Errorf("the authorization response's issuer %q is not %q", truncate(res.Iss, 200), asm.Issuer)
 	}
 	t, err := cfg.Exchange(context.WithValue(ctx, oauth2.HTTPClient, h.hc), res.Code,
 		oauth2.VerifierOption(verifier), oauth2.SetAuthURLParam("resource", mcpURL))
