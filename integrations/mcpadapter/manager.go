@@ -53,8 +53,11 @@ type Server struct {
 	Stderr  io.Writer
 
 	// URL is a streamable HTTP endpoint, or a legacy SSE endpoint when SSE
-	// is set. Headers are added to every request; BearerToken, if set, is
-	// sent as "Authorization: Bearer <token>". HTTPClient defaults to
+	// is set. Headers are added to every request for the URL's origin
+	// (scheme, host and port), and to none for another: a redirect
+	// elsewhere is followed without them, one from https to http is
+	// refused. BearerToken, if set, is sent the same way as
+	// "Authorization: Bearer <token>". HTTPClient defaults to
 	// http.DefaultClient.
 	URL         string
 	SSE         bool
