@@ -91,7 +91,9 @@ type serverEntry struct {
 	Cwd string `json:"cwd"`
 	// URL is a remote server's endpoint: http:// or https:// with a host.
 	URL string `json:"url"`
-	// Headers are sent with every request to a remote server.
+	// Headers are sent with every request to the remote server's origin
+	// (scheme, host and port); a redirect to another origin is followed
+	// without them, one from https to http is refused.
 	Headers map[string]string `json:"headers"`
 	// Disabled keeps the server in the file without starting or connecting
 	// it.
@@ -301,6 +303,11 @@ type OAuth struct {
 	NoDynamicRegistration bool `json:"noDynamicRegistration,omitempty"`
 	// NoOfflineAccess does not ask for a refresh token (offline_access).
 	NoOfflineAccess bool `json:"noOfflineAccess,omitempty"`
+	// Issuer pins the authorization server (its issuer URL): the server's
+	// metadata must name it, or the gateway stops before sending anything
+	// there. Without it, a client secret or client credentials go only to
+	// an authorization server on the server's own origin.
+	Issuer string `json:"issuer,omitempty"`
 	// ClientCredentials switches to the client-credentials grant.
 	ClientCredentials *ClientCredentials `json:"clientCredentials,omitempty"`
 	// Tokens is the file tokens are kept in (0600); default tokens.json in
