@@ -173,7 +173,7 @@ func reviewRow(c *cobra.Command, st state.Store, s *config.Server) launchRow {
 			r.State, r.Err = "error", err.Error()
 			return r
 		}
-		r.State, r.Launch, r.Hash, r.Pinned, r.Wrapper = "accepted", l, l.Hash(), l.Hash(), l.ShellWrapper()
+		r.State, r.Launch, r.Hash, r.Pinned, r.Wrapper = "accepted", gateway.MaskLaunch(l), l.Hash(), l.Hash(), l.ShellWrapper()
 	} else {
 		r.State, r.Launch, r.Hash, r.Pinned, r.Wrapper, r.pending = "pending review (new)", p.Launch, p.Hash, p.Pinned, p.Launch.ShellWrapper(), p
 		if p.Pinned != "" {

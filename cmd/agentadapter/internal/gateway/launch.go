@@ -81,6 +81,19 @@ func LaunchOf(s *config.Server) (*mcpadapter.Launch, error) {
 	return mcpadapter.NewLaunch(s.Command, s.Args, s.Env, s.Dir)
 }
 
+// MaskLaunch returns a copy of l as it may be shown or recorded: its
+// arguments masked by config.MaskArgs ("--api-key X"). A launch's hash
+// is taken of the launch itself, before: the accept still covers the real
+// arguments.
+func MaskLaunch(l *mcpadapter.Launch) *mcpadapter.Launch {
+	if l == nil {
+		return nil
+	}
+	m := *l
+	m.Args = config.MaskArgs(l.Args)
+	return &m
+}
+
 // ReviewLaunch compares a stdio server's launch with its pin: nil when it
 // is accepted, else what waits for review.
 func ReviewLaunch(ctx context.Context, st state.Store, s *config.Server) (*mcpadapter.PendingLaunch, error) {
@@ -96,7 +109,7 @@ func ReviewLaunch(ctx context.Context, st state.Store, s *config.Server) (*mcpad
 	if ok && pinned == h {
 		return nil, nil
 	}
-	p := &mcpadapter.PendingLaunch{Server: s.Name, Launch: l, Hash: h, Pinned: pinned}
+	p := &mcpadapter.PendingLaunch{Server: s.Name, Launch: MaskLaunch(l), Hash: h, Pinned: pinned}
 	if ok {
 		p.Previous = AcceptedLaunch(ctx, st, s.Name, pinned)
 	}
@@ -115,7 +128,7 @@ func AcceptedLaunch(ctx context.Context, st state.Store, server, hash string) *m
 		}
 		var lr LaunchRecord
 		if json.Unmarshal(rec.Args, &lr) == nil && lr.Hash == hash && lr.Launch != nil {
-			return lr.Launch
+			return MaskLaunch(lr.Launch)
 		}
 	}
 	return nil
