@@ -168,7 +168,7 @@ server process.` + exitCodesHelp,
 			for _, n := range s.gw.Endpoints() {
 				urls = append(urls, strings.TrimSuffix(base+"/mcp/"+n, "/"))
 			}
-			log.Info("serving", "tools", s.gw.Registry().Len(), "endpoints", strings.Join(urls, " "))
+			log.Info("serving", "config", cfg.File, "tools", s.gw.Registry().Len(), "endpoints", strings.Join(urls, " "))
 			if isTerminal(e.stderr) {
 				fmt.Fprintf(e.stderr, "serving %d tools at %s (Ctrl-C to stop)\n", s.gw.Registry().Len(), strings.Join(urls, ", "))
 			}
