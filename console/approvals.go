@@ -219,7 +219,18 @@ func (c *Console) noticeOf(r *http.Request) string {
 		return ""
 	}
 	t, err := c.opts.Approvals.Ticket(r.Context(), q.Get("ticket"))
-	if err != nil || t.State != state || t.Approver != op.Name {
+	if err != nil || t.Approver != op.Name {
+		return ""
+	}
+	// The caller's retry may have used the ticket up already; a denial
+	// always has a reason, an approval none.
+	if t.State == adapter.TicketConsumed {
+		t.State = adapter.TicketApproved
+		if t.Reason != "" {
+			t.State = adapter.TicketDenied
+		}
+	}
+	if t.State != state {
 		return ""
 	}
 	switch done {
