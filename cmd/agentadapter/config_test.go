@@ -310,3 +310,23 @@ func TestConfigCheckPlanted(t *testing.T) {
 		t.Logf("output:\n%s", r.stdout)
 	}
 }
+
+// serve says which configuration file it runs: named with --config, and
+// found in the working directory (with the notice).
+func TestServeNamesConfig(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "gateway.json", `{"agentadapter": {"store": "memory:"}}`)
+	s := startServe(t, dir, nil, "--config", "gateway.json")
+	if want := "config=" + filepath.Join(dir, "gateway.json"); !strings.Contains(s.out.String(), want) {
+		t.Errorf("the serving line lacks %s:\n%s", want, s.out.String())
+	}
+	s.stop(t)
+	writeFile(t, dir, ".mcp.json", `{"agentadapter": {"store": "memory:"}}`)
+	s = startServe(t, dir, nil)
+	for _, want := range []string{"agentadapter: using .mcp.json found in the working directory", "config=" + filepath.Join(dir, ".mcp.json")} {
+		if !strings.Contains(s.out.String(), want) {
+			t.Errorf("serve's output lacks %s:\n%s", want, s.out.String())
+		}
+	}
+	s.stop(t)
+}
