@@ -330,3 +330,42 @@ func TestServeNamesConfig(t *testing.T) {
 	}
 	s.stop(t)
 }
+
+// #24.11's configuration items, each refused by config check (exit 2) with
+// a line naming the key; the release before accepted every one (exit 0),
+// and quoted the first word of a non-JSON include.
+func TestConfigCheckRefuses(t *testing.T) {
+	const tok = "3f9c2a7d1e8b4f60a5c9d2e7b1f4a8c3"
+	for _, tt := range []struct {
+		name, config, file, content string
+		mode                        os.FileMode
+		want                        string
+	}{
+		{"operator token in tokensFile", `{"agentadapter": {"auth": {"tokensFile": "tokens.txt"}, "console": {"operators": [{"subject": "op", "token": "` + tok + `"}]}}}`,
+			"tokens.txt", "agent " + tok + "\n", 0o600, `agentadapter.console.operators: operator "op" has a client's token: a client could approve its own calls`},
+		{"JWT bound to nothing", `{"agentadapter": {"auth": {"jwt": {"secret": "` + tok + `"}}}}`, "", "", 0, "agentadapter.auth.jwt: jwt sets neither audience nor issuer"},
+		{"world-writable tokensFile", `{"agentadapter": {"auth": {"tokensFile": "tokens.txt"}}}`, "tokens.txt", "agent " + tok + "\n", 0o666, "tokens.txt is writable by others (mode 0666)"},
+		{"include of a secrets file", `{"agentadapter": {"include": "secrets.env"}}`, "secrets.env", "hunter2-s3cret\n", 0o600, "secrets.env:1: not valid JSON: a bare word at column 1"},
+		{"one-character token", `{"agentadapter": {"console": {"operators": [{"subject": "op", "token": "x"}]}}}`, "", "", 0, "operator 0 (subject \"op\"): too short: 1 characters, want at least 32"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, "gateway.json", tt.config)
+			if tt.file != "" {
+				p := writeFile(t, dir, tt.file, tt.content)
+				if err := os.Chmod(p, tt.mode); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := runBin(t, dir, nil, "config", "check", "gateway.json")
+			if r.code != exitUsage || !strings.Contains(r.stderr, tt.want) || strings.Count(r.stderr, "\n") != 1 {
+				t.Errorf("exit %d, stderr %q; want %d and one line with %q", r.code, r.stderr, exitUsage, tt.want)
+			}
+			for _, s := range []string{tok, "hunter2"} {
+				if strings.Contains(r.stdout+r.stderr, s) {
+					t.Errorf("the output quotes a secret: %s%s", r.stdout, r.stderr)
+				}
+			}
+		})
+	}
+}
