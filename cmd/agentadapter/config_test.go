@@ -369,3 +369,24 @@ func TestConfigCheckRefuses(t *testing.T) {
 		})
 	}
 }
+
+// config check's output is safe on a terminal: a C1 control or a bidi
+// override in a value (a repository's .mcp.json may hold one) is printed
+// as a JSON escape, and the output still decodes to the same value.
+func TestConfigCheckTerminalSafe(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "mcp.json", `{"mcpServers": {"a": {"command": "sh", "args": ["\u202eevil\u009b[2J", "plain"]}}}`)
+	r := runBin(t, dir, nil, "config", "check", "mcp.json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if strings.ContainsAny(r.stdout, "\u202e\u009b\x1b") {
+		t.Errorf("raw control or bidi rune in the output:\n%q", r.stdout)
+	}
+	var out struct {
+		Servers []struct{ Args []string } `json:"servers"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || len(out.Servers) != 1 || len(out.Servers[0].Args) != 2 || out.Servers[0].Args[0] != "\u202eevil\u009b[2J" {
+		t.Errorf("the output does not decode to the value: %v %+v", err, out)
+	}
+}

@@ -249,7 +249,9 @@ and what is wrong, and exits with code 2.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(e.stdout, string(out))
+			// A value may come from a repository's file: C1 controls and
+			// bidi overrides are escaped as JSON escapes, as --json does.
+			fmt.Fprintln(e.stdout, string(jsonSafe(out)))
 			return nil
 		},
 	})
