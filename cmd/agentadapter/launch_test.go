@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -276,5 +277,48 @@ func TestLaunchConsole(t *testing.T) {
 	if !strings.Contains(r.stdout, "launch_accepted") || !regexp.MustCompile(`"approver": ?"alice"`).MatchString(r.stdout) || !strings.Contains(r.stdout, m[1]) {
 		t.Errorf("no record of alice's accept:\n%s%s", r.stdout, r.stderr)
 	}
+	s.stop(t)
+}
+
+// An accepted launch whose program changes on disk is not restarted: when
+// the process exits, the restart waits for review like a config edit.
+func TestLaunchFileChanged(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "server.sh")
+	pidFile, marker2 := filepath.Join(dir, "pid"), filepath.Join(dir, "marker2")
+	writeFile(t, dir, "server.sh", "#!/bin/sh\necho $$ > "+pidFile+"\nexec "+testServer+"\n")
+	if err := os.Chmod(script, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"notes": {"command": %q}},
+  "agentadapter": {"store": "sqlite:%s/state.db", "policy": {"approval": {"default": "never"}}}}`, script, dir))
+	s := startServeReview(t, dir, nil, "--config", "gateway.json", "--accept-launches")
+	waitFor(t, s, "notes to connect", func() bool { return readyz(t, s)["notes"].Connected })
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The program is rewritten, then its process ends (a crash, an update).
+	writeFile(t, dir, "server.sh", "#!/bin/sh\ntouch "+marker2+"\necho $$ > "+pidFile+"\nexec "+testServer+"\n")
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, s, "the changed program to wait for review", func() bool {
+		return strings.Contains(readyz(t, s)["notes"].Error, "launch pending review (changed)")
+	})
+	stillAbsent(t, marker2, 3*time.Second)
+	r := runBinReview(t, dir, nil, "--config", "gateway.json", "servers", "diff", "notes")
+	m := acceptHashRE.FindStringSubmatch(r.stdout)
+	if m == nil || !strings.Contains(r.stdout, "- sha256:") || !strings.Contains(r.stdout, "+ sha256:") {
+		t.Fatalf("servers diff does not show the file's hash change:\n%s%s", r.stdout, r.stderr)
+	}
+	if r := runBinReview(t, dir, nil, "--config", "gateway.json", "servers", "accept", "notes", "--hash", m[2]); r.code != 0 {
+		t.Fatalf("accept: %d %s", r.code, r.stderr)
+	}
+	waitFor(t, s, "the accepted program to run", func() bool { return exists(marker2) && readyz(t, s)["notes"].Connected })
 	s.stop(t)
 }

@@ -106,8 +106,9 @@ func TestCallThroughApproval(t *testing.T) {
 	if r := aa("ledger", "export", "-o", out); r.code != 0 {
 		t.Errorf("export: exit %d %s", r.code, r.stderr)
 	}
-	if b, _ := os.ReadFile(out); strings.Count(string(b), "\n") != len(recs) {
-		t.Errorf("export has %d lines, want %d", strings.Count(string(b), "\n"), len(recs))
+	// Every record of add_note, and the launch --accept-launches accepted.
+	if b, _ := os.ReadFile(out); strings.Count(string(b), "\n") != len(recs)+1 || strings.Count(string(b), `"outcome":"launch_accepted"`) != 1 {
+		t.Errorf("export has %d lines, want %d", strings.Count(string(b), "\n"), len(recs)+1)
 	}
 	if r := aa("ledger", "verify"); r.code != 0 || !strings.Contains(r.stdout, "verifies") {
 		t.Errorf("verify: exit %d %s %s", r.code, r.stdout, r.stderr)

@@ -115,6 +115,11 @@ func (c *conn) transport() (mcp.Transport, error) {
 		}
 		return s.Transport, nil
 	case s.Command != "":
+		if s.BeforeStart != nil {
+			if err := s.BeforeStart(); err != nil {
+				return nil, err
+			}
+		}
 		cmd := exec.Command(s.Command, s.Args...)
 		cmd.Env = s.Env
 		cmd.Dir = s.Dir

@@ -51,6 +51,11 @@ type Server struct {
 	Env     []string
 	Dir     string
 	Stderr  io.Writer
+	// BeforeStart, if set, is called before each start of Command's
+	// process, the first and every reconnection; an error refuses that
+	// start (the connection fails with it). A launch check goes here: a
+	// program changed on disk since it was reviewed must not be restarted.
+	BeforeStart func() error
 
 	// URL is a streamable HTTP endpoint, or a legacy SSE endpoint when SSE
 	// is set. Headers are added to every request for the URL's origin

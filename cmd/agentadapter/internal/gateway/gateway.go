@@ -277,6 +277,9 @@ func (g *Gateway) mcpServer(s *config.Server) mcpadapter.Server {
 	case "stdio":
 		ms.Command, ms.Args, ms.Dir = s.Command, s.Args, s.Dir
 		ms.Env = environ(s.Env)
+		// Every restart too is of the accepted launch: a file changed on
+		// disk since waits for review like a config edit.
+		ms.BeforeStart = func() error { return g.gateLaunch(context.Background(), s) }
 		ms.Stderr = &lineLogger{log: g.log, server: s.Name}
 	default:
 		ms.URL, ms.Headers, ms.SSE = s.URL, s.Headers, s.Kind == "sse"
@@ -409,14 +412,18 @@ func (g *Gateway) supervise(ctx context.Context) {
 				up[s.Name] = s.Connected
 			}
 			for name, s := range g.servers {
+				connected, known := up[name]
 				if g.pending(name) != nil {
 					// Not started until accepted; then at once.
 					if g.launchReleased(ctx, name) {
-						_ = g.connectOne(ctx, s)
+						if known {
+							_ = g.mgr.Reconnect(ctx, name)
+						} else {
+							_ = g.connectOne(ctx, s)
+						}
 					}
 					continue
 				}
-				connected, known := up[name]
 				if connected {
 					delete(st, name)
 					continue

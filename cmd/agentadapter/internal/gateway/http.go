@@ -67,9 +67,6 @@ func (g *Gateway) ready(w http.ResponseWriter, _ *http.Request) {
 	for _, s := range g.Config().Servers {
 		if !s.Disabled {
 			status[s.Name] = &srv{Name: s.Name, Error: "not connected"}
-			if why := g.LaunchStatus(s.Name); why != "" {
-				status[s.Name].Error = why // not started: an operator has to accept it
-			}
 		}
 	}
 	// Without inbound auth the gateway is loopback-only by default and an
@@ -82,6 +79,11 @@ func (g *Gateway) ready(w http.ResponseWriter, _ *http.Request) {
 			if s.Err != nil && detail {
 				x.Error = s.Err.Error()
 			}
+		}
+	}
+	for _, x := range status {
+		if why := g.LaunchStatus(x.Name); why != "" && !x.Connected {
+			x.Error = why // not started: an operator has to accept its launch
 		}
 	}
 	if !detail {
