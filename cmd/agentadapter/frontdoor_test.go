@@ -398,3 +398,25 @@ func TestServeCardSaysWhy(t *testing.T) {
 		t.Errorf("why: %s\nwant it to contain %s", m[1], want)
 	}
 }
+
+// allowedHosts names hosts, trustedProxies addresses or networks; config
+// check says which entry is neither.
+func TestFrontDoorConfig(t *testing.T) {
+	dir := t.TempDir()
+	for name, tt := range map[string]struct{ config, want string }{
+		"host with a port":      {`{"agentadapter": {"allowedHosts": ["gateway.test:8931"]}}`, `"gateway.test:8931" is not a host name`},
+		"host with a scheme":    {`{"agentadapter": {"allowedHosts": ["https://gateway.test"]}}`, "is not a host name"},
+		"empty host":            {`{"agentadapter": {"allowedHosts": [""]}}`, "is not a host name"},
+		"proxy not an address":  {`{"agentadapter": {"trustedProxies": ["proxy.internal"]}}`, `"proxy.internal" is not an address or network`},
+		"proxy with a bad mask": {`{"agentadapter": {"trustedProxies": ["10.0.0.0/33"]}}`, "is not an address or network"},
+	} {
+		writeFile(t, dir, "bad.json", tt.config)
+		if r := runBin(t, dir, nil, "config", "check", "bad.json"); r.code != exitUsage || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("%s: exit %d %q, want %d and %q", name, r.code, r.stderr, exitUsage, tt.want)
+		}
+	}
+	writeFile(t, dir, "good.json", `{"agentadapter": {"store": "memory:", "allowedHosts": ["gateway.test", "::1"], "trustedProxies": ["10.0.0.5", "10.1.0.0/16", "fd00::/8"]}}`)
+	if r := runBin(t, dir, nil, "config", "check", "good.json"); r.code != 0 {
+		t.Errorf("a good front-door config: exit %d %s", r.code, r.stderr)
+	}
+}
