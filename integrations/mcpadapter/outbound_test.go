@@ -148,10 +148,11 @@ type fakeAS struct {
 	redirect string   // if set, /token answers 307 there
 	mu       sync.Mutex
 	tokens   map[string]string // access token → resource
+	codes    map[string]string // authorization code → resource
 }
 
 func newFakeAS(t *testing.T, methods []string, redirect string) *fakeAS {
-	a := &fakeAS{methods: methods, redirect: redirect, tokens: map[string]string{}}
+	a := &fakeAS{methods: methods, redirect: redirect, tokens: map[string]string{}, codes: map[string]string{}}
 	mux := http.NewServeMux()
 	a.recorder = newRecorder(t, mux)
 	url := a.srv.URL
@@ -160,8 +161,21 @@ func newFakeAS(t *testing.T, methods []string, redirect string) *fakeAS {
 		json.NewEncoder(w).Encode(map[string]any{
 			"issuer": url, "authorization_endpoint": url + "/authorize", "token_endpoint": url + "/token",
 			"response_types_supported": []string{"code"}, "code_challenge_methods_supported": []string{"S256"},
-			"token_endpoint_auth_methods_supported": a.methods,
+			"token_endpoint_auth_methods_supported": a.methods, "registration_endpoint": url + "/register",
 		})
+	})
+	mux.HandleFunc("/register", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprint(w, `{"client_id": "public", "token_endpoint_auth_method": "none"}`)
+	})
+	mux.HandleFunc("/authorize", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		code := "code-" + fmt.Sprint(time.Now().UnixNano())
+		a.mu.Lock()
+		a.codes[code] = q.Get("resource")
+		a.mu.Unlock()
+		http.Redirect(w, r, q.Get("redirect_uri")+"?code="+code+"&state="+q.Get("state"), http.StatusFound)
 	})
 	mux.HandleFunc("/token", func(w http.ResponseWriter, r *http.Request) {
 		if a.redirect != "" {
@@ -169,6 +183,16 @@ func newFakeAS(t *testing.T, methods []string, redirect string) *fakeAS {
 			return
 		}
 		r.ParseForm()
+		if r.Form.Get("grant_type") == "authorization_code" {
+			a.mu.Lock()
+			resource, ok := a.codes[r.Form.Get("code")]
+			delete(a.codes, r.Form.Get("code"))
+			a.mu.Unlock()
+			if ok {
+				a.grant(w, resource)
+				return
+			}
+		}
 		id, secret, ok := r.BasicAuth()
 		if !ok {
 			id, secret = r.Form.Get("client_id"), r.Form.Get("client_secret")
@@ -179,14 +203,18 @@ func newFakeAS(t *testing.T, methods []string, redirect string) *fakeAS {
 			fmt.Fprint(w, `{"error":"invalid_client"}`)
 			return
 		}
-		tok := "at-" + fmt.Sprint(time.Now().UnixNano())
-		a.mu.Lock()
-		a.tokens[tok] = r.Form.Get("resource")
-		a.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": 3600})
+		a.grant(w, r.Form.Get("resource"))
 	})
 	return a
+}
+
+func (a *fakeAS) grant(w http.ResponseWriter, resource string) {
+	tok := "at-" + fmt.Sprint(time.Now().UnixNano())
+	a.mu.Lock()
+	a.tokens[tok] = resource
+	a.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": 3600})
 }
 
 // resourceServer is an MCP server whose protected resource metadata names
@@ -242,6 +270,10 @@ func TestOAuthCredentialsStayWithTheirIssuer(t *testing.T) {
 		{"PreregisteredSecretForeign", func(string) *mcpadapter.OAuth {
 			return &mcpadapter.OAuth{ClientID: "m2m", ClientSecret: "m2m-secret", Authorize: noUser(t)}
 		}, false},
+		// The MCP specification's case: a public client signs in at the
+		// authorization server the resource names, wherever it is.
+		{"PublicClientForeign", func(string) *mcpadapter.OAuth { return &mcpadapter.OAuth{Authorize: headless} }, true},
+		{"PublicClientPinned", func(as string) *mcpadapter.OAuth { return &mcpadapter.OAuth{Authorize: headless, Issuer: as} }, true},
 		{"PublicClientPinnedElsewhere", func(string) *mcpadapter.OAuth {
 			return &mcpadapter.OAuth{Issuer: "https://login.example.com", Authorize: noUser(t)}
 		}, false},
@@ -354,5 +386,60 @@ func TestOAuthLegacyPlainHTTPRefused(t *testing.T) {
 				t.Errorf("sent over plain HTTP to a non-loopback address: %q", leaked)
 			}
 		})
+	}
+}
+
+// TestOAuthIssuerSwitchRefused: a resource that names its own
+// authorization server while the client checks, then another one when
+// go-sdk looks again, gets neither the user nor the client secret sent to
+// the other.
+func TestOAuthIssuerSwitchRefused(t *testing.T) {
+	foreign := newFakeAS(t, []string{"client_secret_basic"}, "")
+	own := newFakeAS(t, []string{"client_secret_basic"}, "")
+	var mu sync.Mutex
+	switched := false
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	resource := srv.URL + "/mcp"
+	meta := srv.URL + "/.well-known/oauth-protected-resource/mcp"
+	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		as := srv.URL
+		if switched {
+			as = foreign.srv.URL
+		}
+		mu.Unlock()
+		auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{Resource: resource, AuthorizationServers: []string{as}}).ServeHTTP(w, r)
+	})
+	// The resource's own origin serves its authorization server's metadata
+	// (own's endpoints); once the client has read it, the resource switches.
+	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		switched = true
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(map[string]any{
+			"issuer": srv.URL, "authorization_endpoint": own.srv.URL + "/authorize", "token_endpoint": own.srv.URL + "/token",
+			"response_types_supported": []string{"code"}, "code_challenge_methods_supported": []string{"S256"},
+		})
+	})
+	verify := auth.RequireBearerToken(func(context.Context, string, *http.Request) (*auth.TokenInfo, error) {
+		return nil, auth.ErrInvalidToken
+	}, &auth.RequireBearerTokenOptions{ResourceMetadataURL: meta})
+	mux.Handle("/mcp", verify(mcpHandler()))
+	err := connect(t, mcpadapter.Server{Name: "s", URL: resource, OAuth: &mcpadapter.OAuth{ClientID: "m2m", ClientSecret: "m2m-secret", Authorize: noUser(t)}})
+	if err == nil {
+		t.Fatal("connected")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !switched {
+		t.Fatal("the resource never switched: the test tests nothing")
+	}
+	for _, r := range foreign.requests() {
+		if strings.HasPrefix(r, "POST") || strings.Contains(r, "Basic ") {
+			t.Errorf("the authorization server switched to was sent %s", r)
+		}
 	}
 }
