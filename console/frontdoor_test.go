@@ -3,6 +3,7 @@ package console_test
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -265,5 +266,36 @@ func TestCookieSecure(t *testing.T) {
 	res.Body.Close()
 	if ck := res.Cookies(); len(ck) != 1 || !ck[0].Secure {
 		t.Errorf("over TLS: cookies %v, want one Secure", ck)
+	}
+}
+
+// A session store shared by consoles of different configurations: an
+// operator's session does not open an anonymous console as that operator,
+// and a session stored without a credential (before sessions were bound
+// to one) opens nothing.
+func TestSessionNeedsItsCredential(t *testing.T) {
+	store := console.MemorySessions()
+	authed := newFrontDoor(t, console.Options{Sessions: store})
+	anon := newFrontDoor(t, console.Options{Sessions: store, AllowAnonymousLocal: true})
+	w := authed.do("POST", "/login", "127.0.0.1:1", url.Values{"token": {"tok-alice"}}, nil)
+	ck := w.Result().Cookies()[0]
+	cookie := http.Header{"Cookie": {ck.Name + "=" + ck.Value}}
+	req := httptest.NewRequest("GET", "http://127.0.0.1:8931/approvals", nil)
+	req.RemoteAddr = "127.0.0.1:1"
+	req.Header = cookie
+	req = req.WithContext(context.WithValue(req.Context(), http.LocalAddrContextKey, netAddr("127.0.0.1:8931")))
+	rec := httptest.NewRecorder()
+	anon.c.ServeHTTP(rec, req)
+	if rec.Code != http.StatusSeeOther || strings.Contains(rec.Body.String(), "alice") {
+		t.Errorf("alice's session opened the anonymous console: %d", rec.Code)
+	}
+
+	const old = "a-cookie-from-before-the-upgrade"
+	sum := sha256.Sum256([]byte(old))
+	if err := store.Put(context.Background(), hex.EncodeToString(sum[:]), console.Session{Operator: "alice", CSRF: "x", Expires: time.Now().Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	if w := authed.do("GET", "/approvals", "127.0.0.1:1", nil, http.Header{"Cookie": {ck.Name + "=" + old}}); w.Code != http.StatusSeeOther {
+		t.Errorf("a session without a credential opened the console: %d", w.Code)
 	}
 }
