@@ -253,7 +253,10 @@ type Token struct {
 type ServerPolicy struct {
 	// Trust is "untrusted" (the default: the server's annotations are
 	// ignored, so a tool claiming to be read-only is treated as
-	// destructive and open-world) or "trusted".
+	// destructive and open-world) or "trusted". "trusted" also accepts
+	// the server's stdio launch (command, args, env, cwd) without an
+	// operator's review, new or changed: honoured only in the gateway's
+	// own file, never from a file it includes.
 	Trust string `json:"trust,omitempty"`
 	// Prefix names the server's tools <server>_<tool>, so that two servers'
 	// tools of one name do not collide.
