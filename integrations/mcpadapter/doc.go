@@ -81,13 +81,19 @@
 // Each imported tool's definition (name, title, description, schemas,
 // annotations, icons, _meta) is hashed at import. When a server later
 // changes a definition, the tool is quarantined: the old spec stays, its
-// calls are refused, until the change is accepted with [Manager.Accept].
-// A tool an untrusted server adds after its first listing is quarantined
+// calls are refused, until the change is accepted with [Manager.Accept],
+// which takes the hash of the definition the operator reviewed
+// ([Quarantine.Got]) and fails if the server changed it since. A tool an untrusted server adds after its first listing is quarantined
 // too, and reaches the registry only once accepted
 // (ManagerOptions.QuarantineNew). This is the defence against
 // tool-poisoning and rug-pull changes. Persist
 // [Manager.Pins] and pass them back as ManagerOptions.Pins to catch changes
 // between runs.
+//
+// A stdio server's launch is pinned the same way by a program that wants
+// it ([NewLaunch], [Launch.Hash] under [LaunchKey] in the [PinStore]; the
+// agentadapter gateway does): [Server.BeforeStart] refuses a start whose
+// launch no operator accepted, on every reconnection too.
 //
 // # Reconnecting
 //
