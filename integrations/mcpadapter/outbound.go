@@ -55,7 +55,7 @@ func originOf(u *url.URL) string {
 func originOfString(raw string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
-		return "", fmt.Errorf("%w: %q is not an absolute URL", ErrOutbound, truncate(raw, 200))
+		return "", fmt.Errorf("%q is not an absolute URL", truncate(raw, 200))
 	}
 	return originOf(u), nil
 }

@@ -1,0 +1,81 @@
+package mcpadapter
+
+import (
+	"errors"
+	"net/url"
+	"testing"
+)
+
+// TestOriginOf: one origin however the URL spells its default port or its
+// host's case; another for any other scheme, host or port.
+func TestOriginOf(t *testing.T) {
+	tests := []struct {
+		a, b string
+		same bool
+	}{
+		{"https://api.example.com/mcp", "https://API.example.com:443/other?q=1", true},
+		{"http://127.0.0.1/mcp", "http://127.0.0.1:80/", true},
+		{"https://api.example.com/mcp", "http://api.example.com/mcp", false},
+		{"https://api.example.com/mcp", "https://api.example.com:8443/mcp", false},
+		{"https://api.example.com/mcp", "https://evil.example.com/mcp", false},
+		{"https://api.example.com/mcp", "https://api.example.com.evil.example/mcp", false},
+		{"http://[::1]:8080/mcp", "http://[::1]:8080/x", true},
+	}
+	for _, tt := range tests {
+		a, _ := url.Parse(tt.a)
+		b, _ := url.Parse(tt.b)
+		if got := originOf(a) == originOf(b); got != tt.same {
+			t.Errorf("same origin %s, %s = %v (%s, %s), want %v", tt.a, tt.b, got, originOf(a), originOf(b), tt.same)
+		}
+	}
+}
+
+// TestCheckEndpoint: https anywhere, plain http only on loopback.
+func TestCheckEndpoint(t *testing.T) {
+	for raw, ok := range map[string]bool{
+		"https://login.example.com/token": true,
+		"http://127.0.0.1:8080/token":     true,
+		"http://[::1]/token":              true,
+		"http://localhost:9/token":        true,
+		"http://192.0.2.10/token":         false,
+		"http://login.example.com/token":  false,
+		"http://127.0.0.1.evil.example/t": false,
+		"javascript:alert(1)":             false,
+		"/token":                          false,
+		"ftp://127.0.0.1/token":           false,
+	} {
+		err := checkEndpoint("token endpoint", raw)
+		if (err == nil) != ok {
+			t.Errorf("checkEndpoint(%q) = %v, want ok=%v", raw, err, ok)
+		}
+		if err != nil && !errors.Is(err, ErrOutbound) {
+			t.Errorf("checkEndpoint(%q) = %v, not ErrOutbound", raw, err)
+		}
+	}
+}
+
+// TestIssuerPolicy: a pin admits its issuer only; without one, credentials
+// stay on the resource's origin and a public client goes where it is sent.
+func TestIssuerPolicy(t *testing.T) {
+	const resource = "https://mcp.example.com/mcp"
+	tests := []struct {
+		name string
+		p    issuerPolicy
+		as   string
+		ok   bool
+	}{
+		{"PinMatches", issuerPolicy{resource: resource, pin: "https://login.example.com", credentials: true}, "https://login.example.com/", true},
+		{"PinOther", issuerPolicy{resource: resource, pin: "https://login.example.com"}, "https://evil.example", false},
+		{"PinNotResourceOrigin", issuerPolicy{resource: resource, pin: "https://login.example.com", credentials: true}, "https://mcp.example.com", false},
+		{"CredentialsSameOrigin", issuerPolicy{resource: resource, credentials: true}, "https://mcp.example.com/tenant", true},
+		{"CredentialsForeign", issuerPolicy{resource: resource, credentials: true}, "https://login.example.com", false},
+		{"CredentialsOtherPort", issuerPolicy{resource: resource, credentials: true}, "https://mcp.example.com:8443", false},
+		{"PublicForeign", issuerPolicy{resource: resource}, "https://login.example.com", true},
+	}
+	for _, tt := range tests {
+		err := tt.p.check(tt.as)
+		if (err == nil) != tt.ok {
+			t.Errorf("%s: check(%q) = %v, want ok=%v", tt.name, tt.as, err, tt.ok)
+		}
+	}
+}
