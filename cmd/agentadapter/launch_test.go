@@ -322,3 +322,20 @@ func TestLaunchFileChanged(t *testing.T) {
 	waitFor(t, s, "the accepted program to run", func() bool { return exists(marker2) && readyz(t, s)["notes"].Connected })
 	s.stop(t)
 }
+
+// A launch is text from a file others write: its review on a terminal
+// shows controls, C1 and bidi overrides escaped.
+func TestLaunchTerminalSafe(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"notes": {"command": %q, "args": ["\u001b]0;pwned\u0007", "a\u202eexe.txt", "\u009b31m"], "env": {"X\u001b[2J": "v"}, "cwd": %q}},
+  "agentadapter": {"store": "sqlite:%s/state.db"}}`, testServer, dir, dir))
+	for _, args := range [][]string{{"servers", "diff"}, {"servers", "list"}} {
+		r := runBinReview(t, dir, nil, append([]string{"--config", "gateway.json"}, args...)...)
+		if r.code != 0 || !strings.Contains(r.stdout, "notes") {
+			t.Fatalf("%v: %d %s %s", args, r.code, r.stdout, r.stderr)
+		}
+		if strings.ContainsAny(r.stdout+r.stderr, "\x1b\x07\u202e\u009b") {
+			t.Errorf("%v prints raw control or bidi characters: %q", args, r.stdout)
+		}
+	}
+}
