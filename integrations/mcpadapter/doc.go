@@ -130,6 +130,12 @@
 // only to the server they were issued for and appear in no log, error or
 // ledger record.
 //
+// One outbound policy decides what every request may carry where: a
+// server's Headers and BearerToken go only to its URL's origin (a redirect
+// elsewhere is followed without them; https to http is refused), and
+// client credentials only to the authorization server OAuth.Issuer pins,
+// else one on the resource's origin. A refusal wraps [ErrOutbound].
+//
 // # Requests from servers
 //
 // Servers may ask the client for a model completion (sampling), for input
