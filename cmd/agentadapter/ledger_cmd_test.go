@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,10 +13,12 @@ import (
 	"strings"
 	"testing"
 
+	_ "github.com/jackc/pgx/v5/stdlib" // to tamper with the store behind the command's back
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	_ "github.com/ncruces/go-sqlite3/driver" // to tamper with the store behind the command's back
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/internal/pgtest"
 )
 
 // queriedRecords reads ledger query --json.
@@ -235,5 +238,56 @@ func TestServeUnknownToolRecorded(t *testing.T) {
 	recs := queriedRecords(t, aa("ledger", "query", "--json", "--outcome", "not_found"))
 	if len(recs) != 1 || recs[0].Tool != "made_up" || recs[0].Integration != "mcp" || strings.Contains(string(recs[0].Args), "s3cret") {
 		t.Errorf("not_found records: %+v; want exactly one, of the mcp integration, redacted", recs)
+	}
+}
+
+// ledger head and ledger verify --head on a PostgreSQL store: a cut tail
+// with the head moved back passes the chain alone and fails the kept head.
+func TestLedgerHeadPostgres(t *testing.T) {
+	c, err := pgtest.Start()
+	if errors.Is(err, pgtest.ErrNoPostgres) {
+		if os.Getenv("CI") != "" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Stop() })
+	dir := t.TempDir()
+	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"notes": {"command": %q}},
+  "agentadapter": {"store": %q}}`, testServer, c.DSN))
+	env := []string{"XDG_STATE_HOME=" + dir}
+	aa := func(args ...string) result {
+		return runBin(t, dir, env, append([]string{"--config", "gateway.json"}, args...)...)
+	}
+	for i := range 3 {
+		aa("call", "add_note", fmt.Sprintf(`{"text": "pg %d"}`, i))
+	}
+	r := aa("ledger", "head")
+	kept, err := adapter.ParseChainHead(r.stdout)
+	if r.code != 0 || err != nil || kept.Seq < 3 {
+		t.Fatalf("ledger head: exit %d %q %q (%v)", r.code, r.stdout, r.stderr, err)
+	}
+	if r := aa("ledger", "verify", "--head", kept.String()); r.code != 0 {
+		t.Fatalf("verify --head: exit %d %s", r.code, r.stderr)
+	}
+	db, err := sql.Open("pgx", c.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	cut := kept.Seq - 2
+	for _, q := range []string{`DELETE FROM ledger WHERE seq > $1`, `UPDATE ledger_chain SET head_seq = $1, head_hash = (SELECT hash FROM ledger WHERE seq = $1)`} {
+		if _, err := db.Exec(q, cut); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if r := aa("ledger", "verify"); r.code != 0 {
+		t.Fatalf("the chain alone was expected to hide a cut tail: exit %d %s", r.code, r.stderr)
+	}
+	if r := aa("ledger", "verify", "--head", kept.String()); r.code != exitFailure || !strings.Contains(r.stderr, fmt.Sprintf("record %d deleted", cut+1)) {
+		t.Errorf("verify --head after a cut tail: exit %d %q; want record %d deleted", r.code, r.stderr, cut+1)
 	}
 }
