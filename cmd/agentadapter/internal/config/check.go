@@ -333,9 +333,10 @@ func checkStore(s string) error {
 	return fmt.Errorf("store %q: use \"sqlite:PATH\", \"postgres://...\" or \"memory:\"", s)
 }
 
-// Masked returns the configuration as indented JSON with secrets masked:
-// tokens, values of secret-looking env and header names, URL passwords and
-// secret-looking query parameters.
+// Masked returns the configuration as indented JSON with secrets masked,
+// by name and by structure (see MaskValue, MaskArgs, MaskURL): tokens and
+// client secrets, values of secret-looking env vars, headers and flags,
+// URL credentials and secret query parameters, DSN passwords.
 func (c *Config) Masked() ([]byte, error) {
 	b, err := json.Marshal(c)
 	if err != nil {
@@ -364,6 +365,8 @@ func (c *Config) Masked() ([]byte, error) {
 			if cc := p.OAuth.ClientCredentials; cc != nil {
 				cc.ClientSecret = adapter.Redacted
 			}
+			p.OAuth.ClientMetadataURL = MaskURL(p.OAuth.ClientMetadataURL)
+			p.OAuth.RedirectURL = MaskURL(p.OAuth.RedirectURL)
 		}
 	}
 	for _, s := range cp.Servers {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -79,4 +80,32 @@ func TestMaskText(t *testing.T) {
 	if got := MaskArgs(args); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("MaskArgs(%q)\n = %q\nwant %q", args, got, want)
 	}
+}
+
+// FuzzMaskArgs: whatever the arguments, MaskArgs keeps their number, and
+// the value after a secret-named flag, of --token=, and in a URL's
+// password is masked.
+func FuzzMaskArgs(f *testing.F) {
+	for _, seed := range [][2]string{{"--token", "abc"}, {"--api-key", "k=v"}, {"-password", "p@ss:word"}, {"--db", "/tmp/x"}, {"--x", "y"}} {
+		f.Add(seed[0], seed[1])
+	}
+	f.Fuzz(func(t *testing.T, flag, value string) {
+		args := []string{"cmd", flag, value, "--token=" + value, "https://u:" + url.PathEscape(value) + "@h/"}
+		out := MaskArgs(args)
+		if len(out) != len(args) {
+			t.Fatalf("MaskArgs(%q) = %q: %d arguments, want %d", args, out, len(out), len(args))
+		}
+		if value == "" || strings.HasPrefix(value, "-") {
+			return
+		}
+		if name, ok := flagName(flag); ok && !strings.Contains(flag, "=") && len(name) > 1 && isSecretName(name) && out[2] != mask {
+			t.Errorf("MaskArgs(%q)[2] = %q, want %s", args, out[2], mask)
+		}
+		if out[3] != "--token="+mask {
+			t.Errorf("MaskArgs(%q)[3] = %q, want --token=%s", args, out[3], mask)
+		}
+		if out[4] != "https://u:"+mask+"@h/" && out[4] != "https://"+mask {
+			t.Errorf("MaskArgs(%q)[4] = %q, want the password masked", args, out[4])
+		}
+	})
 }
