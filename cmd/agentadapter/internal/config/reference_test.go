@@ -126,6 +126,23 @@ func jsonKey(f reflect.StructField) string {
 }
 
 var durationType = reflect.TypeOf(Duration(0))
+
+// enums are the values editors complete for keys that take one of a few
+// words, each with a configuration template that sets the key; TestSchema
+// checks that Load takes every value and refuses another, so the list
+// cannot drift from the checks. The empty string, the loader's "default",
+// is left out: an editor should not suggest writing it.
+var enums = map[string]struct {
+	values   []string
+	template string
+}{
+	"ServerPolicy.trust": {[]string{"untrusted", "trusted"}, `{"mcpServers": {"a": {"command": "sh"}}, "agentadapter": {"servers": {"a": {"trust": %q}}}}`},
+	"Approval.default":   {[]string{"annotations", "always", "never"}, `{"agentadapter": {"policy": {"approval": {"default": %q}}}}`},
+	"Rule.approve":       {[]string{"required", "none"}, `{"agentadapter": {"policy": {"approval": {"rules": [{"approve": %q}]}}}}`},
+	"Rule.annotation":    {[]string{"readOnly", "destructive", "idempotent", "openWorld"}, `{"agentadapter": {"policy": {"approval": {"rules": [{"approve": "none", "annotation": %q}]}}}}`},
+	"Section.approver":   {[]string{"operator", "client"}, `{"agentadapter": {"approver": %q}}`},
+	"Virtual.approver":   {[]string{"operator", "client"}, `{"agentadapter": {"virtualServers": {"v": {"approver": %q}}}}`},
+}
 var headings = map[string]string{"file": "File", "serverEntry": "ServerEntry"}
 
 // walk lists the struct types reachable from the file's top level, in the
@@ -369,6 +386,11 @@ func schema(t *testing.T) []byte {
 				if p.Description == "" {
 					p.Description = strings.ReplaceAll(describe(f, o), "`", "")
 				}
+				if e, ok := enums[name+"."+f.key]; ok {
+					for _, v := range e.values {
+						p.Enum = append(p.Enum, v)
+					}
+				}
 				fill(p, f.typ)
 			}
 		}
@@ -465,6 +487,25 @@ func TestSchema(t *testing.T) {
 		err := validate(tt.name, []byte(tt.doc))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: validation error %v, want one naming %q", tt.name, err, tt.want)
+		}
+	}
+	// Enumerated values: each one Load takes, the schema takes; another
+	// both refuse.
+	for key, e := range enums {
+		for _, v := range append(slices.Clone(e.values), "bogus") {
+			doc := fmt.Sprintf(e.template, v)
+			p := filepath.Join(t.TempDir(), "c.json")
+			if err := os.WriteFile(p, []byte(doc), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, lerr := Load(p, nil)
+			verr := validate(key, []byte(doc))
+			switch {
+			case v == "bogus" && (lerr == nil || verr == nil):
+				t.Errorf("%s %q: Load error %v, schema error %v; want both to refuse it", key, v, lerr, verr)
+			case v != "bogus" && (lerr != nil || verr != nil):
+				t.Errorf("%s %q: Load error %v, schema error %v; want both to take it", key, v, lerr, verr)
+			}
 		}
 	}
 	for _, doc := range []string{
