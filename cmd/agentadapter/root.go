@@ -132,7 +132,9 @@ func prompt(in *os.File, out io.Writer, def *config.Input) (string, error) {
 	if def.Default != "" && !def.Password {
 		q += " [" + def.Default + "]"
 	}
-	fmt.Fprintf(out, "%s: ", q)
+	// The description comes from the client file, which an editor or an
+	// agent may have written.
+	fmt.Fprintf(out, "%s: ", termtext.Line(q))
 	var v string
 	if def.Password {
 		b, err := term.ReadPassword(int(in.Fd()))

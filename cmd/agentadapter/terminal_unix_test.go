@@ -3,13 +3,22 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/creack/pty"
 )
 
 // call and inspect return once they have their answer: a stdio server
@@ -46,4 +55,63 @@ func TestOneShotStopsLingeringServer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// An input's description comes from the client file (which an editor or
+// an agent may write); on a terminal its prompt shows it escaped.
+func TestInputPromptHostile(t *testing.T) {
+	dir := t.TempDir()
+	desc, err := json.Marshal(hostileEnv + " [sudo] password for root")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "mcp.json", `{"inputs": [{"type": "promptString", "id": "k", "description": `+string(desc)+`}],
+  "servers": {"notes": {"type": "stdio", "command": "`+testServer+`", "env": {"K": "${input:k}"}}}}`)
+	cmd := exec.Command(bin, "--config", "mcp.json", "config", "check")
+	cmd.Dir = dir
+	f, err := pty.Start(cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var mu sync.Mutex
+	var out bytes.Buffer
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b := make([]byte, 4096)
+		for {
+			n, err := f.Read(b)
+			mu.Lock()
+			out.Write(b[:n])
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	// Answer once the prompt is shown (polled, with a generous bound).
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
+		mu.Lock()
+		asked := strings.Contains(out.String(), "password for root: ")
+		mu.Unlock()
+		if asked {
+			break
+		}
+		if time.Now().After(deadline) {
+			mu.Lock()
+			t.Fatalf("no prompt:\n%q", out.String())
+		}
+	}
+	if _, err := io.WriteString(f, "secret-value\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("config check: %v\n%q", err, out.String())
+	}
+	<-done
+	got := out.String()
+	prompt := got[:strings.Index(got, "password for root: ")]
+	noRawControls(t, "the input's prompt", prompt)
+	shows(t, "the input's prompt", prompt, shownEscaped...)
 }
