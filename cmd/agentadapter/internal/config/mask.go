@@ -74,7 +74,7 @@ var (
 	// not a URL (MySQL's "user:pw@tcp(host)/db").
 	userinfoRE = regexp.MustCompile(`^([^\s:@/]+):([^\s@/]+)@`)
 	// bearerRE finds "Bearer X" and "Basic X" in free text.
-	bearerRE = regexp.MustCompile(`(?i)\b(bearer|basic|token)(\s+)[A-Za-z0-9._~+/=-]{8,}`)
+	bearerRE = regexp.MustCompile(`(?i)\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=-]{8,}`)
 	// urlRE finds URLs inside a longer string.
 	urlRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]+`)
 )
@@ -187,10 +187,4 @@ func flagName(a string) (string, bool) {
 // a "postgres:host=... password=..." string's.
 func MaskStore(s string) string {
 	return MaskText(s)
-}
-
-// MaskCommand returns a server's command line as it may be printed:
-// the command and its arguments, secrets masked.
-func (s *Server) MaskCommand() []string {
-	return append([]string{s.Command}, MaskArgs(s.Args)...)
 }

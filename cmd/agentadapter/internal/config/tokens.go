@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -102,9 +103,13 @@ func (c *Config) CheckCommands() error {
 			continue
 		}
 		if err := commandExists(s); err != nil {
-			file, line, _ := strings.Cut(s.Origin, ":")
-			e := &Error{File: file, Path: "command", Msg: fmt.Sprintf("server %q: %v", s.Name, err)}
-			fmt.Sscan(line, &e.Line)
+			// Origin is "file:line"; the file may hold a ':' itself.
+			e := &Error{File: s.Origin, Path: "command", Msg: fmt.Sprintf("server %q: %v", s.Name, err)}
+			if i := strings.LastIndexByte(s.Origin, ':'); i > 0 {
+				if n, err := strconv.Atoi(s.Origin[i+1:]); err == nil {
+					e.File, e.Line = s.Origin[:i], n
+				}
+			}
 			return e
 		}
 	}
