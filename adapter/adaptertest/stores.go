@@ -246,7 +246,9 @@ var chainFields = cmp.FilterPath(func(p cmp.Path) bool {
 // (Seq 1, 2, ... each linked to the one before by Prev = Hash of the one
 // before, each Hash = [adapter.ChainHash]), that Verify accepts it, and
 // that a JSONL export verifies offline and names the first edited,
-// deleted or inserted line. Tampering with the database itself is
+// deleted or inserted line. A ledger that is also an [adapter.HeadVerifier]
+// must give both replicas the shared chain's head and check a kept head
+// against the chain. Tampering with the database itself is
 // specific to each store; test it beside the store.
 func TestLedgerChain(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ledger]) {
 	ctx := context.Background()
@@ -284,6 +286,38 @@ func TestLedgerChain(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ledge
 			}
 			if err := v.Verify(ctx); err != nil {
 				t.Errorf("Verify: %v", err)
+			}
+		}
+	})
+	t.Run("Head", func(t *testing.T) {
+		last := adapter.ChainHead{Seq: recs[19].Seq, Hash: recs[19].Hash}
+		for _, l := range []adapter.Ledger{a, b} {
+			v, ok := l.(adapter.HeadVerifier)
+			if !ok {
+				t.Skipf("%T does not implement adapter.HeadVerifier", l)
+			}
+			if h, err := v.Head(ctx); err != nil || h != last {
+				t.Errorf("Head = %v, %v; want %v, the last record of the shared chain", h, err, last)
+			}
+			older := adapter.ChainHead{Seq: recs[9].Seq, Hash: recs[9].Hash}
+			for _, kept := range []adapter.ChainHead{{}, older, last} {
+				if err := v.VerifyHead(ctx, kept); err != nil {
+					t.Errorf("VerifyHead(%v) = %v; want nil", kept, err)
+				}
+			}
+			other := strings.Repeat("0", 64)
+			for _, tt := range []struct {
+				kept    adapter.ChainHead
+				seq     int64
+				problem adapter.ChainProblem
+			}{
+				{adapter.ChainHead{Seq: 12, Hash: other}, 12, adapter.ChainReplaced},
+				{adapter.ChainHead{Seq: 21, Hash: other}, 21, adapter.ChainDeleted},
+			} {
+				var ce *adapter.ChainError
+				if err := v.VerifyHead(ctx, tt.kept); !errors.As(err, &ce) || ce.Seq != tt.seq || ce.Problem != tt.problem || ce.Kept != tt.kept {
+					t.Errorf("VerifyHead(%v) = %v; want record %d %s, naming the kept head", tt.kept, err, tt.seq, tt.problem)
+				}
 			}
 		}
 	})
