@@ -5,14 +5,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -396,5 +400,139 @@ func TestReloadAppliesOrRefuses(t *testing.T) {
 	// With no gateway running, reload says so.
 	if r := runBin(t, dir, nil, "reload", "--config", "gateway.json"); r.code != exitFailure || !strings.Contains(r.stderr, "no agentadapter serve") {
 		t.Errorf("reload with no gateway: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// A reload reads auth.tokensFile and the JWT settings again: a token
+// struck from the file, or a JWT signed with a rotated secret, is refused
+// from the next request.
+func TestReloadTokenSources(t *testing.T) {
+	dir := t.TempDir()
+	const erin, frank = "erin-token-0123456789abcdef0123456789a", "frank-token-0123456789abcdef012345678"
+	tokensFile := func(subject, token string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, "tokens.txt"), []byte("# subject token\n"+subject+" "+token+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	secret1, secret2 := "jwt-secret-one-0123456789abcdef0123456", "jwt-secret-two-0123456789abcdef0123456"
+	jwtSection := func(secret string) string {
+		return `, "jwt": {"secret": "` + secret + `", "issuer": "https://idp.example", "audience": "gateway"}`
+	}
+	tokensFile("erin", erin)
+	reloadConfig(t, dir, "127.0.0.1:0", "memory:", `{"tokensFile": "tokens.txt"}`, "")
+	s := startServe(t, dir, nil, "--config", "gateway.json", "--accept-launches")
+	reloads := 0
+	hup := func() {
+		t.Helper()
+		reloads++
+		s.cmd.Process.Signal(syscall.SIGHUP)
+		waitLog(t, s, logReloaded, reloads)
+	}
+	sign := func(secret string) string {
+		tok, err := jwt.NewWithClaims(jwt.SigningMethodHS256, jwt.MapClaims{"sub": "gina", "iss": "https://idp.example", "aud": "gateway", "exp": time.Now().Add(time.Hour).Unix()}).SignedString([]byte(secret))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	check := func(step string, want map[string]int) {
+		t.Helper()
+		for tok, code := range want {
+			if got := status(t, s, "/mcp", tok); got != code {
+				t.Errorf("%s: token %.12s...: %d, want %d", step, tok, got, code)
+			}
+		}
+	}
+	check("start", map[string]int{erin: 200, frank: 401})
+
+	tokensFile("frank", frank)
+	hup()
+	check("tokens file rewritten", map[string]int{erin: 401, frank: 200})
+
+	reloadConfig(t, dir, "127.0.0.1:0", "memory:", `{"tokensFile": "tokens.txt"`+jwtSection(secret1)+`}`, "")
+	hup()
+	old := sign(secret1)
+	check("jwt added", map[string]int{old: 200, frank: 200})
+
+	reloadConfig(t, dir, "127.0.0.1:0", "memory:", `{"tokensFile": "tokens.txt"`+jwtSection(secret2)+`}`, "")
+	hup()
+	check("jwt secret rotated", map[string]int{old: 401, sign(secret2): 200})
+
+	// A tokens file the gateway cannot read refuses the reload: the
+	// tokens in force stay.
+	tokensFile("erin", "")
+	s.cmd.Process.Signal(syscall.SIGHUP)
+	waitLog(t, s, logRefused, 1)
+	if !regexp.MustCompile(`section=(agentadapter\.)?auth`).MatchString(s.out.String()) {
+		t.Errorf("the refusal does not name auth:\n%s", s.out.String())
+	}
+	check("tokens file gone", map[string]int{frank: 200})
+	s.stop(t)
+}
+
+// The reload sockets live in a directory only the user can enter: one that
+// others can enter (or replace) is refused by agentadapter reload and by
+// serve, which still reloads on SIGHUP; a connection that does not ask
+// "reload" reloads nothing.
+func TestReloadSocketDir(t *testing.T) {
+	dir := t.TempDir()
+	open := filepath.Join(dir, "open")
+	if err := os.MkdirAll(filepath.Join(open, "agentadapter"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(filepath.Join(open, "agentadapter"), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	reloadConfig(t, dir, "127.0.0.1:0", "memory:", "", "")
+	s := startServe(t, dir, []string{"XDG_RUNTIME_DIR=" + open}, "--config", "gateway.json", "--accept-launches")
+	if !strings.Contains(s.out.String(), "not a directory private to this user") {
+		t.Errorf("serve did not refuse a socket directory others can enter:\n%s", s.out.String())
+	}
+	entries, _ := os.ReadDir(filepath.Join(open, "agentadapter"))
+	if len(entries) != 0 {
+		t.Errorf("serve listens in a directory others can enter: %v", entries)
+	}
+	r := runBin(t, dir, []string{"XDG_RUNTIME_DIR=" + open}, "reload", "--config", "gateway.json")
+	if r.code != exitFailure || !strings.Contains(r.stderr, "not a directory private to this user") {
+		t.Errorf("reload with a socket directory others can enter: exit %d, stderr %q", r.code, r.stderr)
+	}
+	s.cmd.Process.Signal(syscall.SIGHUP)
+	waitLog(t, s, logReloaded, 1)
+	s.stop(t)
+
+	// A private directory: a stray connection is answered with nothing.
+	private := filepath.Join(dir, "private")
+	if err := os.Mkdir(private, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	s = startServe(t, dir, []string{"XDG_RUNTIME_DIR=" + private}, "--config", "gateway.json", "--accept-launches")
+	socks, _ := filepath.Glob(filepath.Join(private, "agentadapter", "*.sock"))
+	if len(socks) != 1 {
+		t.Fatalf("sockets: %v", socks)
+	}
+	fi, err := os.Stat(filepath.Join(private, "agentadapter"))
+	if err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("socket directory: %v, %v; want mode 0700", fi.Mode(), err)
+	}
+	conn, err := net.Dial("unix", socks[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn.SetDeadline(time.Now().Add(30 * time.Second))
+	io.WriteString(conn, strings.Repeat("x", 1<<16)+"\n")
+	if b, _ := io.ReadAll(conn); len(b) != 0 {
+		t.Errorf("a stray request was answered: %q", b)
+	}
+	conn.Close()
+	if r := runBin(t, dir, []string{"XDG_RUNTIME_DIR=" + private}, "reload", "--config", "gateway.json"); r.code != exitOK || !strings.Contains(r.stdout, fmt.Sprintf("pid %d: applied", s.cmd.Process.Pid)) {
+		t.Errorf("reload: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if n := strings.Count(s.out.String(), logReloaded); n != 1 {
+		t.Errorf("%d reloads, want 1 (the stray connection must reload nothing):\n%s", n, s.out.String())
+	}
+	s.stop(t)
+	if socks, _ := filepath.Glob(filepath.Join(private, "agentadapter", "*.sock")); len(socks) != 0 {
+		t.Errorf("serve left its socket behind: %v", socks)
 	}
 }

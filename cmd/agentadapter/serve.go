@@ -251,7 +251,11 @@ func (e *env) reload(ctx context.Context, gw *gateway.Gateway, opts watchOptions
 		log.Error("reload refused; keeping the configuration in force", "why", why, "section", re.Section, "err", err)
 	case err != nil && cfg == nil:
 		out.Section, out.Error = "file", err.Error()
-		log.Error("reload refused; keeping the configuration in force", "why", why, "err", err)
+		var ce *config.Error
+		if errors.As(err, &ce) && ce.Path != "" {
+			out.Section = ce.Path
+		}
+		log.Error("reload refused; keeping the configuration in force", "why", why, "section", out.Section, "err", err)
 	case err != nil:
 		out.Outcome, out.Error = "applied", err.Error()
 		log.Warn("reloaded; some servers did not connect (retrying)", "why", why, "err", err)
