@@ -62,8 +62,8 @@ again; with a shared store (sqlite) that works from any process.` + exitCodesHel
 			}
 			spec, ok := s.gw.Registry().Lookup(args[0])
 			if !ok || !s.gw.Selects(endpoint, spec) {
-				if q, ok := quarantined(s.gw.Manager().Quarantined(), args[0]); ok {
-					return &exitError{code: exitFailure, err: quarantineErr(q, cfg.File)}
+				if q, ok := quarantined(s.gw.Manager().Quarantined(), clientNames(cfg), args[0]); ok {
+					return &exitError{code: exitFailure, err: quarantineErr(q, args[0], cfg.File)}
 				}
 				// Every call has a record, a made-up name's too.
 				uctx := adapter.WithIdentity(ctx, &adapter.Identity{Subject: subject})
@@ -181,26 +181,28 @@ func indentRest(s string) string {
 	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
 }
 
-// quarantined finds the quarantined tool a client would call name: its
-// registry name, or the server's own name as SERVER/TOOL or SERVER_TOOL.
-func quarantined(qs []mcpadapter.Quarantine, name string) (mcpadapter.Quarantine, bool) {
+// quarantined finds the quarantined tool a client would call name (as
+// clientName names it, the configuration's rename applied), or name by its
+// registry name, or as SERVER/TOOL or SERVER_TOOL.
+func quarantined(qs []mcpadapter.Quarantine, clientName func(server, remote string) string, name string) (mcpadapter.Quarantine, bool) {
 	for _, q := range qs {
-		if name == q.Tool || name == mcpadapter.PinKey(q.Server, q.RemoteName) || name == q.Server+"_"+q.RemoteName {
+		if name == clientName(q.Server, q.RemoteName) || name == q.Tool || name == mcpadapter.PinKey(q.Server, q.RemoteName) || name == q.Server+"_"+q.RemoteName {
 			return q, true
 		}
 	}
 	return mcpadapter.Quarantine{}, false
 }
 
-// quarantineErr says why a tool is not served and how to release it.
-func quarantineErr(q mcpadapter.Quarantine, file string) error {
+// quarantineErr says why the tool called name is not served and how to
+// release it.
+func quarantineErr(q mcpadapter.Quarantine, name, file string) error {
 	server, tool := termtext.Line(q.Server), termtext.Line(q.RemoteName)
 	why := "its definition changed since it was pinned (pinned " + short(q.Pinned) + ", now " + short(q.Got) + ")"
 	if q.Pinned == "" {
 		why = "it is new on a server that is not trusted"
 	}
 	return fmt.Errorf("tool %s is quarantined: %s; review the change with\n  agentadapter pins diff %s %s --config %s\nand accept it with\n  agentadapter pins accept %s %s --hash HASH --config %s",
-		termtext.Line(strconv.Quote(q.Tool)), why, server, tool, termtext.Line(file), server, tool, termtext.Line(file))
+		termtext.Line(strconv.Quote(name)), why, server, tool, termtext.Line(file), server, tool, termtext.Line(file))
 }
 
 // contentJSON renders content blocks as MCP-shaped JSON.

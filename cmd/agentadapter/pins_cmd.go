@@ -231,12 +231,22 @@ type pinOutput struct {
 // --store and no --config there is no configuration to read, and every
 // name is "".
 func (e *env) toolNamer() (func(server, remote string) string, error) {
+	if e.storeSpec != "" && e.configPath == "" {
+		return clientNames(nil), nil
+	}
+	cfg, err := e.loadConfig("")
+	if err != nil {
+		return nil, err
+	}
+	return clientNames(cfg), nil
+}
+
+// clientNames returns the name clients call a server's tool by under cfg
+// (its prefix and rename), or "" for a server cfg does not list; cfg may be
+// nil.
+func clientNames(cfg *config.Config) func(server, remote string) string {
 	policies := map[string]*config.ServerPolicy{}
-	if e.storeSpec == "" || e.configPath != "" {
-		cfg, err := e.loadConfig("")
-		if err != nil {
-			return nil, err
-		}
+	if cfg != nil {
 		for _, s := range cfg.Servers {
 			if s.Policy != nil {
 				policies[s.Name] = s.Policy
@@ -252,7 +262,7 @@ func (e *env) toolNamer() (func(server, remote string) string, error) {
 			return termtext.Line(n)
 		}
 		return mcpadapter.LocalName(server, remote, p.Prefix)
-	}, nil
+	}
 }
 
 // cmpOr returns the first of its arguments that is not "".

@@ -147,8 +147,8 @@ func TestPinsHostileAndNames(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"hostile": {"command": %q}, "notes": {"command": %q}},
   "agentadapter": {"store": "sqlite:state.db", "policy": {"approval": {"default": "never"}},
-    "servers": {"hostile": {"trust": "trusted"}, "notes": {"trust": "trusted", "prefix": true, "rename": {"list_notes": "notes_ls"}}}}}`, hostileServer(t), testServer))
-	if r := runBin(t, dir, nil, "--config", "gateway.json", "call", "notes_describe"); r.code != 0 {
+    "servers": {"hostile": {"trust": "trusted"}, "notes": {"trust": "trusted", "prefix": true, "rename": {"list_notes": "notes_ls", "describe": "notes_what"}}}}}`, hostileServer(t), testServer))
+	if r := runBin(t, dir, nil, "--config", "gateway.json", "call", "notes_what"); r.code != 0 {
 		t.Fatalf("first run: exit %d: %s", r.code, r.stderr)
 	}
 	r := runBin(t, dir, nil, "--config", "gateway.json", "pins", "list")
@@ -157,7 +157,7 @@ func TestPinsHostileAndNames(t *testing.T) {
 	}
 	noRawControls(t, "pins list", r.stdout+r.stderr)
 	shows(t, "pins list", r.stdout, `evilA\x1b[2J\x1b]0;owned\a`, `\x00C\x9b31mD\u202eE`)
-	for _, want := range []string{`notes_describe\s+notes\s+describe\s`, `notes_ls\s+notes\s+list_notes\s`} {
+	for _, want := range []string{`notes_what\s+notes\s+describe\s`, `notes_ls\s+notes\s+list_notes\s`} {
 		if !regexp.MustCompile(`(?m)^` + want).MatchString(r.stdout) {
 			t.Errorf("pins list lacks a row %q:\n%s", want, r.stdout)
 		}
@@ -173,15 +173,15 @@ func TestPinsHostileAndNames(t *testing.T) {
 
 	// The definition changes between runs: the pin is an earlier run's.
 	env := []string{"TESTSERVER_DESCRIPTION=" + hostileEnv}
-	r = runBin(t, dir, env, "--config", "gateway.json", "call", "notes_describe")
-	if r.code == 0 || !strings.Contains(r.stderr, `tool "notes_describe" is quarantined: its definition changed`) ||
+	r = runBin(t, dir, env, "--config", "gateway.json", "call", "notes_what")
+	if r.code == 0 || !strings.Contains(r.stderr, `tool "notes_what" is quarantined: its definition changed`) ||
 		!strings.Contains(r.stderr, "agentadapter pins diff notes describe") {
 		t.Errorf("call of a quarantined tool: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	noRawControls(t, "call of a quarantined tool", r.stdout+r.stderr)
-	for _, args := range [][]string{{"notes", "describe"}, {"notes_describe"}, {"notes/describe"}} {
+	for _, args := range [][]string{{"notes", "describe"}, {"notes_what"}, {"notes/describe"}} {
 		r = runBin(t, dir, nil, append([]string{"--config", "gateway.json", "pins", "diff"}, args...)...)
-		if r.code != 0 || !strings.Contains(r.stdout, "notes_describe (server notes, remote name describe)") {
+		if r.code != 0 || !strings.Contains(r.stdout, "notes_what (server notes, remote name describe)") {
 			t.Errorf("pins diff %v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
 		}
 		noRawControls(t, "pins diff", r.stdout+r.stderr)
