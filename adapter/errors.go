@@ -295,7 +295,14 @@ const maxUnknownName = 128
 func UnknownTool(name string) *Error {
 	shown := name
 	if len(shown) > maxUnknownName {
-		shown = shown[:maxUnknownName] + "…"
+		cut := maxUnknownName
+		for cut > 0 && !utf8.RuneStart(shown[cut]) { // never half a rune
+			cut--
+		}
+		shown = shown[:cut] + "…"
 	}
+	// The name is recorded (Executor.Unknown): a database column and a JSON
+	// export keep valid UTF-8 only, and the record's hash must survive both.
+	shown = strings.ToValidUTF8(shown, "\uFFFD")
 	return &Error{Kind: KindNotFound, Tool: shown, Message: fmt.Sprintf("no tool named %q", shown)}
 }

@@ -1,10 +1,12 @@
 package adapter_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -61,5 +63,29 @@ func TestUnknownToolRecorded(t *testing.T) {
 	}
 	if r := recs[2]; len(r.Tool) > 200 || len(r.Message) > 300 || r.Outcome != string(adapter.KindNotFound) {
 		t.Errorf("the flood's record: tool %d bytes, message %d bytes; want both bounded", len(r.Tool), len(r.Message))
+	}
+}
+
+// A made-up name cut or malformed is recorded as valid UTF-8, so that the
+// record's hash survives a database column and a JSON export.
+func TestUnknownToolNameUTF8(t *testing.T) {
+	ctx := context.Background()
+	l := adapter.NewMemoryLedger(0)
+	exec := adapter.NewExecutor(registry.New(), &adapter.ExecutorOptions{Ledger: l})
+	for _, name := range []string{strings.Repeat("é", 100), "bad\xffname", "x" + strings.Repeat("\U0001F600", 40)} {
+		nf := exec.Unknown(ctx, &adapter.Request{Tool: name})
+		if !utf8.ValidString(nf.Tool) || !utf8.ValidString(nf.Message) {
+			t.Errorf("Unknown(%q): tool %q, message %q; want valid UTF-8", name, nf.Tool, nf.Message)
+		}
+	}
+	if err := exec.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := adapter.WriteLedgerJSONL(&buf, l.Query(ctx, adapter.LedgerQuery{})); err != nil {
+		t.Fatal(err)
+	}
+	if last, err := adapter.VerifyLedgerJSONL(&buf, adapter.ChainHead{}); err != nil || last.Seq != 3 {
+		t.Errorf("the export of the records verifies to %v, %v; want record 3, nil", last, err)
 	}
 }
