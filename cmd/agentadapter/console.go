@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
+	"strings"
 	"sync"
 	"time"
 
@@ -24,10 +25,11 @@ import (
 )
 
 // newConsole returns what serve mounts at /console/: the console of the
-// configuration in force. It is built again when a reload brings a new
-// configuration (operators, anonymous access, proxies take effect on the
-// next request), answers 404 while the configuration has no console
-// section, and keeps its login sessions in the store across rebuilds. The
+// configuration in force. It is built again when a reload changes what it
+// is built from (a console section added or removed, anonymous access,
+// operators or none, trusted proxies), answers 404 while the configuration
+// has no console section, and keeps its login sessions in the store across
+// rebuilds. The
 // console's checks (operator tokens, whether a session's credential is
 // still an operator's) read gw.Config() on every request, never a copy
 // taken at start. cfg is the configuration serve starts with: a console
@@ -42,7 +44,7 @@ func newConsole(cfg *config.Config, gw *gateway.Gateway, st state.Store, log *sl
 		if err != nil {
 			return nil, err
 		}
-		m.built, m.cur = cfg, c
+		m.built, m.shape, m.cur = cfg, shapeOf(cfg), c
 	}
 	gw.Approvals().OnPending = func(*adapter.Ticket) { m.notify() }
 	return m, nil
@@ -57,8 +59,28 @@ type consoleMount struct {
 
 	mu     sync.Mutex
 	built  *config.Config   // the configuration cur was built for
+	shape  consoleShape     // what of it cur was built from
 	cur    *console.Console // nil when built has no console section
 	closed bool
+}
+
+// consoleShape is what of a configuration a console is built from; the
+// rest (which operators, with which tokens) its checks read from the
+// configuration in force on every request. A reload that leaves the shape
+// alone keeps the console, its open event streams and its sign-in
+// throttle.
+type consoleShape struct {
+	on, anonymous, operators bool
+	proxies                  string
+}
+
+func shapeOf(cfg *config.Config) consoleShape {
+	cc := cfg.Gateway.Console
+	if cc == nil {
+		return consoleShape{}
+	}
+	return consoleShape{on: true, anonymous: cc.AnonymousLocal, operators: len(cc.Operators) > 0,
+		proxies: strings.Join(cfg.Gateway.TrustedProxies, " ")}
 }
 
 func (m *consoleMount) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -84,6 +106,10 @@ func (m *consoleMount) current() (*console.Console, error) {
 	if cfg == m.built || m.closed {
 		return m.cur, nil
 	}
+	if shapeOf(cfg) == m.shape {
+		m.built = cfg
+		return m.cur, nil
+	}
 	var c *console.Console
 	if cfg.Gateway.Console != nil {
 		var err error
@@ -94,7 +120,7 @@ func (m *consoleMount) current() (*console.Console, error) {
 	if m.cur != nil {
 		m.cur.Close()
 	}
-	m.built, m.cur = cfg, c
+	m.built, m.shape, m.cur = cfg, shapeOf(cfg), c
 	return c, nil
 }
 

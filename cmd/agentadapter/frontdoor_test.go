@@ -265,6 +265,28 @@ func TestServeSignInThrottled(t *testing.T) {
 		t.Fatalf("the operator on another address: %d", res.StatusCode)
 	}
 	sessionCookie(t, res)
+
+	// A reload adding an operator lets it in at once, and does not reset
+	// the guesser's wait.
+	writeFile(t, dir, "gateway.json", `{"agentadapter": {"store": "memory:",
+  "console": {"operators": [{"subject": "ops", "token": "ops-token-5f2c9a1e7b3d8f4a6c0e9d"}, {"subject": "ops2", "token": "ops2-token-9e1d7c3b5a2f4e6d8c0b1a"}]}}}`)
+	s.cmd.Process.Signal(syscall.SIGHUP)
+	deadline := time.Now().Add(30 * time.Second)
+	for i := 0; ; i++ {
+		// Each try from an address of its own: tries before the reload
+		// count as wrong tokens.
+		res, _ := s.do(t, frontReq{method: "POST", path: "/console/login", form: url.Values{"token": {"ops2-token-9e1d7c3b5a2f4e6d8c0b1a"}}, local: fmt.Sprintf("127.0.%d.%d", 1+i/250, 3+i%250)})
+		if res.StatusCode == http.StatusSeeOther {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the operator added by a reload cannot sign in: %d\n%s", res.StatusCode, s.out.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if res, _ := s.do(t, frontReq{method: "POST", path: "/console/login", form: url.Values{"token": {"guess"}}, local: "127.0.0.1"}); res.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("a reload reset the guessing address's wait: %d", res.StatusCode)
+	}
 }
 
 // An operator's console session dies with its credential: rename the
