@@ -106,23 +106,28 @@ func run(scenario, serverURL string, cc map[string]any) error {
 // expects: a client ID metadata document where supported, the
 // pre-registered client the context names, dynamic registration otherwise,
 // or the client-credentials grant.
+//
+// Each scenario's authorization server listens on a port of its own, which
+// the scenario's context does not name, so client credentials cannot be
+// pinned to it (OAuth.Issuer): the suite's client takes AnyIssuer, the
+// MCP specification's default. A deployment pins the issuer instead.
 func oauthFor(scenario string, cc map[string]any) (*mcpadapter.OAuth, error) {
 	str := func(k string) string { s, _ := cc[k].(string); return s }
 	switch scenario {
 	case "auth/client-credentials-basic":
-		return &mcpadapter.OAuth{ClientCredentials: &mcpadapter.ClientCredentials{ClientID: str("client_id"), ClientSecret: str("client_secret")}}, nil
+		return &mcpadapter.OAuth{ClientCredentials: &mcpadapter.ClientCredentials{ClientID: str("client_id"), ClientSecret: str("client_secret")}, AnyIssuer: true}, nil
 	case "auth/cross-app-access-complete-flow":
 		return &mcpadapter.OAuth{Enterprise: &mcpadapter.EnterpriseAuth{
 			IDToken:     func(context.Context) (string, error) { return str("idp_id_token"), nil },
 			IdPTokenURL: str("idp_token_endpoint"), IdPClientID: str("idp_client_id"),
 			ClientID: str("client_id"), ClientSecret: str("client_secret"),
-		}}, nil
+		}, AnyIssuer: true}, nil
 	case "auth/client-credentials-jwt":
 		key, err := parseKey(str("private_key_pem"))
 		if err != nil {
 			return nil, err
 		}
-		return &mcpadapter.OAuth{ClientCredentials: &mcpadapter.ClientCredentials{ClientID: str("client_id"), PrivateKey: key}}, nil
+		return &mcpadapter.OAuth{ClientCredentials: &mcpadapter.ClientCredentials{ClientID: str("client_id"), PrivateKey: key}, AnyIssuer: true}, nil
 	}
 	return &mcpadapter.OAuth{
 		Authorize:         followRedirect,
@@ -131,6 +136,7 @@ func oauthFor(scenario string, cc map[string]any) (*mcpadapter.OAuth, error) {
 		ClientID:          str("client_id"),
 		ClientSecret:      str("client_secret"),
 		ClientName:        "agentadapter conformance client",
+		AnyIssuer:         true,
 	}, nil
 }
 

@@ -95,6 +95,12 @@ type OAuth struct {
 	// ClientCredentials, Enterprise) go only to an authorization server on
 	// the resource's own origin: set Issuer to send them to another.
 	Issuer string
+	// AnyIssuer, if set (and Issuer is not), sends client credentials to
+	// whichever authorization server the resource's metadata names, as
+	// go-sdk does: the resource then decides where the secret goes. An
+	// escape hatch for a resource as trusted as the secret, and for test
+	// suites whose authorization server's address is not known in advance.
+	AnyIssuer bool
 
 	// Tokens keeps tokens across connections and processes; nil means a
 	// MemoryTokenStore of the server's own.
@@ -177,7 +183,10 @@ func newOAuthHandler(s *Server) (*oauthHandler, error) {
 	}
 	h.hc = oauthClient(firstClient(cfg.HTTPClient, s.HTTPClient))
 	h.policy = issuerPolicy{resource: s.URL, pin: cfg.Issuer,
-		credentials: cfg.ClientSecret != "" || cfg.ClientCredentials != nil || cfg.Enterprise != nil}
+		credentials: !cfg.AnyIssuer && (cfg.ClientSecret != "" || cfg.ClientCredentials != nil || cfg.Enterprise != nil)}
+	if cfg.Issuer != "" && cfg.AnyIssuer {
+		return nil, errors.New("OAuth: set at most one of Issuer and AnyIssuer")
+	}
 	if cfg.Issuer != "" {
 		if err := checkEndpoint("issuer", cfg.Issuer); err != nil {
 			return nil, fmt.Errorf("OAuth.Issuer: %w", err)

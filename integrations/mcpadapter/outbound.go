@@ -232,7 +232,8 @@ type issuerPolicy struct {
 	resource string // the MCP endpoint's URL
 	pin      string // OAuth.Issuer; empty when not pinned
 	// credentials is set when the flow sends a client credential (a
-	// secret, a signed assertion, an enterprise grant) to the server.
+	// secret, a signed assertion, an enterprise grant) to the server, and
+	// OAuth.AnyIssuer does not waive the origin rule.
 	credentials bool
 }
 

@@ -267,6 +267,9 @@ func TestOAuthCredentialsStayWithTheirIssuer(t *testing.T) {
 		{"ClientCredentialsPinnedElsewhere", func(string) *mcpadapter.OAuth {
 			return &mcpadapter.OAuth{ClientCredentials: cc(), Issuer: "https://login.example.com"}
 		}, false},
+		{"ClientCredentialsAnyIssuer", func(string) *mcpadapter.OAuth {
+			return &mcpadapter.OAuth{ClientCredentials: cc(), AnyIssuer: true}
+		}, true},
 		{"PreregisteredSecretForeign", func(string) *mcpadapter.OAuth {
 			return &mcpadapter.OAuth{ClientID: "m2m", ClientSecret: "m2m-secret", Authorize: noUser(t)}
 		}, false},
@@ -441,5 +444,23 @@ func TestOAuthIssuerSwitchRefused(t *testing.T) {
 		if strings.HasPrefix(r, "POST") || strings.Contains(r, "Basic ") {
 			t.Errorf("the authorization server switched to was sent %s", r)
 		}
+	}
+}
+
+// TestOAuthIssuerConfigErrors: an issuer in clear off loopback, or both
+// a pin and AnyIssuer, are refused before any request.
+func TestOAuthIssuerConfigErrors(t *testing.T) {
+	hits := newRecorder(t, nil)
+	for name, o := range map[string]*mcpadapter.OAuth{
+		"PlainHTTPIssuer":    {Issuer: "http://login.example.com"},
+		"IssuerAndAnyIssuer": {Issuer: "https://login.example.com", AnyIssuer: true},
+	} {
+		err := connect(t, mcpadapter.Server{Name: "s", URL: hits.srv.URL + "/mcp", OAuth: o})
+		if err == nil || !strings.Contains(err.Error(), "OAuth") {
+			t.Errorf("%s: Connect = %v, want a configuration error", name, err)
+		}
+	}
+	if got := hits.requests(); len(got) != 0 {
+		t.Errorf("a refused configuration sent %q", got)
 	}
 }
