@@ -258,7 +258,7 @@ func (p *issuerPolicy) check(as string) error {
 		return err
 	}
 	if ao != ro {
-		return fmt.Errorf("%w: the server names the authorization server %q on another origin; client credentials go only to the server's own origin unless OAuth.Issuer names that issuer", ErrOutbound, truncate(as, 200))
+		return fmt.Errorf("%w: the server names the authorization server %q on another origin; client credentials go only to the server's own origin unless the issuer pin (OAuth.Issuer, oauth.issuer in the gateway's file) names the one they were issued by", ErrOutbound, truncate(as, 200))
 	}
 	return nil
 }
