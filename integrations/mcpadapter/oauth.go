@@ -163,7 +163,9 @@ type oauthHandler struct {
 	// guarded by authMu: the user is sent nowhere else.
 	expectAuthURL string
 
-	authMu sync.Mutex // serialises Authorize
+	// authMu serialises Authorize (one sign-in at a time; a second waits
+	// for it, or for its ctx): a one-slot semaphore, which a ctx can leave.
+	authMu chan struct{}
 
 	mu sync.Mutex
 	ts oauth2.TokenSource
@@ -182,6 +184,7 @@ func newOAuthHandler(s *Server) (*oauthHandler, error) {
 		h.store = new(MemoryTokenStore)
 	}
 	h.hc = oauthClient(firstClient(cfg.HTTPClient, s.HTTPClient))
+	h.authMu = make(chan struct{}, 1)
 	h.policy = issuerPolicy{resource: s.URL, pin: cfg.Issuer,
 		credentials: !cfg.AnyIssuer && (cfg.ClientSecret != "" || cfg.ClientCredentials != nil || cfg.Enterprise != nil)}
 	if cfg.Issuer != "" && cfg.AnyIssuer {
@@ -401,8 +404,13 @@ func truncate(s string, n int) string {
 // Authorize implements auth.OAuthHandler: after a 401 it first refreshes a
 // refresh token the server has not refused yet, then runs the grant again.
 func (h *oauthHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
-	h.authMu.Lock()
-	defer h.authMu.Unlock()
+	select {
+	case h.authMu <- struct{}{}:
+	case <-ctx.Done():
+		drain(resp)
+		return fmt.Errorf("authorizing with %q: %w", h.server, ctx.Err())
+	}
+	defer func() { <-h.authMu }()
 	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
 	if resp.StatusCode == http.StatusUnauthorized {
 		if ok := h.refresh(ctx); ok {
