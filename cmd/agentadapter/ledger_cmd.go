@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -72,8 +71,11 @@ func newLedgerCmd(e *env) *cobra.Command {
 			for _, r := range batch {
 				q.After = max(q.After, r.Seq)
 				if jsonl {
-					b, _ := json.Marshal(r)
-					fmt.Fprintln(w, string(b))
+					// C1 and bidi runes as \uXXXX: the lines may reach a
+					// terminal, and decode to the same record.
+					if err := printJSON(w, r, false); err != nil {
+						return err
+					}
 				} else {
 					// A tool name, a subject and a call id can be a caller's or an
 					// upstream's text.
@@ -126,9 +128,7 @@ ledger reset since, which the chain alone cannot show.`, Args: argsErr(cobra.NoA
 				return fmt.Errorf("reading the ledger's head: %w", err)
 			}
 			if e.jsonOut {
-				b, _ := json.Marshal(headOutput{Seq: h.Seq, Hash: h.Hash, At: time.Now().UTC()})
-				fmt.Fprintln(e.stdout, string(b))
-				return nil
+				return printJSON(e.stdout, headOutput{Seq: h.Seq, Hash: h.Hash, At: time.Now().UTC()}, false)
 			}
 			fmt.Fprintln(e.stdout, h)
 			return nil
@@ -188,15 +188,12 @@ hash at that place.`,
 				if e.jsonOut {
 					out.Verified, out.Error = false, err.Error()
 					out.Seq, out.Problem, out.CallID = ce.Seq, string(ce.Problem), ce.CallID
-					b, _ := json.Marshal(out)
-					fmt.Fprintln(e.stdout, termtext.Line(string(b)))
+					_ = printJSON(e.stdout, out, false)
 				}
 				return fmt.Errorf("%s does not verify: %w", what, err)
 			}
 			if e.jsonOut {
-				b, _ := json.Marshal(out)
-				fmt.Fprintln(e.stdout, termtext.Line(string(b)))
-				return nil
+				return printJSON(e.stdout, out, false)
 			}
 			fmt.Fprintf(e.stdout, "%s verifies: no record edited, inserted or deleted\n", termtext.Line(what))
 			if out.Kept != nil {

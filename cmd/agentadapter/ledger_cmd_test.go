@@ -291,3 +291,27 @@ func TestLedgerHeadPostgres(t *testing.T) {
 		t.Errorf("verify --head after a cut tail: exit %d %q; want record %d deleted", r.code, r.stderr, cut+1)
 	}
 }
+
+// A model's made-up tool name reaches the ledger as it was; ledger query
+// and tail print it escaped, in the table and in --json.
+func TestLedgerQueryHostileText(t *testing.T) {
+	_, _, aa := ledgerEnv(t)
+	hostile := "evil\x1b]0;pwned\x07\x1b[2J\u009b31m\u202eusers\rok"
+	if r := aa("call", hostile, `{"note": "\u009b\u202e"}`); r.code != exitUsage {
+		t.Fatalf("call: exit %d %q", r.code, r.stderr)
+	}
+	for _, args := range [][]string{{"ledger", "query"}, {"ledger", "query", "--json"}, {"ledger", "tail"}, {"ledger", "tail", "--json"}, {"ledger", "export"}} {
+		r := aa(args...)
+		if r.code != 0 || !strings.Contains(r.stdout, "evil") {
+			t.Fatalf("%v: exit %d %q %q", args, r.code, r.stdout, r.stderr)
+		}
+		if i := strings.IndexAny(r.stdout, "\x1b\x07\r\u009b\u202e"); i >= 0 {
+			t.Errorf("%v printed a raw control or bidi rune at byte %d: %q", args, i, r.stdout)
+		}
+	}
+	// The escaped export still verifies: the escapes decode to the same record.
+	r := aa("ledger", "export")
+	if _, err := adapter.VerifyLedgerJSONL(strings.NewReader(r.stdout), adapter.ChainHead{}); err != nil {
+		t.Errorf("the export does not verify: %v", err)
+	}
+}
