@@ -59,8 +59,8 @@ type StandingDecisions interface {
 	Rules() []adapter.StandingRule
 }
 
-// Options configure a [Console]. Approvals, Ledger and Auth (or
-// AllowAnonymousLocal) are required; a nil Servers or LedgerReader leaves
+// Options configure a [Console]. Approvals, Ledger and Auth with
+// Revalidate (or AllowAnonymousLocal) are required; a nil Servers or LedgerReader leaves
 // those pages empty with a note saying so.
 type Options struct {
 	// Approvals is the source of pending tickets.

@@ -62,9 +62,19 @@
 // Operators authenticate as clients of the gateway do ([Options.Auth], a
 // go-sdk token verifier): with an "Authorization: Bearer" header, or once
 // through the login form, which opens an HttpOnly, SameSite=Strict cookie
-// session. Without Auth, the console refuses every request unless
-// [Options.AllowAnonymousLocal] is set, and then serves loopback
-// connections only. Login sessions live in [Options.Sessions]: by default
+// session. A session is bound to the operator and the SHA-256 of the token
+// it was opened with ([Credential]); every request asks
+// [Options.Revalidate] (required with Auth) whether that pair is still an
+// operator's, so removing an operator or rotating its token ends its
+// sessions on the next request, and the session is deleted from the store
+// for every console sharing it. Wrong tokens are throttled per client
+// address ([Options.SignInFailures]: 429 with Retry-After, the wait
+// doubling up to [MaxSignInDelay]); [Options.TrustedProxies] says whose
+// X-Forwarded-For and X-Forwarded-Proto to believe (the latter makes the
+// cookie Secure, as TLS does). Without Auth, the console refuses every
+// request unless [Options.AllowAnonymousLocal] is set, and then serves
+// connections to and from loopback that name a loopback Host only (a
+// DNS-rebinding page names its own). Login sessions live in [Options.Sessions]: by default
 // this process's memory, so a restart signs operators out and a replica
 // knows only its own sessions; [CacheSessions] over a durable, shared cache
 // (as `agentadapter serve` does with a SQLite or PostgreSQL store) makes
