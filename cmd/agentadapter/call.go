@@ -62,13 +62,14 @@ again; with a shared store (sqlite) that works from any process.` + exitCodesHel
 			}
 			spec, ok := s.gw.Registry().Lookup(args[0])
 			if !ok || !s.gw.Selects(endpoint, spec) {
-				if q, ok := quarantined(s.gw.Manager().Quarantined(), clientNames(cfg), args[0]); ok {
-					return &exitError{code: exitFailure, err: quarantineErr(q, args[0], cfg.File)}
-				}
-				// Every call has a record, a made-up name's too.
+				// Every call has a record, a made-up name's too (and a
+				// quarantined tool's, which is not served either).
 				uctx := adapter.WithIdentity(ctx, &adapter.Identity{Subject: subject})
 				exec.Unknown(uctx, &adapter.Request{Tool: args[0], Args: raw, Integration: "cli"})
 				_ = exec.Flush(uctx)
+				if q, ok := quarantined(s.gw.Manager().Quarantined(), clientNames(cfg), args[0]); ok {
+					return &exitError{code: exitFailure, err: quarantineErr(q, args[0], cfg.File)}
+				}
 				return usageErr("no tool %s here; list them with: agentadapter inspect", termtext.Line(strconv.Quote(args[0])))
 			}
 			ctx = adapter.WithIdentity(ctx, &adapter.Identity{Subject: subject})
