@@ -144,10 +144,12 @@ type Section struct {
 	// inputs are used as if written here: keep the client's file as it is
 	// and put the gateway's settings beside it.
 	Include string `json:"include,omitempty"`
-	// Listen is the HTTP address; default 127.0.0.1:8931.
+	// Listen is the HTTP address; default 127.0.0.1:8931. It changes only
+	// on restart: a reload that changes it is refused whole.
 	Listen string `json:"listen,omitempty"`
 	// Store is where approvals, the ledger and pins live: "memory:",
-	// "sqlite:PATH"; default sqlite under the user's state directory.
+	// "sqlite:PATH"; default sqlite under the user's state directory. It
+	// changes only on restart: a reload that changes it is refused whole.
 	Store string `json:"store,omitempty"`
 	// Auth requires a bearer token of inbound HTTP clients.
 	Auth *Auth `json:"auth,omitempty"`
