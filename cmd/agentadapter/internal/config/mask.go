@@ -63,7 +63,20 @@ func MaskValue(name, value string) string {
 	if isSecretName(name) {
 		return adapter.Redacted
 	}
-	return MaskText(value)
+	return maskPair(value)
+}
+
+// maskPair masks a whole "NAME=value" (env's, docker's -e) or "Name:
+// value" (curl's -H) whose name is a secret's, else what MaskText finds.
+// Free text does not get these two rules: "auth: no tokens" is a message.
+func maskPair(s string) string {
+	if k, v, ok := strings.Cut(s, "="); ok && k != "" && v != "" && !strings.ContainsAny(k, " :/?&") && isSecretName(k) {
+		return k + "=" + mask
+	}
+	if k, v, ok := strings.Cut(s, ":"); ok && k != "" && strings.HasPrefix(v, " ") && !strings.ContainsAny(k, " /=") && isSecretName(k) {
+		return k + ": " + mask
+	}
+	return MaskText(s)
 }
 
 var (
@@ -79,19 +92,13 @@ var (
 	urlRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]+`)
 )
 
-// MaskText masks the secrets a string's structure shows: the user
-// information and secret query parameters of URLs in it, DSN password
-// pairs, "user:password@" prefixes, "NAME=value" and "Name: value" whose
-// name is a secret's, and bearer credentials.
+// MaskText masks the secrets a string's structure shows, wherever they
+// sit in it (a log line, an error): the user information and secret
+// query parameters of URLs, DSN password pairs, a "user:password@"
+// prefix, and bearer credentials.
 func MaskText(s string) string {
-	if s == "" {
-		return s
-	}
-	if k, v, ok := strings.Cut(s, "="); ok && !strings.ContainsAny(k, " :/?&") && k != "" && isSecretName(k) && v != "" {
-		return k + "=" + mask
-	}
-	if k, v, ok := strings.Cut(s, ":"); ok && !strings.ContainsAny(k, " /=") && strings.HasPrefix(v, " ") && isSecretName(k) {
-		return k + ": " + mask
+	if !strings.ContainsAny(s, "=@") && !strings.Contains(strings.ToLower(s), "bearer") && !strings.Contains(strings.ToLower(s), "basic") {
+		return s // nothing to mask; most log values
 	}
 	s = urlRE.ReplaceAllStringFunc(s, MaskURL)
 	s = dsnPairRE.ReplaceAllString(s, "${1}${2}"+mask)
@@ -146,7 +153,8 @@ func MaskURL(s string) string {
 
 // MaskArgs returns a copy of a command's arguments with secrets masked:
 // the value of a flag whose name is a secret's ("--api-key X",
-// "--token=X", "-password X"), and whatever MaskText finds in the others.
+// "--token=X", "-password X"), a secret's "NAME=value" or "Name: value",
+// and whatever MaskText finds in the others.
 // Single-letter flags are left alone: "-p" is a port as often as a
 // password.
 func MaskArgs(args []string) []string {
@@ -166,7 +174,7 @@ func MaskArgs(args []string) []string {
 				out[i] = a
 			}
 		default:
-			out[i] = MaskText(a)
+			out[i] = maskPair(a)
 		}
 	}
 	return out

@@ -63,8 +63,9 @@ func TestMaskText(t *testing.T) {
 		{"host=db password='p w' sslmode=require", "host=db password=xxxxx sslmode=require"},
 		{"Server=db;Pwd=s3;Database=x", "Server=db;Pwd=xxxxx;Database=x"},
 		{"app:s3cret@tcp(db)/x", "app:xxxxx@tcp(db)/x"},
-		{"API_TOKEN=abc", "API_TOKEN=xxxxx"},
-		{"Authorization: Bearer abcdefghijkl", "Authorization: xxxxx"},
+		{"auth: no tokens configured", "auth: no tokens configured"},
+		{"API_TOKEN=abc and more", "API_TOKEN=xxxxx and more"},
+		{"X-Api-Key: abc", "X-Api-Key: abc"}, // a header-like pair only in values and arguments
 		{"-H=Bearer abcdefghijkl", "-H=Bearer xxxxx"},
 		{"connect to https://a:b@h and go", "connect to https://a:xxxxx@h and go"},
 		{"/usr/bin/notes", "/usr/bin/notes"},
@@ -75,8 +76,8 @@ func TestMaskText(t *testing.T) {
 			t.Errorf("MaskText(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
-	args := []string{"--api-key", "k1", "--token=k2", "-password", "k3", "-p", "8080", "--verbose", "--secret", "-x"}
-	want := []string{"--api-key", "xxxxx", "--token=xxxxx", "-password", "xxxxx", "-p", "8080", "--verbose", "--secret", "-x"}
+	args := []string{"--api-key", "k1", "--token=k2", "-password", "k3", "-p", "8080", "--verbose", "-e", "API_TOKEN=k4", "-H", "X-Api-Key: k5", "--secret", "-x"}
+	want := []string{"--api-key", "xxxxx", "--token=xxxxx", "-password", "xxxxx", "-p", "8080", "--verbose", "-e", "API_TOKEN=xxxxx", "-H", "X-Api-Key: xxxxx", "--secret", "-x"}
 	if got := MaskArgs(args); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("MaskArgs(%q)\n = %q\nwant %q", args, got, want)
 	}
