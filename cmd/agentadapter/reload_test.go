@@ -342,6 +342,18 @@ func TestReloadAppliesOrRefuses(t *testing.T) {
 		t.Errorf("/console/approvals with op2's token: %d, want 200", code)
 	}
 
+	// A console section the console refuses (neither operators nor
+	// anonymousLocal) refuses the reload: the console in force stays.
+	reloadConfig(t, dir, listen, store, `{"tokens": `+tokens("dave", daveToken)+`}`, `{}`)
+	hup(logRefused)
+	if !regexp.MustCompile(`section=agentadapter\.console\b`).MatchString(s.out.String()) {
+		t.Errorf("the refusal does not name agentadapter.console:\n%s", s.out.String())
+	}
+	expect("console refused", map[string]int{"bob": 200, "dave": 401})
+	if code := status(t, s, "/console/approvals", op2Token); code != http.StatusOK {
+		t.Errorf("console refused: op2's console is gone: %d", code)
+	}
+
 	// The store, or the address, changes only on restart: the reload is
 	// refused whole (dave's token, in the same edit, is not in force), and
 	// the log names the section.

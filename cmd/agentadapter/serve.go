@@ -115,7 +115,7 @@ server process.` + exitCodesHelp,
 				}
 				c, err := m.build(cfg)
 				if err != nil {
-					return &gateway.ReloadError{Section: "console", Err: err}
+					return &gateway.ReloadError{Section: "agentadapter.console", Err: err}
 				}
 				return c.Close()
 			}

@@ -28,20 +28,13 @@ type authState struct {
 	// how much of a guessed token was right.
 	tokens map[[32]byte]config.Token
 	jwt    auth.TokenVerifier // nil without auth.jwt
-	// operators are the console's tokens, by SHA-256.
-	operators map[[32]byte]config.Token
 }
 
-// buildAuth builds the authentication of cfg; nil auth means no inbound
-// auth is configured. It reads auth.tokensFile and the JWT key file, so a
-// reload picks up their changes too.
-func buildAuth(cfg *config.Config) (clients *authState, err error) {
-	st := &authState{operators: map[[32]byte]config.Token{}}
-	if c := cfg.Gateway.Console; c != nil {
-		for _, t := range c.Operators {
-			st.operators[sha256.Sum256([]byte(t.Token))] = t
-		}
-	}
+// buildAuth builds the MCP clients' authentication of cfg (with no auth
+// section, an authState that requires nothing). It reads auth.tokensFile
+// and the JWT key file, so a reload picks up their changes too.
+func buildAuth(cfg *config.Config) (*authState, error) {
+	st := &authState{}
 	a := cfg.Gateway.Auth
 	if a == nil {
 		return st, nil
@@ -60,9 +53,11 @@ func buildAuth(cfg *config.Config) (clients *authState, err error) {
 		}
 	}
 	if a.JWT != nil {
-		if st.jwt, err = jwtVerifier(a.JWT); err != nil {
+		v, err := jwtVerifier(a.JWT)
+		if err != nil {
 			return nil, err
 		}
+		st.jwt = v
 	}
 	if len(st.tokens) == 0 && st.jwt == nil {
 		return nil, errors.New("auth: no tokens configured")
@@ -86,16 +81,9 @@ func (g *Gateway) verifyClient(ctx context.Context, token string, req *http.Requ
 	return nil, fmt.Errorf("%w: unknown token", auth.ErrInvalidToken)
 }
 
-// Operator looks an operator's console token up in the configuration in
-// force: an operator removed, or whose token changed, is unknown from the
-// reload on.
-func (g *Gateway) Operator(token string) (config.Token, bool) {
-	t, ok := g.live.Load().auth.operators[sha256.Sum256([]byte(token))]
-	return t, ok
-}
-
 // mcpHTTPOptions are the export's HTTP options without inbound auth;
 // mcpRouter adds it per request when the configuration in force has it.
+// (The error is kept for options that can fail; none does today.)
 func (g *Gateway) mcpHTTPOptions() (*mcpadapter.HTTPOptions, error) {
 	return &mcpadapter.HTTPOptions{}, nil
 }

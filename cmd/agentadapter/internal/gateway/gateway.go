@@ -130,7 +130,7 @@ type live struct {
 func (g *Gateway) build(cfg *config.Config, old *live) (*live, error) {
 	a, err := buildAuth(cfg)
 	if err != nil {
-		return nil, &ReloadError{Section: "auth", Err: err}
+		return nil, &ReloadError{Section: "agentadapter.auth", Err: err}
 	}
 	var oldEps map[string]*endpoint
 	if old != nil {
@@ -147,7 +147,7 @@ func (g *Gateway) build(cfg *config.Config, old *live) (*live, error) {
 	}
 	eps, err := g.buildEndpoints(cfg, oldEps)
 	if err != nil {
-		return nil, &ReloadError{Section: "virtualServers", Err: err}
+		return nil, &ReloadError{Section: "agentadapter.virtualServers", Err: err}
 	}
 	return &live{cfg: cfg, eps: eps, auth: a}, nil
 }
@@ -295,8 +295,8 @@ func (g *Gateway) mcpServer(s *config.Server) mcpadapter.Server {
 }
 
 // ReloadError refuses a reload: the configuration in force stays, whole.
-// Section names the part of the configuration that refused
-// ("agentadapter.store", "agentadapter.listen", "auth", ...).
+// Section names the part of the configuration that refused it
+// ("agentadapter.store", "agentadapter.listen", "agentadapter.auth", ...).
 type ReloadError struct {
 	Section string
 	Err     error
