@@ -543,6 +543,28 @@ func TestReloadSocketDir(t *testing.T) {
 	if n := strings.Count(s.out.String(), logReloaded); n != 1 {
 		t.Errorf("%d reloads, want 1 (the stray connection must reload nothing):\n%s", n, s.out.String())
 	}
+
+	// Two gateways of the file: both are asked and answer; one killed
+	// (its socket left behind) is passed over and its socket removed.
+	s2 := startServe(t, dir, []string{"XDG_RUNTIME_DIR=" + private}, "--config", "gateway.json", "--accept-launches")
+	r = runBin(t, dir, []string{"XDG_RUNTIME_DIR=" + private}, "reload", "--config", "gateway.json")
+	for _, pid := range []int{s.cmd.Process.Pid, s2.cmd.Process.Pid} {
+		if !strings.Contains(r.stdout, fmt.Sprintf("pid %d: applied", pid)) {
+			t.Errorf("reload of two gateways: pid %d did not answer: exit %d, stdout %q, stderr %q", pid, r.code, r.stdout, r.stderr)
+		}
+	}
+	s2.cmd.Process.Kill()
+	<-s2.done
+	if socks, _ := filepath.Glob(filepath.Join(private, "agentadapter", "*.sock")); len(socks) != 2 {
+		t.Fatalf("sockets after a kill: %v, want the live one and the dead one's", socks)
+	}
+	r = runBin(t, dir, []string{"XDG_RUNTIME_DIR=" + private}, "reload", "--config", "gateway.json")
+	if r.code != exitOK || strings.Count(r.stdout, "applied") != 1 || !strings.Contains(r.stdout, fmt.Sprintf("pid %d: applied", s.cmd.Process.Pid)) {
+		t.Errorf("reload with a dead gateway's socket: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if socks, _ := filepath.Glob(filepath.Join(private, "agentadapter", "*.sock")); len(socks) != 1 {
+		t.Errorf("the dead gateway's socket was not removed: %v", socks)
+	}
 	s.stop(t)
 	if socks, _ := filepath.Glob(filepath.Join(private, "agentadapter", "*.sock")); len(socks) != 0 {
 		t.Errorf("serve left its socket behind: %v", socks)
