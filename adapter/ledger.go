@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Record is one ledger entry: every call through an [Executor], successful
@@ -63,6 +64,26 @@ type Record struct {
 // OutcomeOK is the Outcome of a successful call.
 const OutcomeOK = "ok"
 
+// ValidUTF8 replaces the bytes of r's text fields (and of its arguments)
+// that are not UTF-8 with U+FFFD, as encoding/json does when it writes
+// them. A chained ledger calls it before hashing the record: a database's
+// text column refuses such bytes (PostgreSQL fails the whole batch) and a
+// JSON export changes them, so a record holding them would be lost, or
+// fail verification once exported. Text from a model, a client or a tool
+// may hold anything.
+func (r *Record) ValidUTF8() {
+	for _, f := range [...]*string{&r.CallID, &r.RunID, &r.Tool, &r.Source, &r.Integration, &r.Subject,
+		&r.Outcome, &r.Message, &r.Approval, &r.Approver, &r.Requester, &r.Ticket, &r.ArgsHash, &r.ResultHash} {
+		if !utf8.ValidString(*f) {
+			*f = strings.ToValidUTF8(*f, "\uFFFD")
+		}
+	}
+	if !utf8.Valid(r.Args) {
+		// Outside its strings JSON is ASCII: the arguments stay JSON.
+		r.Args = json.RawMessage(strings.ToValidUTF8(string(r.Args), "\uFFFD"))
+	}
+}
+
 // A Ledger writes records. The executor writes from one goroutine of its
 // own, never on a call's path, so a slow or failing ledger cannot fail or
 // stall calls (see ExecutorOptions.LedgerBuffer); a [DurableLedger] may ask
@@ -98,6 +119,7 @@ func NewMemoryLedger(capacity int) *MemoryLedger {
 func (m *MemoryLedger) Write(_ context.Context, r *Record) error {
 	m.mu.Lock()
 	c := *r
+	c.ValidUTF8()
 	c.Seq, c.Prev = m.head.Seq+1, m.head.Hash
 	c.Hash = ChainHash(&c)
 	m.head = ChainHead{Seq: c.Seq, Hash: c.Hash}

@@ -128,3 +128,28 @@ func TestVerifyChainHeadProblems(t *testing.T) {
 		})
 	}
 }
+
+// A record whose text is not UTF-8 is chained with U+FFFD in its place, so
+// that its export verifies.
+func TestMemoryLedgerInvalidUTF8(t *testing.T) {
+	ctx := context.Background()
+	l := adapter.NewMemoryLedger(0)
+	r := adapter.Record{CallID: "c\xff", Subject: "s\xfe", Message: "m\xc3", Outcome: "ok", Args: []byte("{\"a\":\"\xff\"}")}
+	if err := l.Write(ctx, &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.CallID != "c\xff" {
+		t.Errorf("Write changed the caller's record: %q", r.CallID)
+	}
+	var buf strings.Builder
+	if err := adapter.WriteLedgerJSONL(&buf, l.Query(ctx, adapter.LedgerQuery{})); err != nil {
+		t.Fatal(err)
+	}
+	head, _ := l.Head(ctx)
+	if _, err := adapter.VerifyLedgerJSONL(strings.NewReader(buf.String()), head); err != nil {
+		t.Errorf("the export does not verify: %v\n%s", err, buf.String())
+	}
+	if got := l.Records()[0]; got.Message != "m\uFFFD" || string(got.Args) != "{\"a\":\"\uFFFD\"}" {
+		t.Errorf("record = %+v; want U+FFFD for the invalid bytes", got)
+	}
+}

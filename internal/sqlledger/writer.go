@@ -219,10 +219,13 @@ func (w *Writer) logError(err error) {
 }
 
 // Chain links batch to the chain whose last record is head: it sets each
-// record's Seq, Prev and Hash, and returns the new head.
+// record's Seq, Prev and Hash, and returns the new head. Text that is not
+// UTF-8 is replaced first ([adapter.Record.ValidUTF8]): the database would
+// refuse the batch for it.
 func Chain(head adapter.ChainHead, batch []adapter.Record) adapter.ChainHead {
 	for i := range batch {
 		r := &batch[i]
+		r.ValidUTF8()
 		r.Seq, r.Prev = head.Seq+1, head.Hash
 		r.Hash = adapter.ChainHash(r)
 		head = adapter.ChainHead{Seq: r.Seq, Hash: r.Hash}

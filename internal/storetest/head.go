@@ -183,3 +183,48 @@ func TestExportVerify(t *testing.T, k *Kit) {
 		}
 	})
 }
+
+// TestLedgerInvalidUTF8 writes records whose text is not UTF-8 (a model's,
+// a client's or a tool's text may be anything): every record of the batch
+// is committed (PostgreSQL refused the whole batch), with the bytes
+// replaced by U+FFFD, and the chain verifies, in the database and exported.
+func TestLedgerInvalidUTF8(t *testing.T, k *Kit) {
+	ctx := context.Background()
+	s := k.Opener(t, Options{})()
+	for i, r := range []adapter.Record{
+		{CallID: "c1", Tool: "t", Outcome: "ok"},
+		{CallID: "c2\xff", Tool: "t\xfe", Subject: "s\xc3", Outcome: "tool_error", Message: "bad \xff byte", Args: []byte("{\"q\":\"\xff\"}")},
+		{CallID: "c3", Tool: "t", Outcome: "ok"},
+	} {
+		r.Time = time.Now().Add(time.Duration(i) * time.Second)
+		if err := s.Ledger.Write(ctx, &r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Ledger.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var got []adapter.Record
+	for r, err := range s.Ledger.Query(ctx, adapter.LedgerQuery{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, r)
+	}
+	if len(got) != 3 {
+		t.Fatalf("%d records committed, want 3 (the batch was refused?)", len(got))
+	}
+	if r := got[1]; r.Message != "bad \uFFFD byte" || r.Tool != "t\uFFFD" || !strings.Contains(string(r.Args), "\uFFFD") {
+		t.Errorf("record 2 = %+v; want the invalid bytes as U+FFFD", r)
+	}
+	if err := s.Ledger.Verify(ctx); err != nil {
+		t.Errorf("Verify: %v", err)
+	}
+	var buf bytes.Buffer
+	if err := s.Ledger.Export(ctx, &buf, adapter.LedgerQuery{}); err != nil {
+		t.Fatal(err)
+	}
+	if last, err := adapter.VerifyLedgerJSONL(&buf, adapter.ChainHead{Seq: got[2].Seq, Hash: got[2].Hash}); err != nil || last.Seq != 3 {
+		t.Errorf("VerifyLedgerJSONL(the export) = %v, %v; want record 3, nil", last, err)
+	}
+}

@@ -56,6 +56,8 @@ func TestTamperKeptHead(t *testing.T) { storetest.TestTamperKeptHead(t, kit) }
 
 func TestExportVerify(t *testing.T) { storetest.TestExportVerify(t, kit) }
 
+func TestLedgerInvalidUTF8(t *testing.T) { storetest.TestLedgerInvalidUTF8(t, kit) }
+
 func TestRetention(t *testing.T) { storetest.TestRetention(t, kit) }
 
 func TestTicketCounts(t *testing.T) { storetest.TestTicketCounts(t, kit) }
