@@ -570,3 +570,62 @@ func TestReloadSocketDir(t *testing.T) {
 		t.Errorf("serve left its socket behind: %v", socks)
 	}
 }
+
+// Turning auth on ends the sessions opened without a token, their open
+// event streams included: a client that never showed a token hears no
+// more once one is required.
+func TestReloadAuthEndsAnonymousStreams(t *testing.T) {
+	dir := t.TempDir()
+	reloadConfig(t, dir, "127.0.0.1:0", "memory:", "", "")
+	s := startServe(t, dir, nil, "--config", "gateway.json", "--accept-launches")
+	post := func(id, body string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest("POST", s.base+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if id != "" {
+			req.Header.Set("Mcp-Session-Id", id)
+			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		}
+		res, err := http.DefaultTransport.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return res
+	}
+	res := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"probe","version":"1"}}}`)
+	id := res.Header.Get("Mcp-Session-Id")
+	if id == "" {
+		t.Fatalf("initialize: %d, no session", res.StatusCode)
+	}
+	post(id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	req, _ := http.NewRequest("GET", s.base+"/mcp", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", id)
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	stream, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Body.Close()
+	if stream.StatusCode != http.StatusOK {
+		t.Fatalf("event stream: %d", stream.StatusCode)
+	}
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		io.Copy(io.Discard, stream.Body)
+	}()
+
+	reloadConfig(t, dir, "127.0.0.1:0", "memory:", `{"tokens": `+tokens("alice", aliceToken)+`}`, "")
+	s.cmd.Process.Signal(syscall.SIGHUP)
+	waitLog(t, s, logReloaded, 1)
+	select {
+	case <-ended:
+	case <-time.After(30 * time.Second):
+		t.Errorf("the event stream of a session opened without a token is still open after auth was turned on")
+	}
+	s.stop(t)
+}
