@@ -151,7 +151,12 @@ func (e *env) launchRows(c *cobra.Command, args []string) ([]launchRow, state.St
 		if len(args) > 0 && s.Name != args[0] {
 			continue
 		}
-		rows = append(rows, reviewRow(c, st, s))
+		r := reviewRow(c, st, s)
+		if r.pending != nil && gateway.TrustsLaunch(cfg, s) {
+			// Accepted (and recorded) by the gateway when it starts it.
+			r.State, r.pending = "trusted in "+cfg.File, nil
+		}
+		rows = append(rows, r)
 	}
 	return rows, st, nil
 }

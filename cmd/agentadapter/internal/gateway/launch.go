@@ -162,6 +162,14 @@ func AcceptLaunch(ctx context.Context, st state.Store, led adapter.Ledger, p *mc
 	return nil
 }
 
+// TrustsLaunch reports whether cfg accepts the launches of s without an
+// operator: "trust": "trusted" for it in the gateway's own file. A
+// client's file it includes (mcp.json, which editors and agents write)
+// never starts a launch by itself.
+func TrustsLaunch(cfg *config.Config, s *config.Server) bool {
+	return s.Policy != nil && s.Policy.Trust == "trusted" && s.PolicyFile != "" && s.PolicyFile == cfg.File
+}
+
 // gateLaunch decides whether s may start: nil when its launch is accepted
 // (now, by the gateway's own file or by Options.AcceptLaunches on the
 // first start), else a *LaunchPendingError, the launch listed as pending.
@@ -179,9 +187,7 @@ func (g *Gateway) gateLaunch(ctx context.Context, s *config.Server) error {
 	}
 	by, channel := "", ""
 	switch {
-	case s.Policy != nil && s.Policy.Trust == "trusted" && s.PolicyFile != "" && s.PolicyFile == g.Config().File:
-		// Only the gateway's own file: a client's file (mcp.json, which
-		// editors and agents write) never starts a launch by itself.
+	case TrustsLaunch(g.Config(), s):
 		by, channel = "config:"+s.PolicyFile, "config"
 	case g.acceptStart.Load():
 		by, channel = "serve --accept-launches", "flag"
