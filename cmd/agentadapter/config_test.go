@@ -390,3 +390,27 @@ func TestConfigCheckTerminalSafe(t *testing.T) {
 		t.Errorf("the output does not decode to the value: %v %+v", err, out)
 	}
 }
+
+// A remote server's URL with a key in its query (or a password) is
+// masked in serve's log: its connect error quotes the URL (it printed the
+// key on every retry). So is the error call prints.
+func TestServeLogMasked(t *testing.T) {
+	dir := t.TempDir()
+	const key = "planted-query-key-5f2c9a1e7b3d"
+	writeFile(t, dir, "gateway.json", `{"mcpServers": {"r": {"url": "http://127.0.0.1:1/mcp?api_key=`+key+`&region=eu"},
+    "p": {"url": "http://user:`+key+`@127.0.0.1:1/mcp"}},
+  "agentadapter": {"store": "memory:"}}`)
+	s := startServe(t, dir, nil, "--config", "gateway.json")
+	waitFor(t, s, "a failed connect in the log", func() bool { return strings.Count(s.out.String(), "failed to connect") >= 2 })
+	if strings.Contains(s.out.String(), key) {
+		t.Errorf("serve's log prints the key:\n%s", s.out.String())
+	}
+	if !strings.Contains(s.out.String(), "api_key=xxxxx") {
+		t.Errorf("the log does not show the masked URL:\n%s", s.out.String())
+	}
+	s.stop(t)
+	r := runBin(t, dir, nil, "--config", "gateway.json", "call", "r_anything", "{}")
+	if r.code == 0 || strings.Contains(r.stdout+r.stderr, key) {
+		t.Errorf("call: exit %d, prints the key:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}

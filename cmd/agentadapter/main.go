@@ -28,6 +28,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
 	"github.com/agentadapter/agentadapter/termtext"
 )
 
@@ -82,8 +83,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		code = exitUsage
 	}
 	if msg := err.Error(); msg != "" {
-		// An error can quote an upstream's or a model's text.
-		fmt.Fprintln(stderr, "agentadapter:", termtext.Block(msg))
+		// An error can quote an upstream's or a model's text, or a
+		// configured URL with its credentials.
+		fmt.Fprintln(stderr, "agentadapter:", termtext.Block(config.MaskText(msg)))
 	}
 	return code
 }

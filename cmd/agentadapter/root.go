@@ -183,12 +183,12 @@ func (e *env) storeOnly(ctx context.Context) (state.Store, error) {
 }
 
 // logger returns the logger: text at level for people, JSON at debug
-// with -v.
+// with -v; secrets in its records masked (maskLogs).
 func (e *env) logger(level slog.Level) *slog.Logger {
 	if e.verbose {
-		return slog.New(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		return slog.New(maskLogs(slog.NewJSONHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	}
-	return slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	return slog.New(maskLogs(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level})))
 }
 
 // isTerminal reports whether w is a terminal (progress and colour only then).
