@@ -146,8 +146,9 @@ var enums = map[string]struct {
 var headings = map[string]string{"file": "File", "serverEntry": "ServerEntry"}
 
 // walk lists the struct types reachable from the file's top level, in the
-// order a reader meets them, with every path each is found at.
-func walk(t *testing.T) []*object {
+// order a reader meets them, with every path each is found at, and maps
+// each type to its object.
+func walk(t *testing.T) ([]*object, map[reflect.Type]*object) {
 	fieldDocs, typeDocs := docs(t)
 	var out []*object
 	byType := map[reflect.Type]*object{}
@@ -197,7 +198,7 @@ func walk(t *testing.T) []*object {
 		}
 	}
 	visit(reflect.TypeOf(file{}), "")
-	return out
+	return out, byType
 }
 
 // describe turns a field's doc comment into the reference's sentence:
@@ -245,15 +246,7 @@ func typeText(rt reflect.Type, objs map[reflect.Type]*object) string {
 
 // reference renders docs/config.md.
 func reference(t *testing.T) []byte {
-	objs := walk(t)
-	byType := map[reflect.Type]*object{}
-	for _, rt := range structTypes() {
-		for _, o := range objs {
-			if o.name == rt.Name() || headings[rt.Name()] == o.name {
-				byType[rt] = o
-			}
-		}
-	}
+	objs, byType := walk(t)
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `# Configuration reference
 
@@ -314,31 +307,6 @@ func mdEscape(s string) string {
 	return strings.NewReplacer("<", "&lt;", ">", "&gt;").Replace(s)
 }
 
-// structTypes are the struct types reachable from file.
-func structTypes() []reflect.Type {
-	var out []reflect.Type
-	var visit func(rt reflect.Type)
-	visit = func(rt reflect.Type) {
-		for rt.Kind() == reflect.Pointer || rt.Kind() == reflect.Slice || rt.Kind() == reflect.Map {
-			if rt == rawType {
-				return
-			}
-			rt = rt.Elem()
-		}
-		if rt.Kind() != reflect.Struct || slices.Contains(out, rt) {
-			return
-		}
-		out = append(out, rt)
-		for i := 0; i < rt.NumField(); i++ {
-			if jsonKey(rt.Field(i)) != "" {
-				visit(rt.Field(i).Type)
-			}
-		}
-	}
-	visit(reflect.TypeOf(file{}))
-	return out
-}
-
 // schema builds the JSON Schema of the file with jsonschema-go from the
 // same types, descriptions from the same comments. Nothing is required:
 // what a server must have depends on its kind, which Load checks.
@@ -350,11 +318,7 @@ func schema(t *testing.T) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	objs := walk(t)
-	docsOf := map[string]*object{}
-	for _, o := range objs {
-		docsOf[o.name] = o
-	}
+	_, byType := walk(t)
 	var fill func(s *jsonschema.Schema, rt reflect.Type)
 	fill = func(s *jsonschema.Schema, rt reflect.Type) {
 		if s == nil {
@@ -373,15 +337,12 @@ func schema(t *testing.T) []byte {
 				return
 			}
 			s.Required = nil
+			o := byType[rt]
 			name := rt.Name()
-			if h, ok := headings[name]; ok {
-				name = h
-			}
-			o := docsOf[name]
 			for _, f := range o.fields {
 				p := s.Properties[f.key]
 				if p == nil {
-					t.Fatalf("schema has no property %s.%s", name, f.key)
+					t.Fatalf("schema has no property %s.%s", o.name, f.key)
 				}
 				if p.Description == "" {
 					p.Description = strings.ReplaceAll(describe(f, o), "`", "")
@@ -410,7 +371,8 @@ func schema(t *testing.T) []byte {
 // Every key of the file has a doc comment; docs/config.md and the schema
 // are what the types generate (run the command in the message when not).
 func TestReference(t *testing.T) {
-	for _, o := range walk(t) {
+	objs, _ := walk(t)
+	for _, o := range objs {
 		for _, f := range o.fields {
 			if f.doc == "" {
 				t.Errorf("key %q (%s.%s, at %s) has no doc comment: document it in the config package's types, then run\n\t%s", f.key, o.name, f.goName, strings.Join(o.paths, ", "), regenerate)
