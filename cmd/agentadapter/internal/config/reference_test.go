@@ -127,6 +127,10 @@ func jsonKey(f reflect.StructField) string {
 
 var durationType = reflect.TypeOf(Duration(0))
 
+// transports are the server types Load reads; the aliases are other
+// clients' spellings of http.
+var transports = []string{"stdio", "http", "sse", "streamable-http", "streamableHttp", "streamable_http"}
+
 // enums are the values editors complete for keys that take one of a few
 // words, each with a configuration template that sets the key; TestSchema
 // checks that Load takes every value and refuses another, so the list
@@ -134,14 +138,16 @@ var durationType = reflect.TypeOf(Duration(0))
 // is left out: an editor should not suggest writing it.
 var enums = map[string]struct {
 	values   []string
-	template string
+	template string // %q is the value; %s, when there, the server's command or url
 }{
-	"ServerPolicy.trust": {[]string{"untrusted", "trusted"}, `{"mcpServers": {"a": {"command": "sh"}}, "agentadapter": {"servers": {"a": {"trust": %q}}}}`},
-	"Approval.default":   {[]string{"annotations", "always", "never"}, `{"agentadapter": {"policy": {"approval": {"default": %q}}}}`},
-	"Rule.approve":       {[]string{"required", "none"}, `{"agentadapter": {"policy": {"approval": {"rules": [{"approve": %q}]}}}}`},
-	"Rule.annotation":    {[]string{"readOnly", "destructive", "idempotent", "openWorld"}, `{"agentadapter": {"policy": {"approval": {"rules": [{"approve": "none", "annotation": %q}]}}}}`},
-	"Section.approver":   {[]string{"operator", "client"}, `{"agentadapter": {"approver": %q}}`},
-	"Virtual.approver":   {[]string{"operator", "client"}, `{"agentadapter": {"virtualServers": {"v": {"approver": %q}}}}`},
+	"ServerEntry.type":          {transports, `{"mcpServers": {"a": {"type": %q, %s}}}`},
+	"ServerEntry.transportType": {transports, `{"mcpServers": {"a": {"transportType": %q, %s}}}`},
+	"ServerPolicy.trust":        {[]string{"untrusted", "trusted"}, `{"mcpServers": {"a": {"command": "sh"}}, "agentadapter": {"servers": {"a": {"trust": %q}}}}`},
+	"Approval.default":          {[]string{"annotations", "always", "never"}, `{"agentadapter": {"policy": {"approval": {"default": %q}}}}`},
+	"Rule.approve":              {[]string{"required", "none"}, `{"agentadapter": {"policy": {"approval": {"rules": [{"approve": %q}]}}}}`},
+	"Rule.annotation":           {[]string{"readOnly", "destructive", "idempotent", "openWorld"}, `{"agentadapter": {"policy": {"approval": {"rules": [{"approve": "none", "annotation": %q}]}}}}`},
+	"Section.approver":          {[]string{"operator", "client"}, `{"agentadapter": {"approver": %q}}`},
+	"Virtual.approver":          {[]string{"operator", "client"}, `{"agentadapter": {"virtualServers": {"v": {"approver": %q}}}}`},
 }
 var headings = map[string]string{"file": "File", "serverEntry": "ServerEntry"}
 
@@ -338,7 +344,6 @@ func schema(t *testing.T) []byte {
 			}
 			s.Required = nil
 			o := byType[rt]
-			name := rt.Name()
 			for _, f := range o.fields {
 				p := s.Properties[f.key]
 				if p == nil {
@@ -347,7 +352,7 @@ func schema(t *testing.T) []byte {
 				if p.Description == "" {
 					p.Description = strings.ReplaceAll(describe(f, o), "`", "")
 				}
-				if e, ok := enums[name+"."+f.key]; ok {
+				if e, ok := enums[o.name+"."+f.key]; ok {
 					for _, v := range e.values {
 						p.Enum = append(p.Enum, v)
 					}
@@ -456,6 +461,13 @@ func TestSchema(t *testing.T) {
 	for key, e := range enums {
 		for _, v := range append(slices.Clone(e.values), "bogus") {
 			doc := fmt.Sprintf(e.template, v)
+			if strings.Count(e.template, "%") == 2 {
+				endpoint := `"url": "https://mcp.example.com/mcp"`
+				if v == "stdio" {
+					endpoint = `"command": "sh"`
+				}
+				doc = fmt.Sprintf(e.template, v, endpoint)
+			}
 			p := filepath.Join(t.TempDir(), "c.json")
 			if err := os.WriteFile(p, []byte(doc), 0o600); err != nil {
 				t.Fatal(err)
