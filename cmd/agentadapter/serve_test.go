@@ -228,8 +228,10 @@ func TestServe(t *testing.T) {
 	if res := callTool(t, ro, "notes_list", map[string]any{}); res.IsError {
 		t.Errorf("notes_list on /mcp/readonly (approval never): %q", text(res))
 	}
-	if res, err := ro.CallTool(context.Background(), &mcp.CallToolParams{Name: "add_note", Arguments: map[string]any{"text": "x"}}); err == nil {
-		t.Errorf("add_note through /mcp/readonly ran: %v", res)
+	// A tool the virtual server does not select is as unknown there as a
+	// made-up name: the not_found payload, never the call.
+	if res, err := ro.CallTool(context.Background(), &mcp.CallToolParams{Name: "add_note", Arguments: map[string]any{"text": "x"}}); err != nil || !res.IsError || !strings.Contains(text(res), `"kind":"not_found"`) {
+		t.Errorf("add_note through /mcp/readonly: %v %v, want the not_found payload", err, res)
 	}
 	w := connect(t, s.base+"/mcp/writer", nil)
 	wNames := toolNames(t, w)
