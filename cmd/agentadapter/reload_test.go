@@ -571,18 +571,20 @@ func TestReloadSocketDir(t *testing.T) {
 	}
 }
 
-// Turning auth on ends the sessions opened without a token, their open
-// event streams included: a client that never showed a token hears no
-// more once one is required.
-func TestReloadAuthEndsAnonymousStreams(t *testing.T) {
-	dir := t.TempDir()
-	reloadConfig(t, dir, "127.0.0.1:0", "memory:", "", "")
-	s := startServe(t, dir, nil, "--config", "gateway.json", "--accept-launches")
-	post := func(id, body string) *http.Response {
+// openStream opens an MCP session presenting token ("" for none) and its
+// event stream (GET); ended is closed when the stream ends. call posts one
+// request on the session and returns the status.
+func openStream(t *testing.T, s *served, token string) (call func(body string) int, ended chan struct{}) {
+	t.Helper()
+	id := ""
+	post := func(body string) int {
 		t.Helper()
 		req, _ := http.NewRequest("POST", s.base+"/mcp", strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
 		if id != "" {
 			req.Header.Set("Mcp-Session-Id", id)
 			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
@@ -593,39 +595,74 @@ func TestReloadAuthEndsAnonymousStreams(t *testing.T) {
 		}
 		io.Copy(io.Discard, res.Body)
 		res.Body.Close()
-		return res
+		if id == "" {
+			id = res.Header.Get("Mcp-Session-Id")
+		}
+		return res.StatusCode
 	}
-	res := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"probe","version":"1"}}}`)
-	id := res.Header.Get("Mcp-Session-Id")
-	if id == "" {
-		t.Fatalf("initialize: %d, no session", res.StatusCode)
+	if code := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"probe","version":"1"}}}`); code != http.StatusOK || id == "" {
+		t.Fatalf("initialize: %d, session %q", code, id)
 	}
-	post(id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	req, _ := http.NewRequest("GET", s.base+"/mcp", nil)
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set("Mcp-Session-Id", id)
 	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	stream, err := http.DefaultTransport.RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer stream.Body.Close()
+	t.Cleanup(func() { stream.Body.Close() })
 	if stream.StatusCode != http.StatusOK {
 		t.Fatalf("event stream: %d", stream.StatusCode)
 	}
-	ended := make(chan struct{})
+	ended = make(chan struct{})
 	go func() {
 		defer close(ended)
 		io.Copy(io.Discard, stream.Body)
 	}()
+	return post, ended
+}
 
-	reloadConfig(t, dir, "127.0.0.1:0", "memory:", `{"tokens": `+tokens("alice", aliceToken)+`}`, "")
+// Turning auth on ends the sessions opened without a token, their open
+// event streams included: a client that never showed a token hears no
+// more once one is required. Likewise a session whose token a reload
+// revokes ends at once; the others go on.
+func TestReloadEndsRevokedSessions(t *testing.T) {
+	dir := t.TempDir()
+	reloadConfig(t, dir, "127.0.0.1:0", "memory:", "", "")
+	s := startServe(t, dir, nil, "--config", "gateway.json", "--accept-launches")
+	_, anonEnded := openStream(t, s, "")
+
+	reloadConfig(t, dir, "127.0.0.1:0", "memory:", `{"tokens": `+tokens("alice", aliceToken, "bob", bobToken)+`}`, "")
 	s.cmd.Process.Signal(syscall.SIGHUP)
 	waitLog(t, s, logReloaded, 1)
 	select {
-	case <-ended:
+	case <-anonEnded:
 	case <-time.After(30 * time.Second):
 		t.Errorf("the event stream of a session opened without a token is still open after auth was turned on")
+	}
+
+	_, aliceEnded := openStream(t, s, aliceToken)
+	bobCall, bobEnded := openStream(t, s, bobToken)
+	reloadConfig(t, dir, "127.0.0.1:0", "memory:", `{"tokens": `+tokens("bob", bobToken)+`}`, "")
+	s.cmd.Process.Signal(syscall.SIGHUP)
+	waitLog(t, s, logReloaded, 2)
+	select {
+	case <-aliceEnded:
+	case <-time.After(30 * time.Second):
+		t.Errorf("the event stream of alice's session is still open after her token was removed")
+	}
+	if code := bobCall(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); code != http.StatusOK {
+		t.Errorf("bob's session after alice's token was removed: %d, want 200", code)
+	}
+	select {
+	case <-bobEnded:
+		t.Errorf("bob's event stream ended when alice's token was removed")
+	default:
 	}
 	s.stop(t)
 }

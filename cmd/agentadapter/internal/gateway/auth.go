@@ -9,9 +9,11 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 
@@ -99,12 +101,123 @@ func (g *Gateway) mcpRouter(base *mcpadapter.HTTPOptions) http.Handler {
 	open := &router{g: g, opts: base, sessions: map[string]*session{}, handlers: map[*endpoint]http.Handler{}}
 	closed := &router{g: g, opts: &authed, sessions: map[string]*session{}, handlers: map[*endpoint]http.Handler{}}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if g.live.Load().auth.required() {
-			closed.ServeHTTP(w, r)
+		a := g.live.Load().auth
+		if !a.required() {
+			open.ServeHTTP(w, r)
 			return
 		}
-		open.ServeHTTP(w, r)
+		closed.ServeHTTP(w, r)
+		if id := w.Header().Get("Mcp-Session-Id"); id != "" && r.Header.Get("Mcp-Session-Id") == "" {
+			g.sessionCreds.opened(r.Context(), g, a, id, r)
+		}
 	})
+}
+
+// sessionCreds remembers the credential each MCP session was opened
+// with, so that a reload revoking it ends the session, its open event
+// stream included, and not only its next request.
+type sessionCreds struct {
+	mu sync.Mutex
+	m  map[string]sessionCred // by session id
+}
+
+// sessionCred is a session's credential: a static token by its SHA-256,
+// a JWT as presented (to verify it again under the new settings).
+type sessionCred struct {
+	subject string
+	sum     [32]byte
+	jwt     string
+}
+
+// maxSessionCreds bounds the credentials remembered; beyond, those of
+// sessions no longer live are forgotten first.
+const maxSessionCreds = 2 * mcpadapter.DefaultMaxSessions
+
+func (c *sessionCreds) opened(ctx context.Context, g *Gateway, a *authState, id string, r *http.Request) {
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		return
+	}
+	tok = strings.TrimSpace(tok)
+	cred := sessionCred{sum: sha256.Sum256([]byte(tok))}
+	if t, ok := a.tokens[cred.sum]; ok {
+		cred.subject = t.Subject
+	} else if info, err := g.verifyClient(ctx, tok, r); err == nil {
+		cred.subject, cred.jwt = info.UserID, tok
+	} else {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]sessionCred{}
+	}
+	if len(c.m) >= maxSessionCreds {
+		live := g.liveSessions()
+		for sid := range c.m {
+			if _, ok := live[sid]; !ok {
+				delete(c.m, sid)
+			}
+		}
+		if len(c.m) >= maxSessionCreds {
+			return // every one live: the session cap holds them already
+		}
+	}
+	c.m[id] = cred
+}
+
+// accepts reports whether a still admits the credential, for the same
+// subject.
+func (a *authState) accepts(ctx context.Context, c sessionCred) bool {
+	if c.jwt == "" {
+		t, ok := a.tokens[c.sum]
+		return ok && t.Subject == c.subject
+	}
+	if a.jwt == nil {
+		return false
+	}
+	info, err := a.jwt(ctx, c.jwt, nil)
+	return err == nil && info.UserID == c.subject
+}
+
+// revoke closes the live sessions whose credential a no longer admits,
+// and forgets the credentials of sessions that ended.
+func (c *sessionCreds) revoke(ctx context.Context, g *Gateway, a *authState) {
+	live := g.liveSessions()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for id, cred := range c.m {
+		ss, ok := live[id]
+		switch {
+		case !ok:
+			delete(c.m, id)
+		case !a.required() || !a.accepts(ctx, cred):
+			delete(c.m, id)
+			_ = ss.Close()
+		}
+	}
+}
+
+// liveSessions are the MCP sessions of every endpoint, retired ones
+// included, by id.
+func (g *Gateway) liveSessions() map[string]*mcp.ServerSession {
+	out := map[string]*mcp.ServerSession{}
+	add := func(ep *endpoint) {
+		for ss := range ep.exp.MCPServer().Sessions() {
+			if id := ss.ID(); id != "" {
+				out[id] = ss
+			}
+		}
+	}
+	for _, ep := range g.eps() {
+		add(ep)
+	}
+	g.retiredMu.Lock()
+	for _, ep := range g.retired {
+		add(ep)
+	}
+	g.retiredMu.Unlock()
+	return out
 }
 
 // requireClientToken wraps h with the MCP clients' token check when the

@@ -68,12 +68,15 @@ type Gateway struct {
 	live      atomic.Pointer[live] // the configuration in force, with what is built from it
 	reloadMu  sync.Mutex
 	servers   map[string]*config.Server // connected (or attempted) servers, by name
-	retired   []*endpoint               // replaced endpoints still serving their sessions
-	unsub     func()
-	stop      context.CancelFunc
-	wg        sync.WaitGroup
-	inflight  atomic.Int64 // MCP POST requests being served
-	closeOnce sync.Once
+	retiredMu sync.Mutex
+	retired   []*endpoint // replaced endpoints still serving their sessions
+	// sessionCreds are the credentials MCP sessions were opened with.
+	sessionCreds sessionCreds
+	unsub        func()
+	stop         context.CancelFunc
+	wg           sync.WaitGroup
+	inflight     atomic.Int64 // MCP POST requests being served
+	closeOnce    sync.Once
 
 	// sessionCaps counts the MCP sessions of every endpoint (see
 	// applySessionCaps).
@@ -321,7 +324,9 @@ var ErrNeedsRestart = errors.New("changes only on restart; the whole reload is r
 // Once cfg is in force, removed servers close, new ones connect, changed
 // ones reconnect; endpoints whose settings changed are rebuilt while their
 // live sessions stay on the ones they started with. Sessions opened
-// without a token are closed when auth is turned on. A server failing to
+// without a token are closed when auth is turned on, and so are sessions
+// whose token the new configuration no longer accepts (event streams
+// included). A server failing to
 // connect does not undo the reload: the returned error, not a
 // *ReloadError, joins those failures, and supervision retries them.
 func (g *Gateway) Reload(ctx context.Context, cfg *config.Config) error {
@@ -346,14 +351,23 @@ func (g *Gateway) Reload(ctx context.Context, cfg *config.Config) error {
 		}
 	}
 	g.swap(in)
+	g.retiredMu.Lock()
 	for name, ep := range old.eps {
 		if in.eps[name] != ep {
 			g.retired = append(g.retired, ep)
 		}
 	}
-	if !old.auth.required() && in.auth.required() {
+	g.retiredMu.Unlock()
+	switch {
+	case !old.auth.required() && in.auth.required():
 		// Their clients never showed a token: they start again with one.
-		g.closeSessions(old.eps)
+		for _, ss := range g.liveSessions() {
+			_ = ss.Close()
+		}
+	case in.auth.required():
+		// A session whose token was revoked ends now, its event stream
+		// with it, not only its next request.
+		g.sessionCreds.revoke(ctx, g, in.auth)
 	}
 	var add []*config.Server
 	for name, s := range g.servers {
@@ -369,21 +383,6 @@ func (g *Gateway) Reload(ctx context.Context, cfg *config.Config) error {
 		}
 	}
 	return g.connect(ctx, add)
-}
-
-// closeSessions closes the live MCP sessions of eps and of the retired
-// endpoints.
-func (g *Gateway) closeSessions(eps map[string]*endpoint) {
-	for _, ep := range eps {
-		for ss := range ep.exp.MCPServer().Sessions() {
-			_ = ss.Close()
-		}
-	}
-	for _, ep := range g.retired {
-		for ss := range ep.exp.MCPServer().Sessions() {
-			_ = ss.Close()
-		}
-	}
 }
 
 func sameServer(a, b *config.Server) bool {
