@@ -91,7 +91,8 @@ applies every section at once (auth, console operators, policies, servers,
 virtual servers) or is refused, naming the section, and the configuration
 in force is kept whole: a bad file, or a change of "store" or "listen"
 (which need a restart). New servers connect, removed ones close, changed
-ones reconnect; live sessions continue.
+ones reconnect; live sessions continue, but those of a token the reload
+revokes end (and, when auth is turned on, those opened without one).
 SIGINT or SIGTERM drain calls in flight (up to --drain), then stop every
 server process.` + exitCodesHelp,
 		Args: argsErr(cobra.NoArgs),
