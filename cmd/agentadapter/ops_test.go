@@ -217,6 +217,9 @@ func TestServeJWT(t *testing.T) {
 		"other issuer": sign(secret, jwt.SigningMethodHS256, with("iss", "https://evil.example")),
 		"other key":    sign([]byte("another secret, 32 bytes long!!!"), jwt.SigningMethodHS256, good),
 		"unsigned":     sign(jwt.UnsafeAllowNoneSignatureType, jwt.SigningMethodNone, good),
+		// An anonymous session's name: such a subject would take over
+		// that session's tickets.
+		"anonymous subject": sign(secret, jwt.SigningMethodHS256, with("sub", "anonymous:0123")),
 	} {
 		c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v1"}, nil)
 		if _, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: s.base + "/mcp", HTTPClient: &http.Client{Transport: bearer{tok}}}, nil); err == nil {

@@ -58,6 +58,9 @@ func (l *loader) check(cfg *Config) error {
 			if err := checkStrength(t.Token); err != nil {
 				return fail(at("auth", "tokens"), "token %d (subject %q): %v", i, t.Subject, err)
 			}
+			if reservedSubject(t.Subject) {
+				return fail(at("auth", "tokens"), "token %d: subjects starting %q name anonymous sessions; choose another", i, anonymousPrefix)
+			}
 			if other, dup := clients[t.Token]; dup && other != t.Subject {
 				return fail(at("auth", "tokens"), "token %d (subject %q) is also %q's: one token names one caller", i, t.Subject, other)
 			}
@@ -73,6 +76,9 @@ func (l *loader) check(cfg *Config) error {
 				return fail(at("auth", "tokensFile"), "%v", err)
 			}
 			for _, t := range toks {
+				if reservedSubject(t.Subject) {
+					return fail(at("auth", "tokensFile"), "%s: subjects starting %q name anonymous sessions; choose another", p, anonymousPrefix)
+				}
 				if other, dup := clients[t.Token]; dup && other != t.Subject {
 					return fail(at("auth", "tokensFile"), "%s: the token of %q is also %q's: one token names one caller", p, t.Subject, other)
 				}
@@ -412,3 +418,10 @@ func isIP(s string) bool {
 	_, err := netip.ParseAddr(s)
 	return err == nil
 }
+
+// anonymousPrefix is mcpadapter.AnonymousPrefix: without auth each MCP
+// session is the caller anonymous:<session id>, so a token with such a
+// subject could take over that session's tickets once auth is switched on.
+const anonymousPrefix = "anonymous:"
+
+func reservedSubject(s string) bool { return strings.HasPrefix(s, anonymousPrefix) }

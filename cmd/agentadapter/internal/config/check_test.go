@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 )
 
 // strong is a token config check accepts.
@@ -66,6 +68,10 @@ func TestCheckTokens(t *testing.T) {
 			`operator 1 (subject "o2") has "o1"'s token`, strong},
 		{"JWT with neither audience nor issuer", map[string]string{"gateway.json": `{"agentadapter": {"auth": {"jwt": {"secret": "` + strong + `"}}}}`},
 			"agentadapter.auth.jwt: jwt sets neither audience nor issuer", strong},
+		{"anonymous subject", map[string]string{"gateway.json": `{"agentadapter": {"auth": {"tokens": [{"subject": "anonymous:abc", "token": "` + strong + `"}]}}}`},
+			`agentadapter.auth.tokens: token 0: subjects starting "anonymous:" name anonymous sessions`, strong},
+		{"anonymous subject in tokensFile", map[string]string{"gateway.json": `{"agentadapter": {"auth": {"tokensFile": "tokens.txt"}}}`,
+			"tokens.txt": "anonymous:x " + strong + "\n"}, `subjects starting "anonymous:" name anonymous sessions`, strong},
 		{"JWT with anyAudience", map[string]string{"gateway.json": `{"agentadapter": {"auth": {"jwt": {"secret": "` + strong + `", "anyAudience": true}}}}`}, "", ""},
 		{"JWT with an issuer", map[string]string{"gateway.json": `{"agentadapter": {"auth": {"jwt": {"secret": "` + strong + `", "issuer": "https://idp"}}}}`}, "", ""},
 	} {
@@ -192,5 +198,11 @@ func TestCheckCommands(t *testing.T) {
 			}
 			checkErr(t, cfg.CheckCommands(), tt.want, "")
 		})
+	}
+}
+
+func TestAnonymousPrefixIsTheExports(t *testing.T) {
+	if anonymousPrefix != mcpadapter.AnonymousPrefix {
+		t.Fatalf("anonymousPrefix %q, mcpadapter.AnonymousPrefix %q", anonymousPrefix, mcpadapter.AnonymousPrefix)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
 )
 
@@ -63,6 +65,10 @@ func jwtVerifier(c *config.JWT) (auth.TokenVerifier, error) {
 		sub, _ := claims.GetSubject()
 		if sub == "" {
 			return nil, fmt.Errorf("%w: no subject", auth.ErrInvalidToken)
+		}
+		if strings.HasPrefix(sub, mcpadapter.AnonymousPrefix) {
+			// Anonymous sessions are named so; a token must not take one over.
+			return nil, fmt.Errorf("%w: subject %q is reserved for anonymous sessions", auth.ErrInvalidToken, mcpadapter.AnonymousPrefix)
 		}
 		exp, _ := claims.GetExpirationTime()
 		info := &auth.TokenInfo{UserID: sub, Expiration: exp.Time}
