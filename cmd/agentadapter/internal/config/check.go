@@ -76,9 +76,6 @@ func (l *loader) check(cfg *Config) error {
 				return fail(at("auth", "tokensFile"), "%v", err)
 			}
 			for _, t := range toks {
-				if reservedSubject(t.Subject) {
-					return fail(at("auth", "tokensFile"), "%s: subjects starting %q name anonymous sessions; choose another", p, anonymousPrefix)
-				}
 				if other, dup := clients[t.Token]; dup && other != t.Subject {
 					return fail(at("auth", "tokensFile"), "%s: the token of %q is also %q's: one token names one caller", p, t.Subject, other)
 				}

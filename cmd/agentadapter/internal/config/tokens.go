@@ -66,6 +66,9 @@ func ReadTokensFile(p string) ([]Token, error) {
 		if err := checkStrength(fields[1]); err != nil {
 			return nil, fmt.Errorf("tokens file %s:%d: token of %q: %v", p, i, fields[0], err)
 		}
+		if reservedSubject(fields[0]) {
+			return nil, fmt.Errorf("tokens file %s:%d: subjects starting %q name anonymous sessions; choose another", p, i, anonymousPrefix)
+		}
 		out = append(out, Token{Subject: fields[0], Token: fields[1], Scopes: fields[2:]})
 	}
 	if err := sc.Err(); err != nil {

@@ -1,13 +1,11 @@
 package gateway
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -46,7 +44,7 @@ func buildAuth(cfg *config.Config) (*authState, error) {
 		st.tokens[sha256.Sum256([]byte(t.Token))] = t
 	}
 	if a.TokensFile != "" {
-		more, err := readTokens(a.TokensFile)
+		more, err := config.ReadTokensFile(a.TokensFile)
 		if err != nil {
 			return nil, err
 		}
@@ -231,26 +229,4 @@ func (g *Gateway) requireClientToken(h http.Handler) http.Handler {
 		}
 		h.ServeHTTP(w, r)
 	})
-}
-
-// readTokens reads "subject token [scope...]" lines.
-func readTokens(p string) ([]config.Token, error) {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, fmt.Errorf("auth: %v", err)
-	}
-	defer f.Close()
-	var out []config.Token
-	sc := bufio.NewScanner(f)
-	for i := 1; sc.Scan(); i++ {
-		fields := strings.Fields(sc.Text())
-		if len(fields) == 0 || strings.HasPrefix(fields[0], "#") {
-			continue
-		}
-		if len(fields) < 2 {
-			return nil, fmt.Errorf("auth: %s:%d: want \"subject token [scope...]\"", p, i)
-		}
-		out = append(out, config.Token{Subject: fields[0], Token: fields[1], Scopes: fields[2:]})
-	}
-	return out, sc.Err()
 }
