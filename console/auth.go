@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 )
 
 // cookieName names the session cookie. The __Host- prefix (over TLS)
@@ -150,7 +152,7 @@ func (c *Console) verify(r *http.Request, token string) (name string, expires ti
 // addresses and names a loopback host: a DNS-rebinding page (its own name
 // resolving to 127.0.0.1) sends that name in Host and is refused.
 func isLoopback(r *http.Request) bool {
-	if !loopbackHost(r.Host) {
+	if !mcpadapter.IsLoopback(r.Host) {
 		return false
 	}
 	la, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
@@ -322,17 +324,3 @@ func (c *Console) action(next http.HandlerFunc) http.HandlerFunc {
 
 // maxFormBytes bounds an action's form (edited arguments included).
 const maxFormBytes = 1 << 20
-
-// loopbackHost reports whether a Host header names localhost, an address
-// in 127.0.0.0/8 or ::1 (go-sdk's rule for its own handlers).
-func loopbackHost(hostport string) bool {
-	host, _, err := net.SplitHostPort(hostport)
-	if err != nil {
-		host = strings.Trim(hostport, "[]")
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}

@@ -60,11 +60,20 @@ func originOfString(raw string) (string, error) {
 	return originOf(u), nil
 }
 
-func isLoopbackHost(host string) bool {
+// IsLoopback reports whether addr ("host", "host:port", "[::1]:port")
+// names a loopback host: localhost, an address in 127.0.0.0/8 or ::1
+// (also as an IPv4-mapped address). It is the one loopback rule of the
+// module and of the gateway: go-sdk's rule for the Host of requests to a
+// loopback listener, and where plain HTTP and OAuth secrets may go.
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
 	if host == "localhost" {
 		return true
 	}
-	ip, err := netip.ParseAddr(strings.Trim(host, "[]"))
+	ip, err := netip.ParseAddr(host)
 	return err == nil && ip.Unmap().IsLoopback()
 }
 
@@ -78,7 +87,7 @@ func checkEndpoint(what, raw string) error {
 	switch {
 	case u.Scheme == "https":
 		return nil
-	case u.Scheme == "http" && isLoopbackHost(u.Hostname()):
+	case u.Scheme == "http" && IsLoopback(u.Hostname()):
 		return nil
 	}
 	return fmt.Errorf("%w: the %s %q is neither https nor on a loopback address", ErrOutbound, what, truncate(raw, 200))
@@ -189,7 +198,7 @@ func oauthClient(base *http.Client) *http.Client {
 			if first := via[0]; first.Method != http.MethodGet && first.Method != http.MethodHead {
 				return fmt.Errorf("%w: the authorization server redirected a %s request from %s to another origin, %s", ErrOutbound, first.Method, originOf(prev.URL), originOf(req.URL))
 			}
-			if !isLoopbackHost(prev.URL.Hostname()) {
+			if !IsLoopback(prev.URL.Hostname()) {
 				if err := refuseInternal(req.Context(), req.URL.Hostname()); err != nil {
 					return err
 				}

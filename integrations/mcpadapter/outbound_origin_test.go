@@ -79,3 +79,16 @@ func TestIssuerPolicy(t *testing.T) {
 		}
 	}
 }
+
+func TestIsLoopback(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"localhost": true, "localhost:8931": true, "127.0.0.1": true, "127.9.8.7:80": true,
+		"::1": true, "[::1]": true, "[::1]:8931": true, "::ffff:127.0.0.1": true,
+		"rebind.evil.example": false, "rebind.evil.example:8931": false, "localhost.evil.example": false,
+		"10.0.0.1:80": false, "[::2]:80": false, "": false, "0.0.0.0": false,
+	} {
+		if got := IsLoopback(addr); got != want {
+			t.Errorf("IsLoopback(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}

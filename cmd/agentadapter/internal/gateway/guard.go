@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/netip"
 	"strings"
 
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
@@ -43,10 +42,10 @@ func (g *Gateway) guard(h http.Handler) http.Handler {
 func (g *Gateway) hostAllowed(r *http.Request) bool {
 	allowed := g.Config().Gateway.AllowedHosts
 	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if len(allowed) == 0 && (local == nil || !IsLoopback(local.String())) {
+	if len(allowed) == 0 && (local == nil || !mcpadapter.IsLoopback(local.String())) {
 		return true
 	}
-	if IsLoopback(r.Host) {
+	if mcpadapter.IsLoopback(r.Host) {
 		return true
 	}
 	host := r.Host
@@ -60,23 +59,6 @@ func (g *Gateway) hostAllowed(r *http.Request) bool {
 		}
 	}
 	return false
-}
-
-// IsLoopback reports whether addr ("host", "host:port", "[::1]:port")
-// names a loopback host: localhost, an address in 127.0.0.0/8 or ::1. It
-// is go-sdk's rule (internal/util.IsLoopback), which go-sdk applies to the
-// Host of requests reaching its handlers on a loopback address: the
-// gateway applies the same rule to every route.
-func IsLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = strings.Trim(addr, "[]")
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.IsLoopback()
 }
 
 // truncateHost bounds the Host quoted back in a refusal.
