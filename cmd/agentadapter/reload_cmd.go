@@ -238,15 +238,10 @@ not answer; 2 a gateway refused it.`,
 func (e *env) configFile() (string, error) {
 	path := e.configPath
 	if path == "" {
-		for _, c := range configCandidates {
-			if _, err := os.Stat(c); err == nil {
-				path = c
-				break
-			}
+		var err error
+		if path, err = findConfig(); err != nil {
+			return "", err
 		}
-	}
-	if path == "" {
-		return "", usageErr("no configuration: pass --config FILE or set AGENTADAPTER_CONFIG (looked for %s here)", strings.Join(configCandidates, ", "))
 	}
 	return filepath.Abs(path)
 }

@@ -87,20 +87,26 @@ func defaultConfig() string {
 	return ""
 }
 
+// findConfig returns the first of configCandidates in the working
+// directory.
+func findConfig() (string, error) {
+	for _, c := range configCandidates {
+		if _, err := os.Stat(c); err == nil {
+			return c, nil
+		}
+	}
+	return "", usageErr("no configuration: pass --config FILE or set AGENTADAPTER_CONFIG (looked for %s here)", strings.Join(configCandidates, ", "))
+}
+
 // loadConfig reads the configuration; errors exit with code 2.
 func (e *env) loadConfig(path string) (*config.Config, error) {
 	if path == "" {
 		path = e.configPath
 	}
 	if path == "" {
-		for _, c := range configCandidates {
-			if _, err := os.Stat(c); err == nil {
-				path = c
-				break
-			}
-		}
-		if path == "" {
-			return nil, usageErr("no configuration: pass --config FILE or set AGENTADAPTER_CONFIG (looked for %s here)", strings.Join(configCandidates, ", "))
+		var err error
+		if path, err = findConfig(); err != nil {
+			return nil, err
 		}
 		// A file found in the working directory may be a repository's,
 		// written by whoever wrote the repository: say which one is used.
