@@ -272,6 +272,11 @@ type Filter struct {
 	Server string
 	// Func, if set, keeps specs for which it returns true.
 	Func func(*adapter.Spec) bool
+	// Model keeps only the specs a model may be offered
+	// ([adapter.Spec.ModelVisible]): MCP Apps' app-only tools are left out.
+	// The Eino, Genkit and langchaingo integrations set it on every
+	// listing and call; the MCP export does not.
+	Model bool
 }
 
 // Match reports whether s passes the filter.
@@ -292,6 +297,9 @@ func (f Filter) Match(s *adapter.Spec) bool {
 		} else if s.Source.Server != f.Server {
 			return false
 		}
+	}
+	if f.Model && !s.ModelVisible() {
+		return false
 	}
 	return f.Func == nil || f.Func(s)
 }

@@ -103,6 +103,7 @@ func Tools(reg *registry.Registry, exec *adapter.Executor, opts *Options) ([]too
 	}
 	f := opts.Filter
 	f.Target = adapter.TargetEino
+	f.Model = true // MCP Apps' app-only tools are not offered
 	var out []tool.BaseTool
 	for s := range reg.List(f) {
 		t, err := Tool(s, exec, opts)

@@ -190,6 +190,7 @@ func selectSpecs(reg *registry.Registry, exec *adapter.Executor, opts *Options) 
 		f = opts.Filter
 	}
 	f.Target = adapter.TargetGenkit
+	f.Model = true // MCP Apps' app-only tools are not offered
 	var specs []*adapter.Spec
 	for s := range reg.List(f) {
 		specs = append(specs, s)

@@ -81,6 +81,7 @@ func NewDispatcher(reg *registry.Registry, exec *adapter.Executor, opts *Dispatc
 	}
 	d.filter = d.opts.Filter
 	d.filter.Target = adapter.TargetLangchaingo
+	d.filter.Model = true // an app-only tool is answered as unknown
 	d.defs, d.issues = Definitions(reg, &DefinitionOptions{Filter: d.filter, Strict: d.opts.Strict})
 	return d, nil
 }

@@ -81,6 +81,7 @@ func Definitions(reg *registry.Registry, opts *DefinitionOptions) (defs []llms.T
 	}
 	f := opts.Filter
 	f.Target = adapter.TargetLangchaingo
+	f.Model = true // MCP Apps' app-only tools are not offered
 	for s := range reg.List(f) {
 		def, is := Definition(s, opts.Strict)
 		defs = append(defs, def)

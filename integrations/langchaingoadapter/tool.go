@@ -112,6 +112,7 @@ func filter(opts *Options) registry.Filter {
 		f = opts.Filter
 	}
 	f.Target = adapter.TargetLangchaingo
+	f.Model = true // MCP Apps' app-only tools are not offered
 	return f
 }
 
