@@ -50,11 +50,23 @@ func main() {
 	}
 }
 
-// scenarioTool is the tool each scenario expects the client to call.
-var scenarioTool = map[string]struct{ name, args string }{
-	"tools_call":                          {"add_numbers", `{"a":5,"b":3}`},
-	"elicitation-sep1034-client-defaults": {"test_client_elicitation_defaults", `{}`},
-	"sse-retry":                           {"test_reconnection", `{}`},
+// toolCall is one call a scenario expects.
+type toolCall struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// scenarioCalls are the calls each scenario expects the client to make;
+// scenarios that name theirs in the context's toolCalls (http-custom-headers)
+// are not listed.
+var scenarioCalls = map[string][]toolCall{
+	"tools_call":                          {{"add_numbers", json.RawMessage(`{"a":5,"b":3}`)}},
+	"elicitation-sep1034-client-defaults": {{"test_client_elicitation_defaults", nil}},
+	"sse-retry":                           {{"test_reconnection", nil}},
+	// SEP-2322: two tools answer with input requests (one with a
+	// requestState), one is called between them, one answers without a
+	// resultType.
+	"sep-2322-client-request-state": {{"test_mrtr_echo_state", nil}, {"test_mrtr_no_state", nil}, {"test_mrtr_unrelated", nil}, {"test_mrtr_no_result_type", nil}},
 }
 
 func run(scenario, serverURL string, cc map[string]any) error {
@@ -69,7 +81,7 @@ func run(scenario, serverURL string, cc map[string]any) error {
 		}
 		server.OAuth = oauth
 	}
-	if strings.HasPrefix(scenario, "elicitation") {
+	if strings.HasPrefix(scenario, "elicitation") || strings.HasPrefix(scenario, "sep-2322") {
 		// Accept without filling anything in: the schema's defaults apply.
 		opts.Elicitation = func(ctx context.Context, _ string, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}, nil
@@ -87,19 +99,60 @@ func run(scenario, serverURL string, cc map[string]any) error {
 	for s := range reg.List(registry.Filter{}) {
 		fmt.Printf("tool %s: %s\n", s.Name, s.Description)
 	}
-	call, ok := scenarioTool[scenario]
-	if strings.HasPrefix(scenario, "auth/") {
-		call, ok = struct{ name, args string }{"test-tool", `{}`}, true
-	}
-	if !ok {
-		return nil
-	}
-	res, err := exec.Call(ctx, call.name, json.RawMessage(call.args))
+	calls, err := callsFor(scenario, reg, cc)
 	if err != nil {
 		return err
 	}
-	fmt.Println(res.Text())
-	return nil
+	var errs []error
+	for _, call := range calls {
+		res, err := exec.Call(ctx, call.Name, call.Arguments)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", call.Name, err))
+			continue
+		}
+		fmt.Println(res.Text())
+	}
+	return errors.Join(errs...)
+}
+
+// callsFor returns the calls the scenario expects, some of them built from
+// what was imported.
+func callsFor(scenario string, reg *registry.Registry, cc map[string]any) ([]toolCall, error) {
+	switch {
+	case strings.HasPrefix(scenario, "auth/"):
+		return []toolCall{{"test-tool", nil}}, nil
+	case scenario == "http-invalid-tool-headers":
+		// Every tool that survived the import: the invalid ones must not.
+		var calls []toolCall
+		for s := range reg.List(registry.Filter{}) {
+			calls = append(calls, toolCall{s.Name, json.RawMessage(`{"region":"us-west1"}`)})
+		}
+		return calls, nil
+	case scenario == "json-schema-2020-12-preservation":
+		// Echo the imported input schema: the suite checks what of it
+		// survived the import.
+		s, ok := reg.Lookup("json_schema_2020_12_tool")
+		if !ok {
+			return nil, errors.New("json_schema_2020_12_tool was not imported")
+		}
+		args, err := json.Marshal(map[string]any{"schema": s.InputSchema})
+		if err != nil {
+			return nil, err
+		}
+		return []toolCall{{"json_schema_echo", args}}, nil
+	}
+	if raw, ok := cc["toolCalls"]; ok {
+		b, err := json.Marshal(raw)
+		if err != nil {
+			return nil, err
+		}
+		var calls []toolCall
+		if err := json.Unmarshal(b, &calls); err != nil {
+			return nil, fmt.Errorf("toolCalls: %w", err)
+		}
+		return calls, nil
+	}
+	return scenarioCalls[scenario], nil
 }
 
 // oauthFor configures OAuth the way the scenario's authorization server
@@ -116,7 +169,7 @@ func oauthFor(scenario string, cc map[string]any) (*mcpadapter.OAuth, error) {
 	switch scenario {
 	case "auth/client-credentials-basic":
 		return &mcpadapter.OAuth{ClientCredentials: &mcpadapter.ClientCredentials{ClientID: str("client_id"), ClientSecret: str("client_secret")}, AnyIssuer: true}, nil
-	case "auth/cross-app-access-complete-flow":
+	case "auth/cross-app-access-complete-flow", "auth/enterprise-managed-authorization":
 		return &mcpadapter.OAuth{Enterprise: &mcpadapter.EnterpriseAuth{
 			IDToken:     func(context.Context) (string, error) { return str("idp_id_token"), nil },
 			IdPTokenURL: str("idp_token_endpoint"), IdPClientID: str("idp_client_id"),
