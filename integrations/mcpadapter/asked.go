@@ -9,9 +9,12 @@ import (
 	"github.com/agentadapter/agentadapter/adapter"
 )
 
-// The approval questions put to clients are remembered per session, so that
-// one client can neither answer another's questions nor, by flooding, stop
-// the others from being asked.
+// The approval questions put to a session and not answered yet are
+// counted, so that one client flooding the server with calls it never
+// answers is asked a bounded number of questions (past them its calls answer
+// with their ticket) without stopping the others from being asked. What an
+// answer is checked against travels in the requestState (requeststate.go),
+// not here: on the stateless endpoint each request is a session of its own.
 const (
 	// askedTTL bounds an unanswered question whose call has no deadline
 	// (a client on 2026-07-28 may never retry).
@@ -85,17 +88,10 @@ func (s *Exporter) rememberAsked(ctx context.Context, req *mcp.CallToolRequest, 
 	return true
 }
 
-// takeAsked forgets and reports whether ticket was put to this session for
-// tool, and is still open.
-func (s *Exporter) takeAsked(ctx context.Context, req *mcp.CallToolRequest, ticket, tool string) bool {
+// forgetAsked forgets ticket, answered by this session.
+func (s *Exporter) forgetAsked(ctx context.Context, req *mcp.CallToolRequest, ticket string) {
 	key := askerOf(ctx, req)
 	s.askMu.Lock()
 	defer s.askMu.Unlock()
-	m := s.asked[key]
-	a, ok := m[ticket]
-	if !ok || a.tool != tool {
-		return false
-	}
-	delete(m, ticket)
-	return !time.Now().After(a.expires)
+	delete(s.asked[key], ticket)
 }

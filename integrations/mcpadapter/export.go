@@ -4,11 +4,9 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -20,18 +18,6 @@ import (
 // [*adapter.Error]: {"kind": "...", "ticket": "..."}, for programs; the model
 // reads the text content.
 const MetaKeyError = "agentadapter/error"
-
-// approvalInputPrefix prefixes the ids of the input requests that ask the
-// client's user to approve a ticket.
-const approvalInputPrefix = "agentadapter/approval/"
-
-// ClientApprover names who decided a ticket the client's user answered
-// (see [ExportOptions.Approver]): "client:" and the caller's subject
-// ("client:alice", "client:anonymous:<session>"), or "client" alone.
-const ClientApprover = "client"
-
-// maxApprovalArgs bounds the arguments quoted in an approval question.
-const maxApprovalArgs = 2048
 
 // handler returns the MCP handler of the named tool. It looks the spec up
 // at call time, so a replaced spec takes effect at once.
@@ -46,9 +32,10 @@ func (s *Exporter) handler(name string) mcp.ToolHandler {
 		ctx = s.sessionScope(ctx, req.Session)
 		areq := &adapter.Request{Spec: spec, Tool: name, Args: req.Params.Arguments, Integration: Integration, Native: withoutCredentials(req), Timeout: s.opts.Timeout}
 		answered := false
-		if s.opts.Approver != nil && len(req.Params.InputResponses) > 0 {
-			ticket, err := s.applyApprovalAnswer(ctx, name, req)
-			if err != nil {
+		if len(req.Params.InputResponses) > 0 || req.Params.RequestState != "" {
+			var ticket string
+			var err error
+			if ctx, ticket, err = s.applyApprovalAnswer(ctx, name, req); err != nil {
 				return nil, err
 			}
 			areq.Ticket, answered = ticket, ticket != ""
@@ -244,91 +231,4 @@ func errorResult(err error) *mcp.CallToolResult {
 		Content: []mcp.Content{&mcp.TextContent{Text: payload}},
 		Meta:    mcp.Meta{MetaKeyError: meta},
 	}
-}
-
-// askApproval returns a result asking the client's user to decide a pending
-// call, or nil when it cannot be asked (no approver, no elicitation
-// capability). The go-sdk turns the input request into an elicitation/create
-// request mid-call for clients before 2026-07-28, and into an input_required
-// result the client answers by retrying the call from 2026-07-28 on.
-func (s *Exporter) askApproval(ctx context.Context, req *mcp.CallToolRequest, name string, args json.RawMessage, err error) *mcp.CallToolResult {
-	e := exportError(err)
-	if e == nil || e.Ticket == "" || s.opts.Approver == nil {
-		return nil
-	}
-	caps := req.ClientCapabilities()
-	if caps == nil || caps.Elicitation == nil || (caps.Elicitation.Form == nil && caps.Elicitation.URL != nil) {
-		return nil
-	}
-	if !s.rememberAsked(ctx, req, e.Ticket, name) {
-		return nil
-	}
-	return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{
-		approvalInputPrefix + e.Ticket: &mcp.ElicitParams{
-			Mode:            "form",
-			Message:         approvalQuestion(name, args),
-			RequestedSchema: approvalSchema,
-		},
-	}}
-}
-
-var approvalSchema = map[string]any{
-	"type": "object",
-	"properties": map[string]any{
-		"approve": map[string]any{"type": "boolean", "title": "Approve", "description": "Allow this call to run"},
-		"reason":  map[string]any{"type": "string", "title": "Reason", "description": "Why not (optional)"},
-	},
-	"required": []any{"approve"},
-}
-
-func approvalQuestion(name string, args json.RawMessage) string {
-	a, err := adapter.CanonicalJSON(args)
-	if err != nil {
-		a = args
-	}
-	if len(a) > maxApprovalArgs {
-		a = append(a[:maxApprovalArgs:maxApprovalArgs], "…"...)
-	}
-	return fmt.Sprintf("Allow the tool %q to run with these arguments?\n%s", name, a)
-}
-
-// applyApprovalAnswer reads the user's answer to an approval question out
-// of a retried call, decides the ticket with it and returns the ticket to
-// present. Answers to questions this server did not ask for this tool are
-// ignored: a client cannot approve a ticket it was never shown.
-func (s *Exporter) applyApprovalAnswer(ctx context.Context, name string, req *mcp.CallToolRequest) (string, error) {
-	for id, resp := range req.Params.InputResponses {
-		ticket, ok := strings.CutPrefix(id, approvalInputPrefix)
-		if !ok {
-			continue
-		}
-		if !s.takeAsked(ctx, req, ticket, name) {
-			continue
-		}
-		// The client's user decides, not an operator: the name says so.
-		approver := ClientApprover
-		if id := adapter.IdentityFromContext(ctx); id != nil && id.Subject != "" {
-			approver += ":" + id.Subject
-		}
-		er, _ := resp.(*mcp.ElicitResult)
-		var err error
-		if er != nil && er.Action == "accept" && er.Content["approve"] == true {
-			err = s.opts.Approver.Approve(ctx, ticket, approver)
-		} else {
-			reason := "the user declined"
-			if er != nil {
-				if r, _ := er.Content["reason"].(string); r != "" {
-					reason = r
-				} else if er.Action == "cancel" {
-					reason = "the user dismissed the approval request"
-				}
-			}
-			err = s.opts.Approver.Deny(ctx, ticket, reason, approver)
-		}
-		if err != nil {
-			s.logger.Warn("mcpadapter: deciding approval ticket", "tool", name, "ticket", ticket, "err", err)
-		}
-		return ticket, nil
-	}
-	return "", nil
 }

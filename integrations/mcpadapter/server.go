@@ -49,6 +49,14 @@ type ExportOptions struct {
 	// ticket. Nil means a pending call answers with an isError result naming
 	// the ticket, to be decided out of band. *adapter.Deferred is an Approver.
 	Approver Approver
+	// RequestStateKey is the HMAC-SHA256 key that signs the requestState
+	// of approval questions, which binds an answer to the caller, the
+	// session, the tool, the arguments, the ticket and an expiry; at least
+	// 32 bytes, else NewExporter fails. Nil means a random key per
+	// Exporter: a question then cannot be answered after a restart nor at
+	// another replica; give replicas one key (the gateway keeps its key in
+	// its store).
+	RequestStateKey []byte
 	// Logger receives the export's warnings and the go-sdk's logs; nil
 	// means slog.Default() for the export's and none for the go-sdk's.
 	Logger *slog.Logger
@@ -88,8 +96,9 @@ type Exporter struct {
 	served map[string]bool
 	cancel func()
 
-	askMu sync.Mutex
-	asked map[any]map[string]askedTicket // asking session → ticket id → the question put to it
+	askMu  sync.Mutex
+	asked  map[any]map[string]askedTicket // asking session → ticket id → the question put to it
+	states *stateSealer                   // signs the requestState of approval questions
 }
 
 // NewExporter returns a server for the MCP-targeted specs of reg, calling
@@ -105,6 +114,10 @@ func NewExporter(reg *registry.Registry, exec *adapter.Executor, opts *ExportOpt
 	s := &Exporter{reg: reg, exec: exec, served: map[string]bool{}, asked: map[any]map[string]askedTicket{}}
 	if opts != nil {
 		s.opts = *opts
+	}
+	var err error
+	if s.states, err = newStateSealer(s.opts.RequestStateKey); err != nil {
+		return nil, err
 	}
 	s.filter = s.opts.Filter
 	s.filter.Target = adapter.TargetMCP

@@ -1,0 +1,231 @@
+package mcpadapter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentadapter/agentadapter/adapter"
+)
+
+// approvalInputPrefix prefixes the ids of the input requests that ask the
+// client's user to approve a ticket.
+const approvalInputPrefix = "agentadapter/approval/"
+
+// ClientApprover names who decided a ticket the client's user answered
+// (see [ExportOptions.Approver]): "client:" and the caller's subject
+// ("client:alice", "client:anonymous:<session>"), or "client" alone.
+const ClientApprover = "client"
+
+// maxApprovalArgs bounds the arguments quoted in an approval question.
+const maxApprovalArgs = 2048
+
+// askApproval returns a result asking the client's user to decide a pending
+// call, or nil when it cannot be asked (no approver, no elicitation
+// capability). The go-sdk turns the input request into an elicitation/create
+// request mid-call for clients before 2026-07-28 (and calls the handler
+// again with the answer and the requestState), and sends it as an
+// input_required result the client answers by retrying the call from
+// 2026-07-28 on. Either way the answer comes back with the requestState
+// minted here, which applyApprovalAnswer verifies.
+func (s *Exporter) askApproval(ctx context.Context, req *mcp.CallToolRequest, name string, args json.RawMessage, err error) *mcp.CallToolResult {
+	e := exportError(err)
+	if e == nil || e.Ticket == "" || s.opts.Approver == nil {
+		return nil
+	}
+	caps := req.ClientCapabilities()
+	if caps == nil || caps.Elicitation == nil || (caps.Elicitation.Form == nil && caps.Elicitation.URL != nil) {
+		return nil
+	}
+	hash, herr := adapter.CanonicalHash(args)
+	if herr != nil {
+		return nil
+	}
+	st := &approvalState{Tool: name, Args: hash, Ticket: e.Ticket, Ses: adapter.SessionFromContext(ctx), Exp: time.Now().Add(stateTTL).Unix()}
+	if id := adapter.IdentityFromContext(ctx); id != nil {
+		st.Sub, st.Anon = id.Subject, id.Anonymous
+	}
+	state := s.states.seal(st)
+	if state == "" || !s.rememberAsked(ctx, req, e.Ticket, name) {
+		return nil
+	}
+	return &mcp.CallToolResult{
+		InputRequests: mcp.InputRequestMap{
+			approvalInputPrefix + e.Ticket: &mcp.ElicitParams{
+				Mode:            "form",
+				Message:         approvalQuestion(name, args),
+				RequestedSchema: approvalSchema,
+			},
+		},
+		RequestState: state,
+	}
+}
+
+var approvalSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"approve": map[string]any{"type": "boolean", "title": "Approve", "description": "Allow this call to run"},
+		"reason":  map[string]any{"type": "string", "title": "Reason", "description": "Why not (optional)"},
+	},
+	"required": []any{"approve"},
+}
+
+func approvalQuestion(name string, args json.RawMessage) string {
+	a, err := adapter.CanonicalJSON(args)
+	if err != nil {
+		a = args
+	}
+	if len(a) > maxApprovalArgs {
+		a = append(a[:maxApprovalArgs:maxApprovalArgs], "…"...)
+	}
+	return fmt.Sprintf("Allow the tool %q to run with these arguments?\n%s", name, a)
+}
+
+// applyApprovalAnswer reads the user's answer to an approval question out
+// of a retried call, decides the ticket with it and returns the context to
+// run the call in and the ticket to present.
+//
+// Only a requestState minted by askApproval can decide a ticket: an answer
+// without one is ignored (the call is asked anew), and a state that fails
+// its integrity check, has expired, was issued for another tool, other
+// arguments, another caller or another session, or names a ticket already
+// decided is refused with an invalid-params error, deciding nothing. A
+// valid state without an answer to its question is asked again.
+func (s *Exporter) applyApprovalAnswer(ctx context.Context, name string, req *mcp.CallToolRequest) (context.Context, string, error) {
+	if req.Params.RequestState == "" {
+		return ctx, "", nil
+	}
+	st, err := s.states.open(req.Params.RequestState, time.Now())
+	if err != nil {
+		return ctx, "", stateError(err.Error())
+	}
+	if st.Tool != name {
+		return ctx, "", stateError("issued for another tool")
+	}
+	if hash, err := adapter.CanonicalHash(req.Params.Arguments); err != nil || hash != st.Args {
+		return ctx, "", stateError("issued for other arguments")
+	}
+	ctx, err = bindCaller(ctx, req, st)
+	if err != nil {
+		return ctx, "", err
+	}
+	resp, ok := req.Params.InputResponses[approvalInputPrefix+st.Ticket]
+	if !ok {
+		return ctx, "", nil // not answered: asked again
+	}
+	er, ok := resp.(*mcp.ElicitResult)
+	if !ok || er == nil {
+		return ctx, "", answerError(fmt.Sprintf("the answer to %s is not an elicitation result", approvalInputPrefix+st.Ticket))
+	}
+	if s.opts.Approver == nil {
+		return ctx, "", answerError("this server takes no approval answers")
+	}
+	// The client's user decides, not an operator: the name says so.
+	approver := ClientApprover
+	if id := adapter.IdentityFromContext(ctx); id != nil && id.Subject != "" {
+		approver += ":" + id.Subject
+	}
+	ticket := st.Ticket
+	if er.Action == "accept" && er.Content["approve"] == true {
+		err = s.opts.Approver.Approve(ctx, ticket, approver)
+	} else {
+		reason := "the user declined"
+		if r, _ := er.Content["reason"].(string); r != "" {
+			reason = truncateReason(r)
+		} else if er.Action == "cancel" {
+			reason = "the user dismissed the approval request"
+		}
+		err = s.opts.Approver.Deny(ctx, ticket, reason, approver)
+	}
+	s.forgetAsked(ctx, req, ticket)
+	switch {
+	case err == nil:
+		return ctx, ticket, nil
+	case errors.Is(err, adapter.ErrTicketState), errors.Is(err, adapter.ErrTicketExpired), errors.Is(err, adapter.ErrTicketNotFound):
+		// A replayed answer, or one for a ticket decided or lapsed since.
+		return ctx, "", answerError(fmt.Sprintf("ticket %s is no longer pending: it was decided once, or has expired; call the tool again to be asked anew", ticket))
+	default:
+		s.logger.Warn("mcpadapter: deciding approval ticket", "tool", name, "ticket", ticket, "err", err)
+		return ctx, "", &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal: the approval answer could not be recorded"}
+	}
+}
+
+// maxReason bounds the reason a user's denial records.
+const maxReason = 1024
+
+func truncateReason(r string) string {
+	if len(r) <= maxReason {
+		return r
+	}
+	return strings.ToValidUTF8(r[:maxReason], "") + "…"
+}
+
+// bindCaller checks that the caller retrying is the one the state was
+// minted for, and returns the context to run the call in.
+//
+// An authenticated caller must present its own state: same subject and,
+// in a session that outlives a request, the same session. An anonymous
+// caller is only its session; on the stateless endpoint (2026-07-28 over
+// HTTP) each request is a session of its own, so there the state itself is
+// the binding: an anonymous request presenting it continues as the
+// anonymous caller (and session) it was minted for, so that the ticket,
+// bound to that caller, matches. Nothing else carries over: an
+// authenticated caller cannot present an anonymous caller's state, nor an
+// anonymous one an authenticated caller's.
+func bindCaller(ctx context.Context, req *mcp.CallToolRequest, st *approvalState) (context.Context, error) {
+	cur := adapter.IdentityFromContext(ctx)
+	sub, anon := "", cur == nil || cur.Anonymous
+	if cur != nil {
+		sub = cur.Subject
+	}
+	foreign := stateError("issued to another caller")
+	if st.Anon != anon {
+		return ctx, foreign
+	}
+	if ephemeralSession(req) {
+		if anon {
+			ctx = adapter.WithIdentity(ctx, &adapter.Identity{Subject: st.Sub, Anonymous: true})
+		} else if sub != st.Sub {
+			return ctx, foreign
+		}
+		if st.Ses != "" {
+			ctx = adapter.WithSession(ctx, st.Ses)
+		}
+		return ctx, nil
+	}
+	if sub != st.Sub {
+		return ctx, foreign
+	}
+	if st.Ses != adapter.SessionFromContext(ctx) {
+		return ctx, stateError("issued in another session")
+	}
+	return ctx, nil
+}
+
+// ephemeralSession reports whether the call's session is this one request:
+// the stateless HTTP endpoint, where go-sdk makes a session without id per
+// request. In-memory and stdio sessions have no id either, but no HTTP
+// header; stateful HTTP sessions have an id.
+func ephemeralSession(req *mcp.CallToolRequest) bool {
+	return req.Session != nil && req.Session.ID() == "" && req.Extra != nil && req.Extra.Header != nil
+}
+
+// stateError is the protocol error that refuses a requestState or an
+// answer: invalid params (-32602), as SEP-2322 asks for a state that fails
+// its integrity check. Its data names the kind, for programs.
+func stateError(msg string) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid requestState: " + msg, Data: stateErrorData}
+}
+
+// answerError refuses an answer to an approval question, as stateError.
+func answerError(msg string) error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid approval answer: " + msg, Data: stateErrorData}
+}
+
+var stateErrorData = json.RawMessage(`{"kind":"` + string(adapter.KindArgsInvalid) + `"}`)

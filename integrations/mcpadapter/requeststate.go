@@ -1,0 +1,137 @@
+package mcpadapter
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// The requestState of an approval question (an input-required result, MCP
+// 2026-07-28) carries what the retry needs to be checked without any memory
+// of the question: on the stateless endpoint each request is its own
+// session, and the retry may reach another replica. It is signed, not
+// encrypted: it holds nothing the client does not know already (its own
+// subject and session, the tool, the ticket it was shown, a hash of its
+// arguments, an expiry).
+//
+// Wire form: base64url(JSON) "." base64url(HMAC-SHA256(key, domain || JSON)).
+const (
+	// minRequestStateKey is the shortest key [ExportOptions.RequestStateKey]
+	// accepts: 32 bytes, the size of an HMAC-SHA256 output.
+	minRequestStateKey = 32
+
+	// maxRequestState bounds the requestState the export mints and the one
+	// it reads: a longer one is refused before any decoding.
+	maxRequestState = 4096
+	// stateDomain separates these MACs from any other use of the key.
+	stateDomain  = "agentadapter/requestState/v1\x00"
+	stateVersion = 1
+	// stateTTL bounds how long an approval question may be answered.
+	stateTTL = askedTTL
+)
+
+// approvalState is what a requestState binds an approval question to.
+type approvalState struct {
+	V int `json:"v"`
+	// Sub is the caller's subject; Anon says it proved none (see
+	// verifyCaller).
+	Sub  string `json:"sub"`
+	Anon bool   `json:"anon,omitempty"`
+	// Ses is the export's session id of the caller when asked.
+	Ses string `json:"ses,omitempty"`
+	// Tool, Args (adapter.CanonicalHash of the arguments) and Ticket are
+	// the call held for approval.
+	Tool   string `json:"tool"`
+	Args   string `json:"args"`
+	Ticket string `json:"tkt"`
+	// Exp is when the question lapses, in Unix seconds.
+	Exp int64 `json:"exp"`
+}
+
+// stateSealer mints and verifies requestStates with one HMAC key.
+type stateSealer struct{ key []byte }
+
+// newStateSealer returns a sealer with a copy of key, or with a random key
+// when key is nil.
+func newStateSealer(key []byte) (*stateSealer, error) {
+	if key == nil {
+		k := make([]byte, minRequestStateKey)
+		if _, err := rand.Read(k); err != nil {
+			return nil, fmt.Errorf("mcpadapter: request state key: %w", err)
+		}
+		return &stateSealer{key: k}, nil
+	}
+	if len(key) < minRequestStateKey {
+		return nil, fmt.Errorf("mcpadapter: ExportOptions.RequestStateKey has %d bytes, want at least %d", len(key), minRequestStateKey)
+	}
+	return &stateSealer{key: bytes.Clone(key)}, nil
+}
+
+func (s *stateSealer) mac(payload []byte) []byte {
+	m := hmac.New(sha256.New, s.key)
+	m.Write([]byte(stateDomain))
+	m.Write(payload)
+	return m.Sum(nil)
+}
+
+// seal returns the requestState of st, or "" when it would exceed
+// maxRequestState (an overlong subject): that call is not asked.
+func (s *stateSealer) seal(st *approvalState) string {
+	st.V = stateVersion
+	payload, err := json.Marshal(st)
+	if err != nil {
+		return ""
+	}
+	enc := base64.RawURLEncoding
+	out := enc.EncodeToString(payload) + "." + enc.EncodeToString(s.mac(payload))
+	if len(out) > maxRequestState {
+		return ""
+	}
+	return out
+}
+
+// Why a requestState is refused. The messages go to the client.
+var (
+	errStateMalformed = errors.New("malformed")
+	errStateTampered  = errors.New("it failed its integrity check (tampered, or minted with another key)")
+	errStateExpired   = errors.New("it has expired; call the tool again to be asked anew")
+)
+
+// open verifies a requestState and returns what it binds. It checks the
+// MAC before decoding anything, and the expiry against now.
+func (s *stateSealer) open(state string, now time.Time) (*approvalState, error) {
+	if len(state) > maxRequestState {
+		return nil, fmt.Errorf("%w: longer than %d bytes", errStateMalformed, maxRequestState)
+	}
+	p64, m64, ok := strings.Cut(state, ".")
+	if !ok || strings.Contains(m64, ".") {
+		return nil, errStateMalformed
+	}
+	enc := base64.RawURLEncoding
+	payload, err1 := enc.DecodeString(p64)
+	mac, err2 := enc.DecodeString(m64)
+	if err1 != nil || err2 != nil {
+		// Not our encoding: a state of ours altered, or none of ours.
+		return nil, errStateTampered
+	}
+	if !hmac.Equal(mac, s.mac(payload)) {
+		return nil, errStateTampered
+	}
+	var st approvalState
+	dec := json.NewDecoder(bytes.NewReader(payload))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&st); err != nil || st.V != stateVersion || st.Ticket == "" || st.Tool == "" {
+		return nil, errStateMalformed
+	}
+	if !now.Before(time.Unix(st.Exp, 0)) {
+		return nil, errStateExpired
+	}
+	return &st, nil
+}
