@@ -175,6 +175,13 @@ func oauthFor(scenario string, cc map[string]any) (*mcpadapter.OAuth, error) {
 			IdPTokenURL: str("idp_token_endpoint"), IdPClientID: str("idp_client_id"),
 			ClientID: str("client_id"), ClientSecret: str("client_secret"),
 		}, AnyIssuer: true}, nil
+	case "auth/wif-jwt-bearer":
+		// The suite's workload JWT names the authorization server as its
+		// audience already.
+		return &mcpadapter.OAuth{WorkloadIdentity: &mcpadapter.WorkloadIdentity{
+			Assertion: func(context.Context, string) (string, error) { return str("valid_jwt"), nil },
+			ClientID:  str("client_id"),
+		}, AnyIssuer: true}, nil
 	case "auth/client-credentials-jwt":
 		key, err := parseKey(str("private_key_pem"))
 		if err != nil {

@@ -38,7 +38,7 @@ const DefaultRedirectURL = "http://127.0.0.1:8976/callback"
 // step-up on 403 insufficient_scope, RFC 8707 resource indicators and
 // token refresh. ClientCredentials switches to the client-credentials grant
 // for machine-to-machine servers, Enterprise to enterprise-managed
-// authorization.
+// authorization, WorkloadIdentity to the workload's own JWT.
 //
 // Tokens are kept in Tokens under the server's name and URL, and are only
 // ever sent to that server. Access and refresh tokens are never logged,
@@ -85,6 +85,9 @@ type OAuth struct {
 	// Enterprise, if set, obtains tokens by enterprise-managed
 	// authorization (cross-app access) instead.
 	Enterprise *EnterpriseAuth
+	// WorkloadIdentity, if set, obtains tokens with the workload's own
+	// JWT (workload identity federation) instead.
+	WorkloadIdentity *WorkloadIdentity
 
 	// Issuer, if set, pins the authorization server: the server's
 	// protected resource metadata must name this issuer (and its metadata
@@ -186,7 +189,7 @@ func newOAuthHandler(s *Server) (*oauthHandler, error) {
 	h.hc = oauthClient(firstClient(cfg.HTTPClient, s.HTTPClient))
 	h.authMu = make(chan struct{}, 1)
 	h.policy = issuerPolicy{resource: s.URL, pin: cfg.Issuer,
-		credentials: !cfg.AnyIssuer && (cfg.ClientSecret != "" || cfg.ClientCredentials != nil || cfg.Enterprise != nil)}
+		credentials: !cfg.AnyIssuer && (cfg.ClientSecret != "" || cfg.ClientCredentials != nil || cfg.Enterprise != nil || cfg.WorkloadIdentity != nil)}
 	if cfg.Issuer != "" && cfg.AnyIssuer {
 		return nil, errors.New("OAuth: set at most one of Issuer and AnyIssuer")
 	}
@@ -195,10 +198,16 @@ func newOAuthHandler(s *Server) (*oauthHandler, error) {
 			return nil, fmt.Errorf("OAuth.Issuer: %w", err)
 		}
 	}
-	if cfg.Enterprise != nil {
-		if cfg.ClientCredentials != nil {
-			return nil, errors.New("OAuth: set at most one of ClientCredentials and Enterprise")
+	if n := countSet(cfg.ClientCredentials != nil, cfg.Enterprise != nil, cfg.WorkloadIdentity != nil); n > 1 {
+		return nil, errors.New("OAuth: set at most one of ClientCredentials, Enterprise and WorkloadIdentity")
+	}
+	if cfg.WorkloadIdentity != nil {
+		if err := cfg.WorkloadIdentity.validate(); err != nil {
+			return nil, err
 		}
+		return h, nil
+	}
+	if cfg.Enterprise != nil {
 		if err := cfg.Enterprise.validate(); err != nil {
 			return nil, err
 		}
@@ -263,6 +272,16 @@ func (h *oauthHandler) registration(redirect string) *oauthex.ClientRegistration
 		ResponseTypes: []string{"code"},
 		ClientName:    cmpOr(h.cfg.ClientName, "agentadapter"),
 	}
+}
+
+func countSet(bs ...bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
 }
 
 func firstClient(cs ...*http.Client) *http.Client {
@@ -426,6 +445,9 @@ func (h *oauthHandler) Authorize(ctx context.Context, req *http.Request, resp *h
 	}
 	var err error
 	switch {
+	case h.cfg.WorkloadIdentity != nil:
+		drain(resp)
+		err = h.workload(ctx, req.URL.String(), challenges)
 	case h.cfg.Enterprise != nil:
 		drain(resp)
 		err = h.enterprise(ctx, req.URL.String(), challenges)

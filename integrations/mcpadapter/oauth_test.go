@@ -43,6 +43,9 @@ type authServer struct {
 	srv *httptest.Server
 	url string // origin; the MCP endpoint is url+"/mcp"
 	key *ecdsa.PublicKey
+	// workload verifies the workload JWTs of JWT-bearer grants (RFC 7523
+	// §2.1, workload identity federation); nil refuses the grant.
+	workload *ecdsa.PublicKey
 
 	mu        sync.Mutex
 	codes     map[string]codeGrant
@@ -221,6 +224,18 @@ func (a *authServer) token(w http.ResponseWriter, r *http.Request) {
 			}
 		} else if !a.validAssertion(r.Form.Get("client_assertion")) {
 			fail("invalid_client")
+			return
+		}
+		a.ccGrants++
+		out = a.issue(grant{scope: r.Form.Get("scope"), resource: r.Form.Get("resource")}, false)
+	case "urn:ietf:params:oauth:grant-type:jwt-bearer":
+		if a.workload == nil {
+			fail("unsupported_grant_type")
+			return
+		}
+		if _, err := jwt.Parse(r.Form.Get("assertion"), func(*jwt.Token) (any, error) { return a.workload, nil },
+			jwt.WithValidMethods([]string{"ES256"}), jwt.WithAudience(a.url), jwt.WithExpirationRequired()); err != nil {
+			fail("invalid_grant")
 			return
 		}
 		a.ccGrants++
