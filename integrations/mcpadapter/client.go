@@ -57,6 +57,7 @@ type conn struct {
 	elicitSpec   *adapter.Spec
 	rootsMu      sync.Mutex
 	roots        []mcp.Root // advertised, see roots.go
+	up           upstream   // resources and prompts, see upstream.go
 }
 
 // newConn is called with m.mu held.
@@ -73,6 +74,7 @@ func newConn(m *Manager, s Server) *conn {
 		ProgressNotificationHandler: c.onProgress,
 	}
 	c.serverRequests(copts)
+	c.upstreamHandlers(copts)
 	c.client = mcp.NewClient(impl, copts)
 	c.setRoots(m.roots) // the caller holds m.mu
 	return c

@@ -221,6 +221,7 @@ type Manager struct {
 	closed bool
 	pins   PinStore
 	roots  []*mcp.Root
+	relay  relay // upstream notifications for exports, see upstream.go
 }
 
 // NewManager returns a manager that imports into reg. opts may be nil.

@@ -65,6 +65,11 @@ type ExportOptions struct {
 	// completion, subscriptions, keep-alive...). Tools are always the
 	// registry's.
 	Configure func(*mcp.ServerOptions)
+	// Upstreams, if set, also serves the resources, resource templates,
+	// prompts and completions of a manager's servers, governed like calls,
+	// and relays their resource updates, log messages and list changes
+	// (see [Upstreams]). Nil serves tools only.
+	Upstreams *Upstreams
 }
 
 // An Approver decides approval tickets; *adapter.Deferred is one.
@@ -95,6 +100,7 @@ type Exporter struct {
 	mu     sync.Mutex // serialises the initial load with registry changes
 	served map[string]bool
 	cancel func()
+	up     *upExport // nil without ExportOptions.Upstreams
 
 	askMu  sync.Mutex
 	asked  map[any]map[string]askedTicket // asking session → ticket id → the question put to it
@@ -138,7 +144,9 @@ func NewExporter(reg *registry.Registry, exec *adapter.Executor, opts *ExportOpt
 		s.opts.Configure(mopts)
 	}
 	mopts.HasTools = true // an empty registry still has a (live) tool list
+	s.up = newUpExport(s, mopts)
 	s.mcp = mcp.NewServer(impl, mopts)
+	s.up.start()
 	s.mcp.AddReceivingMiddleware(s.unknownTools)
 
 	s.mu.Lock()
@@ -160,6 +168,7 @@ func (s *Exporter) MCPServer() *mcp.Server { return s.mcp }
 // tools they have; close them through their transports.
 func (s *Exporter) Close() error {
 	s.cancel()
+	s.up.close()
 	return nil
 }
 

@@ -1,0 +1,418 @@
+package mcpadapter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yosida95/uritemplate/v3"
+
+	"github.com/agentadapter/agentadapter/adapter"
+)
+
+// upstream is what a conn knows of its server beyond tools: the resources,
+// templates and prompts it lists (listed on first use, listed again after
+// its list_changed), the resource subscriptions the exports hold on it and
+// the log level they asked of it.
+type upstream struct {
+	mu        sync.Mutex
+	resources []*mcp.Resource // valid while resOK
+	templates []*mcp.ResourceTemplate
+	prompts   []*mcp.Prompt // valid while promptsOK
+	resOK     bool
+	promptsOK bool
+	subs      map[string]int // URI → subscribers (across exports)
+	level     mcp.LoggingLevel
+}
+
+// upstreamEvent is a notification of an upstream server that exports relay.
+type upstreamEvent struct {
+	conn *conn
+	kind eventKind
+	uri  string                    // eventUpdated
+	log  *mcp.LoggingMessageParams // eventLog
+}
+
+type eventKind int
+
+const (
+	eventResources eventKind = iota // resources or templates changed
+	eventPrompts
+	eventUpdated
+	eventLog
+)
+
+// relay fans the manager's upstream events out to exports. A listener
+// must not block: it is called on the go-sdk client's receiving path.
+type relay struct {
+	mu   sync.Mutex
+	seq  int
+	subs map[int]func(upstreamEvent)
+}
+
+func (r *relay) listen(fn func(upstreamEvent)) (cancel func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.subs == nil {
+		r.subs = map[int]func(upstreamEvent){}
+	}
+	r.seq++
+	id := r.seq
+	r.subs[id] = fn
+	return func() {
+		r.mu.Lock()
+		delete(r.subs, id)
+		r.mu.Unlock()
+	}
+}
+
+func (r *relay) emit(e upstreamEvent) {
+	r.mu.Lock()
+	fns := make([]func(upstreamEvent), 0, len(r.subs))
+	for _, fn := range r.subs {
+		fns = append(fns, fn)
+	}
+	r.mu.Unlock()
+	for _, fn := range fns {
+		fn(e)
+	}
+}
+
+// upstreamHandlers sets the client options that follow what the server
+// offers beside tools.
+func (c *conn) upstreamHandlers(o *mcp.ClientOptions) {
+	o.ResourceListChangedHandler = func(context.Context, *mcp.ResourceListChangedRequest) {
+		c.up.mu.Lock()
+		c.up.resOK = false
+		c.up.mu.Unlock()
+		c.m.relay.emit(upstreamEvent{conn: c, kind: eventResources})
+	}
+	o.PromptListChangedHandler = func(context.Context, *mcp.PromptListChangedRequest) {
+		c.up.mu.Lock()
+		c.up.promptsOK = false
+		c.up.mu.Unlock()
+		c.m.relay.emit(upstreamEvent{conn: c, kind: eventPrompts})
+	}
+	o.ResourceUpdatedHandler = func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+		if r.Params != nil && r.Params.URI != "" {
+			c.m.relay.emit(upstreamEvent{conn: c, kind: eventUpdated, uri: r.Params.URI})
+		}
+	}
+	o.LoggingMessageHandler = func(_ context.Context, r *mcp.LoggingMessageRequest) {
+		if r.Params != nil {
+			c.m.relay.emit(upstreamEvent{conn: c, kind: eventLog, log: r.Params})
+		}
+	}
+}
+
+// caps returns the live session's server capabilities, or nil.
+func (c *conn) caps() *mcp.ServerCapabilities {
+	s := c.session()
+	if s == nil {
+		return nil
+	}
+	if r := s.InitializeResult(); r != nil {
+		return r.Capabilities
+	}
+	return nil
+}
+
+func (c *conn) hasResources() bool {
+	caps := c.caps()
+	return caps != nil && caps.Resources != nil
+}
+
+func (c *conn) hasPrompts() bool {
+	caps := c.caps()
+	return caps != nil && caps.Prompts != nil
+}
+
+// upstreamResources returns the server's resources and templates, listing
+// them when they are not known (or fresh is set).
+func (c *conn) upstreamResources(ctx context.Context, fresh bool) ([]*mcp.Resource, []*mcp.ResourceTemplate, error) {
+	c.up.mu.Lock()
+	if c.up.resOK && !fresh {
+		r, t := c.up.resources, c.up.templates
+		c.up.mu.Unlock()
+		return r, t, nil
+	}
+	c.up.mu.Unlock()
+	if !c.hasResources() {
+		return nil, nil, nil
+	}
+	var res []*mcp.Resource
+	var tmpl []*mcp.ResourceTemplate
+	err := c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
+		var err error
+		res, err = collect(ctx, c.m, func(cursor string) ([]*mcp.Resource, string, error) {
+			r, err := s.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
+			if err != nil {
+				return nil, "", err
+			}
+			return r.Resources, r.NextCursor, nil
+		})
+		if err != nil {
+			return err
+		}
+		tmpl, err = collect(ctx, c.m, func(cursor string) ([]*mcp.ResourceTemplate, string, error) {
+			r, err := s.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
+			if err != nil {
+				return nil, "", err
+			}
+			return r.ResourceTemplates, r.NextCursor, nil
+		})
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	c.up.mu.Lock()
+	c.up.resources, c.up.templates, c.up.resOK = res, tmpl, true
+	c.up.mu.Unlock()
+	return res, tmpl, nil
+}
+
+// upstreamPrompts returns the server's prompts, listing them when they are
+// not known.
+func (c *conn) upstreamPrompts(ctx context.Context) ([]*mcp.Prompt, error) {
+	c.up.mu.Lock()
+	if c.up.promptsOK {
+		p := c.up.prompts
+		c.up.mu.Unlock()
+		return p, nil
+	}
+	c.up.mu.Unlock()
+	if !c.hasPrompts() {
+		return nil, nil
+	}
+	var out []*mcp.Prompt
+	err := c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
+		var err error
+		out, err = collect(ctx, c.m, func(cursor string) ([]*mcp.Prompt, string, error) {
+			r, err := s.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
+			if err != nil {
+				return nil, "", err
+			}
+			return r.Prompts, r.NextCursor, nil
+		})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.up.mu.Lock()
+	c.up.prompts, c.up.promptsOK = out, true
+	c.up.mu.Unlock()
+	return out, nil
+}
+
+// importsPrompt applies the server's Allow and Deny to a prompt's remote
+// name, as to a tool's.
+func (c *conn) importsPrompt(remote string) bool {
+	if len(c.cfg.Allow) > 0 && !containsString(c.cfg.Allow, remote) {
+		return false
+	}
+	return !containsString(c.cfg.Deny, remote)
+}
+
+func containsString(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// readResource reads a resource of the server, bounded like a call's
+// result.
+func (c *conn) readResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
+	var out *mcp.ReadResourceResult
+	err := c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
+		var err error
+		out, err = s.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if limit := c.maxResultBytes(); limit > 0 {
+		n := 0
+		for _, rc := range out.Contents {
+			if rc != nil {
+				n += len(rc.URI) + len(rc.Text) + len(rc.Blob)*4/3 + len(rc.MIMEType)
+			}
+		}
+		if n > limit {
+			return nil, c.tooLarge()
+		}
+	}
+	return out, nil
+}
+
+// getPrompt renders a prompt of the server.
+func (c *conn) getPrompt(ctx context.Context, remote string, args map[string]string) (*mcp.GetPromptResult, error) {
+	var out *mcp.GetPromptResult
+	err := c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
+		var err error
+		out, err = s.GetPrompt(ctx, &mcp.GetPromptParams{Name: remote, Arguments: args})
+		return err
+	})
+	return out, err
+}
+
+// complete asks the server to complete an argument.
+func (c *conn) complete(ctx context.Context, p *mcp.CompleteParams) (*mcp.CompleteResult, error) {
+	var out *mcp.CompleteResult
+	err := c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
+		var err error
+		out, err = s.Complete(ctx, p)
+		return err
+	})
+	return out, err
+}
+
+// subscribe takes one subscription to uri, subscribing upstream for the
+// first.
+func (c *conn) subscribe(ctx context.Context, uri string) error {
+	c.up.mu.Lock()
+	if c.up.subs == nil {
+		c.up.subs = map[string]int{}
+	}
+	c.up.subs[uri]++
+	first := c.up.subs[uri] == 1
+	c.up.mu.Unlock()
+	if !first {
+		return nil
+	}
+	err := c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
+		if r := s.InitializeResult(); r != nil && r.ProtocolVersion >= "2026-07-28" {
+			// The go-sdk holds a subscriptions/listen stream open until
+			// Unsubscribe: it does not return before.
+			go func() { _ = s.Subscribe(c.bg, &mcp.SubscribeParams{URI: uri}) }()
+			return nil
+		}
+		return s.Subscribe(ctx, &mcp.SubscribeParams{URI: uri})
+	})
+	if err != nil {
+		c.up.mu.Lock()
+		c.up.subs[uri]--
+		if c.up.subs[uri] <= 0 {
+			delete(c.up.subs, uri)
+		}
+		c.up.mu.Unlock()
+	}
+	return err
+}
+
+// unsubscribe drops one subscription to uri, unsubscribing upstream with
+// the last.
+func (c *conn) unsubscribe(ctx context.Context, uri string) {
+	c.up.mu.Lock()
+	n, ok := c.up.subs[uri]
+	if ok {
+		n--
+		if n <= 0 {
+			delete(c.up.subs, uri)
+		} else {
+			c.up.subs[uri] = n
+		}
+	}
+	c.up.mu.Unlock()
+	if !ok || n > 0 {
+		return
+	}
+	if s := c.session(); s != nil {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.m.callTimeout(&c.cfg))
+		defer cancel()
+		_ = s.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
+	}
+}
+
+// logLevels orders MCP log levels, most verbose first.
+var logLevels = map[mcp.LoggingLevel]int{"debug": 0, "info": 1, "notice": 2, "warning": 3, "error": 4, "critical": 5, "alert": 6, "emergency": 7}
+
+// setLevel asks the server for log messages at level, unless a more
+// verbose level was asked already: each export's sessions filter by their
+// own level.
+func (c *conn) setLevel(ctx context.Context, level mcp.LoggingLevel) {
+	want, ok := logLevels[level]
+	if !ok || c.caps() == nil || c.caps().Logging == nil {
+		return
+	}
+	c.up.mu.Lock()
+	if cur, set := logLevels[c.up.level]; c.up.level != "" && set && cur <= want {
+		c.up.mu.Unlock()
+		return
+	}
+	c.up.level = level
+	c.up.mu.Unlock()
+	_ = c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
+		return s.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level})
+	})
+}
+
+// request runs one request on a live session under the server's call
+// timeout and maps a failure to an *adapter.Error, as a call's.
+func (c *conn) request(ctx context.Context, fn func(context.Context, *mcp.ClientSession) error) error {
+	timeout := c.m.callTimeout(&c.cfg)
+	if dl, ok := ctx.Deadline(); !ok || time.Until(dl) > timeout {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	s, err := c.ensure(ctx)
+	if err != nil {
+		return &adapter.Error{Kind: adapter.KindConnection, Message: fmt.Sprintf("MCP server %q is unreachable", c.cfg.Name), Err: err}
+	}
+	w := &callWatch{}
+	err = fn(context.WithValue(ctx, watchKey{}, w), s)
+	if err == nil {
+		return nil
+	}
+	if w.tooLarge.Load() || c.frameTooLarge.Swap(false) {
+		c.lost(s, err)
+		return c.tooLarge()
+	}
+	if ctx.Err() != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return &adapter.Error{Kind: adapter.KindTimeout, Message: "the MCP server did not answer in time", Err: err}
+		}
+		return &adapter.Error{Kind: adapter.KindCancelled, Message: "the caller cancelled the request", Err: err}
+	}
+	var we *jsonrpc.Error
+	if errors.As(err, &we) && we.Code != codeRejected {
+		msg := we.Message
+		if len(msg) > 512 {
+			msg = msg[:512] + "..."
+		}
+		kind := adapter.KindToolError
+		if we.Code == jsonrpc.CodeInvalidParams || we.Code == -32002 || we.Code == jsonrpc.CodeMethodNotFound {
+			kind = adapter.KindNotFound
+		}
+		return &adapter.Error{Kind: kind, Message: fmt.Sprintf("MCP server %q: %s", c.cfg.Name, msg), Err: err}
+	}
+	if isConnectionError(err) {
+		c.lost(s, err)
+	}
+	return &adapter.Error{Kind: adapter.KindConnection, Message: fmt.Sprintf("MCP server %q is unreachable", c.cfg.Name), Err: err}
+}
+
+// matchesTemplate reports whether uri matches one of the templates (RFC
+// 6570, as the go-sdk matches its own).
+func matchesTemplate(ts []*mcp.ResourceTemplate, uri string) bool {
+	for _, t := range ts {
+		if t == nil {
+			continue
+		}
+		tmpl, err := uritemplate.New(t.URITemplate)
+		if err == nil && tmpl.Regexp().MatchString(uri) {
+			return true
+		}
+	}
+	return false
+}
