@@ -114,7 +114,7 @@ func (s *stateSealer) open(state string, now time.Time) (*approvalState, error) 
 	if !ok || strings.Contains(m64, ".") {
 		return nil, errStateMalformed
 	}
-	enc := base64.RawURLEncoding
+	enc := base64.RawURLEncoding.Strict() // one spelling per state
 	payload, err1 := enc.DecodeString(p64)
 	mac, err2 := enc.DecodeString(m64)
 	if err1 != nil || err2 != nil {
