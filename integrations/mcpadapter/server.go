@@ -242,19 +242,20 @@ func toolToMCP(spec *adapter.Spec) *mcp.Tool {
 		Name:        spec.Name,
 		Title:       spec.Title,
 		Description: spec.Description,
-		InputSchema: spec.InputSchema,
 		Annotations: toolAnnotationsToMCP(spec.Title, spec.Annotations),
 		Meta:        mcp.Meta(spec.Meta),
 	}
-	if in := spec.InputSchema; in.Type == "" {
+	in := spec.InputSchema
+	if in.Type == "" {
 		// The spec may spell the object type as types: ["object"]; go-sdk
 		// wants type: "object".
 		c := *in
 		c.Type, c.Types = "object", nil
-		t.InputSchema = &c
+		in = &c
 	}
+	t.InputSchema = wireSchema(in)
 	if spec.OutputSchema != nil {
-		t.OutputSchema = spec.OutputSchema
+		t.OutputSchema = wireSchema(spec.OutputSchema)
 	}
 	return t
 }

@@ -1,0 +1,52 @@
+package mcpadapter
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+var wireSeeds = []string{
+	`{"type":"object","required":[]}`,
+	`{"type":"object","properties":{"a":{"required":[]},"b":{"not":{},"required":[]}},"required":["a"]}`,
+	`{"items":[{"required":[]},true],"dependencies":{"x":["y"],"z":{"required":[]}},"$defs":{"d":{"required":[]}}}`,
+	`{"anyOf":[{"required":[]}],"if":{"required":[]},"then":false,"additionalProperties":{"required":[]}}`,
+	`{"type":"object","properties":{"<&>":{"required":[]}},"x-extra":{"required":[]}}`,
+}
+
+// FuzzWireSchema: the export's encoding of any schema an upstream may send
+// is JSON that decodes to the same schema, with every empty "required" kept.
+func FuzzWireSchema(f *testing.F) {
+	for _, s := range append(wireSeeds, schemaSeeds...) {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		var s jsonschema.Schema
+		if err := s.UnmarshalJSON([]byte(src)); err != nil {
+			return
+		}
+		plain, err := json.Marshal(&s)
+		if err != nil {
+			return // go-sdk refuses it
+		}
+		wire, err := json.Marshal(wireSchema(&s))
+		if err != nil {
+			t.Fatalf("wire encoding of %s: %v", src, err)
+		}
+		var back jsonschema.Schema
+		if err := back.UnmarshalJSON(wire); err != nil {
+			t.Fatalf("wire encoding %s of %s does not decode: %v", wire, src, err)
+		}
+		if again, _ := json.Marshal(&back); !bytes.Equal(again, plain) {
+			t.Fatalf("wire encoding changed the schema:\n src  %s\n wire %s\n got  %s\n want %s", src, wire, again, plain)
+		}
+		if hasEmptyRequired(&back) != hasEmptyRequired(&s) {
+			t.Fatalf("empty required lost: src %s wire %s", src, wire)
+		}
+		if again, _ := json.Marshal(wireSchema(&back)); !bytes.Equal(again, wire) {
+			t.Fatalf("wire encoding is not stable:\n first  %s\n second %s", wire, again)
+		}
+	})
+}
