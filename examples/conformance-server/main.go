@@ -52,6 +52,7 @@ func main() {
 
 	reg := registry.New()
 	reg.MustRegister(tools()...)
+	reg.MustRegister(taskTools()...)
 	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{Logger: logger})
 	defer exec.Close()
 
@@ -60,6 +61,7 @@ func main() {
 		Version:   "v0.0.0",
 		Logger:    logger,
 		Configure: configure,
+		Tasks:     taskOptions(),
 	})
 	if err != nil {
 		log.Fatal(err)

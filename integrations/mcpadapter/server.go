@@ -70,6 +70,11 @@ type ExportOptions struct {
 	// and relays their resource updates, log messages and list changes
 	// (see [Upstreams]). Nil serves tools only.
 	Upstreams *Upstreams
+	// Tasks, if set, serves the tasks extension ([TasksExtension]) to
+	// clients that negotiate it: the calls its Support says run as
+	// tasks answer at once with a task to poll. Nil serves every call
+	// synchronously and does not advertise the extension.
+	Tasks *TaskOptions
 }
 
 // An Approver decides approval tickets; *adapter.Deferred is one.
@@ -101,6 +106,7 @@ type Exporter struct {
 	served map[string]bool
 	cancel func()
 	up     *upExport // nil without ExportOptions.Upstreams
+	tasks  *taskStore // nil without ExportOptions.Tasks
 
 	askMu  sync.Mutex
 	asked  map[any]map[string]askedTicket // asking session → ticket id → the question put to it
@@ -144,10 +150,20 @@ func NewExporter(reg *registry.Registry, exec *adapter.Executor, opts *ExportOpt
 		s.opts.Configure(mopts)
 	}
 	mopts.HasTools = true // an empty registry still has a (live) tool list
+	if s.opts.Tasks != nil {
+		enableTasks(mopts)
+	}
 	s.up = newUpExport(s, mopts)
 	s.mcp = mcp.NewServer(impl, mopts)
 	s.up.start()
 	s.mcp.AddReceivingMiddleware(s.unknownTools)
+	if s.opts.Tasks != nil {
+		if err := registerTaskMethods(s.mcp); err != nil {
+			return nil, err
+		}
+		s.tasks = newTaskStore(s.opts.Tasks)
+		s.mcp.AddReceivingMiddleware(s.taskMiddleware)
+	}
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -169,6 +185,7 @@ func (s *Exporter) MCPServer() *mcp.Server { return s.mcp }
 func (s *Exporter) Close() error {
 	s.cancel()
 	s.up.close()
+	s.tasks.close()
 	return nil
 }
 

@@ -1,0 +1,370 @@
+package mcpadapter
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentadapter/agentadapter/adapter"
+)
+
+// taskStore keeps an exporter's tasks, bounded per caller and in total,
+// each for its TTL.
+type taskStore struct {
+	opts TaskOptions
+	bg   context.Context // cancelled by close: ends every running task
+	stop context.CancelFunc
+	wg   sync.WaitGroup // running tasks
+
+	mu    sync.Mutex
+	tasks map[string]*task
+	per   map[string]int // owner → tasks kept
+}
+
+// task is one task; its fields are guarded by the store's mu.
+type task struct {
+	id, owner string
+	created   time.Time
+	expires   time.Time
+	updated   time.Time
+	status    string
+	message   string
+	result    json.RawMessage
+	err       *taskError
+	cancel    context.CancelFunc
+	pending   mcp.InputRequestMap        // open questions, in input_required
+	answers   map[string]json.RawMessage // answers to them so far
+	wake      chan struct{}              // closed when the questions are answered or the task is cancelled
+}
+
+func newTaskStore(opts *TaskOptions) *taskStore {
+	st := &taskStore{tasks: map[string]*task{}, per: map[string]int{}}
+	if opts != nil {
+		st.opts = *opts
+	}
+	st.bg, st.stop = context.WithCancel(context.Background())
+	return st
+}
+
+// close cancels every running task.
+func (st *taskStore) close() {
+	if st != nil {
+		st.stop()
+	}
+}
+
+// call serves a tools/call: as a task when the tool supports it and the
+// client negotiated the extension, else by next.
+func (st *taskStore) call(ctx context.Context, s *Exporter, next mcp.MethodHandler, req *mcp.CallToolRequest) (mcp.Result, error) {
+	name := req.Params.Name
+	spec, ok := s.reg.Lookup(name)
+	if !ok || !s.filter.Match(spec) || !s.serves(name) {
+		return next(ctx, "tools/call", req)
+	}
+	support := TaskForbidden
+	if st.opts.Support != nil {
+		support = st.opts.Support(spec, req)
+	}
+	switch support {
+	case TaskOptional, TaskRequired:
+	default:
+		return next(ctx, "tools/call", req)
+	}
+	if !negotiated(req.ClientCapabilities()) {
+		if support == TaskRequired {
+			return nil, missingTasksCapability(fmt.Sprintf("tool %q runs only as a task: the client must negotiate the %s extension", name, TasksExtension))
+		}
+		return next(ctx, "tools/call", req)
+	}
+	t, err := st.create(ownerOf(req.Extra))
+	if err != nil {
+		return errorResult(&adapter.Error{Kind: adapter.KindRunLimitExceeded, Tool: name, Message: err.Error()}), nil
+	}
+	rctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), t.expires)
+	stopAfter := context.AfterFunc(st.bg, cancel)
+	st.mu.Lock()
+	t.cancel = cancel
+	info := st.infoLocked(t)
+	st.mu.Unlock()
+	st.wg.Add(1)
+	go func() {
+		defer st.wg.Done()
+		defer stopAfter()
+		defer cancel()
+		st.run(context.WithValue(rctx, taskKey{}, &taskRef{st: st, t: t}), t, next, req)
+	}()
+	return &createTaskResult{ResultType: resultTypeTask, taskInfo: info}, nil
+}
+
+// create makes a task for owner, refusing one past the caps.
+func (st *taskStore) create(owner string) (*task, error) {
+	now := time.Now()
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.sweepLocked(now)
+	if st.per[owner] >= st.opts.maxPerCaller() {
+		return nil, fmt.Errorf("too many tasks: at most %d per caller are kept (each for %s)", st.opts.maxPerCaller(), st.opts.ttl())
+	}
+	if len(st.tasks) >= maxTasksTotal {
+		return nil, errors.New("too many tasks: the server keeps no more")
+	}
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	t := &task{id: hex.EncodeToString(b[:]), owner: owner, created: now, updated: now,
+		expires: now.Add(st.opts.ttl()), status: taskWorking, wake: make(chan struct{})}
+	st.tasks[t.id] = t
+	st.per[owner]++
+	return t, nil
+}
+
+// sweepLocked forgets the tasks past their TTL that have ended (a running
+// one is cancelled at its deadline and forgotten at the next sweep).
+func (st *taskStore) sweepLocked(now time.Time) {
+	for id, t := range st.tasks {
+		if now.After(t.expires) && terminal(t.status) {
+			delete(st.tasks, id)
+			if st.per[t.owner]--; st.per[t.owner] <= 0 {
+				delete(st.per, t.owner)
+			}
+		}
+	}
+}
+
+// run calls the tool, answering its rounds of questions (an
+// input-required result: an approval, say) through tasks/update, and
+// keeps the outcome.
+func (st *taskStore) run(ctx context.Context, t *task, next mcp.MethodHandler, req *mcp.CallToolRequest) {
+	for round := 0; ; round++ {
+		res, err := next(ctx, "tools/call", req)
+		cr, _ := res.(*mcp.CallToolResult)
+		if err != nil || cr == nil || cr.InputRequests == nil {
+			st.finish(ctx, t, cr, err)
+			return
+		}
+		if round >= maxTaskRounds {
+			st.finish(ctx, t, nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the tool asked for input more than %d times", maxTaskRounds)})
+			return
+		}
+		answers, err := st.ask(ctx, t, cr.InputRequests)
+		if err != nil {
+			st.finish(ctx, t, nil, err)
+			return
+		}
+		p := *req.Params
+		p.InputResponses, p.RequestState = answers, cr.RequestState
+		r := *req
+		r.Params = &p
+		req = &r
+	}
+}
+
+// ask puts questions to the task's client: the task is input_required
+// until every one is answered (tasks/update), the task cancelled or ctx
+// done.
+func (st *taskStore) ask(ctx context.Context, t *task, q mcp.InputRequestMap) (mcp.InputResponseMap, error) {
+	st.mu.Lock()
+	if terminal(t.status) {
+		st.mu.Unlock()
+		return nil, context.Canceled
+	}
+	if len(t.pending) > 0 {
+		st.mu.Unlock()
+		return nil, errors.New("mcpadapter: the task is already waiting for input")
+	}
+	t.pending, t.answers = mcp.InputRequestMap{}, map[string]json.RawMessage{}
+	for k, v := range q {
+		t.pending[k] = v
+	}
+	t.wake = make(chan struct{})
+	if len(q) == 0 {
+		close(t.wake)
+	} else {
+		t.status, t.message, t.updated = taskInputRequired, "", time.Now()
+	}
+	wake := t.wake
+	st.mu.Unlock()
+
+	select {
+	case <-wake:
+	case <-ctx.Done():
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if terminal(t.status) {
+		return nil, context.Canceled
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	raw, _ := json.Marshal(t.answers)
+	t.pending, t.answers = nil, nil
+	t.status, t.updated = taskWorking, time.Now()
+	var out mcp.InputResponseMap
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid inputResponses"}
+	}
+	return out, nil
+}
+
+// finish keeps the outcome of a task's call, unless the task has ended
+// already (cancelled).
+func (st *taskStore) finish(ctx context.Context, t *task, res *mcp.CallToolResult, err error) {
+	var raw json.RawMessage
+	if err == nil && res != nil {
+		if raw, err = json.Marshal(res); err != nil {
+			err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal: the result does not encode as JSON"}
+		}
+	}
+	if err == nil && res == nil {
+		err = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal: no result"}
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if terminal(t.status) {
+		return
+	}
+	t.updated, t.pending, t.answers = time.Now(), nil, nil
+	switch {
+	case err == nil:
+		t.status, t.result = taskCompleted, raw
+	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
+		t.status, t.message = taskFailed, "the task outlived its TTL"
+		t.err = &taskError{Code: jsonrpc.CodeInternalError, Message: "timeout: the task outlived its TTL"}
+	case ctx.Err() != nil:
+		t.status, t.message = taskCancelled, "the server is shutting down"
+	default:
+		t.status = taskFailed
+		var je *jsonrpc.Error
+		if errors.As(err, &je) {
+			t.err = &taskError{Code: je.Code, Message: je.Message, Data: je.Data}
+		} else {
+			t.err = &taskError{Code: jsonrpc.CodeInternalError, Message: "internal error"}
+		}
+	}
+}
+
+// method answers tasks/get, tasks/update and tasks/cancel for owner.
+func (st *taskStore) method(_ context.Context, method, owner string, p *taskParams) (mcp.Result, error) {
+	if p == nil || p.TaskID == "" {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "taskId is required"}
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.sweepLocked(time.Now())
+	t, ok := st.tasks[p.TaskID]
+	if !ok || t.owner != owner {
+		return nil, errTaskNotFound
+	}
+	switch method {
+	case methodTasksGet:
+		d := &detailedTask{ResultType: resultTypeComplete, taskInfo: st.infoLocked(t)}
+		switch t.status {
+		case taskCompleted:
+			d.Result = t.result
+		case taskFailed:
+			d.Error = t.err
+		case taskInputRequired:
+			d.InputRequests, _ = json.Marshal(t.pending)
+		}
+		return d, nil
+	case methodTasksUpdate:
+		if err := st.updateLocked(t, p.InputResponses); err != nil {
+			return nil, err
+		}
+	case methodTasksCancel:
+		if !terminal(t.status) {
+			t.status, t.message, t.updated = taskCancelled, "cancelled by the client", time.Now()
+			t.pending, t.answers = nil, nil
+			if t.cancel != nil {
+				t.cancel()
+			}
+			closeOnce(t.wake)
+		}
+	}
+	return &taskAck{ResultType: resultTypeComplete}, nil
+}
+
+// updateLocked records answers to the task's open questions; answers to
+// questions not open (answered already, never asked) are ignored.
+func (st *taskStore) updateLocked(t *task, raw json.RawMessage) error {
+	if len(raw) == 0 {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "inputResponses is required"}
+	}
+	var in map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &in); err != nil || in == nil {
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "inputResponses must be an object"}
+	}
+	if t.status != taskInputRequired {
+		return nil
+	}
+	for k, v := range in {
+		if _, open := t.pending[k]; !open {
+			continue
+		}
+		var one mcp.InputResponseMap
+		if err := json.Unmarshal([]byte(`{"k":`+string(v)+`}`), &one); err != nil {
+			return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("inputResponses[%q] is not a valid response", k)}
+		}
+		t.answers[k] = v
+		delete(t.pending, k)
+	}
+	t.updated = time.Now()
+	if len(t.pending) == 0 {
+		t.status = taskWorking
+		closeOnce(t.wake)
+	}
+	return nil
+}
+
+func closeOnce(c chan struct{}) {
+	select {
+	case <-c:
+	default:
+		close(c)
+	}
+}
+
+func (st *taskStore) infoLocked(t *task) taskInfo {
+	return taskInfo{
+		TaskID:         t.id,
+		Status:         t.status,
+		StatusMessage:  t.message,
+		CreatedAt:      t.created.UTC().Format(time.RFC3339Nano),
+		LastUpdatedAt:  t.updated.UTC().Format(time.RFC3339Nano),
+		TTLMs:          st.opts.ttl().Milliseconds(),
+		PollIntervalMs: st.opts.pollInterval().Milliseconds(),
+	}
+}
+
+// taskKey carries the running task to the tool's handler (see AskInput).
+type taskKey struct{}
+
+type taskRef struct {
+	st *taskStore
+	t  *task
+}
+
+// ErrNotTask is returned by [AskInput] outside a task.
+var ErrNotTask = errors.New("mcpadapter: not running as a task")
+
+// AskInput puts questions (elicitations, sampling requests) to the client
+// of the task the calling tool runs as, and returns the answers: the task
+// reports input_required with the questions on tasks/get until the client
+// has answered every one through tasks/update. It returns when all are
+// answered, the task is cancelled (context.Canceled) or ctx is done;
+// outside a task, at once with ErrNotTask.
+func AskInput(ctx context.Context, questions mcp.InputRequestMap) (mcp.InputResponseMap, error) {
+	ref, ok := ctx.Value(taskKey{}).(*taskRef)
+	if !ok {
+		return nil, ErrNotTask
+	}
+	return ref.st.ask(ctx, ref.t, questions)
+}

@@ -1,0 +1,186 @@
+package mcpadapter
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentadapter/agentadapter/adapter"
+)
+
+// TasksExtension is the identifier of the MCP tasks extension (SEP-2663):
+// a long call answers at once with a task the client polls with
+// tasks/get, answers with tasks/update and ends with tasks/cancel.
+const TasksExtension = "io.modelcontextprotocol/tasks"
+
+// TaskSupport says whether a tool's calls may run as tasks, in the words
+// of the tool's execution.taskSupport.
+type TaskSupport string
+
+// The task supports of a tool.
+const (
+	// TaskForbidden: calls run synchronously (the default).
+	TaskForbidden TaskSupport = "forbidden"
+	// TaskOptional: a call runs as a task for a client that negotiated
+	// the extension, synchronously for one that did not.
+	TaskOptional TaskSupport = "optional"
+	// TaskRequired: a call runs only as a task; a client that did not
+	// negotiate the extension gets -32021 (missing required client
+	// capability).
+	TaskRequired TaskSupport = "required"
+)
+
+// Defaults of [TaskOptions].
+const (
+	DefaultTaskTTL          = 10 * time.Minute
+	DefaultTaskPollInterval = 500 * time.Millisecond
+	DefaultMaxTasks         = 32
+)
+
+// maxTasksTotal bounds the tasks an exporter keeps, whoever created them.
+const maxTasksTotal = 4096
+
+// maxTaskRounds bounds the input rounds of one task (questions answered
+// through tasks/update).
+const maxTaskRounds = 16
+
+// TaskOptions configure the tasks extension of an [Exporter]
+// ([ExportOptions.Tasks]).
+//
+// A task is bound to the caller that created it: its verified subject, or,
+// for a caller that proved none, to no identity at all. Another subject's
+// tasks/get, tasks/update or tasks/cancel gets the answer an unknown task
+// id gets (-32602); an anonymous caller's task is reached by its id alone
+// (128 random bits), and never by an authenticated caller.
+//
+// A task is one call of the executor, hence one ledger record, written
+// when it ends; a call the executor holds for approval puts the task in
+// input_required with the approval question, and the answer, through
+// tasks/update, decides the ticket (the held call and the decided one are
+// a record each).
+type TaskOptions struct {
+	// Support says how the calls of a spec run; it is called for every
+	// tools/call of a served spec, with the request (so that a tool may,
+	// say, gather input synchronously before it runs as a task). Nil means
+	// TaskForbidden for every spec: the extension is advertised, no task
+	// is made.
+	Support func(spec *adapter.Spec, req *mcp.CallToolRequest) TaskSupport
+	// TTL is how long a task is kept after it was created, running or
+	// not, and the ttlMs it reports; a task still running then is
+	// cancelled. Zero means DefaultTaskTTL.
+	TTL time.Duration
+	// PollInterval is the pollIntervalMs suggested to clients. Zero means
+	// DefaultTaskPollInterval.
+	PollInterval time.Duration
+	// MaxPerCaller bounds the tasks one caller (one subject; all
+	// anonymous callers together) keeps, running or retained; a call past
+	// it is refused with run_limit_exceeded. Zero means DefaultMaxTasks.
+	MaxPerCaller int
+}
+
+func (o *TaskOptions) ttl() time.Duration {
+	if o.TTL > 0 {
+		return o.TTL
+	}
+	return DefaultTaskTTL
+}
+
+func (o *TaskOptions) pollInterval() time.Duration {
+	if o.PollInterval > 0 {
+		return o.PollInterval
+	}
+	return DefaultTaskPollInterval
+}
+
+func (o *TaskOptions) maxPerCaller() int {
+	if o.MaxPerCaller > 0 {
+		return o.MaxPerCaller
+	}
+	return DefaultMaxTasks
+}
+
+// The methods of the extension; tasks/result and tasks/list of the first
+// draft (SEP-1686) are gone, and answered -32601.
+const (
+	methodTasksGet    = "tasks/get"
+	methodTasksUpdate = "tasks/update"
+	methodTasksCancel = "tasks/cancel"
+)
+
+// enableTasks advertises the extension in caps and registers its methods
+// on srv; the exporter's middleware answers them.
+func enableTasks(mopts *mcp.ServerOptions) {
+	if mopts.Capabilities == nil {
+		mopts.Capabilities = &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}} // go-sdk's default
+	}
+	mopts.Capabilities.AddExtension(TasksExtension, map[string]any{})
+}
+
+func registerTaskMethods(srv *mcp.Server) error {
+	unreachable := func(context.Context, *mcp.ServerSession, *taskParams) (*taskAck, error) {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tasks: not served"}
+	}
+	for _, m := range []string{methodTasksGet, methodTasksUpdate, methodTasksCancel} {
+		if err := mcp.AddReceivingCustomMethod(srv, m, unreachable); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// taskMiddleware serves the extension: tools/call of a task-supporting
+// tool, and the tasks/* methods.
+func (s *Exporter) taskMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "tools/call":
+			cr, ok := req.(*mcp.CallToolRequest)
+			if !ok || cr.Params == nil {
+				return next(ctx, method, req)
+			}
+			return s.tasks.call(ctx, s, next, cr)
+		case methodTasksGet, methodTasksUpdate, methodTasksCancel:
+			tr, ok := req.(*mcp.ServerRequest[*taskParams])
+			if !ok {
+				return next(ctx, method, req)
+			}
+			if !negotiated(tr.ClientCapabilities()) {
+				return nil, missingTasksCapability(method + " needs the " + TasksExtension + " extension")
+			}
+			return s.tasks.method(ctx, method, ownerOf(tr.Extra), tr.Params)
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// negotiated reports whether the client declared the extension, for this
+// request (_meta, 2026-07-28) or for its session.
+func negotiated(caps *mcp.ClientCapabilities) bool {
+	if caps == nil {
+		return false
+	}
+	_, ok := caps.Extensions[TasksExtension]
+	return ok
+}
+
+// ownerOf is the identity a task is bound to: the verified subject, or ""
+// for a caller that proved none.
+func ownerOf(extra *mcp.RequestExtra) string {
+	if extra != nil && extra.TokenInfo != nil && extra.TokenInfo.UserID != "" {
+		return "sub:" + extra.TokenInfo.UserID
+	}
+	return ""
+}
+
+func missingTasksCapability(msg string) error {
+	data, _ := json.Marshal(mcp.MissingRequiredClientCapabilityData{
+		RequiredCapabilities: &mcp.ClientCapabilities{Extensions: map[string]any{TasksExtension: map[string]any{}}},
+	})
+	return &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities, Message: msg, Data: data}
+}
+
+// errTaskNotFound answers an unknown task id and another caller's alike.
+var errTaskNotFound = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "task not found"}
