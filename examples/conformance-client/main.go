@@ -189,7 +189,12 @@ func oauthFor(scenario string, cc map[string]any) (*mcpadapter.OAuth, error) {
 		}
 		return &mcpadapter.OAuth{ClientCredentials: &mcpadapter.ClientCredentials{ClientID: str("client_id"), PrivateKey: key}, AnyIssuer: true}, nil
 	}
+	var dpop *mcpadapter.DPoP
+	if strings.HasPrefix(scenario, "auth/dpop") {
+		dpop = &mcpadapter.DPoP{} // a key of the process's own
+	}
 	return &mcpadapter.OAuth{
+		DPoP:              dpop,
 		Authorize:         followRedirect,
 		RedirectURL:       "http://localhost:3000/callback",
 		ClientMetadataURL: "https://conformance-test.local/client-metadata.json",

@@ -159,14 +159,15 @@ func (c *conn) transport() (mcp.Transport, error) {
 		if s.SSE {
 			return &mcp.SSEClientTransport{Endpoint: s.URL, HTTPClient: hc, MaxEventSize: maxEvent}, nil
 		}
-		t := &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: hc, MaxEventSize: maxEvent}
-		if s.OAuth != nil {
-			if err := c.setupOAuth(); err != nil {
-				return nil, err
-			}
-			t.OAuthHandler = c.oauth
+		if s.OAuth == nil {
+			return &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: hc, MaxEventSize: maxEvent}, nil
 		}
-		return t, nil
+		if err := c.setupOAuth(); err != nil {
+			return nil, err
+		}
+		// With DPoP, each request to the server carries a proof.
+		hc = c.oauth.resourceClient(hc)
+		return &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: hc, MaxEventSize: maxEvent, OAuthHandler: c.oauth}, nil
 	}
 }
 

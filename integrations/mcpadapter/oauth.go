@@ -89,6 +89,10 @@ type OAuth struct {
 	// JWT (workload identity federation) instead.
 	WorkloadIdentity *WorkloadIdentity
 
+	// DPoP, if set, binds the tokens of any of the grants above to a key
+	// (RFC 9449); nil means bearer tokens.
+	DPoP *DPoP
+
 	// Issuer, if set, pins the authorization server: the server's
 	// protected resource metadata must name this issuer (and its metadata
 	// and RFC 9207 authorization response must carry it), or the flow stops
@@ -157,6 +161,7 @@ type oauthHandler struct {
 	hc       *http.Client
 	code     *auth.AuthorizationCodeHandler // nil with client credentials
 	policy   issuerPolicy
+	dpop     *dpopSigner // nil without OAuth.DPoP
 	// prereg is the pre-registered client go-sdk's code handler holds:
 	// its Issuer is set, under authMu, to the issuer the policy accepted,
 	// so that go-sdk's own discovery cannot name another before the
@@ -187,6 +192,14 @@ func newOAuthHandler(s *Server) (*oauthHandler, error) {
 		h.store = new(MemoryTokenStore)
 	}
 	h.hc = oauthClient(firstClient(cfg.HTTPClient, s.HTTPClient))
+	if cfg.DPoP != nil {
+		d, err := newDPoPSigner(cfg.DPoP)
+		if err != nil {
+			return nil, err
+		}
+		h.dpop = d
+		h.hc = tokenClient(h.hc, d)
+	}
 	h.authMu = make(chan struct{}, 1)
 	h.policy = issuerPolicy{resource: s.URL, pin: cfg.Issuer,
 		credentials: !cfg.AnyIssuer && (cfg.ClientSecret != "" || cfg.ClientCredentials != nil || cfg.Enterprise != nil || cfg.WorkloadIdentity != nil)}
@@ -307,17 +320,21 @@ func cmpOr(s ...string) string {
 func (h *oauthHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.ts != nil {
-		return h.ts, nil
+	if h.ts == nil {
+		tok, err := h.store.Token(ctx, h.key)
+		if errors.Is(err, ErrNoToken) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading the stored token: %w", err)
+		}
+		h.ts = h.sourceFor(tok)
 	}
-	tok, err := h.store.Token(ctx, h.key)
-	if errors.Is(err, ErrNoToken) {
-		return nil, nil
+	if h.dpop != nil {
+		// The MCP server's transport presents a DPoP-bound token with
+		// the DPoP scheme: it learns which tokens are from here.
+		return notingSource{h.ts, h.dpop}, nil
 	}
-	if err != nil {
-		return nil, fmt.Errorf("reading the stored token: %w", err)
-	}
-	h.ts = h.sourceFor(tok)
 	return h.ts, nil
 }
 
@@ -528,7 +545,7 @@ func (h *oauthHandler) refresh(ctx context.Context) bool {
 
 func challengeParam(cs []oauthex.Challenge, name string) string {
 	for _, c := range cs {
-		if c.Scheme == "bearer" && c.Params[name] != "" {
+		if (c.Scheme == "bearer" || c.Scheme == "dpop") && c.Params[name] != "" {
 			return c.Params[name]
 		}
 	}
