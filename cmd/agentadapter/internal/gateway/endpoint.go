@@ -115,6 +115,9 @@ func (g *Gateway) newEndpoint(name string, def endpointDef) (*endpoint, error) {
 		Version:  g.opts.Version,
 		Filter:   registry.Filter{Func: func(s *adapter.Spec) bool { return g.selectsFor(ep, s) }},
 		Logger:   g.log,
+		// Resources, templates, prompts and completions of the servers,
+		// selected and governed like their tools (see primitives.go).
+		Upstreams: &mcpadapter.Upstreams{Manager: g.mgr, Rename: g.promptName},
 	})
 	if err != nil {
 		ep.exec.Close()
@@ -153,7 +156,7 @@ func selects(v *config.Virtual, s *adapter.Spec) bool {
 	if len(v.Servers) > 0 && !contains(v.Servers, s.Source.Server) {
 		return false
 	}
-	if len(v.Tools) == 0 {
+	if len(v.Tools) == 0 || s.HasTag(mcpadapter.TagResource) {
 		return true
 	}
 	for _, pat := range v.Tools {
