@@ -111,7 +111,8 @@ func newSessionID() string {
 }
 
 // callContext carries what the executor and handlers must see of the MCP
-// request: the verified caller and a progress sink. The bearer token itself
+// request: the verified caller, a progress sink and the client's trace
+// context (see withRemoteTrace). The bearer token itself
 // goes nowhere: it is not in the context, so an imported tool's handler
 // cannot forward it upstream.
 func callContext(ctx context.Context, req *mcp.CallToolRequest) context.Context {
@@ -119,6 +120,7 @@ func callContext(ctx context.Context, req *mcp.CallToolRequest) context.Context 
 		ti := req.Extra.TokenInfo
 		ctx = adapter.WithIdentity(ctx, &adapter.Identity{Subject: ti.UserID, Scopes: ti.Scopes, Extra: ti.Extra})
 	}
+	ctx = withRemoteTrace(ctx, req.Params.Meta)
 	if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 		ss := req.Session
 		ctx = adapter.WithProgress(ctx, func(p adapter.Progress) {
