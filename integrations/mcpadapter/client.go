@@ -47,6 +47,7 @@ type conn struct {
 	progress  sync.Map // progress token → context.Context of the call
 
 	frameTooLarge atomic.Bool // the stdio child wrote a frame past the size limit
+	tasks         taskTable   // the server's task-only tools, see task_import.go
 
 	retiredMu sync.Mutex
 	retired   []string // ring of finished calls' tokens, see retire
@@ -76,6 +77,7 @@ func newConn(m *Manager, s Server) *conn {
 	c.serverRequests(copts)
 	c.upstreamHandlers(copts)
 	c.client = mcp.NewClient(impl, copts)
+	taskMethods(c.client)
 	c.setRoots(m.roots) // the caller holds m.mu
 	return c
 }
@@ -177,7 +179,7 @@ func (c *conn) dial(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s, err := c.client.Connect(ctx, t, nil)
+	s, err := c.client.Connect(ctx, c.tasks.wrapTasks(t), nil)
 	if err != nil {
 		return fmt.Errorf("connecting: %w", err)
 	}

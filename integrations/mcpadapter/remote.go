@@ -63,6 +63,12 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 		params.Arguments = json.RawMessage("{}")
 	}
 	c.setMeta(ctx, params)
+	if support, wrapped := c.tasks.get(imp.remote); support == "required" {
+		if !wrapped {
+			return nil, &adapter.Error{Kind: adapter.KindToolError, Message: fmt.Sprintf("tool %q of MCP server %q runs only as a task, which cannot be sent over this transport", imp.remote, c.cfg.Name)}
+		}
+		markTask(ctx, params)
+	}
 	if adapter.WantsProgress(ctx) {
 		token := "aa-" + strconv.FormatUint(progressSeq.Add(1), 36)
 		params.SetProgressToken(token)
@@ -82,6 +88,9 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 		}
 		res, err := s.CallTool(context.WithValue(ctx, watchKey{}, w), params)
 		if err == nil {
+			if t, ok := taskOf(res); ok {
+				return c.awaitTask(ctx, s, imp, t)
+			}
 			return c.result(imp, res)
 		}
 		if w.tooLarge.Load() || c.frameTooLarge.Swap(false) {

@@ -105,7 +105,7 @@ type Exporter struct {
 	mu     sync.Mutex // serialises the initial load with registry changes
 	served map[string]bool
 	cancel func()
-	up     *upExport // nil without ExportOptions.Upstreams
+	up     *upExport  // nil without ExportOptions.Upstreams
 	tasks  *taskStore // nil without ExportOptions.Tasks
 
 	askMu  sync.Mutex

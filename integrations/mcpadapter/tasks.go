@@ -3,6 +3,7 @@ package mcpadapter
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -150,6 +151,9 @@ func (s *Exporter) taskMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			if !negotiated(tr.ClientCapabilities()) {
 				return nil, missingTasksCapability(method + " needs the " + TasksExtension + " extension")
 			}
+			if err := checkTaskNameHeader(tr); err != nil {
+				return nil, err
+			}
 			return s.tasks.method(ctx, method, ownerOf(tr.Extra), tr.Params)
 		}
 		return next(ctx, method, req)
@@ -180,6 +184,24 @@ func missingTasksCapability(msg string) error {
 		RequiredCapabilities: &mcp.ClientCapabilities{Extensions: map[string]any{TasksExtension: map[string]any{}}},
 	})
 	return &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities, Message: msg, Data: data}
+}
+
+// checkTaskNameHeader refuses a request whose Mcp-Name header (SEP-2663
+// routing header) names another task than its body, as go-sdk does for
+// tools/call; a missing header is let through, as go-sdk's own client
+// sends none for methods it does not know.
+func checkTaskNameHeader(req *mcp.ServerRequest[*taskParams]) error {
+	if req.Extra == nil || req.Extra.Header == nil || req.Params == nil {
+		return nil
+	}
+	v, ok := req.Extra.Header["Mcp-Name"]
+	if !ok || len(v) == 0 {
+		return nil
+	}
+	if len(v) > 1 || strings.TrimSpace(v[0]) != req.Params.TaskID {
+		return &jsonrpc.Error{Code: mcp.CodeHeaderMismatch, Message: "header mismatch: Mcp-Name does not match params.taskId"}
+	}
+	return nil
 }
 
 // errTaskNotFound answers an unknown task id and another caller's alike.

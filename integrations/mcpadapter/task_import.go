@@ -1,0 +1,335 @@
+package mcpadapter
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentadapter/agentadapter/adapter"
+)
+
+// Calling an upstream tool that runs only as a task (execution.taskSupport
+// "required", the first draft of the tasks protocol, SEP-1686, as the
+// TypeScript SDK 1.x serves it): the call is sent with a task param, the
+// answer is a task, polled with tasks/get (at its pollInterval, bounded)
+// and collected with tasks/result; it is cancelled with tasks/cancel when
+// the caller's ctx ends first. Its status reaches the caller as progress.
+//
+// go-sdk v1.8.0 knows no tasks: mcp.Tool has no execution field (it drops
+// taskSupport from tools/list), mcp.CallToolParams has no task field and
+// mcp.CallToolResult keeps no task (its UnmarshalJSON drops unknown
+// fields). So the connection is wrapped: it reads each tool's taskSupport
+// off tools/list answers, adds the task param to the calls marked for it,
+// and moves the task of their answers into _meta, where the call finds
+// it. go-sdk's streamable HTTP client connection cannot be wrapped (it
+// must implement the unexported clientConnection.sessionUpdated, go-sdk
+// mcp/transport.go:102-107, streamable.go:2138), so over streamable HTTP
+// a task-only tool fails with a tool error saying so.
+
+// metaTaskTTL marks an outgoing tools/call to be sent as a task (the
+// wrapper replaces it with the task param); metaTask carries the task of
+// the answer back.
+const (
+	metaTaskTTL = "agentadapter/task-ttl"
+	metaTask    = "agentadapter/task"
+)
+
+// Bounds of the polling of an upstream task.
+const (
+	minTaskPoll     = 50 * time.Millisecond
+	maxTaskPoll     = 5 * time.Second
+	defaultTaskPoll = time.Second
+)
+
+// taskTable is what a conn knows of its server's task support, kept
+// across reconnections.
+type taskTable struct {
+	mu      sync.Mutex
+	support map[string]string // remote tool name → taskSupport
+	wrapped bool              // the live session's connection is wrapped
+}
+
+func (t *taskTable) get(name string) (support string, wrapped bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.support[name], t.wrapped
+}
+
+// wrapTasks wraps the connections of the transports whose go-sdk
+// connection needs no unexported method (stdio, in-memory, io).
+func (t *taskTable) wrapTasks(tr mcp.Transport) mcp.Transport {
+	switch tr.(type) {
+	case *stdioTransport, *mcp.CommandTransport, *mcp.InMemoryTransport, *mcp.IOTransport, *mcp.StdioTransport:
+		return &taskTransport{base: tr, tab: t}
+	}
+	t.mu.Lock()
+	t.wrapped = false
+	t.mu.Unlock()
+	return tr
+}
+
+type taskTransport struct {
+	base mcp.Transport
+	tab  *taskTable
+}
+
+func (tt *taskTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := tt.base.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	tt.tab.mu.Lock()
+	tt.tab.wrapped = true
+	tt.tab.mu.Unlock()
+	return &taskConn{Connection: c, tab: tt.tab, calls: map[any]string{}}, nil
+}
+
+// taskConn watches tools/list and task calls on a connection.
+type taskConn struct {
+	mcp.Connection
+	tab   *taskTable
+	mu    sync.Mutex
+	calls map[any]string // request id → "list" or "task", until answered
+}
+
+// maxWatched bounds the requests a taskConn waits to see answered.
+const maxWatched = 1024
+
+func (c *taskConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+		switch req.Method {
+		case "tools/list":
+			c.watch(req.ID, "list")
+		case "tools/call":
+			if p, ok := asTaskCall(req.Params); ok {
+				r := *req
+				r.Params = p
+				msg = &r
+				c.watch(req.ID, "task")
+			}
+		}
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+func (c *taskConn) watch(id jsonrpc.ID, what string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.calls) < maxWatched {
+		c.calls[id.Raw()] = what
+	}
+}
+
+func (c *taskConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	resp, ok := msg.(*jsonrpc.Response)
+	if err != nil || !ok || !resp.ID.IsValid() {
+		return msg, err
+	}
+	c.mu.Lock()
+	what, watched := c.calls[resp.ID.Raw()]
+	delete(c.calls, resp.ID.Raw())
+	c.mu.Unlock()
+	if !watched || resp.Error != nil {
+		return msg, nil
+	}
+	switch what {
+	case "list":
+		c.learn(resp.Result)
+	case "task":
+		if r, ok := taskAnswer(resp.Result); ok {
+			cp := *resp
+			cp.Result = r
+			return &cp, nil
+		}
+	}
+	return msg, nil
+}
+
+// learn records the taskSupport of the tools of a tools/list answer.
+func (c *taskConn) learn(result json.RawMessage) {
+	var l struct {
+		Tools []struct {
+			Name      string `json:"name"`
+			Execution *struct {
+				TaskSupport string `json:"taskSupport"`
+			} `json:"execution"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(result, &l) != nil {
+		return
+	}
+	c.tab.mu.Lock()
+	defer c.tab.mu.Unlock()
+	if c.tab.support == nil {
+		c.tab.support = map[string]string{}
+	}
+	for _, t := range l.Tools {
+		if t.Execution != nil && (t.Execution.TaskSupport == "required" || t.Execution.TaskSupport == "optional") {
+			if len(c.tab.support) < maxWatched {
+				c.tab.support[t.Name] = t.Execution.TaskSupport
+			}
+		} else {
+			delete(c.tab.support, t.Name)
+		}
+	}
+}
+
+// asTaskCall turns the params of a tools/call marked metaTaskTTL into a
+// task-augmented call: the mark goes, a task param comes.
+func asTaskCall(params json.RawMessage) (json.RawMessage, bool) {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(params, &p) != nil {
+		return nil, false
+	}
+	var meta map[string]json.RawMessage
+	if json.Unmarshal(p["_meta"], &meta) != nil {
+		return nil, false
+	}
+	ttl, ok := meta[metaTaskTTL]
+	if !ok {
+		return nil, false
+	}
+	delete(meta, metaTaskTTL)
+	if len(meta) == 0 {
+		delete(p, "_meta")
+	} else {
+		p["_meta"], _ = json.Marshal(meta)
+	}
+	p["task"] = json.RawMessage(`{"ttl":` + string(ttl) + `}`)
+	out, err := json.Marshal(p)
+	return out, err == nil
+}
+
+// taskAnswer moves the task of a CreateTaskResult ({"task": {...}}) into
+// _meta[metaTask] of an empty tool result.
+func taskAnswer(result json.RawMessage) (json.RawMessage, bool) {
+	var r struct {
+		Task json.RawMessage `json:"task"`
+	}
+	if json.Unmarshal(result, &r) != nil || len(r.Task) == 0 || r.Task[0] != '{' {
+		return nil, false
+	}
+	out, err := json.Marshal(map[string]any{"content": []any{}, "_meta": map[string]json.RawMessage{metaTask: r.Task}})
+	return out, err == nil
+}
+
+// upstreamTask is a task as a server reports it (tasks/get, tasks/cancel,
+// the task of a CreateTaskResult).
+type upstreamTask struct {
+	mcp.ResultBase
+	TaskID        string   `json:"taskId"`
+	Status        string   `json:"status"`
+	StatusMessage string   `json:"statusMessage,omitempty"`
+	PollInterval  *float64 `json:"pollInterval,omitempty"`
+}
+
+type taskIDParams struct {
+	mcp.ParamsBase
+	TaskID string `json:"taskId"`
+}
+
+// taskMethods registers the methods of the first draft on a client.
+func taskMethods(c *mcp.Client) {
+	_ = mcp.AddSendingCustomMethod[*taskIDParams, *upstreamTask](c, "tasks/get")
+	_ = mcp.AddSendingCustomMethod[*taskIDParams, *upstreamTask](c, "tasks/cancel")
+	_ = mcp.AddSendingCustomMethod[*taskIDParams, *mcp.CallToolResult](c, "tasks/result")
+}
+
+// markTask marks a call to be sent as a task that lives as long as the
+// call may.
+func markTask(ctx context.Context, p *mcp.CallToolParams) {
+	ttl := DefaultTaskTTL
+	if dl, ok := ctx.Deadline(); ok {
+		ttl = time.Until(dl)
+	}
+	if p.Meta == nil {
+		p.Meta = mcp.Meta{}
+	}
+	p.Meta[metaTaskTTL] = max(ttl.Milliseconds(), 1)
+}
+
+// taskOf returns the task an answer carries, if any.
+func taskOf(res *mcp.CallToolResult) (*upstreamTask, bool) {
+	raw, ok := res.Meta[metaTask]
+	if !ok {
+		return nil, false
+	}
+	b, err := json.Marshal(raw)
+	if err != nil {
+		return nil, false
+	}
+	var t upstreamTask
+	if json.Unmarshal(b, &t) != nil || t.TaskID == "" || len(t.TaskID) > 256 {
+		return &upstreamTask{}, true
+	}
+	return &t, true
+}
+
+// awaitTask polls an upstream task until it ends and returns its result;
+// the caller's ctx ending first cancels it upstream.
+func (c *conn) awaitTask(ctx context.Context, s *mcp.ClientSession, imp *imported, t *upstreamTask) (*adapter.Result, error) {
+	if t.TaskID == "" {
+		return nil, &adapter.Error{Kind: adapter.KindToolError, Message: fmt.Sprintf("MCP server %q answered with a task without a valid taskId", c.cfg.Name)}
+	}
+	id := t.TaskID
+	last := ""
+	for n := 1; ; n++ {
+		if st := t.Status + ": " + t.StatusMessage; st != last && adapter.WantsProgress(ctx) {
+			last = st
+			adapter.ReportProgress(ctx, adapter.Progress{Progress: float64(n), Message: "task " + st})
+		}
+		switch t.Status {
+		case taskCompleted, taskFailed, taskInputRequired:
+			// tasks/result blocks until the task ends; meanwhile the server
+			// puts its questions (elicitation) to us on that request.
+			res, err := mcp.CallCustomMethod[*taskIDParams, *mcp.CallToolResult](ctx, s, "tasks/result", &taskIDParams{TaskID: id})
+			if err != nil {
+				return nil, c.taskFailure(ctx, s, imp, id, err)
+			}
+			delete(res.Meta, "io.modelcontextprotocol/related-task")
+			if len(res.Meta) == 0 {
+				res.Meta = nil
+			}
+			return c.result(imp, res)
+		case taskCancelled:
+			return nil, &adapter.Error{Kind: adapter.KindCancelled, Message: fmt.Sprintf("MCP server %q cancelled the task", c.cfg.Name)}
+		}
+		wait := defaultTaskPoll
+		if t.PollInterval != nil {
+			wait = time.Duration(*t.PollInterval * float64(time.Millisecond))
+		}
+		wait = min(max(wait, minTaskPoll), maxTaskPoll)
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return nil, c.taskFailure(ctx, s, imp, id, ctx.Err())
+		case <-timer.C:
+		}
+		next, err := mcp.CallCustomMethod[*taskIDParams, *upstreamTask](ctx, s, "tasks/get", &taskIDParams{TaskID: id})
+		if err != nil {
+			return nil, c.taskFailure(ctx, s, imp, id, err)
+		}
+		if next.PollInterval == nil {
+			next.PollInterval = t.PollInterval
+		}
+		t = next
+	}
+}
+
+// taskFailure cancels the task upstream when the caller gave up on it,
+// and maps err.
+func (c *conn) taskFailure(ctx context.Context, s *mcp.ClientSession, imp *imported, id string, err error) error {
+	if ctx.Err() != nil {
+		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		_, _ = mcp.CallCustomMethod[*taskIDParams, *upstreamTask](cctx, s, "tasks/cancel", &taskIDParams{TaskID: id})
+		cancel()
+	}
+	return c.failure(ctx, imp, err)
+}
