@@ -52,6 +52,13 @@ type primFixture struct {
 // Upstreams, and connects a client to it.
 func primExport(t *testing.T, srvs []mcpadapter.Server, mopts *mcpadapter.ManagerOptions, eopts *mcpadapter.ExportOptions) *primFixture {
 	t.Helper()
+	return primExportWith(t, srvs, mopts, eopts, nil, "")
+}
+
+// primExportWith is primExport with executor options and the protocol
+// version the client asks for ("": the newest).
+func primExportWith(t *testing.T, srvs []mcpadapter.Server, mopts *mcpadapter.ManagerOptions, eopts *mcpadapter.ExportOptions, xopts *adapter.ExecutorOptions, version string) *primFixture {
+	t.Helper()
 	ctx := context.Background()
 	up := registry.New()
 	m := mcpadapter.NewManager(up, mopts)
@@ -59,8 +66,12 @@ func primExport(t *testing.T, srvs []mcpadapter.Server, mopts *mcpadapter.Manage
 	if err := m.Connect(ctx, srvs...); err != nil {
 		t.Fatal(err)
 	}
-	led := adapter.NewMemoryLedger(100)
-	exec := adapter.NewExecutor(up, &adapter.ExecutorOptions{Ledger: led})
+	led := adapter.NewMemoryLedger(1000)
+	if xopts == nil {
+		xopts = &adapter.ExecutorOptions{}
+	}
+	xopts.Ledger = led
+	exec := adapter.NewExecutor(up, xopts)
 	t.Cleanup(func() { exec.Close() })
 	if eopts == nil {
 		eopts = &mcpadapter.ExportOptions{}
@@ -92,7 +103,7 @@ func primExport(t *testing.T, srvs []mcpadapter.Server, mopts *mcpadapter.Manage
 			note("log " + r.Params.Logger + " " + string(r.Params.Level))
 		},
 	})
-	cs, err := cl.Connect(ctx, ct, nil)
+	cs, err := cl.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
 	}

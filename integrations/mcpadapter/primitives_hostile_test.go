@@ -1,0 +1,169 @@
+package mcpadapter_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+)
+
+// TestUpstreamReadApproval: a read passes policy like a call. A rule
+// holding reads answers with a typed approval_pending error naming the
+// ticket; once approved the same read runs; a denied one is refused with
+// approval_denied. Each attempt is a ledger record.
+func TestUpstreamReadApproval(t *testing.T) {
+	ctx := context.Background()
+	appr := &adapter.Deferred{}
+	f := primExportWith(t, []mcpadapter.Server{primServer(t, "up", primUpstream(t, "up", "secret text"), mcpadapter.Server{})}, nil, nil,
+		&adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: appr, Policy: func(_ context.Context, c *adapter.ToolCall) bool {
+			return c.Spec.Name == mcpadapter.ResourceSpecName && strings.Contains(string(c.Args), "test://a")
+		}}}, "")
+	ticket := func(uri string) string {
+		t.Helper()
+		_, err := f.client.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		if _, kind := rpcKind(t, err); kind != "approval_pending" {
+			t.Fatalf("read of %s under an approval rule: %v; want approval_pending", uri, err)
+		}
+		for tk, err := range appr.Pending(ctx) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tk.Tool == mcpadapter.ResourceSpecName {
+				return tk.ID
+			}
+		}
+		t.Fatal("no pending ticket")
+		return ""
+	}
+	id := ticket("test://a")
+	if err := appr.Approve(ctx, id, "op"); err != nil {
+		t.Fatal(err)
+	}
+	rr, err := f.client.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://a"})
+	if err != nil || rr.Contents[0].Text != "secret text" {
+		t.Fatalf("read after approval: %+v %v", rr, err)
+	}
+	// Another URI is another call: the approval of test://a does not cover it.
+	if _, err := f.client.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://items/1"}); err != nil {
+		t.Fatalf("read of a URI no rule holds: %v", err)
+	}
+	_, err = f.client.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://a?x"})
+	if _, kind := rpcKind(t, err); kind != "not_found" {
+		t.Fatalf("read of an unknown URI: %v", err)
+	}
+	var outcomes []string
+	for _, r := range f.records(t) {
+		outcomes = append(outcomes, r.Outcome+"/"+r.Approval)
+	}
+	if got, want := strings.Join(outcomes, " "), "approval_pending/pending ok/approved ok/ not_found/"; got != want {
+		t.Fatalf("ledger outcomes %q, want %q", got, want)
+	}
+}
+
+// TestUpstreamReadDenied: a denied ticket refuses the read with a typed
+// approval_denied error.
+func TestUpstreamReadDenied(t *testing.T) {
+	ctx := context.Background()
+	appr := &adapter.Deferred{}
+	f := primExportWith(t, []mcpadapter.Server{primServer(t, "up", primUpstream(t, "up", "x"), mcpadapter.Server{})}, nil, nil,
+		&adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: appr, Policy: func(context.Context, *adapter.ToolCall) bool { return true }}}, "")
+	_, err := f.client.GetPrompt(ctx, &mcp.GetPromptParams{Name: "greet"})
+	if _, kind := rpcKind(t, err); kind != "approval_pending" {
+		t.Fatalf("prompts/get under approval: %v", err)
+	}
+	for tk := range appr.Pending(ctx) {
+		if err := appr.Deny(ctx, tk.ID, "no prompts today", "op"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = f.client.GetPrompt(ctx, &mcp.GetPromptParams{Name: "greet"})
+	if _, kind := rpcKind(t, err); kind != "approval_denied" || !strings.Contains(err.Error(), "no prompts today") {
+		t.Fatalf("prompts/get after a denial: %v; want approval_denied with the reason", err)
+	}
+}
+
+// TestUpstreamUnknownFlood: reads of made-up URIs each get not_found and a
+// record, but list the upstream's resources again at most once a second.
+func TestUpstreamUnknownFlood(t *testing.T) {
+	ctx := context.Background()
+	up := primUpstream(t, "up", "x")
+	var lists atomic.Int64
+	up.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "resources/list" {
+				lists.Add(1)
+			}
+			return next(ctx, method, req)
+		}
+	})
+	f := primExport(t, []mcpadapter.Server{primServer(t, "up", up, mcpadapter.Server{})}, nil, nil)
+	for i := range 200 {
+		_, err := f.client.ReadResource(ctx, &mcp.ReadResourceParams{URI: fmt.Sprintf("test://made-up/%d/%s", i, strings.Repeat("x", 4096))})
+		if _, kind := rpcKind(t, err); kind != "not_found" {
+			t.Fatalf("read %d of a made-up URI: %v", i, err)
+		}
+	}
+	if n := lists.Load(); n > 3 {
+		t.Fatalf("200 reads of made-up URIs listed the upstream's resources %d times; want at most a few", n)
+	}
+	if n := len(f.records(t)); n != 200 {
+		t.Fatalf("%d ledger records for 200 reads, want 200", n)
+	}
+}
+
+// TestUpstreamHostilePrompts: prompts whose names are no valid tool names
+// (spaces, 300 characters, control characters) are served under sanitised
+// names that still reach them; the client cannot reach a prompt through a
+// name the export does not list.
+func TestUpstreamHostilePrompts(t *testing.T) {
+	ctx := context.Background()
+	up := mcp.NewServer(&mcp.Implementation{Name: "evil", Version: "v1"}, nil)
+	long := strings.Repeat("p", 300)
+	for _, name := range []string{"has space", long, "ctl\x1b[31m"} {
+		up.AddPrompt(&mcp.Prompt{Name: name}, func(_ context.Context, r *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "got " + r.Params.Name}}}}, nil
+		})
+	}
+	f := primExport(t, []mcpadapter.Server{primServer(t, "evil", up, mcpadapter.Server{})}, nil, nil)
+	lp, err := f.client.ListPrompts(ctx, nil)
+	if err != nil || len(lp.Prompts) != 3 {
+		t.Fatalf("prompts/list: %+v %v", lp, err)
+	}
+	for _, p := range lp.Prompts {
+		if err := adapter.ValidateName(p.Name); err != nil {
+			t.Errorf("served prompt name %q: %v", p.Name, err)
+		}
+		gp, err := f.client.GetPrompt(ctx, &mcp.GetPromptParams{Name: p.Name})
+		if err != nil || !strings.HasPrefix(gp.Messages[0].Content.(*mcp.TextContent).Text, "got ") {
+			t.Errorf("prompts/get %q: %+v %v", p.Name, gp, err)
+		}
+	}
+	// The remote names themselves are not ours to serve.
+	_, err = f.client.GetPrompt(ctx, &mcp.GetPromptParams{Name: "has space"})
+	if _, kind := rpcKind(t, err); kind != "not_found" {
+		t.Fatalf("prompts/get by the remote name: %v; want not_found", err)
+	}
+}
+
+// TestUpstreamSubscriptionCap: one session holds a bounded number of
+// subscriptions; the one past the cap is refused. (A 2025-11-25 client:
+// from 2026-07-28 on the go-sdk client opens one subscriptions/listen
+// stream per URI and reports no refusal.)
+func TestUpstreamSubscriptionCap(t *testing.T) {
+	ctx := context.Background()
+	f := primExportWith(t, []mcpadapter.Server{primServer(t, "up", primUpstream(t, "up", "x"), mcpadapter.Server{})}, nil, nil, nil, "2025-11-25")
+	var err error
+	n := 0
+	for ; n < 1000 && err == nil; n++ {
+		err = f.client.Subscribe(ctx, &mcp.SubscribeParams{URI: fmt.Sprintf("test://items/%d", n)})
+	}
+	if err == nil || !strings.Contains(err.Error(), "run_limit_exceeded") || n > 300 {
+		t.Fatalf("after %d subscriptions: %v; want run_limit_exceeded near 256", n, err)
+	}
+}
