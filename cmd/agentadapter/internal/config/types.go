@@ -177,6 +177,15 @@ type Section struct {
 	// Sessions caps the live MCP sessions (streamable HTTP) across every
 	// endpoint of the gateway.
 	Sessions *Sessions `json:"sessions,omitempty"`
+	// LegacySSE also serves the HTTP+SSE transport of protocol 2024-11-05,
+	// for clients that know no other, at every endpoint: GET /sse (or
+	// /sse/<virtual>) opens a session, whose messages the client posts to
+	// /message (or /message/<virtual>). Off by default; a virtual server's
+	// own legacySSE turns it on for that endpoint alone. The same Host and
+	// Origin check, tokens, session caps and body limit apply as on /mcp;
+	// a session's messages must come with a token of the subject that
+	// opened it.
+	LegacySSE bool `json:"legacySSE,omitempty"`
 	// AllowedHosts are host names ("gateway.internal", no port) that
 	// requests may name in their Host header besides loopback ones. By
 	// default a request reaching a loopback listener must name localhost,
@@ -444,6 +453,10 @@ type Virtual struct {
 	// Approver, if set, replaces the top-level approver for this
 	// endpoint: "operator" or "client" (see Section.Approver).
 	Approver string `json:"approver,omitempty"`
+	// LegacySSE serves this endpoint over the HTTP+SSE transport of
+	// protocol 2024-11-05 too, at /sse/<name> and /message/<name> (see
+	// the top-level legacySSE, which turns it on for every endpoint).
+	LegacySSE bool `json:"legacySSE,omitempty"`
 }
 
 // Duration reads "30s", "2m" or a number of seconds.

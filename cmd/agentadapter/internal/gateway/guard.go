@@ -19,7 +19,10 @@ import (
 //     on rebind.example that resolves to 127.0.0.1 sends its own name and
 //     gets 403. With allowedHosts set, the rule holds on every listener.
 //   - Cross-origin browser requests (Sec-Fetch-Site, Origin) that change
-//     state get 403: http.CrossOriginProtection.
+//     state get 403: http.CrossOriginProtection. So does one that opens
+//     an event stream (Accept: text/event-stream), GET included: a
+//     legacy SSE GET opens a session, which a page's EventSource must not
+//     do (nor hold the gateway's session slots).
 //
 // The allowed names are read from the configuration in force on every
 // request, so a reload changes them at once.
@@ -30,12 +33,29 @@ func (g *Gateway) guard(h http.Handler) http.Handler {
 			http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", truncateHost(r.Host)), http.StatusForbidden)
 			return
 		}
-		if err := cop.Check(r); err != nil {
+		if err := cop.Check(stateChanging(r)); err != nil {
 			http.Error(w, "Forbidden: "+err.Error(), http.StatusForbidden)
 			return
 		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+// stateChanging returns r, or for a safe request that opens an event
+// stream a shallow copy of it as a POST, which CrossOriginProtection then
+// checks like any request that changes state.
+func stateChanging(r *http.Request) *http.Request {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions:
+	default:
+		return r
+	}
+	if !strings.Contains(strings.ToLower(r.Header.Get("Accept")), "text/event-stream") {
+		return r
+	}
+	c := *r
+	c.Method = http.MethodPost
+	return &c
 }
 
 // hostAllowed applies the Host rule of guard.

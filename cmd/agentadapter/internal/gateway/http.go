@@ -23,11 +23,13 @@ type HTTPOptions struct {
 
 // Handler serves every endpoint and the operational ones:
 //
-//	/mcp, /mcp/<virtual>   MCP over streamable HTTP
-//	/healthz               the process is alive
-//	/readyz                every enabled server is connected (503 otherwise)
-//	/metrics               Prometheus text format
-//	/console/              the console, when mounted
+//	/mcp, /mcp/<virtual>         MCP over streamable HTTP
+//	/sse, /message[/<virtual>]   MCP over HTTP+SSE (2024-11-05), where
+//	                             legacySSE is on; 404 elsewhere (sse.go)
+//	/healthz                     the process is alive
+//	/readyz                      every enabled server is connected (503 otherwise)
+//	/metrics                     Prometheus text format
+//	/console/                    the console, when mounted
 //
 // Every route, these and any added later, is behind one Host and Origin
 // check (see guard): a DNS-rebinding page or a cross-origin form gets 403.
@@ -46,6 +48,10 @@ func (g *Gateway) Handler(opts *HTTPOptions) (http.Handler, error) {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", r)
 	mux.Handle("/mcp/", r)
+	sse := newSSEHub(g)
+	for _, p := range [...]string{"/sse", "/sse/", "/message", "/message/"} {
+		mux.Handle(p, sse)
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.HandleFunc("GET /readyz", g.ready)
 	// With inbound auth, the metrics (tool and server names, counts) need a
