@@ -107,7 +107,9 @@ func exServeHTTP(t testing.TB, ex *mcpadapter.Exporter, opts *mcpadapter.HTTPOpt
 func exConnectHTTP(t testing.TB, url string, copts *mcp.ClientOptions, client *http.Client) *mcp.ClientSession {
 	t.Helper()
 	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v1"}, copts)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: client, MaxRetries: -1}, nil)
+	// A session client: the tests using it check what holds per session
+	// (eraConnect picks the era).
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: client, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatalf("Connect %s: %v", url, err)
 	}

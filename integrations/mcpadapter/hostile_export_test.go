@@ -112,9 +112,10 @@ func TestMaxSessions(t *testing.T) {
 	if codes[http.StatusOK] != 50 || codes[http.StatusServiceUnavailable] != 1_950 {
 		t.Errorf("answers by status = %v; want 50 sessions, the rest 503", codes)
 	}
-	// A real client is refused too, with an error, not a hang.
+	// A real session client is refused too, with an error, not a hang (a
+	// 2026-07-28 client opens no session and is served).
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "late", Version: "v1"}, nil).
-		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL}, nil)
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err == nil {
 		cs.Close()
 		t.Error("a client connected past MaxSessions")

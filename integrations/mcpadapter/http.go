@@ -24,7 +24,8 @@ const (
 )
 
 // HTTPOptions configure the HTTP transports. The zero value is the secure
-// default: stateful streamable HTTP answering with event streams, sessions
+// default: streamable HTTP answering with event streams, 2026-07-28
+// requests served statelessly and older clients with sessions
 // closed after DefaultSessionTimeout idle, bodies limited to
 // DefaultMaxRequestBodyBytes, DNS-rebinding protection on (a request
 // reaching a loopback address with a non-loopback Host is refused with 403),
@@ -33,9 +34,11 @@ const (
 // client, and the server timeouts DefaultReadTimeout, DefaultWriteTimeout,
 // DefaultIdleTimeout.
 type HTTPOptions struct {
-	// Stateless serves each request on a temporary session: no
-	// Mcp-Session-Id, no server-to-client requests (so no elicitation or
-	// sampling before protocol 2026-07-28).
+	// Stateless serves each request on a temporary session, whatever its
+	// protocol version: no Mcp-Session-Id, no server-to-client requests (so
+	// no elicitation or sampling before protocol 2026-07-28), no session
+	// caps. False (the default) serves 2026-07-28 requests statelessly and
+	// older clients with sessions, on the same URL (see [Exporter.Handler]).
 	Stateless bool
 	// JSONResponse answers with application/json instead of event streams.
 	JSONResponse bool
@@ -53,7 +56,8 @@ type HTTPOptions struct {
 	TrustedOrigins []string
 	// Auth, if set, requires a bearer token on every request.
 	Auth *AuthOptions
-	// EventStore, if set, lets clients resume broken event streams.
+	// EventStore, if set, lets session clients (before 2026-07-28) resume
+	// broken event streams.
 	EventStore mcp.EventStore
 	// Path is where ListenAndServe and ServeListener serve streamable
 	// HTTP; empty means DefaultPath. (Handler serves every path it is given.)
@@ -108,6 +112,15 @@ func timeoutOf(d, def time.Duration) time.Duration {
 
 // Handler returns an http.Handler serving the server over streamable HTTP,
 // wrapped in the protections of opts (nil means the defaults).
+//
+// It serves both eras of the protocol on one URL, choosing per request by
+// its protocol version (the Mcp-Protocol-Version header, else a body's
+// _meta["io.modelcontextprotocol/protocolVersion"]): a 2026-07-28 request
+// is served statelessly (no Mcp-Session-Id; one sent is ignored; list
+// changes reach a client through subscriptions/listen), an older client
+// gets a session (initialize, Mcp-Session-Id, server-to-client requests,
+// the session caps). With HTTPOptions.Stateless every request is served
+// statelessly.
 func (s *Exporter) Handler(opts *HTTPOptions) http.Handler {
 	if opts == nil {
 		opts = &HTTPOptions{}
@@ -119,8 +132,20 @@ func (s *Exporter) Handler(opts *HTTPOptions) http.Handler {
 	case timeout < 0:
 		timeout = 0
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
-		Stateless:                  opts.Stateless,
+	get := func(*http.Request) *mcp.Server { return s.mcp }
+	sopts := &mcp.StreamableHTTPOptions{
+		Stateless:                  true,
+		JSONResponse:               opts.JSONResponse,
+		Logger:                     s.opts.Logger,
+		DisableLocalhostProtection: opts.DisableLocalhostProtection,
+		MaxRequestBodyBytes:        bodyLimit(opts.MaxRequestBodyBytes),
+	}
+	if opts.Stateless {
+		sopts.EventStore = opts.EventStore
+		return protect(allVersions(mcp.NewStreamableHTTPHandler(get, sopts)), opts)
+	}
+	stateless := allVersions(mcp.NewStreamableHTTPHandler(get, sopts))
+	stateful := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
 		JSONResponse:               opts.JSONResponse,
 		Logger:                     s.opts.Logger,
 		EventStore:                 opts.EventStore,
@@ -128,7 +153,7 @@ func (s *Exporter) Handler(opts *HTTPOptions) http.Handler {
 		DisableLocalhostProtection: opts.DisableLocalhostProtection,
 		MaxRequestBodyBytes:        bodyLimit(opts.MaxRequestBodyBytes),
 	})
-	return protect(s.limitSessions(h, opts), opts)
+	return protect(&eras{stateless: stateless, stateful: s.limitSessions(stateful, opts), maxBody: bodyLimit(opts.MaxRequestBodyBytes)}, opts)
 }
 
 // SSEHandler returns an http.Handler serving the legacy HTTP+SSE transport,

@@ -150,13 +150,14 @@ func NewExporter(reg *registry.Registry, exec *adapter.Executor, opts *ExportOpt
 		s.opts.Configure(mopts)
 	}
 	mopts.HasTools = true // an empty registry still has a (live) tool list
+	mopts.SetCacheable = s.cacheHints(mopts.SetCacheable)
 	if s.opts.Tasks != nil {
 		enableTasks(mopts)
 	}
 	s.up = newUpExport(s, mopts)
 	s.mcp = mcp.NewServer(impl, mopts)
 	s.up.start()
-	s.mcp.AddReceivingMiddleware(s.unknownTools)
+	s.mcp.AddReceivingMiddleware(s.unknownTools, discoverVersions(mopts.SupportedProtocolVersions))
 	if s.opts.Tasks != nil {
 		if err := registerTaskMethods(s.mcp); err != nil {
 			return nil, err

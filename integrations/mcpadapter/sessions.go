@@ -154,6 +154,9 @@ func (l *SessionLimiter) sweep(srv *mcp.Server) int {
 	live := make(map[sessionKey]bool, len(l.owner))
 	count := func(m *mcp.Server) {
 		for ss := range m.Sessions() {
+			if ephemeral(ss) {
+				continue // a 2026-07-28 request's, gone with its request
+			}
 			total++
 			live[sessionKey{m, ss.ID()}] = true
 		}
@@ -173,6 +176,17 @@ func (l *SessionLimiter) sweep(srv *mcp.Server) int {
 		}
 	}
 	return total
+}
+
+// ephemeral reports whether ss is the temporary session of one stateless
+// request of protocol 2026-07-28 or later: it is not a session a client
+// opened, and counts under no cap.
+func ephemeral(ss *mcp.ServerSession) bool {
+	if ss.ID() != "" {
+		return false
+	}
+	p := ss.InitializeParams()
+	return p != nil && p.ProtocolVersion >= protocolStateless
 }
 
 // opened records the owner of the session sid of srv (sid is empty when
