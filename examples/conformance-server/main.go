@@ -68,6 +68,7 @@ func main() {
 	}
 	defer ex.Close()
 	addResourcesAndPrompts(ex.MCPServer())
+	registerMRTR(reg, ex.MCPServer())
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -47,7 +47,7 @@ func (s *Exporter) askApproval(ctx context.Context, req *mcp.CallToolRequest, na
 	if herr != nil {
 		return nil
 	}
-	st := &approvalState{Tool: name, Args: hash, Ticket: e.Ticket, Ses: adapter.SessionFromContext(ctx), Exp: time.Now().Add(stateTTL).Unix()}
+	st := &questionState{Tool: name, Args: hash, Ticket: e.Ticket, Ses: adapter.SessionFromContext(ctx), Exp: time.Now().Add(stateTTL).Unix()}
 	if id := adapter.IdentityFromContext(ctx); id != nil {
 		st.Sub, st.Anon = id.Subject, id.Anonymous
 	}
@@ -87,44 +87,59 @@ func approvalQuestion(name string, args json.RawMessage) string {
 	return fmt.Sprintf("Allow the tool %q to run with these arguments?\n%s", name, a)
 }
 
-// applyApprovalAnswer reads the user's answer to an approval question out
-// of a retried call, decides the ticket with it and returns the context to
-// run the call in and the ticket to present.
+// applyAnswers reads the answers to a question put to the client out of a
+// retried call, before the executor sees it. The answer to an approval
+// question decides its ticket, which becomes areq.Ticket; the state of a
+// tool's own question (InputRequired) becomes the RequestState its
+// handler reads in areq.Native. It returns the context to run the call in.
 //
-// Only a requestState minted by askApproval can decide a ticket: an answer
-// without one is ignored (the call is asked anew), and a state that fails
-// its integrity check, has expired, was issued for another tool, other
-// arguments, another caller or another session, or names a ticket already
-// decided is refused with an invalid-params error, deciding nothing. A
-// valid state without an answer to its question is asked again.
-func (s *Exporter) applyApprovalAnswer(ctx context.Context, name string, req *mcp.CallToolRequest) (context.Context, string, error) {
+// Only a requestState minted here counts: answers without one are left to
+// the tool (an approval answer is ignored: the call is asked anew), and a
+// state that fails its integrity check, has expired, was issued for
+// another tool, other arguments, another caller or another session, or
+// names a ticket already decided is refused with an invalid-params error,
+// deciding nothing and reaching no handler. A valid approval state without
+// its answer is asked again.
+func (s *Exporter) applyAnswers(ctx context.Context, name string, req *mcp.CallToolRequest, areq *adapter.Request) (context.Context, error) {
 	if req.Params.RequestState == "" {
-		return ctx, "", nil
+		return ctx, nil
 	}
 	st, err := s.states.open(req.Params.RequestState, time.Now())
 	if err != nil {
-		return ctx, "", stateError(err.Error())
+		return ctx, stateError(err.Error())
 	}
 	if st.Tool != name {
-		return ctx, "", stateError("issued for another tool")
+		return ctx, stateError("issued for another tool")
 	}
 	if hash, err := adapter.CanonicalHash(req.Params.Arguments); err != nil || hash != st.Args {
-		return ctx, "", stateError("issued for other arguments")
+		return ctx, stateError("issued for other arguments")
 	}
 	ctx, err = bindCaller(ctx, req, st)
 	if err != nil {
-		return ctx, "", err
+		return ctx, err
 	}
+	if st.Ticket == "" {
+		areq.Native = withRequestState(areq.Native, st.In)
+		return ctx, nil
+	}
+	ticket, err := s.decide(ctx, name, req, st)
+	areq.Ticket = ticket
+	return ctx, err
+}
+
+// decide decides the ticket of a verified approval state with the user's
+// answer, and returns it ("" when unanswered).
+func (s *Exporter) decide(ctx context.Context, name string, req *mcp.CallToolRequest, st *questionState) (string, error) {
 	resp, ok := req.Params.InputResponses[approvalInputPrefix+st.Ticket]
 	if !ok {
-		return ctx, "", nil // not answered: asked again
+		return "", nil // not answered: asked again
 	}
 	er, ok := resp.(*mcp.ElicitResult)
 	if !ok || er == nil {
-		return ctx, "", answerError(fmt.Sprintf("the answer to %s is not an elicitation result", approvalInputPrefix+st.Ticket))
+		return "", answerError(fmt.Sprintf("the answer to %s is not an elicitation result", approvalInputPrefix+st.Ticket))
 	}
 	if s.opts.Approver == nil {
-		return ctx, "", answerError("this server takes no approval answers")
+		return "", answerError("this server takes no approval answers")
 	}
 	// The client's user decides, not an operator: the name says so.
 	approver := ClientApprover
@@ -132,6 +147,7 @@ func (s *Exporter) applyApprovalAnswer(ctx context.Context, name string, req *mc
 		approver += ":" + id.Subject
 	}
 	ticket := st.Ticket
+	var err error
 	if er.Action == "accept" && er.Content["approve"] == true {
 		err = s.opts.Approver.Approve(ctx, ticket, approver)
 	} else {
@@ -146,13 +162,13 @@ func (s *Exporter) applyApprovalAnswer(ctx context.Context, name string, req *mc
 	s.forgetAsked(ctx, req, ticket)
 	switch {
 	case err == nil:
-		return ctx, ticket, nil
+		return ticket, nil
 	case errors.Is(err, adapter.ErrTicketState), errors.Is(err, adapter.ErrTicketExpired), errors.Is(err, adapter.ErrTicketNotFound):
 		// A replayed answer, or one for a ticket decided or lapsed since.
-		return ctx, "", answerError(fmt.Sprintf("ticket %s is no longer pending: it was decided once, or has expired; call the tool again to be asked anew", ticket))
+		return "", answerError(fmt.Sprintf("ticket %s is no longer pending: it was decided once, or has expired; call the tool again to be asked anew", ticket))
 	default:
 		s.logger.Warn("mcpadapter: deciding approval ticket", "tool", name, "ticket", ticket, "err", err)
-		return ctx, "", &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal: the approval answer could not be recorded"}
+		return "", &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal: the approval answer could not be recorded"}
 	}
 }
 
@@ -178,7 +194,7 @@ func truncateReason(r string) string {
 // bound to that caller, matches. Nothing else carries over: an
 // authenticated caller cannot present an anonymous caller's state, nor an
 // anonymous one an authenticated caller's.
-func bindCaller(ctx context.Context, req *mcp.CallToolRequest, st *approvalState) (context.Context, error) {
+func bindCaller(ctx context.Context, req *mcp.CallToolRequest, st *questionState) (context.Context, error) {
 	cur := adapter.IdentityFromContext(ctx)
 	sub, anon := "", cur == nil || cur.Anonymous
 	if cur != nil {

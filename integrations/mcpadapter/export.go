@@ -33,15 +33,17 @@ func (s *Exporter) handler(name string) mcp.ToolHandler {
 		areq := &adapter.Request{Spec: spec, Tool: name, Args: req.Params.Arguments, Integration: Integration, Native: withoutCredentials(req), Timeout: s.opts.Timeout}
 		answered := false
 		if len(req.Params.InputResponses) > 0 || req.Params.RequestState != "" {
-			var ticket string
 			var err error
-			if ctx, ticket, err = s.applyApprovalAnswer(ctx, name, req); err != nil {
+			if ctx, err = s.applyAnswers(ctx, name, req, areq); err != nil {
 				return nil, err
 			}
-			areq.Ticket, answered = ticket, ticket != ""
+			answered = areq.Ticket != ""
 		}
 		res, err := s.exec.Do(ctx, areq)
 		if err != nil {
+			if ir := (*InputRequired)(nil); errors.As(err, &ir) {
+				return s.askInput(ctx, req, name, ir)
+			}
 			if !answered && adapter.KindOf(err) == adapter.KindApprovalPending {
 				if r := s.askApproval(ctx, req, name, areq.Args, err); r != nil {
 					return r, nil

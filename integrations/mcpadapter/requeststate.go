@@ -13,13 +13,14 @@ import (
 	"time"
 )
 
-// The requestState of an approval question (an input-required result, MCP
-// 2026-07-28) carries what the retry needs to be checked without any memory
-// of the question: on the stateless endpoint each request is its own
+// The requestState of a question put to the client (an input-required
+// result, MCP 2026-07-28: an approval question, or a tool's InputRequired)
+// carries what the retry needs to be checked without any memory of the
+// question: on the stateless endpoint each request is its own
 // session, and the retry may reach another replica. It is signed, not
 // encrypted: it holds nothing the client does not know already (its own
 // subject and session, the tool, the ticket it was shown, a hash of its
-// arguments, an expiry).
+// arguments, an expiry, the state its tool returned).
 //
 // Wire form: base64url(JSON) "." base64url(HMAC-SHA256(key, domain || JSON)).
 const (
@@ -33,12 +34,12 @@ const (
 	// stateDomain separates these MACs from any other use of the key.
 	stateDomain  = "agentadapter/requestState/v1\x00"
 	stateVersion = 1
-	// stateTTL bounds how long an approval question may be answered.
+	// stateTTL bounds how long a question may be answered.
 	stateTTL = askedTTL
 )
 
-// approvalState is what a requestState binds an approval question to.
-type approvalState struct {
+// questionState is what a requestState binds a question to.
+type questionState struct {
 	V int `json:"v"`
 	// Sub is the caller's subject; Anon says it proved none (see
 	// verifyCaller).
@@ -46,11 +47,14 @@ type approvalState struct {
 	Anon bool   `json:"anon,omitempty"`
 	// Ses is the export's session id of the caller when asked.
 	Ses string `json:"ses,omitempty"`
-	// Tool, Args (adapter.CanonicalHash of the arguments) and Ticket are
-	// the call held for approval.
-	Tool   string `json:"tool"`
-	Args   string `json:"args"`
-	Ticket string `json:"tkt"`
+	// Tool and Args (adapter.CanonicalHash of the arguments) are the call
+	// asked about.
+	Tool string `json:"tool"`
+	Args string `json:"args"`
+	// Ticket is the approval ticket asked about, or "" for a tool's own
+	// question (InputRequired), whose State is In.
+	Ticket string `json:"tkt,omitempty"`
+	In     string `json:"in,omitempty"`
 	// Exp is when the question lapses, in Unix seconds.
 	Exp int64 `json:"exp"`
 }
@@ -83,7 +87,7 @@ func (s *stateSealer) mac(payload []byte) []byte {
 
 // seal returns the requestState of st, or "" when it would exceed
 // maxRequestState (an overlong subject): that call is not asked.
-func (s *stateSealer) seal(st *approvalState) string {
+func (s *stateSealer) seal(st *questionState) string {
 	st.V = stateVersion
 	payload, err := json.Marshal(st)
 	if err != nil {
@@ -106,7 +110,7 @@ var (
 
 // open verifies a requestState and returns what it binds. It checks the
 // MAC before decoding anything, and the expiry against now.
-func (s *stateSealer) open(state string, now time.Time) (*approvalState, error) {
+func (s *stateSealer) open(state string, now time.Time) (*questionState, error) {
 	if len(state) > maxRequestState {
 		return nil, fmt.Errorf("%w: longer than %d bytes", errStateMalformed, maxRequestState)
 	}
@@ -124,10 +128,10 @@ func (s *stateSealer) open(state string, now time.Time) (*approvalState, error) 
 	if !hmac.Equal(mac, s.mac(payload)) {
 		return nil, errStateTampered
 	}
-	var st approvalState
+	var st questionState
 	dec := json.NewDecoder(bytes.NewReader(payload))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&st); err != nil || st.V != stateVersion || st.Ticket == "" || st.Tool == "" {
+	if err := dec.Decode(&st); err != nil || st.V != stateVersion || st.Tool == "" || (st.Ticket != "" && st.In != "") {
 		return nil, errStateMalformed
 	}
 	if !now.Before(time.Unix(st.Exp, 0)) {

@@ -13,7 +13,7 @@ func FuzzRequestState(f *testing.F) {
 		f.Fatal(err)
 	}
 	now := time.Unix(1_800_000_000, 0)
-	good := s.seal(&approvalState{Sub: "alice", Tool: "delete_file", Args: "h", Ticket: "tkt_1", Exp: now.Add(time.Minute).Unix()})
+	good := s.seal(&questionState{Sub: "alice", Tool: "delete_file", Args: "h", Ticket: "tkt_1", Exp: now.Add(time.Minute).Unix()})
 	f.Add(good)
 	f.Add(good + "-TAMPERED")
 	f.Add("")
