@@ -192,9 +192,14 @@ func (c *conn) dial(ctx context.Context) error {
 	old := c.sess
 	c.sess, c.down = s, nil
 	c.dials++
+	again := c.dials > 1
 	c.mu.Unlock()
 	if old != nil {
 		old.Close()
+	}
+	if again {
+		c.wg.Add(1)
+		go func() { defer c.wg.Done(); c.reconnected(s) }()
 	}
 	// Notice a session that dies between calls (a killed child process).
 	c.wg.Add(1)

@@ -320,7 +320,8 @@ func (x *upExport) selects(c *conn) bool {
 	return x.s.filter.Match(x.spec(c, opRead, "", ResourceSpecName))
 }
 
-// live returns the connected servers, by name.
+// live returns the connected servers, by name. A listing leaves out a
+// server that is down; a read reconnects it (see owner).
 func (x *upExport) live() []*conn {
 	var out []*conn
 	for _, c := range x.m.all() {
@@ -443,13 +444,21 @@ func (x *upExport) listTemplates(ctx context.Context, next mcp.MethodHandler, me
 // lists has the servers' lists read again, at most once a relistEvery
 // each (a resource may have appeared since).
 func (x *upExport) owner(ctx context.Context, uri string) *conn {
-	conns := x.live()
+	var conns []*conn
+	for _, c := range x.m.all() {
+		if !x.selects(c) {
+			continue
+		}
+		if c.session() == nil {
+			if _, err := c.ensure(ctx); err != nil {
+				continue
+			}
+		}
+		conns = append(conns, c)
+	}
 	for pass := 0; pass < 2; pass++ {
 		var byTemplate *conn
 		for _, c := range conns {
-			if !x.selects(c) {
-				continue
-			}
 			fresh := false
 			if pass == 1 {
 				x.mu.Lock()

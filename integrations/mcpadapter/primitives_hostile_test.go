@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -166,4 +168,64 @@ func TestUpstreamSubscriptionCap(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "run_limit_exceeded") || n > 300 {
 		t.Fatalf("after %d subscriptions: %v; want run_limit_exceeded near 256", n, err)
 	}
+}
+
+// TestUpstreamReconnect: when the upstream's session is lost, a read
+// reconnects it, and the subscriptions held are taken again on the new
+// session: resources/updated still reaches the client.
+func TestUpstreamReconnect(t *testing.T) {
+	ctx := context.Background()
+	up := primUpstream(t, "up", "hello")
+	var mu sync.Mutex
+	var sessions []*mcp.ServerSession
+	count := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(sessions)
+	}
+	srv := mcpadapter.Server{Name: "up", NewTransport: func() (mcp.Transport, error) {
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := up.Connect(ctx, st, nil)
+		if err != nil {
+			return nil, err
+		}
+		mu.Lock()
+		sessions = append(sessions, ss)
+		mu.Unlock()
+		return ct, nil
+	}}
+	f := primExport(t, []mcpadapter.Server{srv}, nil, nil)
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, ss := range sessions {
+			ss.Close()
+		}
+	})
+	if err := f.client.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://a"}); err != nil {
+		t.Fatal(err)
+	}
+	f.wait(t, "updated test://a", func() {
+		_ = up.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://a"})
+	})
+	mu.Lock()
+	sessions[0].Close()
+	mu.Unlock()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		rr, err := f.client.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://a"})
+		if err == nil && rr.Contents[0].Text == "hello" && count() > 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no read after the upstream's session was lost: %v (%d sessions)", err, count())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for len(f.events) > 0 {
+		<-f.events
+	}
+	f.wait(t, "updated test://a", func() {
+		_ = up.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://a"})
+	})
 }

@@ -25,8 +25,20 @@ type upstream struct {
 	prompts   []*mcp.Prompt // valid while promptsOK
 	resOK     bool
 	promptsOK bool
+	resAt     time.Time // when resources were listed
+	promptsAt time.Time
 	subs      map[string]int // URI → subscribers (across exports)
 	level     mcp.LoggingLevel
+}
+
+// listTTL is how long the lists of a server that announces no list
+// changes are kept.
+const listTTL = 5 * time.Second
+
+// fresh reports whether a list made at `at` is still good: always for a
+// server that announces changes (listChanged), listTTL otherwise.
+func fresh(at time.Time, listChanged bool) bool {
+	return listChanged || time.Since(at) < listTTL
 }
 
 // upstreamEvent is a notification of an upstream server that exports relay.
@@ -121,29 +133,20 @@ func (c *conn) caps() *mcp.ServerCapabilities {
 	return nil
 }
 
-func (c *conn) hasResources() bool {
-	caps := c.caps()
-	return caps != nil && caps.Resources != nil
-}
-
-func (c *conn) hasPrompts() bool {
-	caps := c.caps()
-	return caps != nil && caps.Prompts != nil
-}
-
 // upstreamResources returns the server's resources and templates, listing
-// them when they are not known (or fresh is set).
-func (c *conn) upstreamResources(ctx context.Context, fresh bool) ([]*mcp.Resource, []*mcp.ResourceTemplate, error) {
+// them when they are not known (or relist is set).
+func (c *conn) upstreamResources(ctx context.Context, relist bool) ([]*mcp.Resource, []*mcp.ResourceTemplate, error) {
+	caps := c.caps()
+	if caps == nil || caps.Resources == nil {
+		return nil, nil, nil
+	}
 	c.up.mu.Lock()
-	if c.up.resOK && !fresh {
+	if c.up.resOK && !relist && fresh(c.up.resAt, caps.Resources.ListChanged) {
 		r, t := c.up.resources, c.up.templates
 		c.up.mu.Unlock()
 		return r, t, nil
 	}
 	c.up.mu.Unlock()
-	if !c.hasResources() {
-		return nil, nil, nil
-	}
 	var res []*mcp.Resource
 	var tmpl []*mcp.ResourceTemplate
 	err := c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
@@ -171,7 +174,7 @@ func (c *conn) upstreamResources(ctx context.Context, fresh bool) ([]*mcp.Resour
 		return nil, nil, err
 	}
 	c.up.mu.Lock()
-	c.up.resources, c.up.templates, c.up.resOK = res, tmpl, true
+	c.up.resources, c.up.templates, c.up.resOK, c.up.resAt = res, tmpl, true, time.Now()
 	c.up.mu.Unlock()
 	return res, tmpl, nil
 }
@@ -179,16 +182,17 @@ func (c *conn) upstreamResources(ctx context.Context, fresh bool) ([]*mcp.Resour
 // upstreamPrompts returns the server's prompts, listing them when they are
 // not known.
 func (c *conn) upstreamPrompts(ctx context.Context) ([]*mcp.Prompt, error) {
+	caps := c.caps()
+	if caps == nil || caps.Prompts == nil {
+		return nil, nil
+	}
 	c.up.mu.Lock()
-	if c.up.promptsOK {
+	if c.up.promptsOK && fresh(c.up.promptsAt, caps.Prompts.ListChanged) {
 		p := c.up.prompts
 		c.up.mu.Unlock()
 		return p, nil
 	}
 	c.up.mu.Unlock()
-	if !c.hasPrompts() {
-		return nil, nil
-	}
 	var out []*mcp.Prompt
 	err := c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
 		var err error
@@ -205,7 +209,7 @@ func (c *conn) upstreamPrompts(ctx context.Context) ([]*mcp.Prompt, error) {
 		return nil, err
 	}
 	c.up.mu.Lock()
-	c.up.prompts, c.up.promptsOK = out, true
+	c.up.prompts, c.up.promptsOK, c.up.promptsAt = out, true, time.Now()
 	c.up.mu.Unlock()
 	return out, nil
 }
@@ -290,13 +294,7 @@ func (c *conn) subscribe(ctx context.Context, uri string) error {
 		return nil
 	}
 	err := c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
-		if r := s.InitializeResult(); r != nil && r.ProtocolVersion >= "2026-07-28" {
-			// The go-sdk holds a subscriptions/listen stream open until
-			// Unsubscribe: it does not return before.
-			go func() { _ = s.Subscribe(c.bg, &mcp.SubscribeParams{URI: uri}) }()
-			return nil
-		}
-		return s.Subscribe(ctx, &mcp.SubscribeParams{URI: uri})
+		return c.subscribeOn(ctx, s, uri)
 	})
 	if err != nil {
 		c.up.mu.Lock()
@@ -307,6 +305,43 @@ func (c *conn) subscribe(ctx context.Context, uri string) error {
 		c.up.mu.Unlock()
 	}
 	return err
+}
+
+// subscribeOn subscribes s to uri.
+func (c *conn) subscribeOn(ctx context.Context, s *mcp.ClientSession, uri string) error {
+	if r := s.InitializeResult(); r != nil && r.ProtocolVersion >= "2026-07-28" {
+		// The go-sdk holds a subscriptions/listen stream open until
+		// Unsubscribe: it does not return before.
+		go func() { _ = s.Subscribe(c.bg, &mcp.SubscribeParams{URI: uri}) }()
+		return nil
+	}
+	return s.Subscribe(ctx, &mcp.SubscribeParams{URI: uri})
+}
+
+// reconnected follows a new session that replaced a lost one: the lists
+// may have changed meanwhile, and the subscriptions and the log level
+// were the old session's.
+func (c *conn) reconnected(s *mcp.ClientSession) {
+	c.up.mu.Lock()
+	c.up.resOK, c.up.promptsOK = false, false
+	uris := make([]string, 0, len(c.up.subs))
+	for uri := range c.up.subs {
+		uris = append(uris, uri)
+	}
+	level := c.up.level
+	c.up.mu.Unlock()
+	ctx, cancel := context.WithTimeout(c.bg, c.m.callTimeout(&c.cfg))
+	defer cancel()
+	for _, uri := range uris {
+		if err := c.subscribeOn(ctx, s, uri); err != nil {
+			c.m.logger.Warn("mcpadapter: subscribing again after a reconnection failed", "server", c.cfg.Name, "uri", uri, "error", err)
+		}
+	}
+	if level != "" {
+		_ = s.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level})
+	}
+	c.m.relay.emit(upstreamEvent{conn: c, kind: eventResources})
+	c.m.relay.emit(upstreamEvent{conn: c, kind: eventPrompts})
 }
 
 // unsubscribe drops one subscription to uri, unsubscribing upstream with
