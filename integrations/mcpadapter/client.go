@@ -47,6 +47,7 @@ type conn struct {
 	progress  sync.Map // progress token → context.Context of the call
 
 	frameTooLarge atomic.Bool // the stdio child wrote a frame past the size limit
+	paramHeaders  sync.Map    // *imported → []paramBinding, see paramheaders.go
 	tasks         taskTable   // the server's task-only tools, see task_import.go
 
 	retiredMu sync.Mutex
@@ -153,6 +154,7 @@ func (c *conn) transport() (mcp.Transport, error) {
 			base = http.DefaultTransport
 		}
 		cp.Transport = &boundTransport{base: base, limit: limit}
+		cp.Transport = &paramHeaderTransport{base: cp.Transport, c: c}
 		hc = &cp
 		maxEvent := -1 // the go-sdk's own cap must not cut before ours
 		if limit > 0 {
