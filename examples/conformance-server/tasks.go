@@ -28,7 +28,15 @@ var taskSupport = map[string]mcpadapter.TaskSupport{
 // scenarios poll every 200 ms.
 func taskOptions() *mcpadapter.TaskOptions {
 	return &mcpadapter.TaskOptions{
-		Support: func(spec *adapter.Spec, _ *mcp.CallToolRequest) mcpadapter.TaskSupport {
+		Support: func(spec *adapter.Spec, req *mcp.CallToolRequest) mcpadapter.TaskSupport {
+			if spec.Name == "test_tool_with_task" {
+				// It gathers its input synchronously (an input-required
+				// result), then runs as a task.
+				if len(req.Params.InputResponses) == 0 {
+					return mcpadapter.TaskForbidden
+				}
+				return mcpadapter.TaskRequired
+			}
 			return taskSupport[spec.Name]
 		},
 		TTL:          5 * time.Minute,
@@ -57,6 +65,7 @@ func taskTools() []*adapter.Spec {
 			}, nil),
 		adapter.MustTool("confirm_delete", "Asks the user to confirm, then deletes.", confirmDelete, &adapter.ToolOptions{Output: adapter.OutputText}),
 		adapter.MustRawTool("multi_input", "Asks two questions at once.", noArgs(), multiInput, nil),
+		adapter.MustRawTool("test_tool_with_task", "Asks the user's name, then greets them from a task.", noArgs(), toolWithTask, nil),
 	}
 }
 
@@ -110,4 +119,18 @@ func multiInput(ctx context.Context, _ json.RawMessage) (*adapter.Result, error)
 		return nil, err
 	}
 	return adapter.TextResult(fmt.Sprintf("%d answers", len(answers))), nil
+}
+
+// toolWithTask asks for the user's name by an input-required result, then
+// (called again with the answer, as a task) greets them.
+func toolWithTask(ctx context.Context, _ json.RawMessage) (*adapter.Result, error) {
+	answers, _ := retried(ctx)
+	name, _ := accepted(answers, "user_name")["name"].(string)
+	if name == "" {
+		return nil, &mcpadapter.InputRequired{Requests: mcp.InputRequestMap{"user_name": askString("What is your name?", "name")}}
+	}
+	if err := sleep(ctx, 300*time.Millisecond); err != nil {
+		return nil, err
+	}
+	return adapter.TextResult("Hello, " + name + "!"), nil
 }
