@@ -269,15 +269,15 @@ type ServerPolicy struct {
 	// operator's review, new or changed: honoured only in the gateway's
 	// own file, never from a file it includes.
 	Trust string `json:"trust,omitempty"`
-	// Prefix names the server's tools <server>_<tool>, so that two servers'
-	// tools of one name do not collide.
+	// Prefix names the server's tools (and prompts) <server>_<tool>, so
+	// that two servers' tools of one name do not collide.
 	Prefix bool `json:"prefix,omitempty"`
-	// Allow, if set, serves only the tools of these remote names (default:
-	// all).
+	// Allow, if set, serves only the tools and prompts of these remote
+	// names (default: all).
 	Allow []string `json:"allow,omitempty"`
-	// Deny never serves the tools of these remote names.
+	// Deny never serves the tools or prompts of these remote names.
 	Deny []string `json:"deny,omitempty"`
-	// Rename maps remote tool names to the names clients see.
+	// Rename maps remote tool and prompt names to the names clients see.
 	Rename map[string]string `json:"rename,omitempty"`
 	// Tools override what the server says of its tools, by remote name.
 	Tools map[string]*ToolOverride `json:"tools,omitempty"`
@@ -443,10 +443,12 @@ type Sessions struct {
 
 // Virtual is one more endpoint with its own tool selection and policy.
 type Virtual struct {
-	// Tools are glob patterns on tool names; empty means every tool of
-	// Servers (or every tool).
+	// Tools are glob patterns on the names of tools and prompts; empty
+	// means every tool and prompt of Servers (or every one). Resources are
+	// selected by Servers alone.
 	Tools []string `json:"tools,omitempty"`
-	// Servers restricts the selection to these servers' tools.
+	// Servers restricts the selection to these servers' tools, prompts and
+	// resources.
 	Servers []string `json:"servers,omitempty"`
 	// Policy, if set, replaces the top-level policy for this endpoint.
 	Policy *Policy `json:"policy,omitempty"`
