@@ -47,6 +47,8 @@ type Store struct {
 	Cache   adapter.Cache
 	Pins    mcpadapter.PinStore
 	Tokens  mcpadapter.TokenStore
+	// Secret is the store's Secret (see TestSecret).
+	Secret func(ctx context.Context, name string, size int) ([]byte, error)
 	// LedgerStats returns the ledger's counters.
 	LedgerStats func() sqlledger.Stats
 	// Sweep runs the store's retention sweep once.

@@ -78,7 +78,7 @@ var kit = &storetest.Kit{
 			return nil, err
 		}
 		return &storetest.Store{
-			Ledger: s.Ledger(), Tickets: s.Tickets(), Cache: s.Cache(), Pins: s.Pins(), Tokens: s.Tokens(),
+			Ledger: s.Ledger(), Tickets: s.Tickets(), Cache: s.Cache(), Pins: s.Pins(), Tokens: s.Tokens(), Secret: s.Secret,
 			LedgerStats: func() sqlledger.Stats { return sqlledger.Stats(s.Ledger().Stats()) },
 			Sweep:       s.Sweep,
 			Exec: func(ctx context.Context, stmt string, args ...any) error {

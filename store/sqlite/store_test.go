@@ -24,7 +24,7 @@ var kit = &storetest.Kit{
 			return nil, err
 		}
 		return &storetest.Store{
-			Ledger: s.Ledger(), Tickets: s.Tickets(), Cache: s.Cache(), Pins: s.Pins(), Tokens: s.Tokens(),
+			Ledger: s.Ledger(), Tickets: s.Tickets(), Cache: s.Cache(), Pins: s.Pins(), Tokens: s.Tokens(), Secret: s.Secret,
 			LedgerStats: func() sqlledger.Stats { return sqlledger.Stats(s.Ledger().Stats()) },
 			Sweep:       s.Sweep,
 			Exec: func(ctx context.Context, stmt string, args ...any) error {
@@ -61,6 +61,8 @@ func TestLedgerInvalidUTF8(t *testing.T) { storetest.TestLedgerInvalidUTF8(t, ki
 func TestRetention(t *testing.T) { storetest.TestRetention(t, kit) }
 
 func TestTicketCounts(t *testing.T) { storetest.TestTicketCounts(t, kit) }
+
+func TestSecret(t *testing.T) { storetest.TestSecret(t, kit) }
 
 // TestReplicaProcesses: the waiter in another process polls every 20 ms.
 func TestReplicaProcesses(t *testing.T) { storetest.TestReplicaProcesses(t, kit) }
