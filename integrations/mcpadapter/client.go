@@ -44,7 +44,7 @@ type conn struct {
 	bg        context.Context // cancelled when the conn closes
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
-	progress  sync.Map // progress token → context.Context of the call
+	progress  sync.Map // progress token → *progressSink of the call
 
 	frameTooLarge atomic.Bool // the stdio child wrote a frame past the size limit
 	paramHeaders  sync.Map    // *imported → []paramBinding, see paramheaders.go

@@ -69,11 +69,16 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 		}
 		markTask(ctx, params)
 	}
+	var progress *progressSink // nil when nobody listens
 	if adapter.WantsProgress(ctx) {
 		token := "aa-" + strconv.FormatUint(progressSeq.Add(1), 36)
 		params.SetProgressToken(token)
-		c.progress.Store(token, ctx)
-		defer c.retire(token)
+		progress = newProgressSink(ctx)
+		c.progress.Store(token, progress)
+		defer func() {
+			c.progress.Delete(token)
+			progress.close()
+		}()
 	}
 
 	// A lost call is sent again only when the tool's (trusted) annotations
@@ -91,6 +96,7 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 			if t, ok := taskOf(res); ok {
 				return c.awaitTask(ctx, s, imp, t)
 			}
+			progress.settle(ctx) // the reports sent before the result, which it may have overtaken
 			return c.result(imp, res)
 		}
 		if w.tooLarge.Load() || c.frameTooLarge.Swap(false) {
@@ -348,8 +354,8 @@ func hexString(b []byte) string {
 	return string(out)
 }
 
-// onProgress relays a server's progress notification to the listener on the
-// ctx of the call that asked for it.
+// onProgress relays a server's progress notification to the listener of
+// the call that asked for it, while that call runs.
 func (c *conn) onProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 	if req == nil || req.Params == nil {
 		return
@@ -362,5 +368,5 @@ func (c *conn) onProgress(_ context.Context, req *mcp.ProgressNotificationClient
 	if !ok {
 		return
 	}
-	adapter.ReportProgress(v.(context.Context), adapter.Progress{Progress: req.Params.Progress, Total: req.Params.Total, Message: req.Params.Message})
+	v.(*progressSink).report(adapter.Progress{Progress: req.Params.Progress, Total: req.Params.Total, Message: req.Params.Message})
 }
