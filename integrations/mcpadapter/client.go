@@ -50,10 +50,6 @@ type conn struct {
 	paramHeaders  sync.Map    // *imported → []paramBinding, see paramheaders.go
 	tasks         taskTable   // the server's task-only tools, see task_import.go
 
-	retiredMu sync.Mutex
-	retired   []string // ring of finished calls' tokens, see retire
-	retiredAt int
-
 	oauth        *oauthHandler // nil without Server.OAuth
 	samplingSpec *adapter.Spec // see govern.go
 	elicitSpec   *adapter.Spec

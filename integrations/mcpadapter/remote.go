@@ -22,25 +22,6 @@ import (
 
 var progressSeq atomic.Uint64
 
-// retiredTokens is how many finished calls keep their progress listener:
-// go-sdk dispatches notifications concurrently with the response, so the
-// last reports of a call may land just after CallTool returns.
-const retiredTokens = 64
-
-// retire schedules the removal of a finished call's progress token: it is
-// dropped once retiredTokens more calls have finished.
-func (c *conn) retire(token string) {
-	c.retiredMu.Lock()
-	defer c.retiredMu.Unlock()
-	if len(c.retired) < retiredTokens {
-		c.retired = append(c.retired, token)
-		return
-	}
-	c.progress.Delete(c.retired[c.retiredAt])
-	c.retired[c.retiredAt] = token
-	c.retiredAt = (c.retiredAt + 1) % retiredTokens
-}
-
 // call forwards one call to the server under a deadline, maps the outcome
 // to a result or an *adapter.Error, and retries once on a lost connection
 // when the tool is read-only or idempotent.
