@@ -50,6 +50,31 @@ func TestServePrimitives(t *testing.T) {
 }`, ev, path, testServer))
 	env := []string{"STATE=" + dir + "/state"}
 	s := startServe(t, dir, env, "--config", "gateway.json")
+	reads := 0
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) { reads += servePrimitives(t, s, version) })
+	}
+
+	counts := map[string]int{}
+	for _, rec := range ledgerRecords(t, dir, env) {
+		tool, _ := rec["tool"].(string)
+		counts[tool+" "+fmt.Sprint(rec["outcome"])]++
+	}
+	wantCounts := map[string]int{
+		"resources/read ok": reads, "resources/read not_found": 2,
+		"prompts/get ok": 2, "prompts/get not_found": 4,
+		"completion/complete ok": 4,
+	}
+	for k, n := range wantCounts {
+		if counts[k] != n {
+			t.Errorf("ledger has %d records %q, want %d (all: %v)", counts[k], k, n, counts)
+		}
+	}
+}
+
+// servePrimitives runs the client side of TestServePrimitives at one
+// protocol version and returns the reads that succeeded.
+func servePrimitives(t *testing.T, s *served, version string) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
@@ -60,7 +85,7 @@ func TestServePrimitives(t *testing.T) {
 		default:
 		}
 	}
-	cs := connect(t, s.base+"/mcp", &mcp.ClientOptions{
+	cs := connectAt(t, s.base+"/mcp", version, &mcp.ClientOptions{
 		ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) { note("updated " + r.Params.URI) },
 		LoggingMessageHandler:  func(_ context.Context, r *mcp.LoggingMessageRequest) { note("log " + r.Params.Logger) },
 	})
@@ -82,7 +107,9 @@ func TestServePrimitives(t *testing.T) {
 		t.Fatalf("resources/list through serve has no static document: %d resources", len(lr.Resources))
 	}
 	lt, err := cs.ListResourceTemplates(ctx, nil)
-	if err != nil || !slices.ContainsFunc(lt.ResourceTemplates, func(t *mcp.ResourceTemplate) bool { return t.URITemplate == "demo://resource/dynamic/text/{resourceId}" }) {
+	if err != nil || !slices.ContainsFunc(lt.ResourceTemplates, func(t *mcp.ResourceTemplate) bool {
+		return t.URITemplate == "demo://resource/dynamic/text/{resourceId}"
+	}) {
 		t.Fatalf("resources/templates/list through serve: %+v %v", lt, err)
 	}
 	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: static})
@@ -144,17 +171,24 @@ func TestServePrimitives(t *testing.T) {
 	}
 
 	// Subscriptions and log messages: server-everything sends both every 5 s
-	// once toggled on.
+	// once toggled on (a second toggle turns them off). 2026-07-28 has
+	// no logging/setLevel and no session to send log messages to between
+	// requests: only the subscription there.
 	sub := "demo://resource/dynamic/text/1"
 	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: sub}); err != nil {
 		t.Fatal(err)
 	}
-	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
-		t.Fatal(err)
+	want := map[string]bool{"updated " + sub: true}
+	if version < "2026-07-28" {
+		if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
+			t.Fatal(err)
+		}
+		callTool(t, cs, "everything_toggle-simulated-logging", map[string]any{})
+		want["log everything"] = true
 	}
-	callTool(t, cs, "everything_toggle-subscriber-updates", map[string]any{})
-	callTool(t, cs, "everything_toggle-simulated-logging", map[string]any{})
-	want := map[string]bool{"updated " + sub: true, "log everything": true}
+	if version == "2025-11-25" { // the first run; the updates go on after it
+		callTool(t, cs, "everything_toggle-subscriber-updates", map[string]any{})
+	}
 	for deadline := time.After(20 * time.Second); len(want) > 0; {
 		select {
 		case e := <-events:
@@ -166,7 +200,7 @@ func TestServePrimitives(t *testing.T) {
 
 	// Another virtual server sees nothing of a server it does not include;
 	// one selecting tools by name sees the prompts of that name alone.
-	notes := connect(t, s.base+"/mcp/notesonly", nil)
+	notes := connectAt(t, s.base+"/mcp/notesonly", version, nil)
 	if lr, err := notes.ListResources(ctx, nil); err != nil || slices.ContainsFunc(lr.Resources, func(r *mcp.Resource) bool { return strings.HasPrefix(r.URI, "demo://") }) {
 		t.Fatalf("/mcp/notesonly lists everything's resources: %v", err)
 	}
@@ -179,7 +213,7 @@ func TestServePrimitives(t *testing.T) {
 	if _, err := notes.GetPrompt(ctx, &mcp.GetPromptParams{Name: "weather", Arguments: map[string]string{"city": "Paris"}}); rpcErrKind(err) != "not_found" {
 		t.Fatalf("/mcp/notesonly got the prompt weather: %v; want not_found", err)
 	}
-	w := connect(t, s.base+"/mcp/weatheronly", nil)
+	w := connectAt(t, s.base+"/mcp/weatheronly", version, nil)
 	if lp, err := w.ListPrompts(ctx, nil); err != nil || len(lp.Prompts) != 1 || lp.Prompts[0].Name != "weather" {
 		t.Fatalf("/mcp/weatheronly prompts: %+v %v; want weather alone", lp, err)
 	}
@@ -187,20 +221,22 @@ func TestServePrimitives(t *testing.T) {
 		t.Fatalf("/mcp/weatheronly selects every server's resources (tools patterns select tools and prompts): %v", err)
 	}
 	reads++
+	return reads
+}
 
-	counts := map[string]int{}
-	for _, rec := range ledgerRecords(t, dir, env) {
-		tool, _ := rec["tool"].(string)
-		counts[tool+" "+fmt.Sprint(rec["outcome"])]++
+// connectAt opens a go-sdk client session at a protocol version.
+func connectAt(t *testing.T, url, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v1"}, opts)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatalf("connecting to %s at %s: %v", url, version, err)
 	}
-	wantCounts := map[string]int{
-		"resources/read ok": reads, "resources/read not_found": 1,
-		"prompts/get ok": 1, "prompts/get not_found": 2,
-		"completion/complete ok": 2,
+	t.Cleanup(func() { cs.Close() })
+	if got := cs.InitializeResult().ProtocolVersion; got != version {
+		t.Fatalf("%s negotiated %s, want %s", url, got, version)
 	}
-	for k, n := range wantCounts {
-		if counts[k] != n {
-			t.Errorf("ledger has %d records %q, want %d (all: %v)", counts[k], k, n, counts)
-		}
-	}
+	return cs
 }

@@ -42,6 +42,7 @@ func primUpstream(t *testing.T, name, body string) *mcp.Server {
 }
 
 type primFixture struct {
+	exp    *mcpadapter.Exporter
 	exec   *adapter.Executor
 	ledger *adapter.MemoryLedger
 	client *mcp.ClientSession
@@ -82,7 +83,7 @@ func primExportWith(t *testing.T, srvs []mcpadapter.Server, mopts *mcpadapter.Ma
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { exp.Close() })
-	f := &primFixture{exec: exec, ledger: led, events: make(chan string, 100)}
+	f := &primFixture{exp: exp, exec: exec, ledger: led, events: make(chan string, 100)}
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := exp.MCPServer().Connect(ctx, st, nil)
 	if err != nil {
