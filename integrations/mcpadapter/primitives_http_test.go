@@ -27,7 +27,9 @@ func TestUpstreamBothErasHTTP(t *testing.T) {
 				}
 			}
 			c := mcp.NewClient(&mcp.Implementation{Name: "http-client", Version: "v1"}, &mcp.ClientOptions{
-				ResourceUpdatedHandler:     func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) { note("http updated " + r.Params.URI) },
+				ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+					note("http updated " + r.Params.URI)
+				},
 				ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { note("http resources changed") },
 			})
 			cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: srv.URL, HTTPClient: bearerClient("alice"), MaxRetries: -1},
