@@ -118,6 +118,9 @@ func (g *Gateway) newEndpoint(name string, def endpointDef) (*endpoint, error) {
 		// Resources, templates, prompts and completions of the servers,
 		// selected and governed like their tools (see primitives.go).
 		Upstreams: &mcpadapter.Upstreams{Manager: g.mgr, Rename: g.promptName},
+
+		// One key for every endpoint, the store's (see Gateway.stateKey).
+		RequestStateKey: g.stateKey,
 	})
 	if err != nil {
 		ep.exec.Close()

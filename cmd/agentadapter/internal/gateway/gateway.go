@@ -7,6 +7,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"reflect"
@@ -84,7 +85,17 @@ type Gateway struct {
 
 	launches    launches    // stdio launches waiting for review
 	acceptStart atomic.Bool // Start is connecting with Options.AcceptLaunches
+
+	// stateKey signs the requestState of every endpoint's questions to
+	// MCP clients (ExportOptions.RequestStateKey).
+	stateKey []byte
 }
+
+// The store's secret that signs the requestStates of MCP questions.
+const (
+	requestStateSecret  = "mcp-request-state"
+	requestStateKeySize = 32
+)
 
 // New builds a gateway for cfg; Start connects it.
 func New(cfg *config.Config, opts Options) (*Gateway, error) {
@@ -98,6 +109,15 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 	g.Metrics = newMetrics(g)
 	g.ledger = &meteredLedger{next: opts.Store.Ledger(), m: g.Metrics}
 	g.appr = &adapter.Deferred{Store: opts.Store.Tickets()}
+	// One key for every endpoint, kept in the store: a 2026-07-28 client
+	// answers an approval question in a request of its own, which may
+	// reach another endpoint after a reload, another replica or this
+	// gateway restarted.
+	key, err := opts.Store.Secret(context.Background(), requestStateSecret, requestStateKeySize)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: the request state key: %w", err)
+	}
+	g.stateKey = key
 	g.stand = &adapter.Standing{Port: g.appr, Allowed: g.standingAllowed}
 	g.mgr = mcpadapter.NewManager(g.up, &mcpadapter.ManagerOptions{
 		Client:    &mcp.Implementation{Name: "agentadapter", Version: opts.Version},

@@ -5,6 +5,7 @@ package state
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -47,6 +48,9 @@ type Store interface {
 	// accepts one).
 	Quarantines(ctx context.Context) ([]Quarantine, error)
 	SetQuarantines(ctx context.Context, q []Quarantine) error
+	// Secret returns the secret called name, size random bytes made once
+	// and the same for every process on the store.
+	Secret(ctx context.Context, name string, size int) ([]byte, error)
 	Close() error
 }
 
@@ -82,7 +86,7 @@ func Open(ctx context.Context, spec string) (Store, error) {
 			return nil, fmt.Errorf("opening %s: %w", rest, err)
 		}
 		return &durable{tickets: db.Tickets(), ledger: db.Ledger(), cache: db.Cache(), pins: db.Pins(), close: db.Close,
-			quarantine: rest + ".quarantine.json"}, nil
+			secret: db.Secret, quarantine: rest + ".quarantine.json"}, nil
 	case "postgres", "postgresql":
 		db, err := pgstore.Open(ctx, spec, nil)
 		if err != nil {
@@ -97,7 +101,7 @@ func Open(ctx context.Context, spec string) (Store, error) {
 			return nil, err
 		}
 		return &durable{tickets: db.Tickets(), ledger: db.Ledger(), cache: db.Cache(), pins: db.Pins(), close: db.Close,
-			quarantine: filepath.Join(dir, hex.EncodeToString(sum[:8])+".json")}, nil
+			secret: db.Secret, quarantine: filepath.Join(dir, hex.EncodeToString(sum[:8])+".json")}, nil
 	}
 	return nil, fmt.Errorf("store %q: use sqlite:PATH, postgres://... or memory:", spec)
 }
@@ -109,6 +113,7 @@ type Memory struct {
 	pins    *mcpadapter.MemoryPinStore
 	mu      sync.Mutex
 	quar    []Quarantine
+	secrets map[string][]byte
 }
 
 // NewMemory returns an empty in-memory store.
@@ -137,6 +142,30 @@ func (m *Memory) SetQuarantines(_ context.Context, q []Quarantine) error {
 }
 func (m *Memory) Close() error { return nil }
 
+// Secret implements Store: made on first use, for this process only.
+func (m *Memory) Secret(_ context.Context, name string, size int) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if v, ok := m.secrets[name]; ok {
+		if len(v) != size {
+			return nil, fmt.Errorf("secret %q has %d bytes, want %d", name, len(v), size)
+		}
+		return v, nil
+	}
+	if size <= 0 {
+		return nil, fmt.Errorf("secret %q of size %d", name, size)
+	}
+	v := make([]byte, size)
+	if _, err := rand.Read(v); err != nil {
+		return nil, err
+	}
+	if m.secrets == nil {
+		m.secrets = map[string][]byte{}
+	}
+	m.secrets[name] = v
+	return v, nil
+}
+
 func (m *Memory) Head(ctx context.Context) (adapter.ChainHead, error) {
 	return m.ledger.Head(ctx)
 }
@@ -160,6 +189,7 @@ type durable struct {
 	cache      adapter.Cache
 	pins       mcpadapter.PinStore
 	close      func() error
+	secret     func(ctx context.Context, name string, size int) ([]byte, error)
 	quarantine string
 }
 
@@ -206,6 +236,9 @@ func (s *durable) SetQuarantines(_ context.Context, q []Quarantine) error {
 	return os.Rename(tmp.Name(), s.quarantine)
 }
 func (s *durable) Close() error { return s.close() }
+func (s *durable) Secret(ctx context.Context, name string, size int) ([]byte, error) {
+	return s.secret(ctx, name, size)
+}
 
 func (s *durable) Head(ctx context.Context) (adapter.ChainHead, error) {
 	return s.ledger.Head(ctx)
