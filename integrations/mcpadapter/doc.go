@@ -197,15 +197,27 @@
 // client that declares elicitation is asked:
 //   - protocol 2024-11-05 to 2025-11-25 (stdio, stateful HTTP):
 //     elicitation/create, during the call;
-//   - protocol 2026-07-28 (go-sdk's in-memory default): an input_required
-//     result (InputRequests); the client retries with InputResponses;
+//   - protocol 2026-07-28 (the stateless HTTP endpoint, go-sdk's in-memory
+//     default): an input_required result (InputRequests and a
+//     requestState); the client retries with InputResponses and the state;
 //   - stateless HTTP before 2026-07-28, or clients without form elicitation:
 //     the ticket result.
 //
 // The client's user decides then, not an operator: accepting approves the
 // ticket in the name "client:" and the caller's subject (ClientApprover).
-// Questions belong to the session they were put to: an
-// answer from another session is ignored, a session has at most 32 open
-// questions (past them its calls answer with their ticket), and a question
-// expires with its call's deadline (else after 10 minutes) or its session.
+// Only the requestState minted with the question decides its ticket. It
+// is signed (HMAC-SHA256, ExportOptions.RequestStateKey) and binds the
+// question to the caller's subject, its session where the session outlives
+// a request, the tool, the arguments' canonical hash, the ticket and an
+// expiry (10 minutes); an answer without it is ignored, and a tampered,
+// expired or foreign state, or an answer for a ticket decided already,
+// is refused with invalid params (-32602), deciding nothing. An anonymous
+// caller on the stateless endpoint is a new session at each request: the
+// state itself is its binding, and the retry continues as the caller it
+// was minted for. A session has at most 32 unanswered questions (past them
+// its calls answer with their ticket).
+//
+// A tool of its own can ask the client (elicitation, sampling, roots) by
+// returning an [*InputRequired]; its State travels in the same signed
+// requestState.
 package mcpadapter
