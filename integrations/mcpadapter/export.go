@@ -133,30 +133,24 @@ func callContext(ctx context.Context, req *mcp.CallToolRequest) context.Context 
 	return ctx
 }
 
-// credentialHeaders are the inbound headers no tool, hook or upstream call
-// gets to see: the identity they prove is in adapter.Call.Identity.
-var credentialHeaders = []string{"Authorization", "Proxy-Authorization", "Cookie"}
-
 // withoutCredentials returns req, or a copy of it whose HTTP header lacks
-// the credential headers, so that nothing downstream can forward them.
+// the credential headers and the others no tool, hook or upstream call
+// gets to see (see hiddenHeader), so that nothing downstream can forward
+// them.
 func withoutCredentials(req *mcp.CallToolRequest) *mcp.CallToolRequest {
 	if req.Extra == nil || req.Extra.Header == nil {
 		return req
 	}
 	found := false
-	for _, h := range credentialHeaders {
-		if _, ok := req.Extra.Header[h]; ok {
-			found = true
-		}
+	for h := range req.Extra.Header {
+		found = found || hiddenHeader(h)
 	}
 	if !found {
 		return req
 	}
 	extra := *req.Extra
 	extra.Header = req.Extra.Header.Clone()
-	for _, h := range credentialHeaders {
-		extra.Header.Del(h)
-	}
+	maps.DeleteFunc(extra.Header, func(h string, _ []string) bool { return hiddenHeader(h) })
 	c := *req
 	c.Extra = &extra
 	return &c
