@@ -90,13 +90,29 @@ var (
 	bearerRE = regexp.MustCompile(`(?i)\b(bearer|basic)(\s+)[A-Za-z0-9._~+/=-]{8,}`)
 	// urlRE finds URLs inside a longer string.
 	urlRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]+`)
+	// paramHeaderRE finds the value of an Mcp-Param-* header in free text:
+	// "Mcp-Param-Region: x", "Mcp-Param-Region=x", and go-sdk's mismatch
+	// error "Mcp-Param-Region header value 'x'".
+	paramHeaderRE = regexp.MustCompile("(?i)(mcp-param-[!#$%&'*+.^_`|~0-9a-z-]+)(\"?\\s*[:=]\\s*\"?|\\s+header value ')((?:=\\?base64\\?[A-Za-z0-9+/=]*\\?=)|[^\\s'\",;]+)")
 )
+
+// MaskParamHeaders masks the values of Mcp-Param-* headers quoted in s.
+// Those headers mirror tool arguments (a tenant, an account, a region;
+// SEP-2243 x-mcp-header) for the HTTP layer; the logs and the ledger keep
+// their names only.
+func MaskParamHeaders(s string) string {
+	if !strings.Contains(strings.ToLower(s), "mcp-param-") {
+		return s
+	}
+	return paramHeaderRE.ReplaceAllString(s, "${1}${2}"+mask)
+}
 
 // MaskText masks the secrets a string's structure shows, wherever they
 // sit in it (a log line, an error): the user information and secret
 // query parameters of URLs, DSN password pairs, a "user:password@"
-// prefix, and bearer credentials.
+// prefix, bearer credentials, and Mcp-Param-* header values.
 func MaskText(s string) string {
+	s = MaskParamHeaders(s)
 	if !strings.ContainsAny(s, "=@") && !strings.Contains(strings.ToLower(s), "bearer") && !strings.Contains(strings.ToLower(s), "basic") {
 		return s // nothing to mask; most log values
 	}

@@ -107,7 +107,7 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 	}
 	g := &Gateway{opts: opts, log: opts.Logger, up: registry.New(), reg: registry.New(), servers: map[string]*config.Server{}}
 	g.Metrics = newMetrics(g)
-	g.ledger = &meteredLedger{next: opts.Store.Ledger(), m: g.Metrics}
+	g.ledger = &meteredLedger{next: &paramLedger{next: opts.Store.Ledger(), reg: g.reg}, m: g.Metrics}
 	g.appr = &adapter.Deferred{Store: opts.Store.Tickets()}
 	// One key for every endpoint, kept in the store: a 2026-07-28 client
 	// answers an approval question in a request of its own, which may
