@@ -265,6 +265,12 @@ func (d *dpopServer) stats() (tokenProofs, mcpProofs, challenges, bearer int, fa
 
 func connectDPoP(t *testing.T, d *dpopServer, dp *mcpadapter.DPoP) (*adapter.Executor, error) {
 	t.Helper()
+	return connectOIDC(t, d.url+"/mcp", &mcpadapter.OAuth{DPoP: dp, ClientCredentials: &mcpadapter.ClientCredentials{ClientID: "m2m", ClientSecret: "m2m-secret"}})
+}
+
+// connectOIDC imports from the server at url, authorized by o.
+func connectOIDC(t *testing.T, url string, o *mcpadapter.OAuth) (*adapter.Executor, error) {
+	t.Helper()
 	reg := registry.New()
 	exec := adapter.NewExecutor(reg, nil)
 	m := mcpadapter.NewManager(reg, &mcpadapter.ManagerOptions{Executor: exec, Strict: true, ConnectTimeout: 10 * time.Second})
@@ -272,8 +278,7 @@ func connectDPoP(t *testing.T, d *dpopServer, dp *mcpadapter.DPoP) (*adapter.Exe
 		m.Close()
 		exec.Close()
 	})
-	err := m.Connect(context.Background(), mcpadapter.Server{Name: "dpop", URL: d.url + "/mcp", Trust: true,
-		OAuth: &mcpadapter.OAuth{DPoP: dp, ClientCredentials: &mcpadapter.ClientCredentials{ClientID: "m2m", ClientSecret: "m2m-secret"}}})
+	err := m.Connect(context.Background(), mcpadapter.Server{Name: "dpop", URL: url, Trust: true, OAuth: o})
 	return exec, err
 }
 
