@@ -158,6 +158,8 @@ func NewExporter(reg *registry.Registry, exec *adapter.Executor, opts *ExportOpt
 	s.mcp = mcp.NewServer(impl, mopts)
 	s.up.start()
 	s.mcp.AddReceivingMiddleware(s.unknownTools, discoverVersions(mopts.SupportedProtocolVersions))
+	// Outside the middleware that answers calls, reads and gets itself.
+	s.mcp.AddReceivingMiddleware(completeResultType)
 	if s.opts.Tasks != nil {
 		if err := registerTaskMethods(s.mcp); err != nil {
 			return nil, err

@@ -1,0 +1,64 @@
+package mcpadapter
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// completeResultType is receiving middleware that marks the tools/call,
+// prompts/get and resources/read results of a 2026-07-28 client
+// resultType "complete". go-sdk sets it only on results its own handlers
+// return; the export answers some of these methods in middleware (a
+// made-up tool's not_found, the upstreams' reads and prompts), and a
+// 2026-07-28 client must refuse a result without it (the TypeScript
+// client does). An input_required result is left as it is.
+func completeResultType(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if err != nil || res == nil || !modernSession(req) {
+			return res, err
+		}
+		switch r := res.(type) {
+		case *mcp.CallToolResult:
+			if r != nil && !r.NeedsInput() {
+				out := withComplete[mcp.CallToolResult]()
+				out.Meta, out.Content, out.StructuredContent, out.IsError, out.RequestState = r.Meta, r.Content, r.StructuredContent, r.IsError, r.RequestState
+				return out, nil
+			}
+		case *mcp.GetPromptResult:
+			if r != nil && !r.NeedsInput() {
+				out := withComplete[mcp.GetPromptResult]()
+				out.Meta, out.Description, out.Messages, out.RequestState = r.Meta, r.Description, r.Messages, r.RequestState
+				return out, nil
+			}
+		case *mcp.ReadResourceResult:
+			if r != nil && !r.NeedsInput() {
+				out := withComplete[mcp.ReadResourceResult]()
+				out.Meta, out.Cacheable, out.Contents, out.RequestState = r.Meta, r.Cacheable, r.Contents, r.RequestState
+				return out, nil
+			}
+		}
+		return res, nil
+	}
+}
+
+// withComplete returns a zero result whose resultType is "complete": the
+// field is unexported, and go-sdk's decoder is the one public way to set it.
+func withComplete[T any]() *T {
+	out := new(T)
+	_ = json.Unmarshal([]byte(`{"resultType":"complete"}`), out)
+	return out
+}
+
+// modernSession reports whether req comes from a 2026-07-28 (or later)
+// client, as go-sdk decides it for the results of its own handlers.
+func modernSession(req mcp.Request) bool {
+	ss, ok := req.GetSession().(*mcp.ServerSession)
+	if !ok || ss == nil {
+		return false
+	}
+	p := ss.InitializeParams()
+	return p == nil || p.ProtocolVersion >= "2026-07-28"
+}
