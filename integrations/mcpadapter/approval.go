@@ -47,7 +47,7 @@ func (s *Exporter) askApproval(ctx context.Context, req *mcp.CallToolRequest, na
 	if herr != nil {
 		return nil
 	}
-	st := &questionState{Tool: name, Args: hash, Ticket: e.Ticket, Ses: adapter.SessionFromContext(ctx), Exp: time.Now().Add(stateTTL).Unix()}
+	st := &questionState{Tool: name, Args: hash, Ticket: e.Ticket, Ses: adapter.SessionFromContext(ctx), Srv: s.stateServer(), Exp: time.Now().Add(stateTTL).Unix()}
 	if id := adapter.IdentityFromContext(ctx); id != nil {
 		st.Sub, st.Anon = id.Subject, id.Anonymous
 	}
@@ -107,6 +107,9 @@ func (s *Exporter) applyAnswers(ctx context.Context, name string, req *mcp.CallT
 	st, err := s.states.open(req.Params.RequestState, time.Now())
 	if err != nil {
 		return ctx, stateError(err.Error())
+	}
+	if st.Srv != s.stateServer() {
+		return ctx, stateError("issued by another server")
 	}
 	if st.Tool != name {
 		return ctx, stateError("issued for another tool")

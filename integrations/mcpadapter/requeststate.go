@@ -47,6 +47,10 @@ type questionState struct {
 	Anon bool   `json:"anon,omitempty"`
 	// Ses is the export's session id of the caller when asked.
 	Ses string `json:"ses,omitempty"`
+	// Srv names the server that asked (ExportOptions.Name): exporters
+	// sharing a key, such as a gateway's virtual servers, do not take one
+	// another's answers.
+	Srv string `json:"srv"`
 	// Tool and Args (adapter.CanonicalHash of the arguments) are the call
 	// asked about.
 	Tool string `json:"tool"`
@@ -57,6 +61,14 @@ type questionState struct {
 	In     string `json:"in,omitempty"`
 	// Exp is when the question lapses, in Unix seconds.
 	Exp int64 `json:"exp"`
+}
+
+// stateServer is the name a requestState binds its exporter by.
+func (s *Exporter) stateServer() string {
+	if s.opts.Name == "" {
+		return DefaultServerName
+	}
+	return s.opts.Name
 }
 
 // stateSealer mints and verifies requestStates with one HMAC key.

@@ -317,7 +317,8 @@ func TestRequestStateSessionBound(t *testing.T) {
 }
 
 // TestRequestStateKey: a key shorter than 32 bytes is refused; two
-// exporters sharing a key verify each other's states (replicas, restarts).
+// exporters sharing a key and a name verify each other's states
+// (replicas, restarts), another name's are refused.
 func TestRequestStateKey(t *testing.T) {
 	reg := registry.New()
 	exec := adapter.NewExecutor(reg, nil)
@@ -341,6 +342,12 @@ func TestRequestStateKey(t *testing.T) {
 	args := map[string]any{"path": "/x"}
 	ticket, state := ask(t, connectStateless(t, exServeHTTP(t, one, &mcpadapter.HTTPOptions{Stateless: true}).URL, mrtrClient(), nil), args)
 	other := connectStateless(t, exServeHTTP(t, two, &mcpadapter.HTTPOptions{Stateless: true}).URL, mrtrClient(), nil)
+	// Another server sharing the key (a gateway's other virtual server)
+	// does not take the answer.
+	third := newExporter(t, reg, exec2, &mcpadapter.ExportOptions{Name: "other-server", Approver: d, RequestStateKey: key})
+	res, err := answer(connectStateless(t, exServeHTTP(t, third, &mcpadapter.HTTPOptions{Stateless: true}).URL, mrtrClient(), nil), args, ticket, state, true)
+	wantRefused(t, res, err, "another server")
+	wantState(t, d, ticket, adapter.TicketPending)
 	if res, err := answer(other, args, ticket, state, true); err != nil || res.IsError || runs.Load() != 1 {
 		t.Fatalf("answer at the other replica: %+v, %v (runs %d)", res, err, runs.Load())
 	}

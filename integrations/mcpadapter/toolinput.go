@@ -22,7 +22,8 @@ import (
 // [ExportOptions.RequestStateKey]): the handler only ever reads a State it
 // returned for this call of this caller; a tampered, expired or foreign
 // one is refused before any handler runs. A retry without a requestState
-// reaches the handler with RequestState "".
+// reaches the handler with RequestState "". A State is not single-use: a
+// handler whose answer must count once keeps its own record of it.
 //
 // Clients before 2026-07-28 are asked the same questions by server-to-client
 // requests during the call, and the tool is called again with the answers.
@@ -51,7 +52,7 @@ func (s *Exporter) askInput(ctx context.Context, req *mcp.CallToolRequest, name 
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "the arguments are not JSON"}
 	}
-	st := &questionState{Tool: name, Args: hash, In: ir.State, Ses: adapter.SessionFromContext(ctx), Exp: time.Now().Add(stateTTL).Unix()}
+	st := &questionState{Tool: name, Args: hash, In: ir.State, Ses: adapter.SessionFromContext(ctx), Srv: s.stateServer(), Exp: time.Now().Add(stateTTL).Unix()}
 	if id := adapter.IdentityFromContext(ctx); id != nil {
 		st.Sub, st.Anon = id.Subject, id.Anonymous
 	}
