@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -193,6 +194,69 @@ func TestServeLegacySSE(t *testing.T) {
 	}
 	if _, err := connectSSE(t, s.base+"/sse/dev", bobSSE); err != nil {
 		t.Errorf("bob's stream was refused by alice's cap: %v", err)
+	}
+	s.stop(t)
+}
+
+// A reload acts on legacy SSE streams as on streamable sessions: turning
+// auth on ends the anonymous ones, revoking a token ends its streams (the
+// others go on), turning legacySSE off ends the rest and answers 404.
+func TestServeLegacySSEReload(t *testing.T) {
+	dir := t.TempDir()
+	write := func(auth string, sse bool) {
+		writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"notes": {"command": %q}},
+  "agentadapter": {"store": "memory:", %s "legacySSE": %t, "policy": {"approval": {"default": "never"}}}}`, testServer, auth, sse))
+	}
+	ended := func(cs *mcp.ClientSession) <-chan struct{} {
+		ch := make(chan struct{})
+		go func() { _ = cs.Wait(); close(ch) }()
+		return ch
+	}
+	wantEnd := func(what string, ch <-chan struct{}) {
+		t.Helper()
+		select {
+		case <-ch:
+		case <-time.After(30 * time.Second):
+			t.Errorf("%s: the stream is still open", what)
+		}
+	}
+	write("", true)
+	s := startServe(t, dir, nil, "--config", "gateway.json")
+	anon, err := connectSSE(t, s.base+"/sse", "")
+	if err != nil {
+		t.Fatalf("anonymous SSE: %v", err)
+	}
+	anonEnded := ended(anon)
+
+	both := fmt.Sprintf(`"auth": {"tokens": [{"subject": "alice", "token": %q}, {"subject": "bob", "token": %q}]},`, aliceSSE, bobSSE)
+	write(both, true)
+	s.cmd.Process.Signal(syscall.SIGHUP)
+	waitLog(t, s, logReloaded, 1)
+	wantEnd("anonymous, after auth was turned on", anonEnded)
+
+	alice, err := connectSSE(t, s.base+"/sse", aliceSSE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob, err := connectSSE(t, s.base+"/sse", bobSSE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aliceEnded, bobEnded := ended(alice), ended(bob)
+	write(fmt.Sprintf(`"auth": {"tokens": [{"subject": "bob", "token": %q}]},`, bobSSE), true)
+	s.cmd.Process.Signal(syscall.SIGHUP)
+	waitLog(t, s, logReloaded, 2)
+	wantEnd("alice's, after her token was removed", aliceEnded)
+	if names := toolNames(t, bob); !slices.Contains(names, "list_notes") {
+		t.Errorf("bob's stream after alice's token was removed: %v", names)
+	}
+
+	write(fmt.Sprintf(`"auth": {"tokens": [{"subject": "bob", "token": %q}]},`, bobSSE), false)
+	s.cmd.Process.Signal(syscall.SIGHUP)
+	waitLog(t, s, logReloaded, 3)
+	wantEnd("bob's, after legacySSE was turned off", bobEnded)
+	if got := sseStatus(t, "GET", s.base+"/sse", bobSSE, "", nil); got != 404 {
+		t.Errorf("GET /sse after legacySSE was turned off: %d, want 404", got)
 	}
 	s.stop(t)
 }

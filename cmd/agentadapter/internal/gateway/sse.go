@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -225,11 +226,27 @@ func (h *sseHub) open(w http.ResponseWriter, r *http.Request, name string) {
 		// A reload that revokes the token ends the stream.
 		h.g.sessionCreds.opened(r.Context(), h.g, a, sid, r)
 	}
-	select {
-	case <-r.Context().Done():
-	case <-c.done:
+	// A reload that turns legacySSE off ends the stream (one that revokes
+	// the token or turns auth on closes the session itself).
+	tick := time.NewTicker(sseRecheck)
+	defer tick.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-c.done:
+			return
+		case <-tick.C:
+			if !sseEnabled(h.g.Config(), name) {
+				return
+			}
+		}
 	}
 }
+
+// sseRecheck is how often an open stream checks that its endpoint still
+// serves legacy SSE.
+const sseRecheck = 2 * time.Second
 
 // sessionRetryAfter is the Retry-After of a refused stream, in seconds
 // (mcpadapter's for a refused session).
