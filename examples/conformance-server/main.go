@@ -69,6 +69,7 @@ func main() {
 	defer ex.Close()
 	addResourcesAndPrompts(ex.MCPServer())
 	registerMRTR(reg, ex.MCPServer())
+	registerStateless(reg, ex.MCPServer())
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
