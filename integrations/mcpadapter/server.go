@@ -159,7 +159,7 @@ func NewExporter(reg *registry.Registry, exec *adapter.Executor, opts *ExportOpt
 	s.up.start()
 	s.mcp.AddReceivingMiddleware(s.unknownTools, discoverVersions(mopts.SupportedProtocolVersions))
 	// Outside the middleware that answers calls, reads and gets itself.
-	s.mcp.AddReceivingMiddleware(completeResultType)
+	s.mcp.AddReceivingMiddleware(completeResultType, s.appNames)
 	if s.opts.Tasks != nil {
 		if err := registerTaskMethods(s.mcp); err != nil {
 			return nil, err
