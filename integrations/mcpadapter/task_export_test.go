@@ -117,6 +117,7 @@ func (c *rawClient) await(id string, want ...string) map[string]any {
 }
 
 type taskEnv struct {
+	ex      *mcpadapter.Exporter
 	url     string
 	ledger  *adapter.MemoryLedger
 	release chan struct{} // each receive lets one slow call finish
@@ -164,6 +165,7 @@ func newTaskEnv(t *testing.T, opts *mcpadapter.TaskOptions) *taskEnv {
 		}
 	}
 	ex := newExporter(t, reg, exec, &mcpadapter.ExportOptions{Tasks: opts, Approver: deferred})
+	e.ex = ex
 	e.url = exServeHTTP(t, ex, &mcpadapter.HTTPOptions{Auth: &mcpadapter.AuthOptions{Verifier: exVerifier}}).URL
 	return e
 }

@@ -52,6 +52,13 @@ type taskTable struct {
 	mu      sync.Mutex
 	support map[string]string // remote tool name → taskSupport
 	wrapped bool              // the live session's connection is wrapped
+	ext     bool              // the server advertises the tasks extension (SEP-2663)
+}
+
+func (t *taskTable) extension() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.wrapped && t.ext
 }
 
 func (t *taskTable) get(name string) (support string, wrapped bool) {
@@ -84,7 +91,7 @@ func (tt *taskTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		return nil, err
 	}
 	tt.tab.mu.Lock()
-	tt.tab.wrapped = true
+	tt.tab.wrapped, tt.tab.ext = true, false
 	tt.tab.mu.Unlock()
 	return &taskConn{Connection: c, tab: tt.tab, calls: map[any]string{}}, nil
 }
@@ -103,14 +110,25 @@ const maxWatched = 1024
 func (c *taskConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
 		switch req.Method {
+		case "initialize":
+			// A wrapped connection can take the extension's answers.
+			msg = withParams(req, declareTasks(req.Params, "capabilities"))
+			c.watch(req.ID, "hello")
+		case "server/discover":
+			c.watch(req.ID, "hello")
 		case "tools/list":
 			c.watch(req.ID, "list")
 		case "tools/call":
 			if p, ok := asTaskCall(req.Params); ok {
-				r := *req
-				r.Params = p
-				msg = &r
+				msg = withParams(req, p)
 				c.watch(req.ID, "task")
+			} else if c.tab.extension() {
+				msg = withParams(req, declareTasks(req.Params, "_meta", "io.modelcontextprotocol/clientCapabilities"))
+				c.watch(req.ID, "task")
+			}
+		case methodTasksGet, methodTasksCancel:
+			if c.tab.extension() {
+				msg = withParams(req, declareTasks(req.Params, "_meta", "io.modelcontextprotocol/clientCapabilities"))
 			}
 		}
 	}
@@ -139,6 +157,18 @@ func (c *taskConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return msg, nil
 	}
 	switch what {
+	case "hello":
+		var r struct {
+			Capabilities struct {
+				Extensions map[string]json.RawMessage `json:"extensions"`
+			} `json:"capabilities"`
+		}
+		if json.Unmarshal(resp.Result, &r) == nil {
+			_, ext := r.Capabilities.Extensions[TasksExtension]
+			c.tab.mu.Lock()
+			c.tab.ext = ext
+			c.tab.mu.Unlock()
+		}
 	case "list":
 		c.learn(resp.Result)
 	case "task":
@@ -180,6 +210,47 @@ func (c *taskConn) learn(result json.RawMessage) {
 	}
 }
 
+func withParams(req *jsonrpc.Request, p json.RawMessage) jsonrpc.Message {
+	if p == nil {
+		return req
+	}
+	r := *req
+	r.Params = p
+	return &r
+}
+
+// declareTasks adds the tasks extension to the client capabilities at
+// path in params (only where the object exists, but for its extensions);
+// nil if params cannot be read.
+func declareTasks(params json.RawMessage, path ...string) json.RawMessage {
+	var root map[string]any
+	if json.Unmarshal(params, &root) != nil || root == nil {
+		return nil
+	}
+	obj := root
+	for _, k := range path {
+		next, ok := obj[k].(map[string]any)
+		if !ok {
+			return nil
+		}
+		obj = next
+	}
+	ext, _ := obj["extensions"].(map[string]any)
+	if ext == nil {
+		ext = map[string]any{}
+		obj["extensions"] = ext
+	}
+	if _, ok := ext[TasksExtension]; ok {
+		return nil
+	}
+	ext[TasksExtension] = map[string]any{}
+	out, err := json.Marshal(root)
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
 // asTaskCall turns the params of a tools/call marked metaTaskTTL into a
 // task-augmented call: the mark goes, a task param comes.
 func asTaskCall(params json.RawMessage) (json.RawMessage, bool) {
@@ -206,13 +277,21 @@ func asTaskCall(params json.RawMessage) (json.RawMessage, bool) {
 	return out, err == nil
 }
 
-// taskAnswer moves the task of a CreateTaskResult ({"task": {...}}) into
-// _meta[metaTask] of an empty tool result.
+// taskAnswer moves the task of a CreateTaskResult into _meta[metaTask] of
+// an empty tool result: the task object of the first draft ({"task":
+// {...}}), or the flat result itself (resultType "task", SEP-2663).
 func taskAnswer(result json.RawMessage) (json.RawMessage, bool) {
 	var r struct {
-		Task json.RawMessage `json:"task"`
+		Task       json.RawMessage `json:"task"`
+		ResultType string          `json:"resultType"`
 	}
-	if json.Unmarshal(result, &r) != nil || len(r.Task) == 0 || r.Task[0] != '{' {
+	if json.Unmarshal(result, &r) != nil {
+		return nil, false
+	}
+	if r.ResultType == resultTypeTask {
+		r.Task = result
+	}
+	if len(r.Task) == 0 || r.Task[0] != '{' {
 		return nil, false
 	}
 	out, err := json.Marshal(map[string]any{"content": []any{}, "_meta": map[string]json.RawMessage{metaTask: r.Task}})
@@ -223,10 +302,29 @@ func taskAnswer(result json.RawMessage) (json.RawMessage, bool) {
 // the task of a CreateTaskResult).
 type upstreamTask struct {
 	mcp.ResultBase
-	TaskID        string   `json:"taskId"`
-	Status        string   `json:"status"`
-	StatusMessage string   `json:"statusMessage,omitempty"`
-	PollInterval  *float64 `json:"pollInterval,omitempty"`
+	TaskID         string   `json:"taskId"`
+	Status         string   `json:"status"`
+	StatusMessage  string   `json:"statusMessage,omitempty"`
+	PollInterval   *float64 `json:"pollInterval,omitempty"`
+	PollIntervalMs *float64 `json:"pollIntervalMs,omitempty"` // SEP-2663
+	// SEP-2663: the terminal outcome inlined by tasks/get.
+	ResultType string          `json:"resultType,omitempty"`
+	Result     json.RawMessage `json:"result,omitempty"`
+	Error      *taskError      `json:"error,omitempty"`
+}
+
+// inline reports whether t comes from a SEP-2663 server, which inlines
+// the outcome in tasks/get (the first draft has tasks/result).
+func (t *upstreamTask) inline() bool { return t.ResultType != "" || t.PollIntervalMs != nil }
+
+func (t *upstreamTask) poll() time.Duration {
+	switch {
+	case t.PollIntervalMs != nil:
+		return time.Duration(*t.PollIntervalMs * float64(time.Millisecond))
+	case t.PollInterval != nil:
+		return time.Duration(*t.PollInterval * float64(time.Millisecond))
+	}
+	return defaultTaskPoll
 }
 
 type taskIDParams struct {
@@ -278,11 +376,33 @@ func (c *conn) awaitTask(ctx context.Context, s *mcp.ClientSession, imp *importe
 		return nil, &adapter.Error{Kind: adapter.KindToolError, Message: fmt.Sprintf("MCP server %q answered with a task without a valid taskId", c.cfg.Name)}
 	}
 	id := t.TaskID
+	inline := t.inline()
 	last := ""
 	for n := 1; ; n++ {
 		if st := t.Status + ": " + t.StatusMessage; st != last && adapter.WantsProgress(ctx) {
 			last = st
 			adapter.ReportProgress(ctx, adapter.Progress{Progress: float64(n), Message: "task " + st})
+		}
+		if inline {
+			switch t.Status {
+			case taskCompleted:
+				var res mcp.CallToolResult
+				if err := json.Unmarshal(t.Result, &res); err != nil {
+					return nil, &adapter.Error{Kind: adapter.KindToolError, Message: fmt.Sprintf("MCP server %q ended the task without a valid result", c.cfg.Name), Err: err}
+				}
+				return c.result(imp, &res)
+			case taskFailed:
+				msg := "the task failed"
+				if t.Error != nil {
+					msg += ": " + t.Error.Message
+				}
+				return nil, &adapter.Error{Kind: adapter.KindToolError, Message: fmt.Sprintf("MCP server %q: %s", c.cfg.Name, msg)}
+			case taskInputRequired:
+				// Answering a task's questions (tasks/update) is not
+				// relayed yet: the task is cancelled.
+				_ = c.taskFailure(context.WithoutCancel(ctx), s, imp, id, nil)
+				return nil, &adapter.Error{Kind: adapter.KindToolError, Message: fmt.Sprintf("MCP server %q's task asks for input, which is not relayed to the caller", c.cfg.Name)}
+			}
 		}
 		switch t.Status {
 		case taskCompleted, taskFailed, taskInputRequired:
@@ -300,11 +420,7 @@ func (c *conn) awaitTask(ctx context.Context, s *mcp.ClientSession, imp *importe
 		case taskCancelled:
 			return nil, &adapter.Error{Kind: adapter.KindCancelled, Message: fmt.Sprintf("MCP server %q cancelled the task", c.cfg.Name)}
 		}
-		wait := defaultTaskPoll
-		if t.PollInterval != nil {
-			wait = time.Duration(*t.PollInterval * float64(time.Millisecond))
-		}
-		wait = min(max(wait, minTaskPoll), maxTaskPoll)
+		wait := min(max(t.poll(), minTaskPoll), maxTaskPoll)
 		timer := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
@@ -316,8 +432,11 @@ func (c *conn) awaitTask(ctx context.Context, s *mcp.ClientSession, imp *importe
 		if err != nil {
 			return nil, c.taskFailure(ctx, s, imp, id, err)
 		}
-		if next.PollInterval == nil {
-			next.PollInterval = t.PollInterval
+		if next.PollInterval == nil && next.PollIntervalMs == nil {
+			next.PollInterval, next.PollIntervalMs = t.PollInterval, t.PollIntervalMs
+		}
+		if next.TaskID != id {
+			return nil, c.taskFailure(ctx, s, imp, id, fmt.Errorf("tasks/get answered for task %q", next.TaskID))
 		}
 		t = next
 	}
@@ -326,10 +445,13 @@ func (c *conn) awaitTask(ctx context.Context, s *mcp.ClientSession, imp *importe
 // taskFailure cancels the task upstream when the caller gave up on it,
 // and maps err.
 func (c *conn) taskFailure(ctx context.Context, s *mcp.ClientSession, imp *imported, id string, err error) error {
-	if ctx.Err() != nil {
+	if err == nil || ctx.Err() != nil {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 		_, _ = mcp.CallCustomMethod[*taskIDParams, *upstreamTask](cctx, s, "tasks/cancel", &taskIDParams{TaskID: id})
 		cancel()
+	}
+	if err == nil {
+		return nil
 	}
 	return c.failure(ctx, imp, err)
 }

@@ -4,8 +4,11 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
@@ -56,7 +59,9 @@ func TestImportTaskOnlyTool(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		joined := strings.Join(reports, "\n")
-		for _, want := range []string{"task working: Gathering sources...", "task working: Generating report..."} {
+		// Polled at the server's 1s pollInterval, each of the four 1s
+		// stages may or may not be seen; its start and its end are.
+		for _, want := range []string{"task working: ", "...\ntask completed: "} {
 			if !strings.Contains(joined, want) {
 				t.Errorf("progress %q missing; got:\n%s", want, joined)
 			}
@@ -73,6 +78,71 @@ func TestImportTaskOnlyTool(t *testing.T) {
 		}
 		if d := time.Since(start); d > 5*time.Second {
 			t.Errorf("returned after %v; the caller's deadline was 1.5s", d)
+		}
+	})
+}
+
+// TestImportTasksExtension imports from an export that serves the tasks
+// extension (SEP-2663) over the in-memory transport at 2026-07-28: the
+// import declares the extension, the upstream answers with a task, the
+// call polls it with tasks/get and returns its inlined result; a caller
+// giving up cancels the upstream task, whose tool sees its ctx end.
+func TestImportTasksExtension(t *testing.T) {
+	// slow runs only as a task: without the extension the call fails.
+	up := newTaskEnv(t, &mcpadapter.TaskOptions{PollInterval: 20 * time.Millisecond,
+		Support: func(*adapter.Spec, *mcp.CallToolRequest) mcpadapter.TaskSupport { return mcpadapter.TaskRequired }})
+	e := newImportEnv(t, nil)
+	ct, st := mcp.NewInMemoryTransports()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- up.ex.Serve(ctx, st) }()
+	t.Cleanup(func() {
+		cancel()
+		<-served
+	})
+	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "up", Transport: ct, Trust: true}); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("completes", func(t *testing.T) {
+		var reports atomic.Int32
+		pctx := adapter.WithProgress(context.Background(), func(adapter.Progress) { reports.Add(1) })
+		go func() {
+			for up.started.Load() < 1 {
+				time.Sleep(5 * time.Millisecond)
+			}
+			up.release <- struct{}{}
+		}()
+		r, aerr := e.call(t, pctx, "slow", `{}`)
+		if aerr != nil {
+			t.Fatalf("call: %v", aerr)
+		}
+		if r.Text() != "slow done" {
+			t.Errorf("text = %q", r.Text())
+		}
+		<-up.ended
+		if reports.Load() == 0 {
+			t.Errorf("no progress reported for the task's status")
+		}
+		if recs := up.records(t, "slow", 1); len(recs) != 1 || recs[0].Outcome != "ok" {
+			t.Errorf("upstream records = %+v, want one", recs)
+		}
+	})
+
+	t.Run("caller gives up", func(t *testing.T) {
+		cctx, ccancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer ccancel()
+		_, aerr := e.call(t, cctx, "slow", `{}`)
+		if aerr == nil || aerr.Kind != adapter.KindTimeout {
+			t.Fatalf("err = %v, want a timeout", aerr)
+		}
+		select {
+		case err := <-up.ended:
+			if err == nil {
+				t.Errorf("the upstream task ran to its end")
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the upstream task was not cancelled")
 		}
 	})
 }
