@@ -229,3 +229,35 @@ func TestUpstreamReconnect(t *testing.T) {
 		_ = up.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://a"})
 	})
 }
+
+// TestUpstreamLocalFirst: what the export's own go-sdk server holds comes
+// first: a resource or prompt of the same URI or name upstream is not
+// served, and the local one stays ungoverned by Upstreams (no record).
+func TestUpstreamLocalFirst(t *testing.T) {
+	ctx := context.Background()
+	f := primExport(t, []mcpadapter.Server{primServer(t, "up", primUpstream(t, "up", "upstream"), mcpadapter.Server{})}, nil, nil)
+	srv := f.exp.MCPServer()
+	srv.AddResource(&mcp.Resource{URI: "test://a", Name: "a"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "test://a", Text: "local"}}}, nil
+	})
+	srv.AddPrompt(&mcp.Prompt{Name: "greet"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "local greet"}}}}, nil
+	})
+	lr, err := f.client.ListResources(ctx, nil)
+	if err != nil || len(lr.Resources) != 1 {
+		t.Fatalf("resources/list: %+v %v; want test://a once", lr, err)
+	}
+	if rr, err := f.client.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://a"}); err != nil || rr.Contents[0].Text != "local" {
+		t.Fatalf("read: %+v %v; want the local resource", rr, err)
+	}
+	lp, err := f.client.ListPrompts(ctx, nil)
+	if err != nil || len(lp.Prompts) != 2 { // greet (local), secret (upstream)
+		t.Fatalf("prompts/list: %+v %v", lp, err)
+	}
+	if gp, err := f.client.GetPrompt(ctx, &mcp.GetPromptParams{Name: "greet"}); err != nil || gp.Messages[0].Content.(*mcp.TextContent).Text != "local greet" {
+		t.Fatalf("get: %+v %v; want the local prompt", gp, err)
+	}
+	if n := len(f.records(t)); n != 0 {
+		t.Fatalf("%d ledger records for the export's own resource and prompt, want none", n)
+	}
+}

@@ -18,7 +18,7 @@ import (
 
 // primUpstream is a go-sdk server with a resource, a template, prompts, a
 // completion handler and subscriptions.
-func primUpstream(t *testing.T, name, body string) *mcp.Server {
+func primUpstream(t testing.TB, name, body string) *mcp.Server {
 	t.Helper()
 	srv := mcp.NewServer(&mcp.Implementation{Name: name, Version: "v1"}, &mcp.ServerOptions{
 		CompletionHandler: func(_ context.Context, r *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
@@ -51,14 +51,14 @@ type primFixture struct {
 
 // primExport serves the upstream servers through an Exporter with
 // Upstreams, and connects a client to it.
-func primExport(t *testing.T, srvs []mcpadapter.Server, mopts *mcpadapter.ManagerOptions, eopts *mcpadapter.ExportOptions) *primFixture {
+func primExport(t testing.TB, srvs []mcpadapter.Server, mopts *mcpadapter.ManagerOptions, eopts *mcpadapter.ExportOptions) *primFixture {
 	t.Helper()
 	return primExportWith(t, srvs, mopts, eopts, nil, "")
 }
 
 // primExportWith is primExport with executor options and the protocol
 // version the client asks for ("": the newest).
-func primExportWith(t *testing.T, srvs []mcpadapter.Server, mopts *mcpadapter.ManagerOptions, eopts *mcpadapter.ExportOptions, xopts *adapter.ExecutorOptions, version string) *primFixture {
+func primExportWith(t testing.TB, srvs []mcpadapter.Server, mopts *mcpadapter.ManagerOptions, eopts *mcpadapter.ExportOptions, xopts *adapter.ExecutorOptions, version string) *primFixture {
 	t.Helper()
 	ctx := context.Background()
 	up := registry.New()
@@ -113,7 +113,7 @@ func primExportWith(t *testing.T, srvs []mcpadapter.Server, mopts *mcpadapter.Ma
 	return f
 }
 
-func primServer(t *testing.T, name string, srv *mcp.Server, s mcpadapter.Server) mcpadapter.Server {
+func primServer(t testing.TB, name string, srv *mcp.Server, s mcpadapter.Server) mcpadapter.Server {
 	t.Helper()
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(context.Background(), st, nil)
@@ -126,7 +126,7 @@ func primServer(t *testing.T, name string, srv *mcp.Server, s mcpadapter.Server)
 }
 
 // records returns the ledger's records once written.
-func (f *primFixture) records(t *testing.T) []adapter.Record {
+func (f *primFixture) records(t testing.TB) []adapter.Record {
 	t.Helper()
 	if err := f.exec.Flush(context.Background()); err != nil {
 		t.Fatal(err)
@@ -137,7 +137,7 @@ func (f *primFixture) records(t *testing.T) []adapter.Record {
 // wait waits for an event to reach the client, calling poke (if set) every
 // 50 ms meanwhile: what the upstream sends before the subscription or the
 // log level reached it is not for this client.
-func (f *primFixture) wait(t *testing.T, want string, poke func()) {
+func (f *primFixture) wait(t testing.TB, want string, poke func()) {
 	t.Helper()
 	deadline := time.After(5 * time.Second)
 	tick := time.NewTicker(50 * time.Millisecond)
@@ -158,7 +158,7 @@ func (f *primFixture) wait(t *testing.T, want string, poke func()) {
 	}
 }
 
-func rpcKind(t *testing.T, err error) (int64, string) {
+func rpcKind(t testing.TB, err error) (int64, string) {
 	t.Helper()
 	var we *jsonrpc.Error
 	if !errors.As(err, &we) {
