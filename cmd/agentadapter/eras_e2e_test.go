@@ -41,7 +41,7 @@ func erasConfig(t *testing.T, dir string) {
 // templated read, prompts, completions, an approval the client's user
 // answers (elicitation before 2026-07-28, input-required results from it
 // on), a task-only upstream tool, and tools/list_changed.
-func TestServeBothEras(t *testing.T) {
+func TestServeAcceptanceEras(t *testing.T) {
 	dir := t.TempDir()
 	erasConfig(t, dir)
 	s := startServe(t, dir, nil, "--config", "gateway.json")
