@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -45,6 +46,16 @@ import (
 // larger than ManagerOptions.MaxResultBytes (default 4 MiB) is refused
 // with a tool_error. An error reaches the client as a JSON-RPC error whose
 // data is {"kind": ..., "ticket": ...}.
+//
+// Notifications: resources/updated reaches the sessions subscribed to the
+// URI; list changes reach every session; a server's log messages reach
+// every session that asked for them with logging/setLevel (the server is
+// asked for the most verbose level any session asked). A manager holds one
+// session per server, shared by every caller, so a server's log messages
+// are not told apart by caller: leave a server whose logs may carry one
+// caller's data out of an export other callers use. 2026-07-28 clients get
+// no log messages between requests (that era has no session to send them
+// to).
 type Upstreams struct {
 	// Manager holds the servers; nil serves nothing more.
 	Manager *Manager
@@ -537,6 +548,7 @@ func (x *upExport) read(ctx context.Context, next mcp.MethodHandler, method stri
 	}
 	// The client, not a shared cache, keeps what this caller may read.
 	out.Cacheable = mcp.Cacheable{CacheScope: "private"}
+	out.Meta = withoutServerInfo(out.Meta)
 	return out, nil
 }
 
@@ -640,7 +652,12 @@ func (x *upExport) get(ctx context.Context, next mcp.MethodHandler, method strin
 	if err != nil {
 		return nil, primitiveError(err, jsonrpc.CodeInvalidParams)
 	}
-	return structuredAs[mcp.GetPromptResult](r)
+	out, err := structuredAs[mcp.GetPromptResult](r)
+	if err != nil {
+		return nil, err
+	}
+	out.Meta = withoutServerInfo(out.Meta)
+	return out, nil
 }
 
 // localPrompt reports whether the export's own go-sdk server has the
@@ -797,6 +814,21 @@ func primitiveError(err error, notFound int64) error {
 	}
 	b, _ := json.Marshal(data)
 	return &jsonrpc.Error{Code: code, Message: fmt.Sprintf("%s: %s", kind, msg), Data: b}
+}
+
+// withoutServerInfo drops the upstream's server info from a relayed
+// result's _meta, as from a relayed tool result's: it would name the wrong
+// server to our clients.
+func withoutServerInfo(m mcp.Meta) mcp.Meta {
+	if _, ok := m[MetaKeyServerInfo]; !ok {
+		return m
+	}
+	c := maps.Clone(m)
+	delete(c, MetaKeyServerInfo)
+	if len(c) == 0 {
+		return nil
+	}
+	return c
 }
 
 // structuredAs returns a copy of the go-sdk result a primitive's handler
