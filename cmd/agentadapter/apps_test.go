@@ -51,7 +51,8 @@ func nodeScript(t *testing.T, script string, args ...string) (errs []string, fig
 // official TypeScript client reads its ui:// resource through the gateway
 // byte for byte as it reads it from the server directly, sees each tool's
 // _meta unchanged, and calls the app-only poll-system-stats through the
-// gateway under the upstream's name, the one the app's HTML calls.
+// gateway under the upstream's name, the one the app's HTML calls, also
+// where the gateway prefixes the server's tools.
 func TestServeMCPApps(t *testing.T) {
 	monitor := testpeers.Command(t, "mcp-system-monitor-server", "--stdio")
 	var path string
@@ -62,18 +63,21 @@ func TestServeMCPApps(t *testing.T) {
 	}
 	dir := t.TempDir()
 	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{
-  "mcpServers": {"monitor": {"command": %q, "args": ["--stdio"], "env": {"PATH": %q}}},
+  "mcpServers": {
+    "monitor": {"command": %[1]q, "args": ["--stdio"], "env": {"PATH": %[2]q}},
+    "pmon": {"command": %[1]q, "args": ["--stdio"], "env": {"PATH": %[2]q}}
+  },
   "agentadapter": {
     "store": "memory:",
-    "servers": {"monitor": {"trust": "trusted"}},
+    "servers": {"monitor": {"trust": "trusted"}, "pmon": {"trust": "trusted", "prefix": true}},
     "policy": {"approval": {"default": "never"}},
-    "virtualServers": {"apps": {"servers": ["monitor"]}}
+    "virtualServers": {"apps": {"servers": ["monitor"]}, "prefixed": {"servers": ["pmon"]}}
   }
 }`, monitor.Path, path))
 	s := startServe(t, dir, nil, "--config", "gateway.json")
-	for _, ep := range []string{"/mcp", "/mcp/apps"} {
-		t.Run(strings.TrimPrefix(ep, "/"), func(t *testing.T) {
-			errs, figures := nodeScript(t, "apps.mjs", s.base+ep, "poll-system-stats", monitor.Path, "--stdio")
+	for _, ep := range []struct{ path, prefix string }{{"/mcp", ""}, {"/mcp/apps", ""}, {"/mcp/prefixed", "pmon_"}} {
+		t.Run(strings.TrimPrefix(ep.path, "/"), func(t *testing.T) {
+			errs, figures := nodeScript(t, "apps.mjs", s.base+ep.path, ep.prefix, "poll-system-stats", monitor.Path, "--stdio")
 			for _, e := range errs {
 				t.Error(e)
 			}

@@ -3,7 +3,9 @@
 // through the gateway and directly from the server, compares them, and
 // calls the app-only tool through the gateway under the name the app knows.
 //
-// usage: node apps.mjs GATEWAY_URL TOOL UPSTREAM_COMMAND [ARG...]
+// usage: node apps.mjs GATEWAY_URL PREFIX TOOL UPSTREAM_COMMAND [ARG...]
+// PREFIX is what the gateway puts before the server's tool names ("" for
+// none): the app still calls TOOL by the upstream's name.
 // env: NODE_MODULES, the node_modules directory holding the SDK.
 // Prints one JSON object: {"errors": [...], "figures": {...}}.
 import { createRequire } from "node:module";
@@ -14,7 +16,7 @@ const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StreamableHTTPClientTransport } = require("@modelcontextprotocol/sdk/client/streamableHttp.js");
 const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
 
-const [url, appTool, command, ...args] = process.argv.slice(2);
+const [url, prefix, appTool, command, ...args] = process.argv.slice(2);
 const errors = [];
 const figures = {};
 const check = (ok, msg) => { if (!ok) errors.push(msg); };
@@ -32,8 +34,8 @@ try {
   const gwTools = byName(await gw.listTools());
   const upTools = byName(await direct.listTools());
   for (const [name, t] of Object.entries(upTools)) {
-    const g = gwTools[name];
-    check(g !== undefined, `tool ${name} is not listed through the gateway (${Object.keys(gwTools)})`);
+    const g = gwTools[prefix + name];
+    check(g !== undefined, `tool ${prefix + name} is not listed through the gateway (${Object.keys(gwTools)})`);
     if (g) check(JSON.stringify(g._meta) === JSON.stringify(t._meta), `tool ${name} _meta: gateway ${JSON.stringify(g._meta)}, direct ${JSON.stringify(t._meta)}`);
   }
 
