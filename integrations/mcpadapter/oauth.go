@@ -181,6 +181,10 @@ type oauthHandler struct {
 	// 401: if the server refuses it too, the grant is started over rather
 	// than refreshed in a loop.
 	refreshed string
+	// refusedAssertion is the SHA-256 of the workload assertion the
+	// authorization server last refused, and refusedWhy its answer.
+	refusedAssertion string
+	refusedWhy       error
 }
 
 var _ auth.OAuthHandler = (*oauthHandler)(nil)

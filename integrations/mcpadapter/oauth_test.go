@@ -45,7 +45,8 @@ type authServer struct {
 	key *ecdsa.PublicKey
 	// workload verifies the workload JWTs of JWT-bearer grants (RFC 7523
 	// §2.1, workload identity federation); nil refuses the grant.
-	workload *ecdsa.PublicKey
+	workload  *ecdsa.PublicKey
+	jwtBearer int // JWT-bearer grant requests, refused ones too
 
 	mu        sync.Mutex
 	codes     map[string]codeGrant
@@ -229,6 +230,7 @@ func (a *authServer) token(w http.ResponseWriter, r *http.Request) {
 		a.ccGrants++
 		out = a.issue(grant{scope: r.Form.Get("scope"), resource: r.Form.Get("resource")}, false)
 	case "urn:ietf:params:oauth:grant-type:jwt-bearer":
+		a.jwtBearer++
 		if a.workload == nil {
 			fail("unsupported_grant_type")
 			return

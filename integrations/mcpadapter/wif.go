@@ -2,6 +2,8 @@ package mcpadapter
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
@@ -58,6 +60,9 @@ func (h *oauthHandler) workload(ctx context.Context, mcpURL string, cs []oauthex
 	if src.first, err = src.grant(ctx); err != nil {
 		return err
 	}
+	h.mu.Lock()
+	h.refusedAssertion = ""
+	h.mu.Unlock()
 	ts := &persistingSource{h: h, base: oauth2.ReuseTokenSource(nil, src), meta: Token{TokenURL: asm.TokenEndpoint}}
 	if _, err := ts.Token(); err != nil {
 		return err
@@ -99,6 +104,17 @@ func (s *wifSource) grant(ctx context.Context) (*oauth2.Token, error) {
 	if assertion == "" {
 		return nil, errors.New("workload identity assertion: empty")
 	}
+	// An assertion the server refused is not presented again (go-sdk
+	// authorizes once per request it retries): the refusal stands until
+	// the platform issues another.
+	sum := sha256.Sum256([]byte(assertion))
+	key := hex.EncodeToString(sum[:])
+	s.h.mu.Lock()
+	refused, why := s.h.refusedAssertion == key, s.h.refusedWhy
+	s.h.mu.Unlock()
+	if refused {
+		return nil, why
+	}
 	// x/oauth2's client-credentials request lets grant_type be replaced:
 	// the JWT-bearer grant is otherwise the same request.
 	c := &clientcredentials.Config{ClientID: s.w.ClientID, TokenURL: s.asm.TokenEndpoint, Scopes: s.scopes,
@@ -111,7 +127,15 @@ func (s *wifSource) grant(ctx context.Context) (*oauth2.Token, error) {
 	}
 	t, err := c.Token(context.WithValue(ctx, oauth2.HTTPClient, s.h.hc))
 	if err != nil {
-		return nil, safeOAuthError("JWT-bearer grant", err)
+		var re *oauth2.RetrieveError
+		refusal := errors.As(err, &re) // the server's answer, not a network failure
+		err = safeOAuthError("JWT-bearer grant", err)
+		if refusal {
+			s.h.mu.Lock()
+			s.h.refusedAssertion, s.h.refusedWhy = key, err
+			s.h.mu.Unlock()
+		}
+		return nil, err
 	}
 	return t, nil
 }

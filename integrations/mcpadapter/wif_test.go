@@ -41,12 +41,18 @@ func TestOAuthWorkloadIdentity(t *testing.T) {
 
 	var mu sync.Mutex
 	var audiences []string
+	// The platform's token, signed once for the audience asked, as a
+	// token file holds it until it rotates.
 	assertion := func(key *ecdsa.PrivateKey, ttl time.Duration) func(context.Context, string) (string, error) {
+		var tok string
 		return func(_ context.Context, aud string) (string, error) {
 			mu.Lock()
+			defer mu.Unlock()
 			audiences = append(audiences, aud)
-			mu.Unlock()
-			return workloadJWT(t, key, aud, ttl), nil
+			if tok == "" {
+				tok = workloadJWT(t, key, aud, ttl)
+			}
+			return tok, nil
 		}
 	}
 
@@ -88,6 +94,9 @@ func TestOAuthWorkloadIdentity(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, _, before := a.counts()
+			a.mu.Lock()
+			bearerBefore := a.jwtBearer
+			a.mu.Unlock()
 			var logs, ledger syncBuffer
 			_, err := newOAuthEnv(t, a, &mcpadapter.OAuth{WorkloadIdentity: &mcpadapter.WorkloadIdentity{Assertion: tc.assertion}}, &logs, &ledger)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -98,6 +107,12 @@ func TestOAuthWorkloadIdentity(t *testing.T) {
 			}
 			if n, _, after := a.counts(); n != 0 || after != before {
 				t.Errorf("a refused workload grant fell back: %d authorizations, %d grants", n, after-before)
+			}
+			a.mu.Lock()
+			attempts := a.jwtBearer - bearerBefore
+			a.mu.Unlock()
+			if want := map[bool]int{true: 1, false: 0}[tc.want == "invalid_grant"]; attempts != want {
+				t.Errorf("%d JWT-bearer requests, want %d: a refused assertion is not presented again", attempts, want)
 			}
 		})
 	}
