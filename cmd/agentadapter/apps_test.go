@@ -18,6 +18,12 @@ import (
 // what it printed: {"errors": [...], "figures": {...}}.
 func nodeScript(t *testing.T, script string, args ...string) (errs []string, figures map[string]any) {
 	t.Helper()
+	return nodeScriptEnv(t, nil, script, args...)
+}
+
+// nodeScriptEnv is nodeScript with more environment variables.
+func nodeScriptEnv(t *testing.T, env []string, script string, args ...string) (errs []string, figures map[string]any) {
+	t.Helper()
 	bin, nodeBin := testpeers.Bin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -26,7 +32,7 @@ func nodeScript(t *testing.T, script string, args ...string) (errs []string, fig
 		t.Fatal(err)
 	}
 	cmd := exec.CommandContext(ctx, filepath.Join(nodeBin, "node"), append([]string{abs}, args...)...)
-	cmd.Env = append(testpeers.Env(nodeBin, bin), "NODE_MODULES="+filepath.Join(testpeers.Root(t), ".tools", "node_modules"))
+	cmd.Env = append(append(testpeers.Env(nodeBin, bin), "NODE_MODULES="+filepath.Join(testpeers.Root(t), ".tools", "node_modules")), env...)
 	cmd.WaitDelay = 5 * time.Second
 	out, err := cmd.Output()
 	if err != nil {
@@ -48,7 +54,8 @@ func nodeScript(t *testing.T, script string, args ...string) (errs []string, fig
 }
 
 // An MCP Apps server from npm (server-system-monitor) behind serve: the
-// official TypeScript client reads its ui:// resource through the gateway
+// official TypeScript clients (sdk 1.x at 2025-11-25, client 2.x at
+// 2026-07-28) read its ui:// resource through the gateway
 // byte for byte as it reads it from the server directly, sees each tool's
 // _meta unchanged, and calls the app-only poll-system-stats through the
 // gateway under the upstream's name, the one the app's HTML calls, also
@@ -75,11 +82,17 @@ func TestServeMCPApps(t *testing.T) {
   }
 }`, monitor.Path, path))
 	s := startServe(t, dir, nil, "--config", "gateway.json")
-	for _, ep := range []struct{ path, prefix string }{{"/mcp", ""}, {"/mcp/apps", ""}, {"/mcp/prefixed", "pmon_"}} {
-		t.Run(strings.TrimPrefix(ep.path, "/"), func(t *testing.T) {
-			errs, figures := nodeScript(t, "apps.mjs", s.base+ep.path, ep.prefix, "poll-system-stats", monitor.Path, "--stdio")
+	for _, ep := range []struct{ path, prefix, client string }{
+		{"/mcp", "", "sdk"}, {"/mcp/apps", "", "sdk"}, {"/mcp/prefixed", "pmon_", "sdk"},
+		{"/mcp", "", "client"}, {"/mcp/prefixed", "pmon_", "client"},
+	} {
+		t.Run(ep.client+ep.path, func(t *testing.T) {
+			errs, figures := nodeScriptEnv(t, []string{"GATEWAY_CLIENT=" + ep.client}, "apps.mjs", s.base+ep.path, ep.prefix, "poll-system-stats", monitor.Path, "--stdio")
 			for _, e := range errs {
 				t.Error(e)
+			}
+			if want := map[string]string{"sdk": "2025-11-25", "client": "2026-07-28"}[ep.client]; fmt.Sprint(figures["protocolVersion"]) != want {
+				t.Errorf("negotiated %v, want %s", figures["protocolVersion"], want)
 			}
 			t.Logf("figures: %v", figures)
 		})

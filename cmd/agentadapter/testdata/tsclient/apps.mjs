@@ -6,7 +6,9 @@
 // usage: node apps.mjs GATEWAY_URL PREFIX TOOL UPSTREAM_COMMAND [ARG...]
 // PREFIX is what the gateway puts before the server's tool names ("" for
 // none): the app still calls TOOL by the upstream's name.
-// env: NODE_MODULES, the node_modules directory holding the SDK.
+// env: NODE_MODULES, the node_modules directory holding the SDKs;
+// GATEWAY_CLIENT=client talks to the gateway with @modelcontextprotocol/client
+// 2.x pinned to 2026-07-28 instead of @modelcontextprotocol/sdk 1.x.
 // Prints one JSON object: {"errors": [...], "figures": {...}}.
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -23,12 +25,20 @@ const check = (ok, msg) => { if (!ok) errors.push(msg); };
 // The MCP Apps extension, as a host declares it.
 const caps = { capabilities: { extensions: { "io.modelcontextprotocol/ui": { mimeTypes: ["text/html;profile=mcp-app"] } } } };
 
-const gw = new Client({ name: "apps-host", version: "1.0.0" }, caps);
+let gw, gwTransport;
+if (process.env.GATEWAY_CLIENT === "client") {
+  const v2 = require("@modelcontextprotocol/client");
+  gw = new v2.Client({ name: "apps-host", version: "2.0.0" }, { ...caps, versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  gwTransport = new v2.StreamableHTTPClientTransport(new URL(url));
+} else {
+  gw = new Client({ name: "apps-host", version: "1.0.0" }, caps);
+  gwTransport = new StreamableHTTPClientTransport(new URL(url));
+}
 const direct = new Client({ name: "apps-host", version: "1.0.0" }, caps);
 try {
-  await gw.connect(new StreamableHTTPClientTransport(new URL(url)));
+  await gw.connect(gwTransport);
   await direct.connect(new StdioClientTransport({ command, args, env: process.env }));
-  figures.protocolVersion = gw.transport.protocolVersion ?? null;
+  figures.protocolVersion = gw.getNegotiatedProtocolVersion?.() ?? gwTransport.protocolVersion ?? null;
 
   const byName = (l) => Object.fromEntries(l.tools.map((t) => [t.name, t]));
   const gwTools = byName(await gw.listTools());
