@@ -47,10 +47,8 @@ func (s *Exporter) askApproval(ctx context.Context, req *mcp.CallToolRequest, na
 	if herr != nil {
 		return nil
 	}
-	st := &questionState{Tool: name, Args: hash, Ticket: e.Ticket, Ses: adapter.SessionFromContext(ctx), Srv: s.stateServer(), Exp: time.Now().Add(stateTTL).Unix()}
-	if id := adapter.IdentityFromContext(ctx); id != nil {
-		st.Sub, st.Anon = id.Subject, id.Anonymous
-	}
+	st := s.newState(ctx, name, hash)
+	st.Ticket = e.Ticket
 	state := s.states.seal(st)
 	if state == "" || !s.rememberAsked(ctx, req, e.Ticket, name) {
 		return nil

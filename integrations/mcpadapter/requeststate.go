@@ -2,6 +2,7 @@ package mcpadapter
 
 import (
 	"bytes"
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -11,6 +12,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/agentadapter/agentadapter/adapter"
 )
 
 // The requestState of a question put to the client (an input-required
@@ -61,6 +64,17 @@ type questionState struct {
 	In     string `json:"in,omitempty"`
 	// Exp is when the question lapses, in Unix seconds.
 	Exp int64 `json:"exp"`
+}
+
+// newState returns the state of a question about a call of tool with
+// arguments of hash by the caller of ctx. A caller without an identity
+// is anonymous, as bindCaller reads it.
+func (s *Exporter) newState(ctx context.Context, tool, hash string) *questionState {
+	st := &questionState{Tool: tool, Args: hash, Anon: true, Ses: adapter.SessionFromContext(ctx), Srv: s.stateServer(), Exp: time.Now().Add(stateTTL).Unix()}
+	if id := adapter.IdentityFromContext(ctx); id != nil {
+		st.Sub, st.Anon = id.Subject, id.Anonymous
+	}
+	return st
 }
 
 // stateServer is the name a requestState binds its exporter by.

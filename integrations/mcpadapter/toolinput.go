@@ -2,7 +2,6 @@ package mcpadapter
 
 import (
 	"context"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,10 +51,8 @@ func (s *Exporter) askInput(ctx context.Context, req *mcp.CallToolRequest, name 
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "the arguments are not JSON"}
 	}
-	st := &questionState{Tool: name, Args: hash, In: ir.State, Ses: adapter.SessionFromContext(ctx), Srv: s.stateServer(), Exp: time.Now().Add(stateTTL).Unix()}
-	if id := adapter.IdentityFromContext(ctx); id != nil {
-		st.Sub, st.Anon = id.Subject, id.Anonymous
-	}
+	st := s.newState(ctx, name, hash)
+	st.In = ir.State
 	state := s.states.seal(st)
 	if state == "" {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal: the requestState would exceed its bound"}
