@@ -436,7 +436,8 @@ func (c *conn) awaitTask(ctx context.Context, s *mcp.ClientSession, imp *importe
 			next.PollInterval, next.PollIntervalMs = t.PollInterval, t.PollIntervalMs
 		}
 		if next.TaskID != id {
-			return nil, c.taskFailure(ctx, s, imp, id, fmt.Errorf("tasks/get answered for task %q", next.TaskID))
+			_ = c.taskFailure(context.WithoutCancel(ctx), s, imp, id, nil)
+			return nil, &adapter.Error{Kind: adapter.KindToolError, Message: fmt.Sprintf("MCP server %q answered tasks/get about another task", c.cfg.Name)}
 		}
 		t = next
 	}
