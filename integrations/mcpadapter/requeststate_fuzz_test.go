@@ -26,3 +26,21 @@ func FuzzRequestState(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkRequestState: minting and verifying one approval question's
+// state, the work a 2026-07-28 approval adds to its two requests.
+func BenchmarkRequestState(b *testing.B) {
+	s, err := newStateSealer(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	now := time.Now()
+	st := &questionState{Sub: "alice", Ses: "0123456789abcdef01234567", Srv: "agentadapter", Tool: "delete_file",
+		Args: "cb1533f3eb4170695956d87bb17a94f79c8126c59bb60392d71d7e7c20192465", Ticket: "tkt_cf5fa69ea78747791d94a5fe", Exp: now.Add(time.Minute).Unix()}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := s.open(s.seal(st), now); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
