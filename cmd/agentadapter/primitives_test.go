@@ -86,8 +86,9 @@ func servePrimitives(t *testing.T, s *served, version string) int {
 		}
 	}
 	cs := connectAt(t, s.base+"/mcp", version, &mcp.ClientOptions{
-		ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) { note("updated " + r.Params.URI) },
-		LoggingMessageHandler:  func(_ context.Context, r *mcp.LoggingMessageRequest) { note("log " + r.Params.Logger) },
+		ResourceUpdatedHandler:     func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) { note("updated " + r.Params.URI) },
+		LoggingMessageHandler:      func(_ context.Context, r *mcp.LoggingMessageRequest) { note("log " + r.Params.Logger) },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { note("resources changed") },
 	})
 	if caps := cs.InitializeResult().Capabilities; caps.Resources == nil || !caps.Resources.Subscribe || caps.Prompts == nil || caps.Completions == nil {
 		t.Fatalf("serve's capabilities lack resources (with subscribe), prompts or completions: %+v", caps)
@@ -136,6 +137,24 @@ func servePrimitives(t *testing.T, s *served, version string) int {
 		}
 		reads++
 	}
+
+	// A resource the upstream registers during the session (its list
+	// changes) is announced to the client and readable by its link.
+	res = callTool(t, cs, "everything_gzip-file-as-resource", map[string]any{"name": "hello-" + version + ".gz", "data": "data:text/plain;base64,aGVsbG8="})
+	var gz string
+	for _, c := range res.Content {
+		if l, ok := c.(*mcp.ResourceLink); ok {
+			gz = l.URI
+		}
+	}
+	if gz == "" {
+		t.Fatalf("gzip-file-as-resource returned no link: %s", text(res))
+	}
+	waitEvent(t, events, "resources changed")
+	if rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: gz}); err != nil || len(rr.Contents) != 1 || len(rr.Contents[0].Blob) == 0 {
+		t.Fatalf("reading the session resource %s through serve: %+v %v", gz, rr, err)
+	}
+	reads++
 
 	// Prompts: prefixed, renamed, the denied one absent and not to be had.
 	lp, err := cs.ListPrompts(ctx, nil)
@@ -222,6 +241,21 @@ func servePrimitives(t *testing.T, s *served, version string) int {
 	}
 	reads++
 	return reads
+}
+
+func waitEvent(t *testing.T, events <-chan string, want string) {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case e := <-events:
+			if e == want {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("%q never reached the client through serve", want)
+		}
+	}
 }
 
 // connectAt opens a go-sdk client session at a protocol version.
