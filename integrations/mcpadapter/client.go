@@ -48,6 +48,7 @@ type conn struct {
 
 	frameTooLarge atomic.Bool // the stdio child wrote a frame past the size limit
 	paramHeaders  sync.Map    // *imported → []paramBinding, see paramheaders.go
+	progressTools sync.Map    // remote name → *atomic.Int32, see settleProgress
 	tasks         taskTable   // the server's task-only tools, see task_import.go
 
 	oauth        *oauthHandler // nil without Server.OAuth

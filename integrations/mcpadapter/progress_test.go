@@ -281,3 +281,52 @@ func TestProgressFloodAfterResult(t *testing.T) {
 		})
 	}
 }
+
+// quickReporter is an upstream whose tool reports progress three times and
+// answers at once, so the result is likely to overtake the reports.
+func quickReporter() *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "quick", Version: "v1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "quick", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			for i := range 3 {
+				_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: req.Params.GetProgressToken(), Progress: float64(i + 1)})
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+		})
+	return srv
+}
+
+// TestProgressFirstCall: the first call of a tool on a fresh connection,
+// which reports three times without a total and answers at once, has all
+// three reports at return, in memory and over streamable HTTP, 20 times.
+func TestProgressFirstCall(t *testing.T) {
+	for _, transport := range []string{"in-memory", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			complete := 0
+			for i := range 20 {
+				srv := quickReporter()
+				e := newImportEnv(t, nil)
+				s := mcpadapter.Server{Name: "quick", Trust: true}
+				if transport == "http" {
+					s.URL = httpTo(t, srv)
+				} else {
+					s.Transport = inMemoryTo(t, srv)
+				}
+				if err := e.m.Connect(context.Background(), s); err != nil {
+					t.Fatal(err)
+				}
+				l := &progressLog{}
+				if _, aerr := e.call(t, l.ctx(context.Background()), "quick", `{}`); aerr != nil {
+					t.Fatal(aerr)
+				}
+				if n, _ := l.done(); n == 3 {
+					complete++
+				} else {
+					t.Errorf("run %d: %d of 3 reports at return", i, n)
+				}
+				e.m.Close()
+			}
+			t.Logf("%s: %d of 20 first calls had every report at return", transport, complete)
+		})
+	}
+}

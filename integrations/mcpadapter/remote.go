@@ -77,7 +77,7 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 			if t, ok := taskOf(res); ok {
 				return c.awaitTask(ctx, s, imp, t)
 			}
-			progress.settle(ctx) // the reports sent before the result, which it may have overtaken
+			c.settleProgress(ctx, progress, imp.remote) // the reports the result may have overtaken
 			return c.result(imp, res)
 		}
 		if w.tooLarge.Load() || c.frameTooLarge.Swap(false) {
