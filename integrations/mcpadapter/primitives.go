@@ -482,7 +482,7 @@ func (x *upExport) owner(ctx context.Context, uri string) *conn {
 					continue
 				}
 			}
-			rs, ts, err := c.upstreamResources(ctx, fresh)
+			rs, _, err := c.upstreamResources(ctx, fresh)
 			if err != nil {
 				continue
 			}
@@ -491,7 +491,7 @@ func (x *upExport) owner(ctx context.Context, uri string) *conn {
 					return c
 				}
 			}
-			if byTemplate == nil && matchesTemplate(ts, uri) {
+			if byTemplate == nil && c.templateMatches(uri) {
 				byTemplate = c
 			}
 		}

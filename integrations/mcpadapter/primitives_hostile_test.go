@@ -263,3 +263,23 @@ func TestUpstreamLocalFirst(t *testing.T) {
 		t.Fatalf("%d ledger records for the export's own resource and prompt, want none", n)
 	}
 }
+
+// TestUpstreamHostileTemplate: an upstream's template that uritemplate
+// cannot turn into a pattern (over 1000 variables in one expression; it
+// panics) matches nothing: a read answers not_found, the export lives on.
+func TestUpstreamHostileTemplate(t *testing.T) {
+	ctx := context.Background()
+	up := mcp.NewServer(&mcp.Implementation{Name: "evil", Version: "v1"}, nil)
+	up.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "x://{" + strings.Repeat("a,", 1100) + "b}", Name: "t"},
+		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "x://1", Text: "x"}}}, nil
+		})
+	f := primExport(t, []mcpadapter.Server{primServer(t, "evil", up, mcpadapter.Server{})}, nil, nil)
+	_, err := f.client.ReadResource(ctx, &mcp.ReadResourceParams{URI: "x://1"})
+	if _, kind := rpcKind(t, err); kind != "not_found" {
+		t.Fatalf("read matching only a hostile template: %v; want not_found", err)
+	}
+	if _, err := f.client.ListResourceTemplates(ctx, nil); err != nil {
+		t.Fatalf("the export after a hostile template: %v", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"sync"
 	"time"
 
@@ -22,6 +23,7 @@ type upstream struct {
 	mu        sync.Mutex
 	resources []*mcp.Resource // valid while resOK
 	templates []*mcp.ResourceTemplate
+	patterns  []*regexp.Regexp // the templates', compiled once a listing
 	prompts   []*mcp.Prompt // valid while promptsOK
 	resOK     bool
 	promptsOK bool
@@ -174,7 +176,8 @@ func (c *conn) upstreamResources(ctx context.Context, relist bool) ([]*mcp.Resou
 		return nil, nil, err
 	}
 	c.up.mu.Lock()
-	c.up.resources, c.up.templates, c.up.resOK, c.up.resAt = res, tmpl, true, time.Now()
+	pats := compileTemplates(tmpl)
+	c.up.resources, c.up.templates, c.up.patterns, c.up.resOK, c.up.resAt = res, tmpl, pats, true, time.Now()
 	c.up.mu.Unlock()
 	return res, tmpl, nil
 }
@@ -437,15 +440,49 @@ func (c *conn) request(ctx context.Context, fn func(context.Context, *mcp.Client
 	return &adapter.Error{Kind: adapter.KindConnection, Message: fmt.Sprintf("MCP server %q is unreachable", c.cfg.Name), Err: err}
 }
 
-// matchesTemplate reports whether uri matches one of the templates (RFC
-// 6570, as the go-sdk matches its own).
-func matchesTemplate(ts []*mcp.ResourceTemplate, uri string) bool {
+// maxTemplateBytes bounds an upstream's URI template.
+const maxTemplateBytes = 4096
+
+// compileTemplates compiles URI templates (RFC 6570, as the go-sdk matches
+// its own) to the patterns of the URIs they describe; a template that does
+// not compile describes none.
+func compileTemplates(ts []*mcp.ResourceTemplate) []*regexp.Regexp {
+	out := make([]*regexp.Regexp, 0, len(ts))
 	for _, t := range ts {
-		if t == nil {
+		if t == nil || len(t.URITemplate) > maxTemplateBytes {
 			continue
 		}
-		tmpl, err := uritemplate.New(t.URITemplate)
-		if err == nil && tmpl.Regexp().MatchString(uri) {
+		if re := templatePattern(t.URITemplate); re != nil {
+			out = append(out, re)
+		}
+	}
+	return out
+}
+
+// templatePattern compiles one template, or returns nil. uritemplate
+// panics on a template whose pattern regexp refuses (an expression of
+// over 1000 variables): the server chose it, and must not stop us.
+func templatePattern(s string) (re *regexp.Regexp) {
+	defer func() {
+		if recover() != nil {
+			re = nil
+		}
+	}()
+	tmpl, err := uritemplate.New(s)
+	if err != nil {
+		return nil
+	}
+	return tmpl.Regexp()
+}
+
+// templateMatches reports whether uri matches one of the server's listed
+// templates.
+func (c *conn) templateMatches(uri string) bool {
+	c.up.mu.Lock()
+	pats := c.up.patterns
+	c.up.mu.Unlock()
+	for _, p := range pats {
+		if p.MatchString(uri) {
 			return true
 		}
 	}
