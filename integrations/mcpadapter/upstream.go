@@ -24,7 +24,7 @@ type upstream struct {
 	resources []*mcp.Resource // valid while resOK
 	templates []*mcp.ResourceTemplate
 	patterns  []*regexp.Regexp // the templates', compiled once a listing
-	prompts   []*mcp.Prompt // valid while promptsOK
+	prompts   []*mcp.Prompt    // valid while promptsOK
 	resOK     bool
 	promptsOK bool
 	resAt     time.Time // when resources were listed
