@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
 
@@ -28,8 +29,10 @@ import (
 // and moves the task of their answers into _meta, where the call finds
 // it. go-sdk's streamable HTTP client connection cannot be wrapped (it
 // must implement the unexported clientConnection.sessionUpdated, go-sdk
-// mcp/transport.go:102-107, streamable.go:2138), so over streamable HTTP
-// a task-only tool fails with a tool error saying so.
+// mcp/transport.go:102-107, streamable.go:2138): over streamable HTTP the
+// same rewriting is done by the HTTP client (task_http.go). A transport
+// of another type (Server.Transport, NewTransport) is not wrapped, and a
+// task-only tool fails over it with a tool error saying so.
 
 // metaTaskTTL marks an outgoing tools/call to be sent as a task (the
 // wrapper replaces it with the task param); metaTask carries the task of
@@ -70,9 +73,27 @@ func (t *taskTable) get(name string) (support string, wrapped bool) {
 // wrapTasks wraps the connections of the transports whose go-sdk
 // connection needs no unexported method (stdio, in-memory, io).
 func (t *taskTable) wrapTasks(tr mcp.Transport) mcp.Transport {
-	switch tr.(type) {
-	case *stdioTransport, *mcp.CommandTransport, *mcp.InMemoryTransport, *mcp.IOTransport, *mcp.StdioTransport:
+	switch tr := tr.(type) {
+	case *stdioTransport, *mcp.CommandTransport, *mcp.InMemoryTransport, *mcp.IOTransport, *mcp.StdioTransport, *mcp.SSEClientTransport:
 		return &taskTransport{base: tr, tab: t}
+	case *mcp.StreamableClientTransport:
+		// Its connection cannot be wrapped: its HTTP client is.
+		cp := *tr
+		hc := http.DefaultClient
+		if tr.HTTPClient != nil {
+			hc = tr.HTTPClient
+		}
+		c := *hc
+		base := c.Transport
+		if base == nil {
+			base = http.DefaultTransport
+		}
+		c.Transport = &taskRoundTripper{base: base, tab: t}
+		cp.HTTPClient = &c
+		t.mu.Lock()
+		t.wrapped, t.ext = true, false
+		t.mu.Unlock()
+		return &cp
 	}
 	t.mu.Lock()
 	t.wrapped = false
@@ -108,39 +129,15 @@ type taskConn struct {
 const maxWatched = 1024
 
 func (c *taskConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
-		switch req.Method {
-		case "initialize":
-			// A wrapped connection can take the extension's answers.
-			msg = withParams(req, declareTasks(req.Params, "capabilities"))
-			c.watch(req.ID, "hello")
-		case "server/discover":
-			c.watch(req.ID, "hello")
-		case "tools/list":
-			c.watch(req.ID, "list")
-		case "tools/call":
-			if p, ok := asTaskCall(req.Params); ok {
-				msg = withParams(req, p)
-				c.watch(req.ID, "task")
-			} else if c.tab.extension() {
-				msg = withParams(req, declareTasks(req.Params, "_meta", "io.modelcontextprotocol/clientCapabilities"))
-				c.watch(req.ID, "task")
-			}
-		case methodTasksGet, methodTasksCancel:
-			if c.tab.extension() {
-				msg = withParams(req, declareTasks(req.Params, "_meta", "io.modelcontextprotocol/clientCapabilities"))
-			}
+	msg, what := c.tab.outgoing(msg)
+	if what != "" {
+		c.mu.Lock()
+		if len(c.calls) < maxWatched {
+			c.calls[msg.(*jsonrpc.Request).ID.Raw()] = what
 		}
+		c.mu.Unlock()
 	}
 	return c.Connection.Write(ctx, msg)
-}
-
-func (c *taskConn) watch(id jsonrpc.ID, what string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.calls) < maxWatched {
-		c.calls[id.Raw()] = what
-	}
 }
 
 func (c *taskConn) Read(ctx context.Context) (jsonrpc.Message, error) {
@@ -153,8 +150,46 @@ func (c *taskConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	what, watched := c.calls[resp.ID.Raw()]
 	delete(c.calls, resp.ID.Raw())
 	c.mu.Unlock()
-	if !watched || resp.Error != nil {
+	if !watched {
 		return msg, nil
+	}
+	return c.tab.incoming(resp, what), nil
+}
+
+// outgoing rewrites a message to the server as the tasks need, and says
+// what to watch its answer for: "hello", "list", "task" or "".
+func (t *taskTable) outgoing(msg jsonrpc.Message) (jsonrpc.Message, string) {
+	req, ok := msg.(*jsonrpc.Request)
+	if !ok || !req.IsCall() {
+		return msg, ""
+	}
+	switch req.Method {
+	case "initialize":
+		// A wrapped connection can take the extension's answers.
+		return withParams(req, declareTasks(req.Params, "capabilities")), "hello"
+	case "server/discover":
+		return msg, "hello"
+	case "tools/list":
+		return msg, "list"
+	case "tools/call":
+		if p, ok := asTaskCall(req.Params); ok {
+			return withParams(req, p), "task"
+		}
+		if t.extension() {
+			return withParams(req, declareTasks(req.Params, "_meta", "io.modelcontextprotocol/clientCapabilities")), "task"
+		}
+	case methodTasksGet, methodTasksCancel:
+		if t.extension() {
+			return withParams(req, declareTasks(req.Params, "_meta", "io.modelcontextprotocol/clientCapabilities")), ""
+		}
+	}
+	return msg, ""
+}
+
+// incoming reads or rewrites the answer to a watched request.
+func (t *taskTable) incoming(resp *jsonrpc.Response, what string) jsonrpc.Message {
+	if resp.Error != nil {
+		return resp
 	}
 	switch what {
 	case "hello":
@@ -165,24 +200,24 @@ func (c *taskConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		if json.Unmarshal(resp.Result, &r) == nil {
 			_, ext := r.Capabilities.Extensions[TasksExtension]
-			c.tab.mu.Lock()
-			c.tab.ext = ext
-			c.tab.mu.Unlock()
+			t.mu.Lock()
+			t.ext = ext
+			t.mu.Unlock()
 		}
 	case "list":
-		c.learn(resp.Result)
+		t.learn(resp.Result)
 	case "task":
 		if r, ok := taskAnswer(resp.Result); ok {
 			cp := *resp
 			cp.Result = r
-			return &cp, nil
+			return &cp
 		}
 	}
-	return msg, nil
+	return resp
 }
 
 // learn records the taskSupport of the tools of a tools/list answer.
-func (c *taskConn) learn(result json.RawMessage) {
+func (t *taskTable) learn(result json.RawMessage) {
 	var l struct {
 		Tools []struct {
 			Name      string `json:"name"`
@@ -194,18 +229,18 @@ func (c *taskConn) learn(result json.RawMessage) {
 	if json.Unmarshal(result, &l) != nil {
 		return
 	}
-	c.tab.mu.Lock()
-	defer c.tab.mu.Unlock()
-	if c.tab.support == nil {
-		c.tab.support = map[string]string{}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.support == nil {
+		t.support = map[string]string{}
 	}
-	for _, t := range l.Tools {
-		if t.Execution != nil && (t.Execution.TaskSupport == "required" || t.Execution.TaskSupport == "optional") {
-			if len(c.tab.support) < maxWatched {
-				c.tab.support[t.Name] = t.Execution.TaskSupport
+	for _, tool := range l.Tools {
+		if x := tool.Execution; x != nil && (x.TaskSupport == "required" || x.TaskSupport == "optional") {
+			if len(t.support) < maxWatched {
+				t.support[tool.Name] = x.TaskSupport
 			}
 		} else {
-			delete(c.tab.support, t.Name)
+			delete(t.support, tool.Name)
 		}
 	}
 }

@@ -88,19 +88,29 @@ func TestImportTaskOnlyTool(t *testing.T) {
 // call polls it with tasks/get and returns its inlined result; a caller
 // giving up cancels the upstream task, whose tool sees its ctx end.
 func TestImportTasksExtension(t *testing.T) {
+	for _, transport := range []string{"memory", "http"} {
+		t.Run(transport, func(t *testing.T) { testImportTasksExtension(t, transport) })
+	}
+}
+
+func testImportTasksExtension(t *testing.T, transport string) {
 	// slow runs only as a task: without the extension the call fails.
 	up := newTaskEnv(t, &mcpadapter.TaskOptions{PollInterval: 20 * time.Millisecond,
 		Support: func(*adapter.Spec, *mcp.CallToolRequest) mcpadapter.TaskSupport { return mcpadapter.TaskRequired }})
 	e := newImportEnv(t, nil)
-	ct, st := mcp.NewInMemoryTransports()
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- up.ex.Serve(ctx, st) }()
-	t.Cleanup(func() {
-		cancel()
-		<-served
-	})
-	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "up", Transport: ct, Trust: true}); err != nil {
+	srv := mcpadapter.Server{Name: "up", Trust: true, URL: up.url, BearerToken: "alice"}
+	if transport == "memory" {
+		ct, st := mcp.NewInMemoryTransports()
+		ctx, cancel := context.WithCancel(context.Background())
+		served := make(chan error, 1)
+		go func() { served <- up.ex.Serve(ctx, st) }()
+		t.Cleanup(func() {
+			cancel()
+			<-served
+		})
+		srv = mcpadapter.Server{Name: "up", Transport: ct, Trust: true}
+	}
+	if err := e.m.Connect(context.Background(), srv); err != nil {
 		t.Fatal(err)
 	}
 

@@ -1,0 +1,128 @@
+package mcpadapter
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"mime"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// Over streamable HTTP the tasks are carried by the HTTP client rather
+// than the connection (go-sdk's streamable client connection cannot be
+// wrapped, see task_import.go): the round tripper rewrites each POSTed
+// message and the answer to it, a JSON body or the event of a stream
+// that carries the answer, as taskConn does.
+
+// maxTaskRewrite bounds the request bodies the round tripper reads to
+// rewrite; a larger one (never a tools/call of ours) passes as it is.
+const maxTaskRewrite = 4 << 20
+
+type taskRoundTripper struct {
+	base http.RoundTripper
+	tab  *taskTable
+}
+
+func (rt *taskRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method != http.MethodPost || r.Body == nil || r.ContentLength > maxTaskRewrite {
+		return rt.base.RoundTrip(r)
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxTaskRewrite+1))
+	r.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	var req *jsonrpc.Request
+	what := ""
+	if len(body) <= maxTaskRewrite {
+		if msg, err := jsonrpc.DecodeMessage(body); err == nil {
+			out, w := rt.tab.outgoing(msg)
+			if out != msg {
+				if b, err := jsonrpc.EncodeMessage(out); err == nil {
+					body = b
+				}
+			}
+			req, _ = out.(*jsonrpc.Request)
+			what = w
+		}
+	}
+	r2 := r.Clone(r.Context())
+	r2.Body = io.NopCloser(bytes.NewReader(body))
+	r2.ContentLength = int64(len(body))
+	r2.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	resp, err := rt.base.RoundTrip(r2)
+	if err != nil || what == "" || req == nil {
+		return resp, err
+	}
+	rewrite := func(data []byte) []byte { return rt.answer(data, req.ID, what) }
+	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	switch ct {
+	case "application/json":
+		data, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		data = rewrite(data)
+		resp.Body = io.NopCloser(bytes.NewReader(data))
+		resp.ContentLength = int64(len(data))
+		resp.Header.Del("Content-Length")
+	case "text/event-stream":
+		resp.Body = &sseRewriter{br: bufio.NewReader(resp.Body), c: resp.Body, rewrite: rewrite}
+	}
+	return resp, nil
+}
+
+// answer rewrites data if it is the answer to the request id.
+func (rt *taskRoundTripper) answer(data []byte, id jsonrpc.ID, what string) []byte {
+	if !bytes.Contains(data, []byte(`"id"`)) {
+		return data
+	}
+	msg, err := jsonrpc.DecodeMessage(data)
+	resp, ok := msg.(*jsonrpc.Response)
+	if err != nil || !ok || resp.ID.Raw() != id.Raw() {
+		return data
+	}
+	out := rt.tab.incoming(resp, what)
+	if out == jsonrpc.Message(resp) {
+		return data
+	}
+	b, err := jsonrpc.EncodeMessage(out)
+	if err != nil {
+		return data
+	}
+	return b
+}
+
+// sseRewriter passes an event stream through, rewriting its single-line
+// data fields.
+type sseRewriter struct {
+	br      *bufio.Reader
+	c       io.Closer
+	rewrite func([]byte) []byte
+	out     []byte
+	err     error
+}
+
+func (s *sseRewriter) Read(p []byte) (int, error) {
+	for len(s.out) == 0 && s.err == nil {
+		line, err := s.br.ReadBytes('\n')
+		if rest, ok := bytes.CutPrefix(line, []byte("data:")); ok && err == nil {
+			payload := bytes.TrimSpace(rest)
+			if nb := s.rewrite(payload); !bytes.Equal(nb, payload) {
+				line = append(append([]byte("data: "), nb...), '\n')
+			}
+		}
+		s.out, s.err = line, err
+	}
+	n := copy(p, s.out)
+	s.out = s.out[n:]
+	if len(s.out) == 0 && s.err != nil {
+		return n, s.err
+	}
+	return n, nil
+}
+
+func (s *sseRewriter) Close() error { return s.c.Close() }
