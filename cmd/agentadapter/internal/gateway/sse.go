@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -205,7 +206,7 @@ func (h *sseHub) open(w http.ResponseWriter, r *http.Request, name string) {
 	h.sessions[sid] = &sseSession{endpoint: name, subject: subjectOf(r), conn: c}
 	h.mu.Unlock()
 	defer h.release(id, sid)
-	defer c.Close()
+	defer c.finish()
 	opened := func() {
 		h.mu.Lock()
 		h.opening-- // counted by liveSessions from Connect on
@@ -331,17 +332,21 @@ type sseConn struct {
 	id, endpoint string
 	incoming     chan jsonrpc.Message
 
-	mu     sync.Mutex // guards w and closed
+	mu     sync.Mutex // held while writing to w
 	w      http.ResponseWriter
-	closed bool
+	closed atomic.Bool
+	once   sync.Once
 	done   chan struct{}
 }
 
 func (c *sseConn) event(name string, data []byte) error {
+	if c.closed.Load() {
+		return io.EOF // without waiting behind a blocked write
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.closed {
-		return io.EOF // the GET has returned: its writer is gone
+	if c.closed.Load() {
+		return io.EOF // the GET is returning: its writer is going
 	}
 	if _, err := fmt.Fprintf(c.w, "event: %s\ndata: %s\n\n", name, data); err != nil {
 		return err
@@ -372,14 +377,24 @@ func (c *sseConn) Write(ctx context.Context, m jsonrpc.Message) error {
 	return c.event("message", data)
 }
 
+// Close ends the stream. It never waits for a write: a client that stops
+// reading blocks the one in progress (until the server's write timeout),
+// and a reload closing its session must not wait with it.
 func (c *sseConn) Close() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.closed {
-		c.closed = true
+	c.once.Do(func() {
+		c.closed.Store(true)
 		close(c.done)
-	}
+	})
 	return nil
+}
+
+// finish is the GET's last act: no write may touch w once it returns, so
+// it closes, cuts a write in progress short and waits for it to end.
+func (c *sseConn) finish() {
+	c.Close()
+	_ = http.NewResponseController(c.w).SetWriteDeadline(time.Now())
+	c.mu.Lock()
+	c.mu.Unlock() //nolint:staticcheck // an empty critical section: the wait is the point
 }
 
 func (c *sseConn) SessionID() string { return c.id }
