@@ -679,6 +679,9 @@ func (x *upExport) localPrompt(ctx context.Context, next mcp.MethodHandler, req 
 
 func (x *upExport) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 	ref := req.Params.Ref
+	if ref == nil { // go-sdk checks, unless told not to (MCPGODEBUG)
+		ref = &mcp.CompleteReference{}
+	}
 	var c *conn
 	var sp *adapter.Spec
 	switch ref.Type {

@@ -283,3 +283,37 @@ func TestUpstreamHostileTemplate(t *testing.T) {
 		t.Fatalf("the export after a hostile template: %v", err)
 	}
 }
+
+// TestUpstreamNullEntries: an upstream listing null resources, templates
+// and prompts has them dropped; the export neither panics nor lists them.
+func TestUpstreamNullEntries(t *testing.T) {
+	ctx := context.Background()
+	up := primUpstream(t, "up", "x")
+	up.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			switch r := res.(type) {
+			case *mcp.ListResourcesResult:
+				r.Resources = append(r.Resources, nil)
+			case *mcp.ListResourceTemplatesResult:
+				r.ResourceTemplates = append(r.ResourceTemplates, nil)
+			case *mcp.ListPromptsResult:
+				r.Prompts = append(r.Prompts, nil)
+			}
+			return res, err
+		}
+	})
+	f := primExport(t, []mcpadapter.Server{primServer(t, "up", up, mcpadapter.Server{})}, nil, nil)
+	if lr, err := f.client.ListResources(ctx, nil); err != nil || len(lr.Resources) != 1 {
+		t.Fatalf("resources/list: %+v %v", lr, err)
+	}
+	if lt, err := f.client.ListResourceTemplates(ctx, nil); err != nil || len(lt.ResourceTemplates) != 1 {
+		t.Fatalf("resources/templates/list: %+v %v", lt, err)
+	}
+	if lp, err := f.client.ListPrompts(ctx, nil); err != nil || len(lp.Prompts) != 2 {
+		t.Fatalf("prompts/list: %+v %v", lp, err)
+	}
+	if _, err := f.client.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://items/1"}); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sync"
 	"time"
 
@@ -176,6 +177,9 @@ func (c *conn) upstreamResources(ctx context.Context, relist bool) ([]*mcp.Resou
 		return nil, nil, err
 	}
 	c.up.mu.Lock()
+	// A hostile server may list null entries.
+	res = slices.DeleteFunc(res, func(r *mcp.Resource) bool { return r == nil })
+	tmpl = slices.DeleteFunc(tmpl, func(t *mcp.ResourceTemplate) bool { return t == nil })
 	pats := compileTemplates(tmpl)
 	c.up.resources, c.up.templates, c.up.patterns, c.up.resOK, c.up.resAt = res, tmpl, pats, true, time.Now()
 	c.up.mu.Unlock()
@@ -212,6 +216,7 @@ func (c *conn) upstreamPrompts(ctx context.Context) ([]*mcp.Prompt, error) {
 		return nil, err
 	}
 	c.up.mu.Lock()
+	out = slices.DeleteFunc(out, func(p *mcp.Prompt) bool { return p == nil })
 	c.up.prompts, c.up.promptsOK, c.up.promptsAt = out, true, time.Now()
 	c.up.mu.Unlock()
 	return out, nil
