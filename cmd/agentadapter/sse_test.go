@@ -260,3 +260,24 @@ func TestServeLegacySSEReload(t *testing.T) {
 	}
 	s.stop(t)
 }
+
+// The official TypeScript SDK client over the legacy SSE transport, as an
+// old host would connect: list and call through serve, as its token's
+// subject.
+func TestServeLegacySSETypeScript(t *testing.T) {
+	dir := t.TempDir()
+	sseGatewayConfig(t, dir)
+	s := startServe(t, dir, nil, "--config", "gateway.json")
+	errs, figures := nodeScript(t, "sse.mjs", s.base+"/sse/dev", aliceSSE, "whoami")
+	for _, e := range errs {
+		t.Error(e)
+	}
+	if figures["isError"] != false {
+		t.Errorf("whoami over SSE: %v", figures)
+	}
+	errs, _ = nodeScript(t, "sse.mjs", s.base+"/sse/dev", "wrong-token-0123456789abcdef01234", "whoami")
+	if len(errs) == 0 {
+		t.Errorf("the TypeScript client connected with a wrong token")
+	}
+	s.stop(t)
+}
