@@ -32,7 +32,7 @@ func taskOptions() *mcpadapter.TaskOptions {
 			if spec.Name == "test_tool_with_task" {
 				// It gathers its input synchronously (an input-required
 				// result), then runs as a task.
-				if len(req.Params.InputResponses) == 0 {
+				if req != nil && len(req.Params.InputResponses) == 0 {
 					return mcpadapter.TaskForbidden
 				}
 				return mcpadapter.TaskRequired

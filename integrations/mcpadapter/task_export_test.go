@@ -192,6 +192,20 @@ func TestExportTasks(t *testing.T) {
 	alice := &rawClient{t: t, url: e.url, token: "alice", tasks: true}
 	bob := &rawClient{t: t, url: e.url, token: "bob", tasks: true}
 
+	list, lerr := alice.rpc("tools/list", nil)
+	if lerr != nil {
+		t.Fatal(lerr)
+	}
+	execution := map[string]any{}
+	for _, tool := range list["tools"].([]any) {
+		tm := tool.(map[string]any)
+		execution[tm["name"].(string)] = tm["execution"]
+	}
+	want := map[string]any{"slow": map[string]any{"taskSupport": "optional"}, "guarded": map[string]any{"taskSupport": "optional"}, "quick": nil}
+	if fmt.Sprint(execution) != fmt.Sprint(want) {
+		t.Errorf("tools/list execution = %v, want %v", execution, want)
+	}
+
 	created := alice.call("slow", nil)
 	id, _ := created["taskId"].(string)
 	if created["resultType"] != "task" || len(id) < 32 || created["status"] != "working" || created["pollIntervalMs"] != float64(250) {

@@ -172,12 +172,18 @@ func (t *taskTable) outgoing(msg jsonrpc.Message) (jsonrpc.Message, string) {
 	case "tools/list":
 		return msg, "list"
 	case "tools/call":
-		if p, ok := asTaskCall(req.Params); ok {
-			return withParams(req, p), "task"
+		p, marked := asTaskCall(req.Params)
+		if !marked {
+			p = req.Params
 		}
 		if t.extension() {
-			return withParams(req, declareTasks(req.Params, "_meta", "io.modelcontextprotocol/clientCapabilities")), "task"
+			if d := declareTasks(p, "_meta", "io.modelcontextprotocol/clientCapabilities"); d != nil {
+				p = d
+			}
+		} else if !marked {
+			return msg, ""
 		}
+		return withParams(req, p), "task"
 	case methodTasksGet, methodTasksCancel:
 		if t.extension() {
 			return withParams(req, declareTasks(req.Params, "_meta", "io.modelcontextprotocol/clientCapabilities")), ""

@@ -65,9 +65,10 @@ const maxTaskRounds = 16
 type TaskOptions struct {
 	// Support says how the calls of a spec run; it is called for every
 	// tools/call of a served spec, with the request (so that a tool may,
-	// say, gather input synchronously before it runs as a task). Nil means
-	// TaskForbidden for every spec: the extension is advertised, no task
-	// is made.
+	// say, gather input synchronously before it runs as a task), and with
+	// a nil request when the tools are listed, for the execution.taskSupport
+	// of their definitions. Nil means TaskForbidden for every spec: the
+	// extension is advertised, no task is made.
 	Support func(spec *adapter.Spec, req *mcp.CallToolRequest) TaskSupport
 	// TTL is how long a task is kept after it was created, running or
 	// not, and the ttlMs it reports; a task still running then is
@@ -137,6 +138,12 @@ func registerTaskMethods(srv *mcp.Server) error {
 func (s *Exporter) taskMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
+		case "tools/list":
+			res, err := next(ctx, method, req)
+			if lr, ok := res.(*mcp.ListToolsResult); ok && err == nil {
+				return s.tasks.withExecution(s, lr), nil
+			}
+			return res, err
 		case "tools/call":
 			cr, ok := req.(*mcp.CallToolRequest)
 			if !ok || cr.Params == nil {
@@ -159,6 +166,53 @@ func (s *Exporter) taskMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		return next(ctx, method, req)
 	}
 }
+
+// withExecution adds execution.taskSupport to the listed tools that run
+// as tasks: go-sdk's mcp.Tool has no execution field (protocol.go), so the
+// listing is sent as JSON of our own when one does.
+func (st *taskStore) withExecution(s *Exporter, lr *mcp.ListToolsResult) mcp.Result {
+	if st.opts.Support == nil {
+		return lr
+	}
+	support := map[int]TaskSupport{}
+	for i, t := range lr.Tools {
+		if spec, ok := s.reg.Lookup(t.Name); ok && s.filter.Match(spec) {
+			if sup := st.opts.Support(spec, nil); sup == TaskOptional || sup == TaskRequired {
+				support[i] = sup
+			}
+		}
+	}
+	if len(support) == 0 {
+		return lr
+	}
+	data, err := json.Marshal(lr)
+	if err != nil {
+		return lr
+	}
+	var wire map[string]json.RawMessage
+	var tools []map[string]json.RawMessage
+	if json.Unmarshal(data, &wire) != nil || json.Unmarshal(wire["tools"], &tools) != nil || len(tools) != len(lr.Tools) {
+		return lr
+	}
+	for i, sup := range support {
+		tools[i]["execution"], _ = json.Marshal(map[string]string{"taskSupport": string(sup)})
+	}
+	if wire["tools"], err = json.Marshal(tools); err != nil {
+		return lr
+	}
+	if data, err = json.Marshal(wire); err != nil {
+		return lr
+	}
+	return &rawResult{data: data}
+}
+
+// rawResult is a result sent as the JSON it holds.
+type rawResult struct {
+	mcp.ResultBase
+	data json.RawMessage
+}
+
+func (r *rawResult) MarshalJSON() ([]byte, error) { return r.data, nil }
 
 // negotiated reports whether the client declared the extension, for this
 // request (_meta, 2026-07-28) or for its session.
