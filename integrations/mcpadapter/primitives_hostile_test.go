@@ -2,6 +2,7 @@ package mcpadapter_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
@@ -315,5 +317,80 @@ func TestUpstreamNullEntries(t *testing.T) {
 	}
 	if _, err := f.client.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://items/1"}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestUpstreamForeignUpdate: a server announcing an update of a URI it was
+// not subscribed to (another server's) reaches no client.
+func TestUpstreamForeignUpdate(t *testing.T) {
+	ctx := context.Background()
+	alpha := primUpstream(t, "alpha", "a")
+	evil := primUpstream(t, "evil", "e")
+	inject := make(chan jsonrpc.Message, 1)
+	evilSrv := primServer(t, "evil", evil, mcpadapter.Server{})
+	evilSrv.Transport = &injectTransport{Transport: evilSrv.Transport, inject: inject}
+	f := primExport(t, []mcpadapter.Server{primServer(t, "alpha", alpha, mcpadapter.Server{}), evilSrv}, nil, nil)
+	if err := f.client.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://a"}); err != nil {
+		t.Fatal(err)
+	}
+	// Once alpha's updates reach the client, evil's must not.
+	f.wait(t, "updated test://a", func() {
+		_ = alpha.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://a"})
+	})
+	time.Sleep(100 * time.Millisecond)
+	for len(f.events) > 0 {
+		<-f.events
+	}
+	inject <- &jsonrpc.Request{Method: "notifications/resources/updated", Params: json.RawMessage(`{"uri":"test://a"}`)}
+	select {
+	case e := <-f.events:
+		t.Fatalf("a server's announcement of another server's URI reached the client: %s", e)
+	case <-time.After(500 * time.Millisecond):
+	}
+}
+
+// injectTransport delivers the messages sent on inject to the client as if
+// the server had written them.
+type injectTransport struct {
+	mcp.Transport
+	inject chan jsonrpc.Message
+}
+
+func (t *injectTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := t.Transport.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ic := &injectConn{Connection: c, inject: t.inject, msgs: make(chan jsonrpc.Message), errs: make(chan error, 1)}
+	go func() {
+		for {
+			m, err := c.Read(context.Background())
+			if err != nil {
+				ic.errs <- err
+				return
+			}
+			ic.msgs <- m
+		}
+	}()
+	return ic, nil
+}
+
+type injectConn struct {
+	mcp.Connection
+	inject chan jsonrpc.Message
+	msgs   chan jsonrpc.Message
+	errs   chan error
+}
+
+func (c *injectConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case m := <-c.inject:
+		return m, nil
+	case m := <-c.msgs:
+		return m, nil
+	case err := <-c.errs:
+		return nil, err
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 }

@@ -113,7 +113,15 @@ func (c *conn) upstreamHandlers(o *mcp.ClientOptions) {
 		c.m.relay.emit(upstreamEvent{conn: c, kind: eventPrompts})
 	}
 	o.ResourceUpdatedHandler = func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
-		if r.Params != nil && r.Params.URI != "" {
+		if r.Params == nil {
+			return
+		}
+		// Only for what we subscribed to on this server: another server's
+		// URI is not this one's to announce.
+		c.up.mu.Lock()
+		subscribed := c.up.subs[r.Params.URI] > 0
+		c.up.mu.Unlock()
+		if subscribed {
 			c.m.relay.emit(upstreamEvent{conn: c, kind: eventUpdated, uri: r.Params.URI})
 		}
 	}
