@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -27,6 +29,7 @@ const protocolVersionHeader = "Mcp-Protocol-Version"
 type eras struct {
 	stateless, stateful http.Handler
 	maxBody             int64 // ≤ 0: no limit
+	listens             *listenCaps
 }
 
 func (h *eras) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -41,6 +44,15 @@ func (h *eras) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if modern {
+		if r.Method == http.MethodPost && r.Header.Get("Mcp-Method") == "subscriptions/listen" {
+			id := identityOf(r)
+			if code := h.listens.take(id); code != 0 {
+				w.Header().Set("Retry-After", strconv.Itoa(sessionRetryAfter))
+				http.Error(w, "too many open subscriptions/listen streams", code)
+				return
+			}
+			defer h.listens.give(id)
+		}
 		h.stateless.ServeHTTP(w, r)
 		return
 	}
@@ -115,4 +127,43 @@ func carriesVersionMeta(body []byte) bool {
 		}
 	}
 	return false
+}
+
+// listenCaps bounds the subscriptions/listen streams open on one handler:
+// the standing stream of a 2026-07-28 client, which holds a request (and
+// go-sdk's temporary session) open until the client goes, as a session's
+// event stream does before 2026-07-28. They count under the session caps'
+// numbers (of the handler's limiter, or of HTTPOptions), apart from the
+// sessions: past the total, 503; past one identity's share, 429; both with
+// Retry-After. go-sdk accepts a listen only when its Mcp-Method header
+// names it, so the header is what is counted.
+type listenCaps struct {
+	caps  func() (total, perIdentity int) // 0: no cap
+	mu    sync.Mutex
+	open  map[string]int
+	count int
+}
+
+func (l *listenCaps) take(id string) int {
+	total, per := l.caps()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case total > 0 && l.count >= total:
+		return http.StatusServiceUnavailable
+	case per > 0 && l.open[id] >= per:
+		return http.StatusTooManyRequests
+	}
+	l.count++
+	l.open[id]++
+	return 0
+}
+
+func (l *listenCaps) give(id string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.count--
+	if l.open[id]--; l.open[id] <= 0 {
+		delete(l.open, id)
+	}
 }

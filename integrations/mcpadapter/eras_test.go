@@ -129,7 +129,9 @@ func TestBothErasOneURL(t *testing.T) {
 		})
 	}
 	reg.MustRegister(adapter.MustRawTool("late", "Registered after connect.", exObject(nil),
-		func(context.Context, json.RawMessage) (*adapter.Result, error) { return adapter.TextResult("late"), nil }, nil))
+		func(context.Context, json.RawMessage) (*adapter.Result, error) {
+			return adapter.TextResult("late"), nil
+		}, nil))
 	for v, ch := range changed {
 		select {
 		case <-ch:
@@ -311,5 +313,37 @@ func TestErasSessionCapsStatefulOnly(t *testing.T) {
 	exCallAdd(t, eraConnect(t, srv.URL, "2026-07-28", nil))
 	if got, _ := exPost(t, srv.URL, exInitialize, nil); got != http.StatusServiceUnavailable {
 		t.Errorf("second session: HTTP %d, want 503", got)
+	}
+}
+
+// TestErasListenCap: 2026-07-28 clients opening subscriptions/listen
+// streams (each holds a request open) are capped like sessions, apart from
+// them: past the per-identity share 429, and a closed stream frees its
+// place; a client that does not listen is still served.
+func TestErasListenCap(t *testing.T) {
+	ex := newExporter(t, exTools(t), nil, nil)
+	srv := exServeHTTP(t, ex, &mcpadapter.HTTPOptions{MaxSessionsPerIdentity: 2})
+	listening := &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {}}
+	first := eraConnect(t, srv.URL, "2026-07-28", listening)
+	eraConnect(t, srv.URL, "2026-07-28", listening)
+	listen := `{"jsonrpc":"2.0","id":9,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":` + eraMeta("2026-07-28") + `}}`
+	h := map[string]string{"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"}
+	if r := eraPost(t, srv.URL, listen, h); r.status != http.StatusTooManyRequests || r.header.Get("Retry-After") == "" {
+		t.Errorf("third listen stream: HTTP %d (Retry-After %q), want 429 with Retry-After", r.status, r.header.Get("Retry-After"))
+	}
+	exCallAdd(t, eraConnect(t, srv.URL, "2026-07-28", nil))
+	first.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c := mcp.NewClient(&mcp.Implementation{Name: "late", Version: "v1"}, listening)
+		cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL, MaxRetries: -1}, nil)
+		if err == nil {
+			cs.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a listen stream after one closed: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

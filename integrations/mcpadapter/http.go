@@ -68,7 +68,9 @@ type HTTPOptions struct {
 
 	// MaxSessions caps the live sessions of the server (streamable HTTP,
 	// stateful): a client opening one more gets 503 with Retry-After. Zero
-	// means DefaultMaxSessions, negative means no cap.
+	// means DefaultMaxSessions, negative means no cap. The same numbers cap,
+	// apart, the subscriptions/listen streams 2026-07-28 clients hold open
+	// on the handler (a 2026-07-28 request opens no session).
 	MaxSessions int
 	// MaxSessionsPerIdentity caps the live sessions one identity opens (the
 	// bearer token's subject with Auth, else the client's IP address; behind
@@ -121,6 +123,13 @@ func timeoutOf(d, def time.Duration) time.Duration {
 // gets a session (initialize, Mcp-Session-Id, server-to-client requests,
 // the session caps). With HTTPOptions.Stateless every request is served
 // statelessly.
+//
+// Without Auth, a session is its own anonymous caller ("anonymous:<session
+// id>"); a 2026-07-28 request has no session, so each request is its own
+// anonymous caller: what counts per subject or per run (ticket caps,
+// tickets, cached results, rate and run limits) counts per request. An
+// Mcp-Session-Id sent with it does not make it the session's caller. Use
+// Auth where such limits must hold across a 2026-07-28 client's requests.
 func (s *Exporter) Handler(opts *HTTPOptions) http.Handler {
 	if opts == nil {
 		opts = &HTTPOptions{}
@@ -153,7 +162,8 @@ func (s *Exporter) Handler(opts *HTTPOptions) http.Handler {
 		DisableLocalhostProtection: opts.DisableLocalhostProtection,
 		MaxRequestBodyBytes:        bodyLimit(opts.MaxRequestBodyBytes),
 	})
-	return protect(&eras{stateless: stateless, stateful: s.limitSessions(stateful, opts), maxBody: bodyLimit(opts.MaxRequestBodyBytes)}, opts)
+	return protect(&eras{stateless: stateless, stateful: s.limitSessions(stateful, opts),
+		maxBody: bodyLimit(opts.MaxRequestBodyBytes), listens: newListenCaps(opts)}, opts)
 }
 
 // SSEHandler returns an http.Handler serving the legacy HTTP+SSE transport,

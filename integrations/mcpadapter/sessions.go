@@ -96,6 +96,21 @@ func (s *Exporter) limitSessions(h http.Handler, opts *HTTPOptions) http.Handler
 	})
 }
 
+// newListenCaps bounds the subscriptions/listen streams of a handler by
+// its session caps (see listenCaps).
+func newListenCaps(opts *HTTPOptions) *listenCaps {
+	total, per := capOf(opts.MaxSessions, DefaultMaxSessions), capOf(opts.MaxSessionsPerIdentity, DefaultMaxSessionsPerIdentity)
+	caps := func() (int, int) { return total, per }
+	if l := opts.Sessions; l != nil {
+		caps = func() (int, int) {
+			l.mu.Lock()
+			defer l.mu.Unlock()
+			return l.max, l.perIdentity
+		}
+	}
+	return &listenCaps{caps: caps, open: map[string]int{}}
+}
+
 // capOf reads a cap option: zero means def, negative means none (0).
 func capOf(n, def int) int {
 	switch {
