@@ -497,3 +497,31 @@ func (c *conn) taskFailure(ctx context.Context, s *mcp.ClientSession, imp *impor
 	}
 	return c.failure(ctx, imp, err)
 }
+
+// TaskSupport returns the execution.taskSupport the MCP server of an
+// imported spec declared for it: TaskRequired, TaskOptional, or
+// TaskForbidden (also for a local spec, or a server that said nothing).
+// An [Exporter] fronting the manager serves the manager's task-supporting
+// tools as tasks with it:
+//
+//	Tasks: &mcpadapter.TaskOptions{Support: func(spec *adapter.Spec, _ *mcp.CallToolRequest) mcpadapter.TaskSupport {
+//		return m.TaskSupport(spec)
+//	}}
+func (m *Manager) TaskSupport(spec *adapter.Spec) TaskSupport {
+	if spec == nil || spec.Source.IsLocal() {
+		return TaskForbidden
+	}
+	m.mu.Lock()
+	c := m.conns[spec.Source.Server]
+	m.mu.Unlock()
+	if c == nil {
+		return TaskForbidden
+	}
+	switch s, _ := c.tasks.get(spec.Source.RemoteName); s {
+	case string(TaskRequired):
+		return TaskRequired
+	case string(TaskOptional):
+		return TaskOptional
+	}
+	return TaskForbidden
+}

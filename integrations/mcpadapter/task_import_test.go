@@ -2,6 +2,7 @@ package mcpadapter_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -155,4 +156,66 @@ func testImportTasksExtension(t *testing.T, transport string) {
 			t.Fatal("the upstream task was not cancelled")
 		}
 	})
+}
+
+// TestTasksThroughGateway: an Exporter fronting a Manager (the gateway's
+// shape) serves an upstream's task-only tool as a task of its own
+// (Manager.TaskSupport): the client's task completes with the upstream's
+// result, and cancelling it cancels the upstream task.
+func TestTasksThroughGateway(t *testing.T) {
+	up := newTaskEnv(t, &mcpadapter.TaskOptions{PollInterval: 20 * time.Millisecond,
+		Support: func(*adapter.Spec, *mcp.CallToolRequest) mcpadapter.TaskSupport { return mcpadapter.TaskRequired }})
+	e := newImportEnv(t, nil)
+	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "up", Trust: true, URL: up.url, BearerToken: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.m.TaskSupport(mustLookup(t, e, "slow")); got != mcpadapter.TaskRequired {
+		t.Fatalf("TaskSupport(slow) = %q, want required (from the upstream's listing)", got)
+	}
+	gw := newExporter(t, e.reg, e.exec, &mcpadapter.ExportOptions{Tasks: &mcpadapter.TaskOptions{
+		PollInterval: 20 * time.Millisecond,
+		Support: func(spec *adapter.Spec, _ *mcp.CallToolRequest) mcpadapter.TaskSupport {
+			return e.m.TaskSupport(spec)
+		}}})
+	client := &rawClient{t: t, url: exServeHTTP(t, gw, nil).URL, tasks: true}
+
+	created := client.call("slow", nil)
+	id, _ := created["taskId"].(string)
+	if created["resultType"] != "task" || id == "" {
+		t.Fatalf("through the gateway: %v, want a task", created)
+	}
+	for up.started.Load() < 1 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	up.release <- struct{}{}
+	<-up.ended
+	done := client.await(id, "completed", "failed", "cancelled")
+	if res, _ := done["result"].(map[string]any); fmt.Sprint(res["content"]) != "[map[text:slow done type:text]]" {
+		t.Errorf("gateway task = %v", done)
+	}
+
+	id = client.call("slow", nil)["taskId"].(string)
+	for up.started.Load() < 2 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if _, err := client.rpc("tasks/cancel", map[string]any{"taskId": id}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-up.ended:
+		if err == nil {
+			t.Errorf("the upstream task ran to its end")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("cancelling the gateway's task left the upstream task running")
+	}
+}
+
+func mustLookup(t *testing.T, e *importEnv, name string) *adapter.Spec {
+	t.Helper()
+	spec, ok := e.reg.Lookup(name)
+	if !ok {
+		t.Fatalf("%s not imported", name)
+	}
+	return spec
 }
