@@ -281,3 +281,30 @@ func TestServeLegacySSETypeScript(t *testing.T) {
 	}
 	s.stop(t)
 }
+
+// With auth, one subject's cap counts its streamable sessions and its SSE
+// streams together.
+func TestServeLegacySSESessionCap(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"notes": {"command": %q}},
+  "agentadapter": {"store": "memory:", "legacySSE": true, "sessions": {"perIdentity": 2},
+    "auth": {"tokens": [{"subject": "alice", "token": %q}, {"subject": "bob", "token": %q}]}}}`, testServer, aliceSSE, bobSSE))
+	s := startServe(t, dir, nil, "--config", "gateway.json")
+	c := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "v1"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: s.base + "/mcp", HTTPClient: &http.Client{Transport: bearer{aliceSSE}}, MaxRetries: -1},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}) // a session: 2026-07-28 has none
+	if err != nil || cs.ID() == "" {
+		t.Fatalf("alice's streamable session: %v", err)
+	}
+	defer cs.Close()
+	if _, err := connectSSE(t, s.base+"/sse", aliceSSE); err != nil {
+		t.Fatalf("alice's second session (SSE): %v", err)
+	}
+	if got := sseStatus(t, "GET", s.base+"/sse", aliceSSE, "", nil); got != 429 {
+		t.Errorf("alice's third session (SSE, after one streamable and one SSE): %d, want 429", got)
+	}
+	if _, err := connectSSE(t, s.base+"/sse", bobSSE); err != nil {
+		t.Errorf("bob's stream was refused by alice's cap: %v", err)
+	}
+	s.stop(t)
+}

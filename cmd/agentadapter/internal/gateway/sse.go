@@ -150,21 +150,26 @@ func capOf(n, def int) int {
 	return n
 }
 
-// reserve counts a stream being opened by id, or returns the status that
-// refuses it. Every live session of the gateway (streamable HTTP and SSE,
-// of every endpoint) counts against the total; against one identity's
-// cap, its SSE streams.
-func (h *sseHub) reserve(id string) int {
+// reserve counts a stream being opened by id (for subject, "" without
+// auth), or returns the status that refuses it. Every live session of the
+// gateway (streamable HTTP and SSE, of every endpoint) counts against the
+// total; against one identity's cap, its SSE streams and, with auth, its
+// streamable sessions too.
+func (h *sseHub) reserve(id, subject string) int {
 	maxSessions, perIdentity := sessionLimits(h.g.Config())
 	maxSessions = capOf(maxSessions, mcpadapter.DefaultMaxSessions)
 	perIdentity = capOf(perIdentity, mcpadapter.DefaultMaxSessionsPerIdentity)
-	live := len(h.g.liveSessions())
+	live := h.g.liveSessions()
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if maxSessions > 0 && live+h.opening >= maxSessions {
+	if maxSessions > 0 && len(live)+h.opening >= maxSessions {
 		return http.StatusServiceUnavailable
 	}
-	if perIdentity > 0 && h.perID[id] >= perIdentity {
+	mine := h.perID[id]
+	if subject != "" {
+		mine += h.g.sessionCreds.held(subject, live, h.sessions)
+	}
+	if perIdentity > 0 && mine >= perIdentity {
 		return http.StatusTooManyRequests
 	}
 	h.opening++
@@ -186,7 +191,7 @@ func (h *sseHub) release(id, sid string) {
 func (h *sseHub) open(w http.ResponseWriter, r *http.Request, name string) {
 	ep := h.g.eps()[name]
 	id := identityOf(r)
-	if code := h.reserve(id); code != 0 {
+	if code := h.reserve(id, subjectOf(r)); code != 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(sessionRetryAfter))
 		msg := "too many MCP sessions on this server"
 		if code == http.StatusTooManyRequests {
@@ -248,6 +253,20 @@ func (h *sseHub) open(w http.ResponseWriter, r *http.Request, name string) {
 // sseRecheck is how often an open stream checks that its endpoint still
 // serves legacy SSE.
 const sseRecheck = 2 * time.Second
+
+// held counts the live sessions opened with subject's token, those in
+// skip (SSE streams, counted by the hub) aside.
+func (c *sessionCreds) held(subject string, live map[string]*mcp.ServerSession, skip map[string]*sseSession) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for id, cred := range c.m {
+		if _, ok := live[id]; ok && cred.subject == subject && skip[id] == nil {
+			n++
+		}
+	}
+	return n
+}
 
 // sessionRetryAfter is the Retry-After of a refused stream, in seconds
 // (mcpadapter's for a refused session).
