@@ -3,6 +3,7 @@ package mcpadapter
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -94,132 +95,183 @@ func schemaValues(s *jsonschema.Schema) map[string]*jsonschema.Schema {
 
 // withEmptyRequired rewrites b, jsonschema-go's encoding of s, adding
 // "required": [] to each object whose schema has an empty Required. Keys
-// keep jsonschema-go's order (properties in PropertyOrder); only the levels
-// that need it are decoded.
+// keep jsonschema-go's order (properties in PropertyOrder). It reads b
+// once: a deeply nested schema costs no more than a wide one.
 func withEmptyRequired(s *jsonschema.Schema, b []byte) ([]byte, error) {
-	if !hasEmptyRequired(s) {
-		return b, nil
+	w := &requiredWriter{dec: json.NewDecoder(bytes.NewReader(b)), need: map[*jsonschema.Schema]bool{}}
+	w.mark(s)
+	if err := w.schema(s); err != nil {
+		return nil, err
 	}
-	var out bytes.Buffer
-	hasRequired := false
-	err := eachMember(b, &out, func(key string, v []byte) ([]byte, error) {
-		if key == "required" {
-			hasRequired = true
-			return v, nil
-		}
-		if m := schemaMaps(s)[key]; m != nil {
-			return eachMemberBytes(v, func(name string, v []byte) ([]byte, error) {
-				return withEmptyRequired(m[name], v)
-			})
-		}
-		if l := schemaLists(s)[key]; l != nil && len(v) > 0 && v[0] == '[' {
-			return eachElement(v, l, withEmptyRequired)
-		}
-		if sub := schemaValues(s)[key]; sub != nil {
-			return withEmptyRequired(sub, v)
-		}
-		return v, nil
+	return w.out.Bytes(), nil
+}
+
+// requiredWriter copies a schema's JSON from dec to out, writing back the
+// empty required lists of the schemas in need.
+type requiredWriter struct {
+	dec  *json.Decoder
+	out  bytes.Buffer
+	need map[*jsonschema.Schema]bool // s or a subschema has an empty Required
+}
+
+// mark fills w.need for s and its subschemas, visiting each once.
+func (w *requiredWriter) mark(s *jsonschema.Schema) bool {
+	if s == nil {
+		return false
+	}
+	if n, ok := w.need[s]; ok {
+		return n
+	}
+	w.need[s] = false // a cycle, should one be built in Go, ends here
+	n := s.Required != nil && len(s.Required) == 0
+	eachSubschema(s, func(sub *jsonschema.Schema) bool {
+		n = w.mark(sub) || n
+		return false
 	})
-	if err != nil {
-		return nil, err
-	}
-	if hasRequired || s.Required == nil || len(s.Required) > 0 {
-		return out.Bytes(), nil
-	}
-	// jsonschema-go writes a schema that is otherwise empty as a boolean.
-	switch b := bytes.TrimSpace(out.Bytes()); {
-	case string(b) == "true" || string(b) == "{}":
-		return []byte(`{"required":[]}`), nil
-	case string(b) == "false":
-		return []byte(`{"not":true,"required":[]}`), nil
-	case len(b) > 2 && b[len(b)-1] == '}':
-		return append(b[:len(b)-1:len(b)-1], `,"required":[]}`...), nil
-	}
-	return out.Bytes(), nil
+	w.need[s] = n
+	return n
 }
 
-func eachMemberBytes(b []byte, f func(key string, v []byte) ([]byte, error)) ([]byte, error) {
-	var out bytes.Buffer
-	if err := eachMember(b, &out, f); err != nil {
-		return nil, err
+// schema copies the value at the decoder, the encoding of s.
+func (w *requiredWriter) schema(s *jsonschema.Schema) error {
+	if s == nil || !w.need[s] {
+		return w.copyValue()
 	}
-	return out.Bytes(), nil
-}
-
-// eachMember writes the object b to out, each member's value replaced by
-// f's. A b that is not an object (a boolean schema) is written as is.
-func eachMember(b []byte, out *bytes.Buffer, f func(key string, v []byte) ([]byte, error)) error {
-	var members []struct {
-		Key   string
-		Value json.RawMessage
-	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	tok, err := dec.Token()
+	own := s.Required != nil && len(s.Required) == 0
+	tok, err := w.dec.Token()
 	if err != nil {
 		return err
 	}
 	if tok != json.Delim('{') {
-		out.Write(b)
+		// jsonschema-go writes a schema that is otherwise empty as a boolean.
+		switch {
+		case own && tok == true:
+			w.out.WriteString(`{"required":[]}`)
+		case own && tok == false:
+			w.out.WriteString(`{"not":true,"required":[]}`)
+		default:
+			b, err := json.Marshal(tok)
+			if err != nil {
+				return err
+			}
+			w.out.Write(b)
+		}
 		return nil
 	}
-	for dec.More() {
-		tok, err := dec.Token()
+	maps, lists, values := schemaMaps(s), schemaLists(s), schemaValues(s)
+	w.out.WriteByte('{')
+	first, hasRequired := true, false
+	for w.dec.More() {
+		tok, err := w.dec.Token()
 		if err != nil {
 			return err
 		}
 		key, _ := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return err
+		if !first {
+			w.out.WriteByte(',')
 		}
-		members = append(members, struct {
-			Key   string
-			Value json.RawMessage
-		}{key, v})
-	}
-	out.WriteByte('{')
-	for i, m := range members {
-		if i > 0 {
-			out.WriteByte(',')
-		}
-		k, err := json.Marshal(m.Key)
+		first = false
+		k, err := json.Marshal(key)
 		if err != nil {
 			return err
 		}
-		v, err := f(m.Key, m.Value)
+		w.out.Write(k)
+		w.out.WriteByte(':')
+		switch m, l, v := maps[key], lists[key], values[key]; {
+		case key == "required":
+			hasRequired = true
+			err = w.copyValue()
+		case m != nil:
+			err = w.schemaMap(m)
+		case l != nil:
+			err = w.schemaList(l)
+		case v != nil:
+			err = w.schema(v)
+		default:
+			err = w.copyValue()
+		}
 		if err != nil {
 			return err
 		}
-		out.Write(k)
-		out.WriteByte(':')
-		out.Write(v)
 	}
-	out.WriteByte('}')
+	if _, err := w.dec.Token(); err != nil { // '}'
+		return err
+	}
+	if own && !hasRequired {
+		if !first {
+			w.out.WriteByte(',')
+		}
+		w.out.WriteString(`"required":[]`)
+	}
+	w.out.WriteByte('}')
 	return nil
 }
 
-// eachElement rewrites the array b, element i by f(l[i], element).
-func eachElement(b []byte, l []*jsonschema.Schema, f func(*jsonschema.Schema, []byte) ([]byte, error)) ([]byte, error) {
-	var elems []json.RawMessage
-	if err := json.Unmarshal(b, &elems); err != nil {
-		return nil, err
+// schemaMap copies an object of schemas ("properties", "$defs"...).
+func (w *requiredWriter) schemaMap(m map[string]*jsonschema.Schema) error {
+	if err := w.delim('{'); err != nil {
+		return err
 	}
-	var out bytes.Buffer
-	out.WriteByte('[')
-	for i, e := range elems {
+	for first := true; w.dec.More(); first = false {
+		tok, err := w.dec.Token()
+		if err != nil {
+			return err
+		}
+		name, _ := tok.(string)
+		if !first {
+			w.out.WriteByte(',')
+		}
+		k, err := json.Marshal(name)
+		if err != nil {
+			return err
+		}
+		w.out.Write(k)
+		w.out.WriteByte(':')
+		if err := w.schema(m[name]); err != nil { // nil for "dependencies" lists of names
+			return err
+		}
+	}
+	return w.delim('}')
+}
+
+// schemaList copies an array of schemas ("allOf", "prefixItems"...).
+func (w *requiredWriter) schemaList(l []*jsonschema.Schema) error {
+	if err := w.delim('['); err != nil {
+		return err
+	}
+	for i := 0; w.dec.More(); i++ {
 		if i > 0 {
-			out.WriteByte(',')
+			w.out.WriteByte(',')
 		}
 		var sub *jsonschema.Schema
 		if i < len(l) {
 			sub = l[i]
 		}
-		v, err := f(sub, e)
-		if err != nil {
-			return nil, err
+		if err := w.schema(sub); err != nil {
+			return err
 		}
-		out.Write(v)
 	}
-	out.WriteByte(']')
-	return out.Bytes(), nil
+	return w.delim(']')
+}
+
+// delim reads the delimiter d and writes it.
+func (w *requiredWriter) delim(d json.Delim) error {
+	tok, err := w.dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok != d {
+		return fmt.Errorf("mcpadapter: schema JSON has %v where %v was expected", tok, d)
+	}
+	w.out.WriteString(d.String())
+	return nil
+}
+
+func (w *requiredWriter) copyValue() error {
+	var v json.RawMessage
+	if err := w.dec.Decode(&v); err != nil {
+		return err
+	}
+	w.out.Write(v)
+	return nil
 }

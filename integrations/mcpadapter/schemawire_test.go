@@ -3,7 +3,9 @@ package mcpadapter
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -49,4 +51,30 @@ func FuzzWireSchema(f *testing.F) {
 			t.Fatalf("wire encoding is not stable:\n first  %s\n second %s", wire, again)
 		}
 	})
+}
+
+// TestWireSchemaDeep: the rewrite reads a deep schema once (it re-read
+// each level's subtree: 15 s at depth 3000).
+func TestWireSchemaDeep(t *testing.T) {
+	const depth = 3000
+	with := strings.Repeat(`{"type":"object","required":[],"properties":{"a":`, depth) + `{"required":[]}` + strings.Repeat(`}}`, depth)
+	without := strings.Repeat(`{"type":"object","properties":{"a":`, depth) + `true` + strings.Repeat(`}}`, depth)
+	var s jsonschema.Schema
+	if err := s.UnmarshalJSON([]byte(with)); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	out, err := withEmptyRequired(&s, []byte(without))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("rewriting a schema %d deep took %v", depth, d)
+	}
+	if n := strings.Count(string(out), `"required":[]`); n != depth+1 {
+		t.Errorf("%d empty required lists written back, want %d", n, depth+1)
+	}
+	if !json.Valid(out) {
+		t.Errorf("rewrite is not JSON")
+	}
 }
