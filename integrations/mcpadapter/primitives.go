@@ -93,6 +93,9 @@ const maxSubscriptions = 256
 // maxWarned bounds the URIs warned about as claimed twice.
 const maxWarned = 1024
 
+// maxSpecs bounds the describing specs an export keeps.
+const maxSpecs = 4096
+
 // relistEvery bounds how often a read of an unknown URI lists a server's
 // resources again.
 const relistEvery = time.Second
@@ -123,6 +126,7 @@ type upExport struct {
 	userComplete func(context.Context, *mcp.CompleteRequest) (*mcp.CompleteResult, error)
 
 	specs   sync.Map // specKey → *adapter.Spec
+	nspecs  atomic.Int64
 	events  chan upstreamEvent
 	stop    chan struct{}
 	done    chan struct{}
@@ -322,6 +326,12 @@ func (x *upExport) spec(c *conn, o op, remote, name string) *adapter.Spec {
 			return &adapter.Result{Structured: r}, nil
 		}
 	}
+	if x.nspecs.Add(1) > maxSpecs {
+		// Servers come and go (reloads) and prompts change: start again
+		// rather than keep the specs of conns long closed.
+		x.specs.Clear()
+		x.nspecs.Store(1)
+	}
 	v, _ := x.specs.LoadOrStore(k, sp)
 	return v.(*adapter.Spec)
 }
@@ -470,19 +480,22 @@ func (x *upExport) owner(ctx context.Context, uri string) *conn {
 	for pass := 0; pass < 2; pass++ {
 		var byTemplate *conn
 		for _, c := range conns {
-			fresh := false
+			relist := false
 			if pass == 1 {
 				x.mu.Lock()
-				fresh = time.Since(x.listedAt[c]) >= relistEvery
-				if fresh {
+				relist = time.Since(x.listedAt[c]) >= relistEvery
+				if relist {
+					if len(x.listedAt) >= maxSpecs {
+						clear(x.listedAt)
+					}
 					x.listedAt[c] = time.Now()
 				}
 				x.mu.Unlock()
-				if !fresh {
+				if !relist {
 					continue
 				}
 			}
-			rs, _, err := c.upstreamResources(ctx, fresh)
+			rs, _, err := c.upstreamResources(ctx, relist)
 			if err != nil {
 				continue
 			}
