@@ -146,6 +146,19 @@ func newTaskEnv(t *testing.T, opts *mcpadapter.TaskOptions) *taskEnv {
 			func(context.Context, json.RawMessage) (*adapter.Result, error) {
 				return adapter.TextResult("guarded done"), nil
 			}, nil),
+		adapter.MustRawTool("ask", "Asks its client, from its task.", exObject(nil),
+			func(ctx context.Context, _ json.RawMessage) (*adapter.Result, error) {
+				answers, err := mcpadapter.AskInput(ctx, mcp.InputRequestMap{"q": &mcp.ElicitParams{Message: "go on?",
+					RequestedSchema: map[string]any{"type": "object"}}})
+				if err != nil {
+					return nil, err
+				}
+				r, _ := answers["q"].(*mcp.ElicitResult)
+				if r == nil {
+					return nil, fmt.Errorf("no answer")
+				}
+				return adapter.TextResult("answered " + r.Action), nil
+			}, nil),
 		adapter.MustRawTool("quick", "Answers at once.", exObject(nil),
 			func(context.Context, json.RawMessage) (*adapter.Result, error) {
 				return adapter.TextResult("quick done"), nil
@@ -201,7 +214,7 @@ func TestExportTasks(t *testing.T) {
 		tm := tool.(map[string]any)
 		execution[tm["name"].(string)] = tm["execution"]
 	}
-	want := map[string]any{"slow": map[string]any{"taskSupport": "optional"}, "guarded": map[string]any{"taskSupport": "optional"}, "quick": nil}
+	want := map[string]any{"slow": map[string]any{"taskSupport": "optional"}, "guarded": map[string]any{"taskSupport": "optional"}, "quick": nil, "ask": nil}
 	if fmt.Sprint(execution) != fmt.Sprint(want) {
 		t.Errorf("tools/list execution = %v, want %v", execution, want)
 	}

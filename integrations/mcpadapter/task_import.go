@@ -3,8 +3,11 @@ package mcpadapter
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -184,7 +187,7 @@ func (t *taskTable) outgoing(msg jsonrpc.Message) (jsonrpc.Message, string) {
 			return msg, ""
 		}
 		return withParams(req, p), "task"
-	case methodTasksGet, methodTasksCancel:
+	case methodTasksGet, methodTasksCancel, methodTasksUpdate:
 		if t.extension() {
 			return withParams(req, declareTasks(req.Params, "_meta", "io.modelcontextprotocol/clientCapabilities")), ""
 		}
@@ -349,9 +352,10 @@ type upstreamTask struct {
 	PollInterval   *float64 `json:"pollInterval,omitempty"`
 	PollIntervalMs *float64 `json:"pollIntervalMs,omitempty"` // SEP-2663
 	// SEP-2663: the terminal outcome inlined by tasks/get.
-	ResultType string          `json:"resultType,omitempty"`
-	Result     json.RawMessage `json:"result,omitempty"`
-	Error      *taskError      `json:"error,omitempty"`
+	ResultType    string              `json:"resultType,omitempty"`
+	Result        json.RawMessage     `json:"result,omitempty"`
+	Error         *taskError          `json:"error,omitempty"`
+	InputRequests mcp.InputRequestMap `json:"inputRequests,omitempty"`
 }
 
 // inline reports whether t comes from a SEP-2663 server, which inlines
@@ -371,12 +375,15 @@ func (t *upstreamTask) poll() time.Duration {
 type taskIDParams struct {
 	mcp.ParamsBase
 	TaskID string `json:"taskId"`
+	// InputResponses answers the task's questions (tasks/update).
+	InputResponses mcp.InputResponseMap `json:"inputResponses,omitempty"`
 }
 
 // taskMethods registers the methods of the first draft on a client.
 func taskMethods(c *mcp.Client) {
 	_ = mcp.AddSendingCustomMethod[*taskIDParams, *upstreamTask](c, "tasks/get")
 	_ = mcp.AddSendingCustomMethod[*taskIDParams, *upstreamTask](c, "tasks/cancel")
+	_ = mcp.AddSendingCustomMethod[*taskIDParams, *upstreamTask](c, "tasks/update")
 	_ = mcp.AddSendingCustomMethod[*taskIDParams, *mcp.CallToolResult](c, "tasks/result")
 }
 
@@ -418,6 +425,7 @@ func (c *conn) awaitTask(ctx context.Context, s *mcp.ClientSession, imp *importe
 	}
 	id := t.TaskID
 	inline := t.inline()
+	asked := map[string]bool{} // the questions put to our caller, by their ids
 	last := ""
 	for n := 1; ; n++ {
 		if st := t.Status + ": " + t.StatusMessage; st != last && adapter.WantsProgress(ctx) {
@@ -433,20 +441,38 @@ func (c *conn) awaitTask(ctx context.Context, s *mcp.ClientSession, imp *importe
 				}
 				return c.result(imp, &res)
 			case taskFailed:
+				// A protocol-level failure (a tool's own error completes
+				// the task with isError): not the model's business.
 				msg := "the task failed"
 				if t.Error != nil {
 					msg += ": " + t.Error.Message
 				}
-				return nil, &adapter.Error{Kind: adapter.KindToolError, Message: fmt.Sprintf("MCP server %q: %s", c.cfg.Name, msg)}
+				return nil, &adapter.Error{Kind: adapter.KindInternal, Message: fmt.Sprintf("MCP server %q: %s", c.cfg.Name, msg)}
 			case taskInputRequired:
-				// Answering a task's questions (tasks/update) is not
-				// relayed yet: the task is cancelled.
-				_ = c.taskFailure(context.WithoutCancel(ctx), s, imp, id, nil)
-				return nil, &adapter.Error{Kind: adapter.KindToolError, Message: fmt.Sprintf("MCP server %q's task asks for input, which is not relayed to the caller", c.cfg.Name)}
+				notRelayed := &adapter.Error{Kind: adapter.KindToolError, Message: fmt.Sprintf("MCP server %q's task asks for input, which only a caller running as a task can answer", c.cfg.Name)}
+				if len(t.InputRequests) == 0 {
+					_ = c.taskFailure(context.WithoutCancel(ctx), s, imp, id, nil)
+					return nil, notRelayed
+				}
+				if key := inputKeys(t.InputRequests); !asked[key] {
+					asked[key] = true
+					answers, err := c.relayInput(ctx, t.InputRequests)
+					if errors.Is(err, ErrNotTask) {
+						_ = c.taskFailure(context.WithoutCancel(ctx), s, imp, id, nil)
+						return nil, notRelayed
+					}
+					if err == nil {
+						_, err = mcp.CallCustomMethod[*taskIDParams, *upstreamTask](ctx, s, methodTasksUpdate, &taskIDParams{TaskID: id, InputResponses: answers})
+					}
+					if err != nil {
+						return nil, c.taskFailure(ctx, s, imp, id, err)
+					}
+				}
 			}
 		}
-		switch t.Status {
-		case taskCompleted, taskFailed, taskInputRequired:
+		switch {
+		case inline:
+		case t.Status == taskCompleted || t.Status == taskFailed || t.Status == taskInputRequired:
 			// tasks/result blocks until the task ends; meanwhile the server
 			// puts its questions (elicitation) to us on that request.
 			res, err := mcp.CallCustomMethod[*taskIDParams, *mcp.CallToolResult](ctx, s, "tasks/result", &taskIDParams{TaskID: id})
@@ -458,7 +484,8 @@ func (c *conn) awaitTask(ctx context.Context, s *mcp.ClientSession, imp *importe
 				res.Meta = nil
 			}
 			return c.result(imp, res)
-		case taskCancelled:
+		}
+		if t.Status == taskCancelled {
 			return nil, &adapter.Error{Kind: adapter.KindCancelled, Message: fmt.Sprintf("MCP server %q cancelled the task", c.cfg.Name)}
 		}
 		wait := min(max(t.poll(), minTaskPoll), maxTaskPoll)
@@ -484,6 +511,50 @@ func (c *conn) awaitTask(ctx context.Context, s *mcp.ClientSession, imp *importe
 	}
 }
 
+// relayInput puts an upstream task's questions to our caller's client,
+// when the caller is a task itself (an export fronting this manager: its
+// client answers through its tasks/update), under the policy that governs
+// the server's elicitations: only elicitations are relayed, and only when
+// the manager takes them (ManagerOptions.Elicitation); else ErrNotTask.
+func (c *conn) relayInput(ctx context.Context, q mcp.InputRequestMap) (mcp.InputResponseMap, error) {
+	if c.elicitSpec == nil {
+		return nil, ErrNotTask
+	}
+	var messages []string
+	for _, r := range q {
+		e, ok := r.(*mcp.ElicitParams)
+		if !ok {
+			return nil, ErrNotTask
+		}
+		messages = append(messages, e.Message)
+	}
+	if _, ok := ctx.Value(taskKey{}).(*taskRef); !ok {
+		return nil, ErrNotTask
+	}
+	var answers mcp.InputResponseMap
+	summary := map[string]any{"server": c.cfg.Name, "relayed": "task input", "messages": messages}
+	err := c.govern(ctx, c.elicitSpec, firstPositive(c.m.opts.ElicitationTimeout, DefaultElicitationTimeout), summary,
+		func(ctx context.Context) (*adapter.Result, error) {
+			var err error
+			answers, err = AskInput(ctx, q)
+			if err != nil {
+				return nil, err
+			}
+			return adapter.TextResult("answered"), nil
+		})
+	return answers, err
+}
+
+// inputKeys names a set of questions by their ids.
+func inputKeys(q mcp.InputRequestMap) string {
+	keys := make([]string, 0, len(q))
+	for k := range q {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return strings.Join(keys, "\x00")
+}
+
 // taskFailure cancels the task upstream when the caller gave up on it,
 // and maps err.
 func (c *conn) taskFailure(ctx context.Context, s *mcp.ClientSession, imp *imported, id string, err error) error {
@@ -494,6 +565,10 @@ func (c *conn) taskFailure(ctx context.Context, s *mcp.ClientSession, imp *impor
 	}
 	if err == nil {
 		return nil
+	}
+	var ae *adapter.Error
+	if errors.As(err, &ae) {
+		return ae
 	}
 	return c.failure(ctx, imp, err)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 	"github.com/agentadapter/agentadapter/internal/testpeers"
+	"github.com/agentadapter/agentadapter/registry"
 )
 
 // TestImportTaskOnlyTool calls server-everything's simulate-research-query
@@ -208,6 +209,61 @@ func TestTasksThroughGateway(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("cancelling the gateway's task left the upstream task running")
+	}
+}
+
+// TestTaskInputThroughGateway: an upstream task's question reaches the
+// gateway's client as its own task's input_required, and the answer goes
+// back upstream, when the manager takes its servers' elicitations (under
+// their policy); when it does not, the question is refused, as an
+// upstream elicitation is.
+func TestTaskInputThroughGateway(t *testing.T) {
+	for _, relay := range []bool{true, false} {
+		t.Run(fmt.Sprintf("elicitation %v", relay), func(t *testing.T) {
+			up := newTaskEnv(t, &mcpadapter.TaskOptions{PollInterval: 20 * time.Millisecond,
+				Support: func(*adapter.Spec, *mcp.CallToolRequest) mcpadapter.TaskSupport { return mcpadapter.TaskRequired }})
+			var mopts *mcpadapter.ManagerOptions
+			if relay {
+				// The policy of the servers' elicitations: no approval asked.
+				gexec := adapter.NewExecutor(registry.New(), &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{
+					Policy: func(context.Context, *adapter.ToolCall) bool { return false }}})
+				t.Cleanup(func() { gexec.Close() })
+				mopts = &mcpadapter.ManagerOptions{Executor: gexec, Elicitation: func(context.Context, string, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+					return nil, fmt.Errorf("not asked directly")
+				}}
+			}
+			e := newImportEnv(t, mopts)
+			if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "up", Trust: true, URL: up.url, BearerToken: "alice"}); err != nil {
+				t.Fatal(err)
+			}
+			gw := newExporter(t, e.reg, e.exec, &mcpadapter.ExportOptions{Tasks: &mcpadapter.TaskOptions{
+				PollInterval: 20 * time.Millisecond,
+				Support: func(spec *adapter.Spec, _ *mcp.CallToolRequest) mcpadapter.TaskSupport {
+					return e.m.TaskSupport(spec)
+				}}})
+			client := &rawClient{t: t, url: exServeHTTP(t, gw, nil).URL, tasks: true}
+			id := client.call("ask", nil)["taskId"].(string)
+			r := client.await(id, "input_required", "completed", "failed")
+			if !relay {
+				res, _ := r["result"].(map[string]any)
+				if r["status"] != "completed" || res["isError"] != true {
+					t.Errorf("without elicitation: %v, want a tool error", r)
+				}
+				return
+			}
+			reqs, _ := r["inputRequests"].(map[string]any)
+			if r["status"] != "input_required" || reqs["q"] == nil {
+				t.Fatalf("gateway task = %v, want the upstream's question", r)
+			}
+			ack, err := client.rpc("tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{"q": map[string]any{"action": "accept", "content": map[string]any{}}}})
+			if err != nil || ack["resultType"] != "complete" {
+				t.Fatalf("tasks/update = %v, %+v", ack, err)
+			}
+			done := client.await(id, "completed", "failed", "cancelled")
+			if res, _ := done["result"].(map[string]any); fmt.Sprint(res["content"]) != "[map[text:answered accept type:text]]" {
+				t.Errorf("gateway task = %v", done)
+			}
+		})
 	}
 }
 
