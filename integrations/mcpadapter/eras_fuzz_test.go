@@ -49,3 +49,18 @@ func referenceVersionMeta(body []byte) bool {
 	}
 	return false
 }
+
+// BenchmarkCarriesVersionMeta: the classifier on a legacy call (fast path)
+// and on a 2026-07-28 one without its header (decoded).
+func BenchmarkCarriesVersionMeta(b *testing.B) {
+	legacy := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}`)
+	modern := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	for name, body := range map[string][]byte{"legacy": legacy, "meta": modern} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				carriesVersionMeta(body)
+			}
+		})
+	}
+}

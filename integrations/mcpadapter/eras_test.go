@@ -347,3 +347,28 @@ func TestErasListenCap(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// BenchmarkErasCall: one tools/call over the same Exporter.Handler URL at
+// each era (the 2025-11-25 one passes through the era classifier's body
+// peek; the 2026-07-28 one is classified by its header).
+func BenchmarkErasCall(b *testing.B) {
+	ex := newExporter(b, exTools(b), nil, nil)
+	srv := exServeHTTP(b, ex, nil)
+	for _, v := range []string{"2026-07-28", "2025-11-25"} {
+		b.Run(v, func(b *testing.B) {
+			c := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v1"}, nil)
+			cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: srv.URL, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: v})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer cs.Close()
+			params := &mcp.CallToolParams{Name: "add", Arguments: map[string]any{"a": 1, "b": 2}}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := cs.CallTool(context.Background(), params); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
