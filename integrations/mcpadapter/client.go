@@ -71,10 +71,14 @@ func newConn(m *Manager, s Server) *conn {
 		Logger:                      m.opts.Logger,
 		ToolListChangedHandler:      func(context.Context, *mcp.ToolListChangedRequest) { c.scheduleRefresh() },
 		ProgressNotificationHandler: c.onProgress,
+		// Input-required results are answered in conn.call, which knows
+		// the caller, and in inputMiddleware: see relay.go.
+		MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true},
 	}
 	c.serverRequests(copts)
 	c.upstreamHandlers(copts)
 	c.client = mcp.NewClient(impl, copts)
+	c.client.AddSendingMiddleware(c.inputMiddleware)
 	taskMethods(c.client)
 	c.setRoots(m.roots) // the caller holds m.mu
 	return c

@@ -66,16 +66,29 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 	// say it is safe; a call that never left is sent again whatever the tool.
 	retry := imp.spec.Annotations.ReadOnly || imp.spec.Annotations.Idempotent
 	resent := false
+	round := 0 // rounds of questions asked, see relay.go
+	if st, answers := c.resumeRelay(ctx, imp); st != nil {
+		round = st.Round
+		params.InputResponses, params.RequestState = answers, st.Up
+	}
 	for unsent := 0; ; {
 		w := &callWatch{}
 		s, err := c.ensure(ctx)
 		if err != nil {
 			return nil, c.failure(ctx, imp, err)
 		}
+		callerCapabilities(ctx, s, params)
 		res, err := s.CallTool(context.WithValue(ctx, watchKey{}, w), params)
 		if err == nil {
 			if t, ok := taskOf(res); ok {
 				return c.awaitTask(ctx, s, imp, t)
+			}
+			if res.NeedsInput() {
+				round++
+				if params, err = c.answerInput(ctx, s, imp, params, res, round); err != nil {
+					return nil, err
+				}
+				continue
 			}
 			c.settleProgress(ctx, progress, imp.remote) // the reports the result may have overtaken
 			return c.result(imp, res)

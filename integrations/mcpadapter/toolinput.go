@@ -33,6 +33,8 @@ type InputRequired struct {
 	Requests mcp.InputRequestMap
 	// State is what the handler wants back with the answers, at most 1 KiB.
 	State string
+
+	relayed bool // an upstream's questions (relay.go): State may be up to maxRelayState
 }
 
 // maxInputState bounds InputRequired.State.
@@ -44,7 +46,11 @@ func (e *InputRequired) Error() string { return "the tool needs input from the M
 // askInput answers a call whose handler returned ir with an
 // input-required result.
 func (s *Exporter) askInput(ctx context.Context, req *mcp.CallToolRequest, name string, ir *InputRequired) (*mcp.CallToolResult, error) {
-	if ir.Requests == nil || len(ir.State) > maxInputState {
+	limit := maxInputState
+	if ir.relayed {
+		limit = maxRelayState
+	}
+	if ir.Requests == nil || len(ir.State) > limit {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal: the tool asked for input it cannot be given (no requests, or a state over 1 KiB)"}
 	}
 	hash, err := adapter.CanonicalHash(req.Params.Arguments)

@@ -1,0 +1,437 @@
+package mcpadapter
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentadapter/agentadapter/adapter"
+)
+
+// An upstream of MCP 2026-07-28 asks its client for input (elicitation,
+// sampling, roots) with input-required results (SEP-2322), not with
+// server-to-client requests. Who answers an imported tool's upstream
+// depends on who called it:
+//
+//   - A call with an MCP caller on the export (the gateway, or a library
+//     export of an imported tool): the upstream is told the caller's
+//     capabilities, not the import's, and its questions go to the caller.
+//     A caller of 2026-07-28 gets an InputRequired with the upstream's
+//     requests; its retry carries the answers and the upstream's
+//     requestState, wrapped in the export's signed state (bound to caller,
+//     session, server, tool, arguments and an expiry), back to the
+//     upstream. A caller before 2026-07-28 is asked by server-to-client
+//     requests during the call. ManagerOptions.Elicitation, Sampler and
+//     the roots answer nothing of such a call.
+//   - A call without one (a framework integration, `agentadapter call`):
+//     the import answers with ManagerOptions.Elicitation and Sampler,
+//     governed as before, and with its roots; a question it has no answer
+//     for is a tool error.
+//
+// Either way a call asks at most maxRelayRounds rounds, each of at most
+// maxRelayRequests requests of maxRelayRequestBytes in all, with an
+// upstream requestState of at most maxUpstreamState bytes: past any of
+// these the call ends with a tool error.
+const (
+	maxRelayRounds       = 8
+	maxRelayRequests     = 16
+	maxRelayRequestBytes = 256 << 10
+	maxUpstreamState     = 1536
+
+	// relayPrefix marks an InputRequired.State minted by the relay.
+	relayPrefix = "aa-relay/1."
+	// maxRelayState bounds that state: the prefix and base64url of the
+	// JSON of a relayState.
+	maxRelayState = 2400
+)
+
+// relayState is what a caller of 2026-07-28 brings back with its answers.
+type relayState struct {
+	Srv   string `json:"s"`           // the upstream server
+	Tool  string `json:"t"`           // its name of the tool
+	Round int    `json:"r"`           // rounds asked so far
+	Up    string `json:"u,omitempty"` // the upstream's requestState
+}
+
+func (st *relayState) encode() (string, bool) {
+	b, err := json.Marshal(st)
+	if err != nil {
+		return "", false
+	}
+	out := relayPrefix + base64.RawURLEncoding.EncodeToString(b)
+	return out, len(out) <= maxRelayState
+}
+
+// resumeRelay returns the state of a relayed question the caller answers
+// in this call, or nil. The export verified the state before the call ran
+// (InputRequired): only one minted for this caller, tool and arguments
+// reaches here.
+func (c *conn) resumeRelay(ctx context.Context, imp *imported) (*relayState, mcp.InputResponseMap) {
+	req := RequestFromContext(ctx)
+	if req == nil || req.Params == nil || !strings.HasPrefix(req.Params.RequestState, relayPrefix) {
+		return nil, nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(req.Params.RequestState, relayPrefix))
+	if err != nil {
+		return nil, nil
+	}
+	var st relayState
+	if json.Unmarshal(b, &st) != nil || st.Srv != c.cfg.Name || st.Tool != imp.remote {
+		return nil, nil
+	}
+	return &st, req.Params.InputResponses
+}
+
+// relayCaller returns the MCP request of the caller the upstream's
+// questions go to, or nil when the call has none.
+func relayCaller(ctx context.Context) *mcp.CallToolRequest {
+	req := RequestFromContext(ctx)
+	if req == nil || req.Session == nil || req.Params == nil {
+		return nil
+	}
+	return req
+}
+
+// callerCapabilities tells a 2026-07-28 upstream what the call's MCP
+// caller can answer (elicitation, sampling, roots), in place of the
+// import's own; it leaves params alone without a caller, or for an
+// upstream before 2026-07-28 (capabilities are the session's there).
+func callerCapabilities(ctx context.Context, s *mcp.ClientSession, params *mcp.CallToolParams) {
+	req := relayCaller(ctx)
+	if req == nil {
+		return
+	}
+	if r := s.InitializeResult(); r == nil || r.ProtocolVersion < "2026-07-28" {
+		return
+	}
+	caps := map[string]any{}
+	if cc := req.ClientCapabilities(); cc != nil {
+		if cc.Elicitation != nil {
+			caps["elicitation"] = cc.Elicitation
+		}
+		if cc.Sampling != nil {
+			caps["sampling"] = cc.Sampling
+		}
+		if cc.RootsV2 != nil {
+			caps["roots"] = cc.RootsV2
+		}
+	}
+	if params.Meta == nil {
+		params.Meta = map[string]any{}
+	}
+	params.Meta[mcp.MetaKeyClientCapabilities] = caps
+}
+
+// answerInput answers an upstream's input-required result res to params,
+// the call's round-th, and returns the params of the retry. For a caller
+// of 2026-07-28 it returns an *InputRequired instead.
+func (c *conn) answerInput(ctx context.Context, s *mcp.ClientSession, imp *imported, params *mcp.CallToolParams, res *mcp.CallToolResult, round int) (*mcp.CallToolParams, error) {
+	if err := c.checkAsk(res.InputRequests, res.RequestState, round); err != nil {
+		return nil, err
+	}
+	var answers mcp.InputResponseMap
+	var err error
+	if req := relayCaller(ctx); req != nil {
+		caps := req.ClientCapabilities()
+		for id, ir := range res.InputRequests {
+			if !canAnswer(caps, ir) {
+				return nil, c.askError(fmt.Sprintf("asked the client for %s (%q), which the client did not declare it can answer", inputKind(ir), truncate(id, 64)))
+			}
+		}
+		if multiRound(req.Session) {
+			st, ok := (&relayState{Srv: c.cfg.Name, Tool: imp.remote, Round: round, Up: res.RequestState}).encode()
+			if !ok {
+				return nil, c.askError("sent a requestState too large to relay")
+			}
+			return nil, &InputRequired{Requests: res.InputRequests, State: st, relayed: true}
+		}
+		answers, err = askSession(ctx, req.Session, res.InputRequests)
+	} else {
+		answers, err = c.answerLocally(ctx, s, res.InputRequests)
+	}
+	if err != nil {
+		return nil, err
+	}
+	next := *params
+	next.InputResponses, next.RequestState = answers, res.RequestState
+	return &next, nil
+}
+
+// checkAsk bounds a round of questions.
+func (c *conn) checkAsk(reqs mcp.InputRequestMap, state string, round int) error {
+	switch {
+	case round > maxRelayRounds:
+		return c.askError(fmt.Sprintf("asked for input more than %d times in one call", maxRelayRounds))
+	case len(reqs) == 0:
+		return c.askError("is busy (it asked for input without saying what); try again later")
+	case len(reqs) > maxRelayRequests:
+		return c.askError(fmt.Sprintf("asked %d questions at once, more than %d", len(reqs), maxRelayRequests))
+	case len(state) > maxUpstreamState:
+		return c.askError(fmt.Sprintf("sent a requestState of %d bytes, more than %d", len(state), maxUpstreamState))
+	}
+	n := 0
+	for id, ir := range reqs {
+		b, err := json.Marshal(ir)
+		if err != nil {
+			return c.askError("asked for input that cannot be encoded")
+		}
+		if n += len(id) + len(b); n > maxRelayRequestBytes {
+			return c.askError(fmt.Sprintf("asked for input of more than %d bytes", maxRelayRequestBytes))
+		}
+	}
+	return nil
+}
+
+func (c *conn) askError(what string) error {
+	return &adapter.Error{Kind: adapter.KindToolError, Message: fmt.Sprintf("MCP server %q %s", c.cfg.Name, what)}
+}
+
+// multiRound reports whether the caller's session takes input-required
+// results, as go-sdk decides it (no initialize: the latest version).
+func multiRound(ss *mcp.ServerSession) bool {
+	p := ss.InitializeParams()
+	return p == nil || p.ProtocolVersion >= "2026-07-28"
+}
+
+func inputKind(ir mcp.InputRequest) string {
+	switch ir.(type) {
+	case *mcp.ElicitParams:
+		return "elicitation"
+	case *mcp.CreateMessageParams, *mcp.CreateMessageWithToolsParams:
+		return "sampling"
+	case *mcp.ListRootsParams:
+		return "roots"
+	}
+	return fmt.Sprintf("%T", ir)
+}
+
+// canAnswer reports whether a client of caps declared it can answer ir.
+func canAnswer(caps *mcp.ClientCapabilities, ir mcp.InputRequest) bool {
+	if caps == nil {
+		return false
+	}
+	switch p := ir.(type) {
+	case *mcp.ElicitParams:
+		e := caps.Elicitation
+		if e == nil || p == nil {
+			return false
+		}
+		if p.Mode == "url" || (p.Mode == "" && p.URL != "") {
+			return e.URL != nil
+		}
+		return e.Form != nil || e.URL == nil // {} means form
+	case *mcp.CreateMessageWithToolsParams:
+		return caps.Sampling != nil && (p == nil || len(p.Tools) == 0 || caps.Sampling.Tools != nil)
+	case *mcp.CreateMessageParams:
+		return caps.Sampling != nil
+	case *mcp.ListRootsParams:
+		return caps.RootsV2 != nil
+	}
+	return false
+}
+
+// askSession puts questions to a caller before 2026-07-28 by requests in
+// its session, one at a time.
+func askSession(ctx context.Context, ss *mcp.ServerSession, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error) {
+	out := make(mcp.InputResponseMap, len(reqs))
+	for id, ir := range reqs {
+		var resp mcp.InputResponse
+		var err error
+		switch p := ir.(type) {
+		case *mcp.ElicitParams:
+			resp, err = ss.Elicit(ctx, p)
+		case *mcp.CreateMessageWithToolsParams:
+			resp, err = ss.CreateMessageWithTools(ctx, p)
+		case *mcp.CreateMessageParams:
+			resp, err = ss.CreateMessage(ctx, p)
+		case *mcp.ListRootsParams:
+			resp, err = ss.ListRoots(ctx, p)
+		default:
+			err = fmt.Errorf("unknown input request %T", ir)
+		}
+		if err != nil {
+			return nil, relayFailure(ctx, id, err)
+		}
+		out[id] = resp
+	}
+	return out, nil
+}
+
+func relayFailure(ctx context.Context, id string, err error) error {
+	if ctx.Err() != nil {
+		return &adapter.Error{Kind: adapter.KindTimeout, Message: "the client did not answer the MCP server's question in time", Err: err}
+	}
+	return &adapter.Error{Kind: adapter.KindToolError, Message: fmt.Sprintf("the client could not answer the MCP server's question %q", truncate(id, 64)), Err: err}
+}
+
+// answerLocally answers questions with the import's own ports (a call
+// without an MCP caller), as go-sdk's client would: elicitation through
+// ManagerOptions.Elicitation, its content checked against the requested
+// schema and completed with its defaults; sampling through
+// ManagerOptions.Sampler; roots with the client's roots.
+func (c *conn) answerLocally(ctx context.Context, s *mcp.ClientSession, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error) {
+	out := make(mcp.InputResponseMap, len(reqs))
+	for id, ir := range reqs {
+		resp, err := c.answerOne(ctx, s, ir)
+		if err != nil {
+			return nil, err
+		}
+		out[id] = resp
+	}
+	return out, nil
+}
+
+func (c *conn) answerOne(ctx context.Context, s *mcp.ClientSession, ir mcp.InputRequest) (mcp.InputResponse, error) {
+	switch p := ir.(type) {
+	case *mcp.ElicitParams:
+		if c.m.opts.Elicitation == nil || p == nil {
+			return nil, c.askError("asked for the user's input (elicitation), which this import cannot give: set ManagerOptions.Elicitation")
+		}
+		schema, err := checkElicit(p)
+		if err != nil {
+			return nil, c.askError("asked for input with an invalid elicitation: " + err.Error())
+		}
+		res, err := c.elicit(ctx, &mcp.ElicitRequest{Session: s, Params: p})
+		if err != nil {
+			return nil, relayFailure(ctx, "elicitation", err)
+		}
+		if res.Action == "accept" && schema != nil && res.Content != nil {
+			resolved, err := schema.Resolve(nil)
+			if err == nil {
+				err = resolved.Validate(res.Content)
+			}
+			if err == nil {
+				err = resolved.ApplyDefaults(&res.Content)
+			}
+			if err != nil {
+				return nil, &adapter.Error{Kind: adapter.KindToolError, Message: "the answer does not match the MCP server's requested schema: " + truncate(err.Error(), 300), Err: err}
+			}
+		}
+		return res, nil
+	case *mcp.CreateMessageWithToolsParams:
+		cp, ok := plainSampling(p)
+		if c.m.opts.Sampler == nil || !ok {
+			return nil, c.askError("asked for a completion of the client's model (sampling), which this import cannot give: set ManagerOptions.Sampler (sampling with tools is not supported)")
+		}
+		res, err := c.sample(ctx, &mcp.CreateMessageRequest{Session: s, Params: cp})
+		if err != nil {
+			return nil, relayFailure(ctx, "sampling", err)
+		}
+		return res, nil
+	case *mcp.ListRootsParams:
+		c.rootsMu.Lock()
+		roots := make([]*mcp.Root, 0, len(c.roots))
+		for i := range c.roots {
+			r := c.roots[i]
+			roots = append(roots, &r)
+		}
+		c.rootsMu.Unlock()
+		return &mcp.ListRootsResult{Roots: roots}, nil
+	}
+	return nil, c.askError(fmt.Sprintf("asked for input of an unknown kind (%T)", ir))
+}
+
+// checkElicit checks an elicitation as go-sdk's client does before asking,
+// and returns its form schema, if any.
+func checkElicit(p *mcp.ElicitParams) (*jsonschema.Schema, error) {
+	switch p.Mode {
+	case "", "form":
+		if p.URL != "" {
+			return nil, fmt.Errorf("a form with a URL")
+		}
+		if p.RequestedSchema == nil {
+			return nil, nil
+		}
+		s, err := formSchema(p.RequestedSchema)
+		if err != nil {
+			return nil, err
+		}
+		if s.Type != "" && s.Type != "object" {
+			return nil, fmt.Errorf("a form schema of type %q", truncate(s.Type, 20))
+		}
+		return s, nil
+	case "url":
+		if p.URL == "" || p.RequestedSchema != nil {
+			return nil, fmt.Errorf("a URL elicitation without a URL, or with a schema")
+		}
+		return nil, nil
+	}
+	return nil, fmt.Errorf("mode %q", truncate(p.Mode, 20))
+}
+
+// plainSampling returns p as the CreateMessageParams a Sampler takes:
+// false when it asks for tools or a message has several blocks.
+func plainSampling(p *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageParams, bool) {
+	if p == nil || len(p.Tools) > 0 {
+		return nil, false
+	}
+	cp := &mcp.CreateMessageParams{Meta: p.Meta, IncludeContext: p.IncludeContext, MaxTokens: p.MaxTokens, Metadata: p.Metadata,
+		ModelPreferences: p.ModelPreferences, StopSequences: p.StopSequences, SystemPrompt: p.SystemPrompt, Temperature: p.Temperature}
+	for _, m := range p.Messages {
+		if m == nil || len(m.Content) != 1 {
+			return nil, false
+		}
+		cp.Messages = append(cp.Messages, &mcp.SamplingMessage{Role: m.Role, Content: m.Content[0]})
+	}
+	return cp, true
+}
+
+// inputMiddleware answers an upstream's input-required results to
+// prompts/get and resources/read with the import's own ports (go-sdk's
+// automatic answering is off: tools/call answers in conn.call, which knows
+// the caller).
+func (c *conn) inputMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method != "prompts/get" && method != "resources/read" {
+			return next(ctx, method, req)
+		}
+		for round := 1; ; round++ {
+			res, err := next(ctx, method, req)
+			if err != nil {
+				return res, err
+			}
+			var reqs mcp.InputRequestMap
+			var state string
+			switch r := res.(type) {
+			case *mcp.GetPromptResult:
+				if !r.NeedsInput() {
+					return res, nil
+				}
+				reqs, state = r.InputRequests, r.RequestState
+			case *mcp.ReadResourceResult:
+				if !r.NeedsInput() {
+					return res, nil
+				}
+				reqs, state = r.InputRequests, r.RequestState
+			default:
+				return res, nil
+			}
+			if err := c.checkAsk(reqs, state, round); err != nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: errMessage(err)}
+			}
+			cs, _ := req.GetSession().(*mcp.ClientSession)
+			answers, err := c.answerLocally(ctx, cs, reqs)
+			if err != nil {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: errMessage(err)}
+			}
+			switch p := req.GetParams().(type) {
+			case *mcp.GetPromptParams:
+				cp := *p
+				cp.InputResponses, cp.RequestState = answers, state
+				req = &mcp.ClientRequest[*mcp.GetPromptParams]{Session: cs, Params: &cp}
+			case *mcp.ReadResourceParams:
+				cp := *p
+				cp.InputResponses, cp.RequestState = answers, state
+				req = &mcp.ClientRequest[*mcp.ReadResourceParams]{Session: cs, Params: &cp}
+			default:
+				return res, nil
+			}
+		}
+	}
+}
