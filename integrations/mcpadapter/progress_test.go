@@ -254,18 +254,16 @@ func TestProgressFloodAfterResult(t *testing.T) {
 				start := time.Now()
 				res, aerr := e.call(t, l.ctx(context.Background()), "flood", `{}`)
 				d := time.Since(start)
-				n, _ := l.done()
+				l.done()
 				if aerr != nil {
 					t.Fatal(aerr)
 				}
 				if len(res.Content) != 1 {
 					t.Fatalf("result %+v", res)
 				}
-				// Later calls' reports queue behind the earlier calls' flood, which
-				// the 100ms bound may cut: the server only hurts itself.
-				if i := len(logs) - 1; i == 0 && n < 3 {
-					t.Errorf("call %d: %d reports at return, want at least the 3 sent before the result", i, n)
-				}
+				// A flooding server's own reports may be cut by the bound (they
+				// queue behind the flood, which also starves this process's CPU):
+				// it only hurts itself. TestProgressFirstCall checks delivery.
 				slowest = max(slowest, d)
 			}
 			if slowest > 2*time.Second {
