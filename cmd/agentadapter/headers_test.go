@@ -31,6 +31,14 @@ type recordingUpstream struct {
 }
 
 func newRecordingUpstream(t *testing.T, stateless bool) *recordingUpstream {
+	return newRecording(t, func(s *mcp.Server) http.Handler {
+		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: stateless})
+	})
+}
+
+// newRecording serves the recording upstream's server with the handler
+// serve makes.
+func newRecording(t *testing.T, serve func(*mcp.Server) http.Handler) *recordingUpstream {
 	t.Helper()
 	s := mcp.NewServer(&mcp.Implementation{Name: "up", Version: "v1"}, nil)
 	schema := json.RawMessage(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"q":{"type":"string"}},"required":["region"]}`)
@@ -45,7 +53,7 @@ func newRecordingUpstream(t *testing.T, stateless bool) *recordingUpstream {
 	s.AddTool(&mcp.Tool{Name: "locate", Description: "Locates.", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "here"}}}, nil
 	})
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: stateless})
+	h := serve(s)
 	u := &recordingUpstream{}
 	u.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -94,18 +102,22 @@ func (w withHeaders) RoundTrip(r *http.Request) (*http.Response, error) {
 // Mcp-Param-* from the arguments); mirrored argument values are masked in
 // the ledger and the logs.
 func TestServeHeaderHygiene(t *testing.T) {
-	up := newRecordingUpstream(t, true)   // 2026-07-28
-	old := newRecordingUpstream(t, false) // 2025-11-25, with sessions
+	up := newRecordingUpstream(t, true)                          // 2026-07-28
+	old := newRecordingUpstream(t, false)                        // 2025-11-25, with sessions
+	legacy := newRecording(t, func(s *mcp.Server) http.Handler { // 2024-11-05 HTTP+SSE
+		return mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	})
 	dir := t.TempDir()
 	const alice = "alice-token-5f2c9a1e7b3d8f4a6c0e"
 	const upToken = "upstream-own-token-0123456789abcdef"
 	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {
     "up": {"type": "http", "url": %q, "headers": {"Authorization": "Bearer %s"}},
-    "old": {"type": "http", "url": %q}},
+    "old": {"type": "http", "url": %q},
+    "legacy": {"type": "sse", "url": %q}},
   "agentadapter": {"store": "sqlite:${STATE}/state.db",
     "auth": {"tokens": [{"subject": "alice", "token": %q}]},
-    "servers": {"up": {"prefix": true, "rename": {"locate": "where_is"}}, "old": {"prefix": true}},
-    "policy": {"approval": {"default": "never"}}}}`, up.URL+"/mcp", upToken, old.URL+"/mcp", alice))
+    "servers": {"up": {"prefix": true, "rename": {"locate": "where_is"}}, "old": {"prefix": true}, "legacy": {"prefix": true}},
+    "policy": {"approval": {"default": "never"}}}}`, up.URL+"/mcp", upToken, old.URL+"/mcp", legacy.URL+"/sse", alice))
 	env := []string{"STATE=" + dir + "/state"}
 	s := startServe(t, dir, env, "--config", "gateway.json")
 
@@ -132,6 +144,7 @@ func TestServeHeaderHygiene(t *testing.T) {
 			{"up_lookup", map[string]any{"region": "nowhere-7", "q": "kept-query"}, false},
 			{"where_is", map[string]any{}, true},
 			{"old_lookup", map[string]any{"region": "eu-west-7", "q": "kept-query"}, true},
+			{"legacy_lookup", map[string]any{"region": "eu-west-7", "q": "kept-query"}, true},
 		} {
 			res := callTool(t, cs, call.name, call.args)
 			if res.IsError == call.ok {
@@ -206,6 +219,7 @@ func TestServeHeaderHygiene(t *testing.T) {
 	}
 	check("the 2026-07-28 upstream", up, "Bearer "+upToken, true)
 	check("the 2025-11-25 upstream", old, "", false)
+	check("the HTTP+SSE upstream", legacy, "", false)
 
 	// The ledger keeps the call, the query, not the mirrored region.
 	var recs []string
@@ -213,18 +227,18 @@ func TestServeHeaderHygiene(t *testing.T) {
 	for time.Now().Before(deadline) {
 		recs = recs[:0]
 		for _, r := range queriedRecords(t, runBin(t, dir, env, "--config", "gateway.json", "ledger", "query", "--json")) {
-			if r.Tool == "up_lookup" || r.Tool == "old_lookup" {
+			if strings.HasSuffix(r.Tool, "_lookup") {
 				b, _ := json.Marshal(r)
 				recs = append(recs, string(b))
 			}
 		}
-		if len(recs) >= 6 {
+		if len(recs) >= 8 {
 			break
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	if len(recs) < 6 {
-		t.Fatalf("ledger: %d lookup records, want 6: %v", len(recs), recs)
+	if len(recs) < 8 {
+		t.Fatalf("ledger: %d lookup records, want 8: %v", len(recs), recs)
 	}
 	for _, r := range recs {
 		if strings.Contains(r, "eu-west-7") || strings.Contains(r, "nowhere-7") || !strings.Contains(r, "kept-query") {

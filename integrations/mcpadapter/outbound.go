@@ -117,6 +117,9 @@ func upstreamClient(s *Server) (*http.Client, error) {
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
+	if s.SSE {
+		rt = &sseStreamTransport{base: rt}
+	}
 	cp.Transport = &headerTransport{base: rt, origin: origin, h: h}
 	cp.CheckRedirect = checkUpstreamRedirect(base.CheckRedirect)
 	return &cp, nil
