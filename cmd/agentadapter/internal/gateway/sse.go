@@ -189,7 +189,11 @@ func (h *sseHub) release(id, sid string) {
 // open serves GET /sse[/<name>]: a session for as long as the request
 // lasts.
 func (h *sseHub) open(w http.ResponseWriter, r *http.Request, name string) {
-	ep := h.g.eps()[name]
+	ep, ok := h.g.eps()[name]
+	if !ok { // a reload removed it since ServeHTTP looked
+		http.NotFound(w, r)
+		return
+	}
 	id := identityOf(r)
 	if code := h.reserve(id, subjectOf(r)); code != 0 {
 		w.Header().Set("Retry-After", strconv.Itoa(sessionRetryAfter))
