@@ -69,12 +69,20 @@ func (st *relayState) encode() (string, bool) {
 }
 
 // resumeRelay returns the state of a relayed question the caller answers
-// in this call, or nil. The export verified the state before the call ran
-// (InputRequired): only one minted for this caller, tool and arguments
-// reaches here.
+// in this call, or nil, and the caller's answers to forward. The export
+// verified the state before the call ran (InputRequired): only one minted
+// for this caller, tool and arguments reaches here. Answers without a
+// state go upstream as they came, as a direct call would bring them: the
+// upstream decides what unasked answers are worth.
 func (c *conn) resumeRelay(ctx context.Context, imp *imported) (*relayState, mcp.InputResponseMap) {
 	req := RequestFromContext(ctx)
-	if req == nil || req.Params == nil || !strings.HasPrefix(req.Params.RequestState, relayPrefix) {
+	if req == nil || req.Params == nil {
+		return nil, nil
+	}
+	if req.Params.RequestState == "" {
+		return &relayState{Srv: c.cfg.Name, Tool: imp.remote}, req.Params.InputResponses
+	}
+	if !strings.HasPrefix(req.Params.RequestState, relayPrefix) {
 		return nil, nil
 	}
 	b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(req.Params.RequestState, relayPrefix))
