@@ -315,14 +315,25 @@ func (h *sseHub) message(w http.ResponseWriter, r *http.Request, name string) {
 		// dropped.
 		req.Extra = &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: withoutCredentials(r.Header)}
 	}
+	full := time.NewTimer(sseQueueWait)
+	defer full.Stop()
 	select {
 	case s.conn.incoming <- msg:
 		w.WriteHeader(http.StatusAccepted)
 	case <-s.conn.done:
 		http.Error(w, "session closed", http.StatusNotFound)
+	case <-full.C:
+		// A client flooding a session it does not read holds no more
+		// than this of the gateway's goroutines and connections.
+		w.Header().Set("Retry-After", "1")
+		http.Error(w, "the session is not keeping up; retry", http.StatusServiceUnavailable)
 	case <-r.Context().Done():
 	}
 }
+
+// sseQueueWait is how long a message waits for room in its session's
+// queue before it is refused.
+const sseQueueWait = 5 * time.Second
 
 // credentialHeaders never reach a call's request extra.
 var credentialHeaders = [...]string{"Authorization", "Proxy-Authorization", "Cookie"}

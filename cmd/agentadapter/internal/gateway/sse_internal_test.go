@@ -3,6 +3,8 @@ package gateway
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,5 +44,22 @@ func TestSSECloseWhileWriteBlocked(t *testing.T) {
 	}
 	if err := c.Write(context.Background(), &jsonrpc.Response{}); err == nil {
 		t.Error("a write after Close succeeded")
+	}
+}
+
+// A client posting to a session whose queue stays full (the server is
+// not reading: its client stopped reading the stream) is refused with 503
+// after a bounded wait, not held until the write timeout.
+func TestSSEQueueFull(t *testing.T) {
+	c := &sseConn{id: "x", incoming: make(chan jsonrpc.Message, 1), done: make(chan struct{})}
+	c.incoming <- &jsonrpc.Response{}
+	h := &sseHub{sessions: map[string]*sseSession{"x": {conn: c}}, perID: map[string]int{}}
+	req := httptest.NewRequest("POST", "/message?sessionid=x", strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	req.Header.Set("Content-Type", "application/json")
+	rec := httptest.NewRecorder()
+	start := time.Now()
+	h.message(rec, req, "")
+	if rec.Code != http.StatusServiceUnavailable || time.Since(start) > sseQueueWait+5*time.Second {
+		t.Errorf("a full queue: %d after %v, want 503 after %v", rec.Code, time.Since(start), sseQueueWait)
 	}
 }
