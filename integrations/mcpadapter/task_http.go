@@ -36,7 +36,7 @@ func (rt *taskRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	var req *jsonrpc.Request
 	what := ""
-	if len(body) <= maxTaskRewrite {
+	if len(body) <= maxTaskRewrite && mayRewrite(body, rt.tab.extension()) {
 		if msg, err := jsonrpc.DecodeMessage(body); err == nil {
 			out, w := rt.tab.outgoing(msg)
 			if out != msg {
@@ -126,3 +126,14 @@ func (s *sseRewriter) Read(p []byte) (int, error) {
 }
 
 func (s *sseRewriter) Close() error { return s.c.Close() }
+
+// mayRewrite tells cheaply, without decoding, whether outgoing may change
+// a message or watch its answer (go-sdk writes compact JSON).
+func mayRewrite(body []byte, ext bool) bool {
+	for _, m := range []string{`"method":"initialize"`, `"method":"server/discover"`, `"method":"tools/list"`, metaTaskTTL} {
+		if bytes.Contains(body, []byte(m)) {
+			return true
+		}
+	}
+	return ext && (bytes.Contains(body, []byte(`"method":"tools/call"`)) || bytes.Contains(body, []byte(`"method":"tasks/`)))
+}

@@ -1,6 +1,7 @@
 package mcpadapter
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -298,6 +299,9 @@ func declareTasks(params json.RawMessage, path ...string) json.RawMessage {
 // asTaskCall turns the params of a tools/call marked metaTaskTTL into a
 // task-augmented call: the mark goes, a task param comes.
 func asTaskCall(params json.RawMessage) (json.RawMessage, bool) {
+	if !bytes.Contains(params, []byte(metaTaskTTL)) {
+		return nil, false // every other call: no decoding
+	}
 	var p map[string]json.RawMessage
 	if json.Unmarshal(params, &p) != nil {
 		return nil, false
