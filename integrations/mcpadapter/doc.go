@@ -148,6 +148,17 @@
 // and [ElicitationTool]: an approval rule, a guard or a limit applies to
 // them as to any call, and the ledger records each.
 //
+// A server of 2026-07-28 asks with input-required results instead. When
+// an imported tool is called through the export (or `agentadapter serve`),
+// its server is told the MCP caller's capabilities and its questions go to
+// that caller: an [InputRequired] from 2026-07-28 on (the retry brings the
+// answers and the server's requestState back, inside the export's signed
+// state), requests during the call before it. The import's own Sampler,
+// Elicitation and Roots answer only calls without an MCP caller (a
+// framework, `agentadapter call`). A call asks at most 8 rounds of at most
+// 16 questions; a server asking more, or more than 256 KiB at once, ends
+// it with a tool error.
+//
 // # Serving a registry
 //
 // [NewExporter] serves every spec whose targets include "mcp" as an MCP tool

@@ -185,7 +185,9 @@ type ManagerOptions struct {
 	// ElicitationTool, under SamplingTimeout (zero: DefaultSamplingTimeout)
 	// or ElicitationTimeout (zero: DefaultElicitationTimeout); a request the
 	// executor refuses is refused to the server (an elicitation is
-	// declined), one that times out is cancelled.
+	// declined), one that times out is cancelled. Neither answers a
+	// server's input-required result to a call through the export: that
+	// goes to the export's MCP caller (see the package doc).
 	Sampler            Sampler
 	SamplingTimeout    time.Duration
 	Elicitation        ElicitationPort
