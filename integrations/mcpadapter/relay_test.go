@@ -218,6 +218,12 @@ func TestRelayStateRefused(t *testing.T) {
 			t.Errorf("%s: error %v, want invalid params", bad.name, err)
 		}
 	}
+	// Another caller (a session of its own) cannot replay it.
+	other := exConnect(t, ex, &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}}, "2026-07-28")
+	_, err = other.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{}, InputResponses: answers, RequestState: first.RequestState})
+	if we := (*jsonrpc.Error)(nil); !errors.As(err, &we) || we.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("another session's replay: %v, want invalid params", err)
+	}
 	if n := up.calls.Load(); n != 1 {
 		t.Errorf("upstream called %d times, want once (no refused retry reaches it)", n)
 	}
