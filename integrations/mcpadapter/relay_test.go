@@ -334,3 +334,50 @@ func TestRelayHostileUpstream(t *testing.T) {
 		})
 	}
 }
+
+// TestRelayPromptAnsweredLocally: an upstream's input-required result to
+// prompts/get is answered with the import's ElicitationPort (go-sdk's own
+// answering is off in the import), and an upstream asking forever ends.
+func TestRelayPromptAnsweredLocally(t *testing.T) {
+	var gets atomic.Int32
+	extra := func(s *mcp.Server) {
+		s.AddPrompt(&mcp.Prompt{Name: "greet"}, func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			if er, ok := req.Params.InputResponses["name"].(*mcp.ElicitResult); ok && req.Params.RequestState == "p1" && er.Action == "accept" {
+				return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "Hi " + er.Content["name"].(string)}}}}, nil
+			}
+			return &mcp.GetPromptResult{RequestState: "p1", InputRequests: mcp.InputRequestMap{"name": &mcp.ElicitParams{Message: "Name?",
+				RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}}}}}, nil
+		})
+		s.AddPrompt(&mcp.Prompt{Name: "endless"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+			gets.Add(1)
+			return &mcp.GetPromptResult{RequestState: "again", InputRequests: mcp.InputRequestMap{"q": &mcp.ElicitParams{Message: "?"}}}, nil
+		})
+	}
+	reg := registry.New()
+	exec := adapter.NewExecutor(reg, nil)
+	t.Cleanup(func() { exec.Close() })
+	m := mcpadapter.NewManager(reg, &mcpadapter.ManagerOptions{Executor: exec,
+		Elicitation: func(context.Context, string, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Carol"}}, nil
+		}})
+	t.Cleanup(func() { m.Close() })
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := (&relayUpstream{}).server(t, extra).Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	if err := m.Connect(context.Background(), mcpadapter.Server{Name: "up", Transport: ct, Trust: true}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := m.GetPrompt(context.Background(), "up", "greet", nil)
+	if err != nil || len(res.Messages) != 1 || res.Messages[0].Content.(*mcp.TextContent).Text != "Hi Carol" {
+		t.Fatalf("prompt: %+v, %v; want Hi Carol", res, err)
+	}
+	if _, err := m.GetPrompt(context.Background(), "up", "endless", nil); err == nil || !strings.Contains(err.Error(), "more than 8 times") {
+		t.Errorf("endless prompt: %v, want the round bound", err)
+	}
+	if n := gets.Load(); n != 9 {
+		t.Errorf("endless prompt asked %d times, want 9", n)
+	}
+}
