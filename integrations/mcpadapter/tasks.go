@@ -141,7 +141,7 @@ func (s *Exporter) taskMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		case "tools/list":
 			res, err := next(ctx, method, req)
 			if lr, ok := res.(*mcp.ListToolsResult); ok && err == nil {
-				return s.tasks.withExecution(s, lr), nil
+				return s.tasks.withExecution(s, lr, modernSession(req)), nil
 			}
 			return res, err
 		case "tools/call":
@@ -169,8 +169,10 @@ func (s *Exporter) taskMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 
 // withExecution adds execution.taskSupport to the listed tools that run
 // as tasks: go-sdk's mcp.Tool has no execution field (protocol.go), so the
-// listing is sent as JSON of our own when one does.
-func (st *taskStore) withExecution(s *Exporter, lr *mcp.ListToolsResult) mcp.Result {
+// listing is sent as JSON of our own when one does, with the resultType
+// "complete" a 2026-07-28 client requires (modern) that go-sdk's encoding
+// of the result leaves out.
+func (st *taskStore) withExecution(s *Exporter, lr *mcp.ListToolsResult, modern bool) mcp.Result {
 	if st.opts.Support == nil {
 		return lr
 	}
@@ -199,6 +201,9 @@ func (st *taskStore) withExecution(s *Exporter, lr *mcp.ListToolsResult) mcp.Res
 	}
 	if wire["tools"], err = json.Marshal(tools); err != nil {
 		return lr
+	}
+	if _, ok := wire["resultType"]; !ok && modern {
+		wire["resultType"] = json.RawMessage(`"complete"`)
 	}
 	if data, err = json.Marshal(wire); err != nil {
 		return lr

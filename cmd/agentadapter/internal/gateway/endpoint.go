@@ -121,6 +121,16 @@ func (g *Gateway) newEndpoint(name string, def endpointDef) (*endpoint, error) {
 
 		// One key for every endpoint, the store's (see Gateway.stateKey).
 		RequestStateKey: g.stateKey,
+		// An upstream's task-supporting tools run as tasks for the clients
+		// that negotiate the extension. A task-only one is optional here:
+		// the import runs it to completion as a task of the upstream's, so
+		// a client without the extension is answered when it ends.
+		Tasks: &mcpadapter.TaskOptions{Support: func(s *adapter.Spec, _ *mcp.CallToolRequest) mcpadapter.TaskSupport {
+			if sup := g.mgr.TaskSupport(s); sup != mcpadapter.TaskRequired {
+				return sup
+			}
+			return mcpadapter.TaskOptional
+		}},
 	})
 	if err != nil {
 		ep.exec.Close()
