@@ -315,11 +315,19 @@ type wireSchemas struct{ in, out json.RawMessage }
 // conversion to the spec's schemas.
 func encodeSchemas(t *mcp.Tool) (wireSchemas, error) {
 	var w wireSchemas
-	var err error
-	if w.in, err = canonicalJSON(t.InputSchema); err != nil {
+	in, out := canonical(t.InputSchema), canonical(t.OutputSchema)
+	// Bounded before anything else reads them: see [ErrSchemaLimit].
+	if err := checkSchema(in); err != nil {
 		return w, fmt.Errorf("input schema: %w", err)
 	}
-	if w.out, err = canonicalJSON(t.OutputSchema); err != nil {
+	if err := checkSchema(out); err != nil {
+		return w, fmt.Errorf("output schema: %w", err)
+	}
+	var err error
+	if w.in, err = canonicalJSON(in); err != nil {
+		return w, fmt.Errorf("input schema: %w", err)
+	}
+	if w.out, err = canonicalJSON(out); err != nil {
 		return w, fmt.Errorf("output schema: %w", err)
 	}
 	return w, nil
