@@ -8,7 +8,7 @@ import (
 
 // ErrSchemaLimit is wrapped by the [ToolError] of an imported tool whose
 // input or output schema is nested more than 64 schemas deep, holds more
-// than 2048 schemas, or would cost more than 1 MiB of encoding work on
+// than 1024 schemas, or would cost more than 1 MiB of encoding work on
 // each listing (its encoded size, each byte counted once for every schema
 // that encloses it). The tool is not imported; the server's other tools
 // are.
@@ -28,7 +28,7 @@ const (
 	// ...) one deeper.
 	maxSchemaDepth = 64
 	// maxSchemaCount bounds the schemas in one, the top one included.
-	maxSchemaCount = 2048
+	maxSchemaCount = 1024
 	// maxSchemaWork bounds a schema's encoded size weighted by depth.
 	maxSchemaWork = 1 << 20
 )
@@ -36,25 +36,36 @@ const (
 // schemaBound measures one schema against the import limits, stopping as
 // soon as one is passed, so a hostile schema costs no more than the limit.
 type schemaBound struct {
-	count, work int
+	deepest, count, work int
 }
 
 // checkSchema reports whether v, a wire schema as JSON decoding leaves it
 // (map[string]any, []any, string, float64, bool, nil), is within the
 // import limits.
 func checkSchema(v any) error {
-	if v == nil {
-		return nil
-	}
+	_, err := measureSchema(v)
+	return err
+}
+
+// measureSchema measures v as far as the limits allow.
+func measureSchema(v any) (schemaBound, error) {
 	var b schemaBound
-	return b.schema(v, 1)
+	if v == nil {
+		return b, nil
+	}
+	err := b.schema(v, 1)
+	return b, err
 }
 
 func (b *schemaBound) schema(v any, depth int) error {
-	if depth > maxSchemaDepth {
+	nodes := 1
+	if v == nil || v == false {
+		nodes = 2 // jsonschema-go holds false (and a null) as {"not": {}}
+	}
+	if b.deepest = max(b.deepest, depth+nodes-1); b.deepest > maxSchemaDepth {
 		return fmt.Errorf("%w: nested more than %d schemas deep", ErrSchemaLimit, maxSchemaDepth)
 	}
-	if b.count++; b.count > maxSchemaCount {
+	if b.count += nodes; b.count > maxSchemaCount {
 		return fmt.Errorf("%w: more than %d schemas", ErrSchemaLimit, maxSchemaCount)
 	}
 	m, ok := v.(map[string]any)

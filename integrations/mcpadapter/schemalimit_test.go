@@ -57,10 +57,10 @@ const leafSchema = `{"type":"string"}`
 
 // worstDeep and worstWide are schemas just inside the import's bounds:
 // 64 deep with as many bytes as the size-times-depth bound allows, and
-// 2047 properties.
+// 1023 properties (1024 schemas).
 var (
 	worstDeep = chainSchema(64, "properties", `{"type":"string","description":"`+strings.Repeat("x", (1<<20)/64-3000)+`"}`)
-	worstWide = wideSchema(2047, strings.Repeat("y", 200))
+	worstWide = wideSchema(1023, strings.Repeat("y", 200))
 )
 
 // schemaTool is one tool of the hostile upstream: its schemas and whether
@@ -210,16 +210,18 @@ func flatten(err error) []error {
 }
 
 // BenchmarkExportListSchema: one tools/list of an export serving one tool
-// of the given schema, in memory. "deep-3000" is a local spec with the
-// schema the import now refuses: what each listing cost before.
+// of the given schema, in memory. The last three are schemas the import
+// refuses (as local specs): what each listing cost before the bound.
 func BenchmarkExportListSchema(b *testing.B) {
 	for _, c := range []struct{ name, schema string }{
 		{"normal", schemaTools[0].in},
 		{"depth-64", chainSchema(64, "properties", leafSchema)},
 		{"worst-deep", worstDeep},
 		{"worst-wide", worstWide},
-		{"deep-1000", chainSchema(1000, "properties", leafSchema)},
-		{"deep-3000", chainSchema(3000, "properties", leafSchema)},
+		{"wide-5000", wideSchema(5000, "")},
+		{"heavy", schemaTools[len(schemaTools)-1].in},
+		{"deep-490", chainSchema(490, "properties", leafSchema)},
+		{"items-990", itemsSchema(990)},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			var s jsonschema.Schema
