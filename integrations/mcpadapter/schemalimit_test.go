@@ -1,10 +1,14 @@
 package mcpadapter_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -286,4 +290,122 @@ func BenchmarkExportListSchema(b *testing.B) {
 			}
 		})
 	}
+}
+
+// deepListServer is a go-sdk server over streamable HTTP whose tools/list
+// is answered, byte for byte, with a listing of "normal" and of a tool
+// whose input schema nests 3000 schemas deep (6000 JSON levels).
+func deepListServer(t *testing.T) string {
+	t.Helper()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "deep", Version: "v1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "normal", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+		})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{JSONResponse: true})
+	deep := chainSchema(3000, "properties", leafSchema)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			var req struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if json.Unmarshal(body, &req) == nil && req.Method == "tools/list" {
+				w.Header().Set("Content-Type", "application/json")
+				if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {
+					w.Header().Set("Mcp-Session-Id", sid)
+				}
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"normal","inputSchema":{"type":"object"}},{"name":"deep","inputSchema":%s}]}}`, req.ID, deep)
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() { ts.CloseClientConnections(); ts.Close() })
+	return ts.URL
+}
+
+// TestImportSchemaTooDeepToDecode: a raw upstream lists a tool 3000
+// schemas deep, over HTTP and in stdio's framing. go-sdk v1.8.0 decodes no
+// message nested past 1000 JSON levels, so that listing is not read at
+// all: Connect fails within milliseconds with the server's *ServerError
+// and registers nothing. Were it decoded, the bound would refuse the one
+// tool and import the other. Either way the deep tool never reaches an
+// export.
+func TestImportSchemaTooDeepToDecode(t *testing.T) {
+	for _, transport := range []string{"http", "stdio framing"} {
+		t.Run(transport, func(t *testing.T) {
+			server := mcpadapter.Server{Name: "deep", ConnectTimeout: 10 * time.Second}
+			if transport == "http" {
+				server.URL = deepListServer(t)
+			} else {
+				server.Transport = deepListPipe(t)
+			}
+			e := newImportEnv(t, nil)
+			start := time.Now()
+			err := e.m.Connect(context.Background(), server)
+			took := time.Since(start)
+			t.Logf("Connect took %v: %v", took, err)
+			if took > 5*time.Second {
+				t.Errorf("Connect took %v", took)
+			}
+			if _, ok := e.reg.Lookup("deep"); ok {
+				t.Errorf("the 3000-level tool is registered")
+			}
+			var se *mcpadapter.ServerError
+			if errors.As(err, &se) && !errors.Is(err, mcpadapter.ErrSchemaLimit) {
+				// go-sdk v1.8.0: the listing is not decoded, no tool imports.
+				if _, ok := e.reg.Lookup("normal"); ok || se.Server != "deep" {
+					t.Errorf("Connect: %v, normal registered %v", err, ok)
+				}
+				return
+			}
+			// A go-sdk that decodes it: the bound refuses the one tool.
+			if _, ok := e.reg.Lookup("normal"); !ok || !errors.Is(err, mcpadapter.ErrSchemaLimit) {
+				t.Errorf("Connect: %v, normal registered %v", err, ok)
+			}
+		})
+	}
+}
+
+// deepListPipe is a raw newline-delimited JSON-RPC upstream (stdio's
+// framing) whose tools/list carries a schema 3000 schemas deep.
+func deepListPipe(t *testing.T) mcp.Transport {
+	t.Helper()
+	cr, sw := io.Pipe() // server → client
+	sr, cw := io.Pipe() // client → server
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		dec := json.NewDecoder(sr)
+		for {
+			var req struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if dec.Decode(&req) != nil {
+				return
+			}
+			if req.ID == nil {
+				continue
+			}
+			var result string
+			switch req.Method {
+			case "initialize":
+				result = `{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"deep","version":"v1"}}`
+			case "tools/list":
+				result = `{"tools":[{"name":"normal","inputSchema":{"type":"object"}},{"name":"deep","inputSchema":` + chainSchema(3000, "properties", leafSchema) + `}]}`
+			default:
+				fmt.Fprintf(sw, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32601,"message":"no"}}`+"\n", req.ID)
+				continue
+			}
+			if _, err := fmt.Fprintf(sw, `{"jsonrpc":"2.0","id":%s,"result":%s}`+"\n", req.ID, result); err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() { sr.Close(); sw.Close(); <-done })
+	return &mcp.IOTransport{Reader: cr, Writer: cw}
 }
