@@ -27,21 +27,22 @@ const ClientApprover = "client"
 const maxApprovalArgs = 2048
 
 // askApproval returns a result asking the client's user to decide a pending
-// call, or nil when it cannot be asked (no approver, no elicitation
-// capability). The go-sdk turns the input request into an elicitation/create
-// request mid-call for clients before 2026-07-28 (and calls the handler
+// call, or nil when it cannot be asked (no elicitation capability).
+// Without a client approver the decision is an operator's: an anonymous
+// caller of the stateless endpoint is asked to wait for it instead
+// (askWait). The go-sdk turns the input request into an
+// elicitation/create request mid-call for clients before 2026-07-28 (and calls the handler
 // again with the answer and the requestState), and sends it as an
 // input_required result the client answers by retrying the call from
 // 2026-07-28 on. Either way the answer comes back with the requestState
 // minted here, which applyApprovalAnswer verifies.
 func (s *Exporter) askApproval(ctx context.Context, req *mcp.CallToolRequest, name string, args json.RawMessage, err error) *mcp.CallToolResult {
 	e := exportError(err)
-	if e == nil || e.Ticket == "" || s.opts.Approver == nil {
+	if e == nil || e.Ticket == "" || !canElicitForm(req) {
 		return nil
 	}
-	caps := req.ClientCapabilities()
-	if caps == nil || caps.Elicitation == nil || (caps.Elicitation.Form == nil && caps.Elicitation.URL != nil) {
-		return nil
+	if s.opts.Approver == nil {
+		return s.askWait(ctx, req, name, args, e)
 	}
 	hash, herr := adapter.CanonicalHash(args)
 	if herr != nil {
@@ -89,7 +90,10 @@ func approvalQuestion(name string, args json.RawMessage) string {
 // retried call, before the executor sees it. The answer to an approval
 // question decides its ticket, which becomes areq.Ticket; the state of a
 // tool's own question (InputRequired) becomes the RequestState its
-// handler reads in areq.Native. It returns the context to run the call in.
+// handler reads in areq.Native. The state of a wait question (askWait)
+// decides nothing: it restores the caller it was minted for and makes its
+// ticket areq.Ticket, so the call runs if an operator approved it. It
+// returns the context to run the call in.
 //
 // Only a requestState minted here counts: answers without one are left to
 // the tool (an approval answer is ignored: the call is asked anew), and a
@@ -122,6 +126,10 @@ func (s *Exporter) applyAnswers(ctx context.Context, name string, req *mcp.CallT
 	if st.Ticket == "" {
 		areq.Native = withRequestState(areq.Native, st.In)
 		return ctx, nil
+	}
+	if st.Wait {
+		areq.Ticket = st.Ticket
+		return withWait(ctx, req, st), nil
 	}
 	ticket, err := s.decide(ctx, name, req, st)
 	areq.Ticket = ticket
@@ -223,6 +231,13 @@ func bindCaller(ctx context.Context, req *mcp.CallToolRequest, st *questionState
 		return ctx, stateError("issued in another session")
 	}
 	return ctx, nil
+}
+
+// canElicitForm reports whether the caller of req declared form
+// elicitation (a bare elicitation capability means form).
+func canElicitForm(req *mcp.CallToolRequest) bool {
+	caps := req.ClientCapabilities()
+	return caps != nil && caps.Elicitation != nil && (caps.Elicitation.Form != nil || caps.Elicitation.URL == nil)
 }
 
 // ephemeralSession reports whether the call's session is this one request:

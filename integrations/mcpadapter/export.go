@@ -44,10 +44,8 @@ func (s *Exporter) handler(name string) mcp.ToolHandler {
 			if ir := (*InputRequired)(nil); errors.As(err, &ir) {
 				return s.askInput(ctx, req, name, ir)
 			}
-			if !answered && adapter.KindOf(err) == adapter.KindApprovalPending {
-				if r := s.askApproval(ctx, req, name, areq.Args, err); r != nil {
-					return r, nil
-				}
+			if adapter.KindOf(err) == adapter.KindApprovalPending {
+				return s.held(ctx, req, name, areq.Args, answered, err)
 			}
 			return errorResultOrProtocol(err)
 		}

@@ -62,6 +62,9 @@ type questionState struct {
 	// question (InputRequired), whose State is In.
 	Ticket string `json:"tkt,omitempty"`
 	In     string `json:"in,omitempty"`
+	// Wait marks a question that only waits for an operator's decision of
+	// Ticket (askWait): its answer decides nothing.
+	Wait bool `json:"wait,omitempty"`
 	// Exp is when the question lapses, in Unix seconds.
 	Exp int64 `json:"exp"`
 }
@@ -157,7 +160,7 @@ func (s *stateSealer) open(state string, now time.Time) (*questionState, error) 
 	var st questionState
 	dec := json.NewDecoder(bytes.NewReader(payload))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&st); err != nil || st.V != stateVersion || st.Tool == "" || (st.Ticket != "" && st.In != "") {
+	if err := dec.Decode(&st); err != nil || st.V != stateVersion || st.Tool == "" || (st.Ticket != "" && st.In != "") || (st.Wait && st.Ticket == "") {
 		return nil, errStateMalformed
 	}
 	if !now.Before(time.Unix(st.Exp, 0)) {

@@ -1,0 +1,108 @@
+package mcpadapter
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentadapter/agentadapter/adapter"
+)
+
+// Without a client approver ([ExportOptions.Approver] nil) a held call is
+// decided out of band, by an operator, and the client retries it. A ticket
+// is bound to its caller, and on the stateless endpoint (2026-07-28 over
+// HTTP) an anonymous caller is one request: its retry is another caller,
+// whose call is held anew. So such a caller, when it declares form
+// elicitation, is asked to wait: an input-required result whose
+// requestState binds the ticket and the caller, and whose answer, once the
+// operator has decided, brings both back. Without elicitation its pending
+// payload says why a retry cannot succeed.
+
+// waitInputPrefix prefixes the ids of the input requests that ask the
+// client's user to wait for an operator's decision of a ticket.
+const waitInputPrefix = "agentadapter/wait/"
+
+// waitSchema asks for nothing: the answer only says "decided, retry".
+var waitSchema = map[string]any{"type": "object", "properties": map[string]any{}}
+
+// statelessNote ends the pending message of an anonymous stateless caller
+// that cannot be asked to wait.
+const statelessNote = "; this caller is anonymous and stateless (MCP 2026-07-28): a decision made out of band cannot reach its retry, which is another caller. Use a token, a client with elicitation, or approver: client"
+
+// askWait returns a result asking an anonymous caller of the stateless
+// endpoint to answer once an operator has decided ticket e.Ticket, or nil
+// when it is not such a caller or cannot be asked (an overlong state, a
+// flooding session).
+func (s *Exporter) askWait(ctx context.Context, req *mcp.CallToolRequest, name string, args json.RawMessage, e *adapter.Error) *mcp.CallToolResult {
+	if !ephemeralSession(req) || !isAnonymous(ctx) {
+		return nil // a retry of this caller carries its identity
+	}
+	hash, err := adapter.CanonicalHash(args)
+	if err != nil {
+		return nil
+	}
+	st := s.newState(ctx, name, hash)
+	st.Ticket, st.Wait = e.Ticket, true
+	state := s.states.seal(st)
+	if state == "" || !s.rememberAsked(ctx, req, e.Ticket, name) {
+		return nil
+	}
+	return &mcp.CallToolResult{
+		InputRequests: mcp.InputRequestMap{
+			waitInputPrefix + e.Ticket: &mcp.ElicitParams{
+				Mode:            "form",
+				Message:         fmt.Sprintf("The tool %q is waiting for an operator's decision (ticket %s). Answer once it is decided to continue; decline to stop waiting.", name, e.Ticket),
+				RequestedSchema: waitSchema,
+			},
+		},
+		RequestState: state,
+	}
+}
+
+// waitKey is the context key of a retry answering a wait question.
+type waitKey struct{}
+
+// waitAnswer is what the retry answered.
+type waitAnswer struct{ declined bool }
+
+// withWait returns ctx marked as the retry of the wait question of st.
+// A declined or cancelled answer stops the waiting: the call still runs
+// with its ticket (an operator's approval is the client's to use), but a
+// ticket still pending is not asked about again.
+func withWait(ctx context.Context, req *mcp.CallToolRequest, st *questionState) context.Context {
+	w := &waitAnswer{}
+	if er, ok := req.Params.InputResponses[waitInputPrefix+st.Ticket].(*mcp.ElicitResult); ok && er != nil && er.Action != "accept" {
+		w.declined = true
+	}
+	return context.WithValue(ctx, waitKey{}, w)
+}
+
+// held answers a call the executor held for approval (err is its
+// approval_pending error): with a question when the client can be asked
+// (an approval question, or a wait), else with the pending payload.
+// answered says the call presented a ticket already.
+func (s *Exporter) held(ctx context.Context, req *mcp.CallToolRequest, name string, args json.RawMessage, answered bool, err error) (*mcp.CallToolResult, error) {
+	w, _ := ctx.Value(waitKey{}).(*waitAnswer)
+	if !answered || (w != nil && !w.declined) {
+		if r := s.askApproval(ctx, req, name, args, err); r != nil {
+			return r, nil
+		}
+	}
+	if e := exportError(err); e != nil && w == nil && s.opts.Approver == nil && ephemeralSession(req) && isAnonymous(ctx) && !canElicitForm(req) {
+		c := *e
+		if c.Message == "" {
+			c.Message = "the call is waiting for approval"
+		}
+		c.Message += statelessNote
+		err = &c
+	}
+	return errorResultOrProtocol(err)
+}
+
+// isAnonymous reports whether the caller of ctx proved no identity.
+func isAnonymous(ctx context.Context) bool {
+	id := adapter.IdentityFromContext(ctx)
+	return id == nil || id.Anonymous
+}
