@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 )
 
@@ -44,6 +46,10 @@ func (g *Gateway) Handler(opts *HTTPOptions) (http.Handler, error) {
 	// guard checks Host in front of every route, allowedHosts included;
 	// go-sdk's own check behind it would refuse an allowed name.
 	httpOpts.DisableLocalhostProtection = true
+	// Session streams (before 2026-07-28) are resumable: go-sdk primes each
+	// with an event id and a retry field only with a store. One store for
+	// every endpoint, bounded by go-sdk (10 MiB, oldest events dropped).
+	httpOpts.EventStore = mcp.NewMemoryEventStore(nil)
 	r := g.mcpRouter(httpOpts)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", r)
