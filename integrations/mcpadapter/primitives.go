@@ -549,11 +549,11 @@ func (x *upExport) read(ctx context.Context, next mcp.MethodHandler, method stri
 	c := x.owner(ctx, p.URI)
 	if c == nil {
 		nf := x.s.exec.Unknown(ctx, &adapter.Request{Tool: methodRead, Args: args, Integration: Integration, Native: p})
-		return nil, primitiveError(nf, mcp.CodeResourceNotFound)
+		return nil, resourceError(nf, p.URI)
 	}
 	r, err := x.s.exec.Do(ctx, &adapter.Request{Spec: x.spec(c, opRead, "", ResourceSpecName), Tool: methodRead, Args: args, Integration: Integration, Native: p})
 	if err != nil {
-		return nil, primitiveError(err, mcp.CodeResourceNotFound)
+		return nil, resourceError(err, p.URI)
 	}
 	out, err := structuredAs[mcp.ReadResourceResult](r)
 	if err != nil {
@@ -765,7 +765,7 @@ func (x *upExport) subscribe(ctx context.Context, req *mcp.SubscribeRequest) err
 		x.mu.Lock()
 		delete(m, uri)
 		x.mu.Unlock()
-		return primitiveError(err, mcp.CodeResourceNotFound)
+		return resourceError(err, uri)
 	}
 	return nil
 }
@@ -830,6 +830,22 @@ func primitiveError(err error, notFound int64) error {
 	}
 	b, _ := json.Marshal(data)
 	return &jsonrpc.Error{Code: code, Message: fmt.Sprintf("%s: %s", kind, msg), Data: b}
+}
+
+// resourceError is primitiveError for a request naming uri: a miss
+// carries the URI in its data, as go-sdk's ResourceNotFoundError does
+// (SEP-2164).
+func resourceError(err error, uri string) error {
+	e := primitiveError(err, mcp.CodeResourceNotFound).(*jsonrpc.Error)
+	if e.Code == mcp.CodeResourceNotFound {
+		var data map[string]any
+		if json.Unmarshal(e.Data, &data) != nil || data == nil {
+			data = map[string]any{}
+		}
+		data["uri"] = uri
+		e.Data, _ = json.Marshal(data)
+	}
+	return e
 }
 
 // withoutServerInfo drops the upstream's server info from a relayed
