@@ -57,7 +57,8 @@ func (c *conn) quarantinesNew() bool {
 // pinned, or that appeared after the server's first listing. Its calls are refused until [Manager.Accept] accepts the change.
 // The registry keeps the pinned spec meanwhile (so the model never reads
 // the new description), or none when the pin comes from an earlier run
-// ([ManagerOptions.Pins]).
+// ([ManagerOptions.Pins]). It describes an MCP App's ui:// resource the
+// same way when Resource is set: its reads are refused.
 type Quarantine struct {
 	Server string
 	// Tool is the registry name; RemoteName the name on the server.
@@ -70,6 +71,10 @@ type Quarantine struct {
 	// earlier run), whose schemas are the imported spec's
 	// *jsonschema.Schema values (they encode to the same JSON).
 	Definition, Previous *mcp.Tool
+	// Resource, when set, is the changed envelope of a ui:// resource
+	// awaiting acceptance; Tool and RemoteName are then its URI, Pinned
+	// and Got [ResourceEnvelope.Hash]es, and Definition is nil.
+	Resource *ResourceEnvelope
 }
 
 // DefinitionHash returns the pin of a tool definition: a SHA-256 over its
@@ -228,6 +233,7 @@ func (m *Manager) Quarantined() []Quarantine {
 			out = append(out, *q)
 		}
 		c.mu.Unlock()
+		out = append(out, c.uiQuarantined()...)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Server != out[j].Server {
@@ -251,6 +257,9 @@ var ErrDefinitionChanged = errors.New("mcpadapter: the definition changed since 
 // [ErrDefinitionChanged] and the new definition stays quarantined. It also
 // fails when the tool is not quarantined or the new definition cannot be
 // imported.
+//
+// A quarantined ui:// resource is accepted the same way, tool being its
+// URI: its reads are served again while their envelope hashes to hash.
 //
 // Before v0.2 Accept took no hash and pinned whatever was quarantined at
 // the time of the call; pass the Got of the Quarantine you showed.
@@ -276,6 +285,9 @@ func (m *Manager) Accept(server, tool, hash string) error {
 	}
 	c.mu.Unlock()
 	if q == nil {
+		if found, err := c.acceptUI(tool, hash); found {
+			return err
+		}
 		return fmt.Errorf("mcpadapter: tool %q of server %q is not quarantined", tool, server)
 	}
 	if hash == "" || q.Got != hash {

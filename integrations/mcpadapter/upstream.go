@@ -32,6 +32,7 @@ type upstream struct {
 	promptsAt time.Time
 	subs      map[string]int // URI → subscribers (across exports)
 	level     mcp.LoggingLevel
+	ui        uiPins // the ui:// resources' pins
 }
 
 // listTTL is how long the lists of a server that announces no list
@@ -191,6 +192,7 @@ func (c *conn) upstreamResources(ctx context.Context, relist bool) ([]*mcp.Resou
 	pats := compileTemplates(tmpl)
 	c.up.resources, c.up.templates, c.up.patterns, c.up.resOK, c.up.resAt = res, tmpl, pats, true, time.Now()
 	c.up.mu.Unlock()
+	c.up.ui.noteListing(res)
 	return res, tmpl, nil
 }
 
@@ -270,6 +272,9 @@ func (c *conn) readResource(ctx context.Context, uri string) (*mcp.ReadResourceR
 		if n > limit {
 			return nil, c.tooLarge()
 		}
+	}
+	if err := c.checkUIPin(ctx, uri, out); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

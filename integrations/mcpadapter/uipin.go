@@ -1,0 +1,254 @@
+package mcpadapter
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentadapter/agentadapter/adapter"
+)
+
+// An MCP App's ui:// resource is pinned like a tool: what a host applies
+// to the app (its Content Security Policy, permissions, sandbox domain and
+// border, all in _meta.ui, and the mimeType that makes it an app) is the
+// security boundary of code the host runs, so a server cannot widen it
+// unseen. The HTML body is not pinned: apps ship new code with every
+// build, and the code runs inside the envelope whatever it is.
+
+// ResourceEnvelope is the pinned part of an MCP App's ui:// resource: the
+// mimeType and _meta of its resources/list entry and of each content a
+// read returns, never the body (text or blob).
+type ResourceEnvelope struct {
+	URI string `json:"uri"`
+	// Listed is the resources/list entry's envelope; nil when the server
+	// does not list the URI (a template's).
+	Listed *EnvelopePart `json:"listed,omitempty"`
+	// Contents are the read's contents' envelopes, in the server's order.
+	Contents []EnvelopePart `json:"contents"`
+}
+
+// EnvelopePart is the envelope of one listing entry or read content.
+type EnvelopePart struct {
+	URI      string   `json:"uri,omitempty"`
+	MIMEType string   `json:"mimeType,omitempty"`
+	Meta     mcp.Meta `json:"_meta,omitempty"`
+}
+
+// Hash returns the pin of the envelope: a SHA-256 over its canonical JSON
+// (object keys sorted), as [DefinitionHash] is a tool's.
+func (e *ResourceEnvelope) Hash() string {
+	b, err := json.Marshal(e)
+	if err != nil {
+		b = fmt.Appendf(nil, "%#v", e) // unreachable for decoded envelopes
+	}
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// isUIResource reports whether uri names an MCP App's resource (schemes
+// are case-insensitive).
+func isUIResource(uri string) bool {
+	return len(uri) >= 5 && strings.EqualFold(uri[:5], "ui://")
+}
+
+// Bounds of what one server's ui:// resources may cost: the pins its
+// reads create (a templated ui:// URI is one pin per URI a client asks
+// for) and the quarantines kept for review.
+const (
+	maxUIPins        = 1024
+	maxUIQuarantines = 256
+)
+
+// uiPins is what a conn knows of its ui:// resources' pins.
+type uiPins struct {
+	mu sync.Mutex
+	// baseline are the ui:// URIs of the first resources listing: on a
+	// server whose new items wait for review, only these are pinned on
+	// first use. Nil before that listing.
+	baseline map[string]bool
+	pinned   int                    // pins this conn created
+	held     map[string]*Quarantine // by URI
+}
+
+// noteListing records the first listing's ui:// URIs.
+func (u *uiPins) noteListing(res []*mcp.Resource) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.baseline != nil {
+		return
+	}
+	u.baseline = map[string]bool{}
+	for _, r := range res {
+		if r != nil && isUIResource(r.URI) {
+			u.baseline[r.URI] = true
+		}
+	}
+}
+
+// envelopeOf returns the envelope of a read of uri, listed being its
+// listing entry (or nil).
+func envelopeOf(uri string, listed *mcp.Resource, out *mcp.ReadResourceResult) *ResourceEnvelope {
+	e := &ResourceEnvelope{URI: uri, Contents: []EnvelopePart{}}
+	if listed != nil {
+		e.Listed = &EnvelopePart{MIMEType: listed.MIMEType, Meta: listed.Meta}
+	}
+	if out == nil {
+		return e
+	}
+	for _, rc := range out.Contents {
+		if rc != nil {
+			e.Contents = append(e.Contents, EnvelopePart{URI: rc.URI, MIMEType: rc.MIMEType, Meta: rc.Meta})
+		}
+	}
+	return e
+}
+
+// checkUIPin refuses a read of a ui:// resource whose envelope is not the
+// pinned one, pinning it on first use (under the rules of the server's
+// new tools: [ManagerOptions.QuarantineNew]). Other resources pass.
+func (c *conn) checkUIPin(ctx context.Context, uri string, out *mcp.ReadResourceResult) error {
+	if !isUIResource(uri) {
+		return nil
+	}
+	res, _, err := c.upstreamResources(ctx, false)
+	if err != nil {
+		return err // fail closed: the listing's envelope is part of the pin
+	}
+	var listed *mcp.Resource
+	for _, r := range res {
+		if r.URI == uri {
+			listed = r
+			break
+		}
+	}
+	env := envelopeOf(uri, listed, out)
+	got := env.Hash()
+	server := c.cfg.Name
+	pin, ok := c.m.pin(server, uri)
+	u := &c.up.ui
+	if !ok {
+		u.mu.Lock()
+		isNew := u.baseline != nil && !u.baseline[uri]
+		full := u.pinned >= maxUIPins
+		u.mu.Unlock()
+		if isNew && c.quarantinesNew() {
+			return c.holdUI(&Quarantine{Server: server, Tool: uri, RemoteName: uri, Got: got, Resource: env})
+		}
+		if full {
+			return &adapter.Error{Kind: adapter.KindGuardrailBlocked, Guard: QuarantineGuard,
+				Message: fmt.Sprintf("server %q has more than %d ui:// resources; the read is refused", server, maxUIPins), Err: ErrQuarantined}
+		}
+		stored, err := c.m.pins.SetIfAbsent(context.Background(), PinKey(server, uri), got)
+		if err != nil {
+			c.m.logger.Error("mcpadapter: storing a pin failed; resource quarantined", "server", server, "uri", uri, "error", err)
+			stored = "unavailable"
+		}
+		u.mu.Lock()
+		u.pinned++
+		u.mu.Unlock()
+		pin = stored
+	}
+	if pin == got {
+		u.mu.Lock()
+		delete(u.held, uri) // the server is back to the pinned envelope
+		u.mu.Unlock()
+		return nil
+	}
+	return c.holdUI(&Quarantine{Server: server, Tool: uri, RemoteName: uri, Pinned: pin, Got: got, Resource: env})
+}
+
+// holdUI keeps q for review (reporting it when it is new) and returns the
+// error of the refused read.
+func (c *conn) holdUI(q *Quarantine) error {
+	u := &c.up.ui
+	u.mu.Lock()
+	old := u.held[q.Tool]
+	fresh := old == nil || old.Got != q.Got
+	if fresh && (old != nil || len(u.held) < maxUIQuarantines) {
+		if u.held == nil {
+			u.held = map[string]*Quarantine{}
+		}
+		u.held[q.Tool] = q
+	}
+	u.mu.Unlock()
+	if fresh {
+		c.m.logger.Warn("mcpadapter: ui:// resource quarantined: its envelope changed", "server", q.Server, "uri", q.Tool, "pinned", shortHash(q.Pinned), "got", shortHash(q.Got))
+		if f := c.m.opts.OnQuarantine; f != nil {
+			f(*q)
+		}
+	}
+	uri := q.Tool
+	if len(uri) > 256 {
+		uri = uri[:256] + "..."
+	}
+	why := "changed its envelope (mimeType, _meta) after it was approved"
+	if q.Pinned == "" {
+		why = "added it after its first listing"
+	}
+	return &adapter.Error{
+		Kind:    adapter.KindGuardrailBlocked,
+		Guard:   QuarantineGuard,
+		Message: fmt.Sprintf("resource %q is quarantined: server %q %s; reads are refused until the change is accepted", uri, q.Server, why),
+		Err:     ErrQuarantined,
+	}
+}
+
+// uiQuarantined returns c's quarantined ui:// resources, dropping those
+// whose pin now matches (accepted through a shared [PinStore]).
+func (c *conn) uiQuarantined() []Quarantine {
+	u := &c.up.ui
+	u.mu.Lock()
+	qs := make([]*Quarantine, 0, len(u.held))
+	for _, q := range u.held {
+		qs = append(qs, q)
+	}
+	u.mu.Unlock()
+	var out []Quarantine
+	for _, q := range qs {
+		if pin, ok := c.m.pin(q.Server, q.Tool); ok && pin == q.Got {
+			u.mu.Lock()
+			if u.held[q.Tool] == q {
+				delete(u.held, q.Tool)
+			}
+			u.mu.Unlock()
+			continue
+		}
+		out = append(out, *q)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Tool < out[j].Tool })
+	return out
+}
+
+// acceptUI accepts the reviewed envelope (hash) of a quarantined ui://
+// resource; found is false when uri is not one.
+func (c *conn) acceptUI(uri, hash string) (found bool, err error) {
+	u := &c.up.ui
+	u.mu.Lock()
+	q := u.held[uri]
+	u.mu.Unlock()
+	if q == nil {
+		return false, nil
+	}
+	if hash == "" || q.Got != hash {
+		return true, &ToolError{Server: q.Server, Tool: uri, Err: fmt.Errorf("%w (reviewed %s, now %s)", ErrDefinitionChanged, shortHash(hash), shortHash(q.Got))}
+	}
+	if err := c.m.pins.Set(context.Background(), PinKey(q.Server, uri), hash); err != nil {
+		return true, fmt.Errorf("mcpadapter: storing the pin: %w", err)
+	}
+	u.mu.Lock()
+	if u.held[uri] == q {
+		delete(u.held, uri)
+	}
+	if q.Pinned == "" {
+		u.pinned++
+	}
+	u.mu.Unlock()
+	return true, nil
+}
