@@ -59,7 +59,8 @@ func TestServeAnonymousCallersApart(t *testing.T) {
 	env := []string{"STATE=" + dir + "/state"}
 	s := startServe(t, dir, env, "--config", "gateway.json")
 	url := s.base + "/mcp"
-	a, b, c := connect(t, url, nil), connect(t, url, nil), connect(t, url, nil)
+	// Sessions (2025-11-25): each is one anonymous caller across its calls.
+	a, b, c := connectAt(t, url, "2025-11-25", nil), connectAt(t, url, "2025-11-25", nil), connectAt(t, url, "2025-11-25", nil)
 
 	const perCaller = 100 // adapter.DefaultMaxOpenTicketsPerSubject
 	var first string
@@ -244,7 +245,8 @@ func TestServeAnonymousRateLimits(t *testing.T) {
   "agentadapter": {"store": "memory:", "servers": {"notes": {"trust": "trusted"}},
     "policy": {"approval": {"default": "never"}, "limits": {"perIdentity": {"calls": 2, "window": "1h"}}}}}`, testServer))
 	s := startServe(t, dir, nil, "--config", "gateway.json")
-	a, b := connect(t, s.base+"/mcp", nil), connect(t, s.base+"/mcp", nil)
+	// Sessions (2025-11-25): each is one anonymous caller across its calls.
+	a, b := connectAt(t, s.base+"/mcp", "2025-11-25", nil), connectAt(t, s.base+"/mcp", "2025-11-25", nil)
 	for i := range 2 {
 		if res := callTool(t, a, "list_notes", map[string]any{}); res.IsError {
 			t.Fatalf("A's call %d: %s", i, text(res))

@@ -94,7 +94,9 @@ func TestServeRebinding(t *testing.T) {
     "policy": {"approval": {"default": "annotations"}}}}`, testServer))
 	s := startServe(t, dir, nil, "--config", "gateway.json", "--accept-launches")
 	port := s.base[strings.LastIndex(s.base, ":")+1:]
-	cs := connect(t, s.base+"/mcp", nil)
+	// In a session (2025-11-25), so that the approved retry is the same
+	// anonymous caller (TestServeApprovalFromCLIStateless is 2026-07-28's).
+	cs := connectAt(t, s.base+"/mcp", "2025-11-25", nil)
 	res := callTool(t, cs, "add_note", map[string]any{"text": "held"})
 	tk := regexp.MustCompile(`tkt_[A-Za-z0-9_-]+`).FindString(text(res))
 	if !res.IsError || tk == "" {

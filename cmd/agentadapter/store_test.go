@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/internal/pgtest"
 )
@@ -119,13 +122,15 @@ func TestCallThroughApproval(t *testing.T) {
 }
 
 // A running gateway and the approvals command share the store: a client's
-// held call is approved from another terminal.
+// held call is approved from another terminal. The client is in a session
+// (2025-11-25), one anonymous caller across its calls, so its plain retry
+// runs; TestServeApprovalFromCLIStateless is the same at 2026-07-28.
 func TestServeApprovalFromCLI(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"notes": {"command": %q}},
   "agentadapter": {"store": "sqlite:%s/state.db"}}`, testServer, dir))
 	s := startServe(t, dir, nil, "--config", "gateway.json")
-	cs := connect(t, s.base+"/mcp", nil)
+	cs := connectAt(t, s.base+"/mcp", "2025-11-25", nil)
 	res := callTool(t, cs, "add_note", map[string]any{"text": "from the client"})
 	var payload struct {
 		Error struct{ Kind, Ticket string } `json:"error"`
@@ -139,6 +144,93 @@ func TestServeApprovalFromCLI(t *testing.T) {
 	}
 	if res := callTool(t, cs, "add_note", map[string]any{"text": "from the client"}); res.IsError {
 		t.Errorf("the approved call: %q", text(res))
+	}
+	s.stop(t)
+}
+
+// TestServeApprovalFromCLIStateless is TestServeApprovalFromCLI at
+// 2026-07-28, where each request of an anonymous client is a caller of its
+// own, so a plain retry is held anew. A client declaring elicitation is
+// asked to wait (its handler plays the user, who answers once the operator
+// has decided): approved from the CLI, the call runs; denied, it is
+// approval_denied; answered early, it is asked again about the same
+// ticket. A client without elicitation is told why its retry cannot be
+// matched.
+func TestServeApprovalFromCLIStateless(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"notes": {"command": %q}},
+  "agentadapter": {"store": "sqlite:%s/state.db"}}`, testServer, dir))
+	s := startServe(t, dir, nil, "--config", "gateway.json")
+	asked := make(chan string, 16)
+	proceed := make(chan struct{})
+	cs := connectAt(t, s.base+"/mcp", "2026-07-28", &mcp.ClientOptions{
+		ElicitationHandler: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked <- req.Params.Message
+			select {
+			case <-proceed:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}, nil
+		},
+	})
+	ticketIn := regexp.MustCompile(`tkt_[A-Za-z0-9_-]+`)
+	call := func(note string) <-chan *mcp.CallToolResult {
+		done := make(chan *mcp.CallToolResult, 1)
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "add_note", Arguments: map[string]any{"text": note}})
+			if err != nil {
+				res = &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "error: " + err.Error()}}}
+			}
+			done <- res
+		}()
+		return done
+	}
+	wait := func() string {
+		select {
+		case msg := <-asked:
+			tk := ticketIn.FindString(msg)
+			if tk == "" || !strings.Contains(msg, "add_note") {
+				t.Fatalf("the wait question names no ticket or tool: %q", msg)
+			}
+			return tk
+		case <-time.After(60 * time.Second):
+			t.Fatal("the client was not asked to wait")
+		}
+		return ""
+	}
+	aa := func(args ...string) {
+		if r := runBin(t, dir, nil, append([]string{"--config", "gateway.json", "approvals"}, args...)...); r.code != 0 {
+			t.Fatalf("approvals %v: %d %s", args, r.code, r.stderr)
+		}
+	}
+
+	done := call("from a stateless client")
+	tk := wait()
+	proceed <- struct{}{} // answered before the operator decided
+	if again := wait(); again != tk {
+		t.Fatalf("asked again about %s, want %s", again, tk)
+	}
+	aa("approve", tk)
+	proceed <- struct{}{}
+	if res := <-done; res.IsError || !strings.Contains(text(res), "from a stateless client") {
+		t.Errorf("the approved call: %q", text(res))
+	}
+
+	done = call("to be denied")
+	tk = wait()
+	aa("deny", tk, "--reason", "not on my watch")
+	proceed <- struct{}{}
+	if res := <-done; !res.IsError || !strings.Contains(text(res), "approval_denied") || !strings.Contains(text(res), "not on my watch") {
+		t.Errorf("the denied call: %q", text(res))
+	}
+
+	plain := connectAt(t, s.base+"/mcp", "2026-07-28", nil)
+	res := callTool(t, plain, "add_note", map[string]any{"text": "no elicitation"})
+	if kind, tk := errorMeta(t, res); kind != "approval_pending" || tk == "" || !strings.Contains(text(res), "anonymous and stateless") {
+		t.Errorf("a client without elicitation: %q", text(res))
 	}
 	s.stop(t)
 }
