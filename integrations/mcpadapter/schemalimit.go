@@ -8,7 +8,7 @@ import (
 
 // ErrSchemaLimit is wrapped by the [ToolError] of an imported tool whose
 // input or output schema is nested more than 64 schemas deep, holds more
-// than 1024 schemas, or would cost more than 1 MiB of encoding work on
+// than 512 schemas, or would cost more than 512 KiB of encoding work on
 // each listing (its encoded size, each byte counted once for every schema
 // that encloses it). The tool is not imported; the server's other tools
 // are.
@@ -28,9 +28,9 @@ const (
 	// ...) one deeper.
 	maxSchemaDepth = 64
 	// maxSchemaCount bounds the schemas in one, the top one included.
-	maxSchemaCount = 1024
+	maxSchemaCount = 512
 	// maxSchemaWork bounds a schema's encoded size weighted by depth.
-	maxSchemaWork = 1 << 20
+	maxSchemaWork = 512 << 10
 )
 
 // schemaBound measures one schema against the import limits, stopping as

@@ -61,10 +61,10 @@ const leafSchema = `{"type":"string"}`
 
 // worstDeep and worstWide are schemas just inside the import's bounds:
 // 64 deep with as many bytes as the size-times-depth bound allows, and
-// 1023 properties (1024 schemas).
+// 511 properties (512 schemas), as large as the same bound allows.
 var (
-	worstDeep = chainSchema(64, "properties", `{"type":"string","description":"`+strings.Repeat("x", (1<<20)/64-3000)+`"}`)
-	worstWide = wideSchema(1023, strings.Repeat("y", 200))
+	worstDeep = chainSchema(64, "properties", `{"type":"string","description":"`+strings.Repeat("x", (512<<10)/64-1500)+`"}`)
+	worstWide = wideSchema(511, strings.Repeat("y", 450))
 )
 
 // schemaTool is one tool of the hostile upstream: its schemas and whether
