@@ -328,6 +328,18 @@ func (c *conn) setMeta(ctx context.Context, p *mcp.CallToolParams) {
 			}
 		}
 	}
+	// A 2026-07-28 server logs during a request only at the level its
+	// _meta asks (it has no session level): ask what our sessions asked
+	// with logging/setLevel; each session filters the relay by its own.
+	c.up.mu.Lock()
+	level := c.up.level
+	c.up.mu.Unlock()
+	if level != "" {
+		if meta == nil {
+			meta = map[string]any{}
+		}
+		meta[mcp.MetaKeyLogLevel] = level
+	}
 	if meta != nil {
 		p.Meta = meta
 	}
