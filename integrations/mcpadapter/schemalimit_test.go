@@ -409,3 +409,37 @@ func deepListPipe(t *testing.T) mcp.Transport {
 	t.Cleanup(func() { sr.Close(); sw.Close(); <-done })
 	return &mcp.IOTransport{Reader: cr, Writer: cw}
 }
+
+// TestImportSchemaLimitOnRefresh: a tool imported with a normal schema
+// that the upstream redefines past the bound is taken out of the registry
+// on the next listing (not kept quarantined with the hostile definition
+// held for review), reported like any skipped tool; the other tool stays.
+func TestImportSchemaLimitOnRefresh(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "turns", Version: "v1"}, nil)
+	ok := func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+	}
+	srv.AddTool(&mcp.Tool{Name: "stays", InputSchema: json.RawMessage(`{"type":"object"}`)}, ok)
+	srv.AddTool(&mcp.Tool{Name: "turns", InputSchema: json.RawMessage(`{"type":"object"}`)}, ok)
+	e := newImportEnv(t, nil)
+	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "up", Transport: inMemoryTo(t, srv)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := e.reg.Lookup("turns"); !ok {
+		t.Fatal("turns not imported")
+	}
+	srv.AddTool(&mcp.Tool{Name: "turns", InputSchema: json.RawMessage(itemsSchema(900))}, ok)
+	err := e.m.Refresh(context.Background(), "up")
+	if !errors.Is(err, mcpadapter.ErrSchemaLimit) || !strings.Contains(err.Error(), `"turns"`) {
+		t.Errorf("Refresh: %v, want ErrSchemaLimit naming turns", err)
+	}
+	if _, ok := e.reg.Lookup("turns"); ok {
+		t.Error("turns still registered with its hostile definition")
+	}
+	if _, ok := e.reg.Lookup("stays"); !ok {
+		t.Error("stays lost")
+	}
+	for _, q := range e.m.Quarantined() {
+		t.Errorf("quarantined %s: the hostile definition is held", q.Tool)
+	}
+}
