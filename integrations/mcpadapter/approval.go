@@ -128,8 +128,7 @@ func (s *Exporter) applyAnswers(ctx context.Context, name string, req *mcp.CallT
 		return ctx, nil
 	}
 	if st.Wait {
-		areq.Ticket = st.Ticket
-		return withWait(ctx, req, st), nil
+		return waitRetry(ctx, name, req, areq, st)
 	}
 	ticket, err := s.decide(ctx, name, req, st)
 	areq.Ticket = ticket

@@ -61,22 +61,20 @@ func (s *Exporter) askWait(ctx context.Context, req *mcp.CallToolRequest, name s
 	}
 }
 
-// waitKey is the context key of a retry answering a wait question.
+// waitKey is the context key that marks the retry of a wait question.
 type waitKey struct{}
 
-// waitAnswer is what the retry answered.
-type waitAnswer struct{ declined bool }
-
-// withWait returns ctx marked as the retry of the wait question of st.
-// A declined or cancelled answer stops the waiting: the call still runs
-// with its ticket (an operator's approval is the client's to use), but a
-// ticket still pending is not asked about again.
-func withWait(ctx context.Context, req *mcp.CallToolRequest, st *questionState) context.Context {
-	w := &waitAnswer{}
+// waitRetry prepares the retry of the wait question of st (verified, its
+// caller bound): the call presents st's ticket, and is asked again while
+// the ticket is pending. A declined or cancelled answer stops the waiting:
+// the call is not run, and its error is the pending payload.
+func waitRetry(ctx context.Context, name string, req *mcp.CallToolRequest, areq *adapter.Request, st *questionState) (context.Context, error) {
 	if er, ok := req.Params.InputResponses[waitInputPrefix+st.Ticket].(*mcp.ElicitResult); ok && er != nil && er.Action != "accept" {
-		w.declined = true
+		return ctx, &adapter.Error{Kind: adapter.KindApprovalPending, Tool: name, Ticket: st.Ticket,
+			Message: fmt.Sprintf("the call was not run: the user stopped waiting for the decision of ticket %s; call the tool again to wait anew", st.Ticket)}
 	}
-	return context.WithValue(ctx, waitKey{}, w)
+	areq.Ticket = st.Ticket
+	return context.WithValue(ctx, waitKey{}, true), nil
 }
 
 // held answers a call the executor held for approval (err is its
@@ -84,13 +82,13 @@ func withWait(ctx context.Context, req *mcp.CallToolRequest, st *questionState) 
 // (an approval question, or a wait), else with the pending payload.
 // answered says the call presented a ticket already.
 func (s *Exporter) held(ctx context.Context, req *mcp.CallToolRequest, name string, args json.RawMessage, answered bool, err error) (*mcp.CallToolResult, error) {
-	w, _ := ctx.Value(waitKey{}).(*waitAnswer)
-	if !answered || (w != nil && !w.declined) {
+	waiting := ctx.Value(waitKey{}) != nil
+	if !answered || waiting {
 		if r := s.askApproval(ctx, req, name, args, err); r != nil {
 			return r, nil
 		}
 	}
-	if e := exportError(err); e != nil && w == nil && s.opts.Approver == nil && ephemeralSession(req) && isAnonymous(ctx) && !canElicitForm(req) {
+	if e := exportError(err); e != nil && !waiting && s.opts.Approver == nil && ephemeralSession(req) && isAnonymous(ctx) && !canElicitForm(req) {
 		c := *e
 		if c.Message == "" {
 			c.Message = "the call is waiting for approval"

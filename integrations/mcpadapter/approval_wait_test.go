@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -102,7 +105,8 @@ var accepted = &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}
 // to wait for the operator's decision; its answer brings the ticket and
 // the caller back, so the approved call runs, once. Asked again while
 // pending; denied is approval_denied; a declined wait is the pending
-// payload; a replayed state after the run does not run it twice.
+// payload and runs nothing; a replayed state after the run does not run
+// it twice.
 func TestApprovalWait(t *testing.T) {
 	args := map[string]any{"path": "/tmp/x"}
 	t.Run("approved runs once", func(t *testing.T) {
@@ -154,9 +158,14 @@ func TestApprovalWait(t *testing.T) {
 			}
 		}
 		wantState(t, d, ticket, adapter.TicketPending)
-		if runs.Load() != 0 {
-			t.Errorf("runs %d", runs.Load())
+		// Declined after the approval: still not run, the approval kept.
+		if err := d.Approve(context.Background(), ticket, "ops"); err != nil {
+			t.Fatal(err)
 		}
+		if res, err := waitRetry(cs, args, ticket, state, &mcp.ElicitResult{Action: "decline"}); err != nil || !strings.Contains(exResultText(res), "stopped waiting") || runs.Load() != 0 {
+			t.Errorf("declined once approved: %+v %v (%s), runs %d; want no run", res, err, exResultText(res), runs.Load())
+		}
+		wantState(t, d, ticket, adapter.TicketApproved)
 	})
 	t.Run("an approval answer decides nothing", func(t *testing.T) {
 		url, d, runs := waitSetup(t)
@@ -229,3 +238,46 @@ func TestApprovalWaitWithoutElicitation(t *testing.T) {
 func base64URL(s string) ([]byte, error) { return base64.RawURLEncoding.DecodeString(s) }
 
 func base64URLEncode(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
+
+// TestApprovalWaitFlood: a client flooding the stateless endpoint with
+// held calls, each asked to wait and never answered, and with retries of
+// one wait state, leaves nothing behind once its requests end (no
+// goroutine or question per request), and its retries open no ticket.
+func TestApprovalWaitFlood(t *testing.T) {
+	url, d, runs := waitSetup(t)
+	cs := connectStateless(t, url, mrtrClient(), nil)
+	base := runtime.NumGoroutine()
+	const n = 200
+	start := time.Now()
+	var state string
+	for i := range n {
+		_, state = askedWait(t, cs, map[string]any{"path": fmt.Sprint(i)}, "", nil)
+	}
+	ticket := ticketOfState(state)
+	for range n {
+		if tk, _ := askedWait(t, cs, map[string]any{"path": fmt.Sprint(n - 1)}, state, accepted); tk != ticket {
+			t.Fatalf("a retry was asked about %s, want %s", tk, ticket)
+		}
+	}
+	t.Logf("%d held calls and %d retries of one wait: %v", n, n, time.Since(start))
+	got := 0
+	for _, err := range d.Pending(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got++
+	}
+	if got != n {
+		t.Errorf("%d pending tickets, want %d (one per held call, none per retry)", got, n)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > base+5 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines after the flood, %d before", runtime.NumGoroutine(), base)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if runs.Load() != 0 {
+		t.Errorf("runs %d", runs.Load())
+	}
+}

@@ -35,6 +35,9 @@ func (s *Exporter) handler(name string) mcp.ToolHandler {
 		if len(req.Params.InputResponses) > 0 || req.Params.RequestState != "" {
 			var err error
 			if ctx, err = s.applyAnswers(ctx, name, req, areq); err != nil {
+				if r := errorResult(err); r != nil {
+					return r, nil // the user stopped waiting for a decision
+				}
 				return nil, err
 			}
 			answered = areq.Ticket != ""
