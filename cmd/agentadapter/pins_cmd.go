@@ -254,6 +254,9 @@ func clientNames(cfg *config.Config) func(server, remote string) string {
 		}
 	}
 	return func(server, remote string) string {
+		if len(remote) >= 5 && strings.EqualFold(remote[:5], "ui://") {
+			return "" // an MCP App's resource, pinned by its URI: no tool name
+		}
 		p, ok := policies[server]
 		if !ok {
 			return ""

@@ -119,6 +119,9 @@ func (g *Gateway) saveQuarantines() {
 	var out []state.Quarantine
 	for _, q := range g.mgr.Quarantined() {
 		def, _ := json.Marshal(q.Definition)
+		if q.Resource != nil {
+			def, _ = json.Marshal(q.Resource) // a ui:// resource's envelope
+		}
 		var prev json.RawMessage
 		if q.Previous != nil {
 			prev, _ = json.Marshal(q.Previous)
