@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -459,4 +460,49 @@ func rawOver(t *testing.T, exp *mcpadapter.Exporter) *rawPeer {
 	p := newRawPeer(t, cw, cr)
 	p.initialize()
 	return p
+}
+
+// A client asking for URI after URI of a ui:// template cannot grow the
+// pin store or the quarantines without bound: a trusted server's reads
+// stop pinning at 1024 URIs, an untrusted server's new URIs are refused
+// and kept (and reported) at most 256 times.
+func TestUIResourceFlood(t *testing.T) {
+	for _, trust := range []bool{true, false} {
+		srv := mcp.NewServer(&mcp.Implementation{Name: "app", Version: "v1"}, nil)
+		srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "ui://t/{id}", Name: "t"}, func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: r.Params.URI, MIMEType: "text/html;profile=mcp-app", Text: "x"}}}, nil
+		})
+		store := mcpadapter.NewMemoryPinStore(nil)
+		var reports int
+		var mu sync.Mutex
+		f := uiExport(t, primServer(t, "app", srv, mcpadapter.Server{Trust: trust}), &mcpadapter.ManagerOptions{PinStore: store,
+			OnQuarantine: func(mcpadapter.Quarantine) { mu.Lock(); reports++; mu.Unlock() }})
+		if !trust {
+			// The first listing (no ui:// resource) is taken before the reads.
+			if _, err := f.client.ListResources(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		served := 0
+		for i := range 1100 {
+			if _, err := f.read(fmt.Sprintf("ui://t/%d", i)); err == nil {
+				served++
+			} else if _, kind := rpcKind(t, err); kind != string(adapter.KindGuardrailBlocked) {
+				t.Fatalf("read %d: %v; want guardrail_blocked", i, err)
+			}
+		}
+		pins := 0
+		for range f.m.Pins() {
+			pins++
+		}
+		mu.Lock()
+		got := reports
+		mu.Unlock()
+		if trust && (served != 1024 || pins != 1024 || got != 0) {
+			t.Errorf("trusted: %d served, %d pins, %d reports; want 1024, 1024, 0", served, pins, got)
+		}
+		if !trust && (served != 0 || pins != 0 || got != 256 || len(f.m.Quarantined()) != 256) {
+			t.Errorf("untrusted: %d served, %d pins, %d reports, %d quarantined; want 0, 0, 256, 256", served, pins, got, len(f.m.Quarantined()))
+		}
+	}
 }
