@@ -24,6 +24,12 @@ import (
 // client's user to wait for an operator's decision of a ticket.
 const waitInputPrefix = "agentadapter/wait/"
 
+// maxWaitRounds bounds the times one call is asked to wait: past it the
+// call answers with its pending payload. A client answering at once, not
+// when decided, ends there instead of at its own retry cap (go-sdk's is 10,
+// an error).
+const maxWaitRounds = 8
+
 // waitSchema asks for nothing: the answer only says "decided, retry".
 var waitSchema = map[string]any{"type": "object", "properties": map[string]any{}}
 
@@ -45,6 +51,11 @@ func (s *Exporter) askWait(ctx context.Context, req *mcp.CallToolRequest, name s
 	}
 	st := s.newState(ctx, name, hash)
 	st.Ticket, st.Wait = e.Ticket, true
+	if prev, ok := ctx.Value(waitKey{}).(*questionState); ok {
+		if st.Round = prev.Round + 1; st.Round >= maxWaitRounds {
+			return nil
+		}
+	}
 	state := s.states.seal(st)
 	if state == "" || !s.rememberAsked(ctx, req, e.Ticket, name) {
 		return nil
@@ -74,7 +85,7 @@ func waitRetry(ctx context.Context, name string, req *mcp.CallToolRequest, areq 
 			Message: fmt.Sprintf("the call was not run: the user stopped waiting for the decision of ticket %s; call the tool again to wait anew", st.Ticket)}
 	}
 	areq.Ticket = st.Ticket
-	return context.WithValue(ctx, waitKey{}, true), nil
+	return context.WithValue(ctx, waitKey{}, st), nil
 }
 
 // held answers a call the executor held for approval (err is its

@@ -167,6 +167,18 @@ func TestApprovalWait(t *testing.T) {
 		}
 		wantState(t, d, ticket, adapter.TicketApproved)
 	})
+	t.Run("rounds bounded", func(t *testing.T) {
+		url, _, runs := waitSetup(t)
+		cs := connectStateless(t, url, mrtrClient(), nil)
+		ticket, state := askedWait(t, cs, args, "", nil)
+		for range 7 { // maxWaitRounds, less the first question
+			_, state = askedWait(t, cs, args, state, accepted)
+		}
+		res, err := waitRetry(cs, args, ticket, state, accepted)
+		if err != nil || !res.IsError || res.NeedsInput() || !strings.Contains(exResultText(res), ticket) || runs.Load() != 0 {
+			t.Errorf("the 9th round: %+v %v (%s); want the pending payload of %s", res, err, exResultText(res), ticket)
+		}
+	})
 	t.Run("an approval answer decides nothing", func(t *testing.T) {
 		url, d, runs := waitSetup(t)
 		cs := connectStateless(t, url, mrtrClient(), nil)

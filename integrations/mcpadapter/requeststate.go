@@ -65,6 +65,8 @@ type questionState struct {
 	// Wait marks a question that only waits for an operator's decision of
 	// Ticket (askWait): its answer decides nothing.
 	Wait bool `json:"wait,omitempty"`
+	// Round counts the times a wait was asked again (maxWaitRounds).
+	Round int `json:"rnd,omitempty"`
 	// Exp is when the question lapses, in Unix seconds.
 	Exp int64 `json:"exp"`
 }
