@@ -186,8 +186,8 @@ func canonical(v any) any {
 // [ManagerOptions.Pins].
 func PinKey(server, remoteName string) string { return server + "/" + remoteName }
 
-// Pins returns the accepted definition hash of every tool seen, keyed by
-// [PinKey]. Persist it and pass it back as ManagerOptions.Pins to detect
+// Pins returns the accepted definition hash of every tool seen, and the
+// envelope hash of every ui:// resource read, keyed by [PinKey]. Persist it and pass it back as ManagerOptions.Pins to detect
 // changes made between runs.
 func (m *Manager) Pins() map[string]string {
 	out := map[string]string{}

@@ -20,7 +20,10 @@ import (
 // border, all in _meta.ui, and the mimeType that makes it an app) is the
 // security boundary of code the host runs, so a server cannot widen it
 // unseen. The HTML body is not pinned: apps ship new code with every
-// build, and the code runs inside the envelope whatever it is.
+// build, and the code runs inside the envelope whatever it is. The whole
+// _meta is pinned, not only _meta.ui, because hosts read other keys too
+// (openai/widgetCSP, openai/widgetDomain); a server that writes a value
+// changing on every read there gets each change quarantined.
 
 // ResourceEnvelope is the pinned part of an MCP App's ui:// resource: the
 // mimeType and _meta of its resources/list entry and of each content a
