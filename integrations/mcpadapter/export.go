@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -199,6 +201,9 @@ func resultToMCP(r *adapter.Result, relayed bool) (*mcp.CallToolResult, error) {
 // when it is the model's business, and into a JSON-RPC error otherwise
 // (connection and internal faults: the model cannot act on them).
 func errorResultOrProtocol(err error) (*mcp.CallToolResult, error) {
+	if pe := missingCapability(err); pe != nil {
+		return nil, pe
+	}
 	if r := errorResult(err); r != nil {
 		return r, nil
 	}
@@ -208,6 +213,32 @@ func errorResultOrProtocol(err error) (*mcp.CallToolResult, error) {
 	}
 	return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("%s: %s", adapter.KindOf(err), msg)}
 }
+
+// missingCapability returns the MissingRequiredClientCapabilityError
+// (-32021) behind err, an upstream's answer to a call that carried our
+// caller's capabilities, as a protocol error to send that caller: the
+// capability is the caller's to declare, no tool result can ask for it.
+// The upstream's message and data are bounded; nil if there is none.
+func missingCapability(err error) *jsonrpc.Error {
+	var we *jsonrpc.Error
+	if !errors.As(err, &we) || we.Code != mcp.CodeMissingRequiredClientCapabilities {
+		return nil
+	}
+	out := &jsonrpc.Error{Code: we.Code, Message: we.Message}
+	if len(out.Message) > maxRelayedMessage {
+		out.Message = strings.ToValidUTF8(out.Message[:maxRelayedMessage], "") + "..."
+	}
+	if len(we.Data) <= maxRelayedData && json.Valid(we.Data) {
+		out.Data = we.Data
+	}
+	return out
+}
+
+// Bounds of an upstream's protocol error relayed to our caller.
+const (
+	maxRelayedMessage = 512
+	maxRelayedData    = 4096
+)
 
 func exportError(err error) *adapter.Error {
 	var e *adapter.Error
