@@ -228,6 +228,19 @@
 // was minted for. A session has at most 32 unanswered questions (past them
 // its calls answer with their ticket).
 //
+// Without an Approver, an anonymous caller on the stateless endpoint
+// (2026-07-28) could not retry its way to an operator's approval: its
+// retry is another caller, held under a new ticket. If it declares form
+// elicitation it is asked to wait instead: an input request
+// "agentadapter/wait/<ticket>" with an empty form and a requestState that
+// binds the ticket and the caller as above but decides nothing. Its answer
+// retries the call as that caller with that ticket: approved, it runs
+// (once); denied, approval_denied; still pending, it is asked again, at
+// most 8 rounds, then the pending payload; declined, the pending payload
+// and no run. Without elicitation its pending message says why a retry
+// cannot succeed (use a token, a client with elicitation, or a client
+// Approver).
+//
 // A tool of its own can ask the client (elicitation, sampling, roots) by
 // returning an [*InputRequired]; its State travels in the same signed
 // requestState.

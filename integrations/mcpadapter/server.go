@@ -47,7 +47,9 @@ type ExportOptions struct {
 	// the user through elicitation (see the package documentation for which
 	// protocol versions get what), and the answer approves or denies the
 	// ticket. Nil means a pending call answers with an isError result naming
-	// the ticket, to be decided out of band. *adapter.Deferred is an Approver.
+	// the ticket, to be decided out of band (an anonymous 2026-07-28 caller
+	// that declares elicitation is asked to wait for that decision instead;
+	// see the package documentation). *adapter.Deferred is an Approver.
 	Approver Approver
 	// RequestStateKey is the HMAC-SHA256 key that signs the requestState
 	// of approval questions, which binds an answer to the caller, the
