@@ -235,6 +235,27 @@ func TestServeApprovalFromCLIStateless(t *testing.T) {
 	s.stop(t)
 }
 
+// TestServeApprovalWaitTSClient: the official TypeScript client 2.x at
+// 2026-07-28 waits for the operator as go-sdk's does
+// (TestServeApprovalFromCLIStateless): its user, asked to wait, has the
+// CLI approve or deny, then answers; approved runs, denied is
+// approval_denied.
+func TestServeApprovalWaitTSClient(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"notes": {"command": %q}},
+  "agentadapter": {"store": "sqlite:%s/state.db"}}`, testServer, dir))
+	s := startServe(t, dir, nil, "--config", "gateway.json")
+	approvals, _ := json.Marshal([]string{bin, "--accept-launches", "--config", cfg, "approvals"})
+	errs, figures := nodeScriptEnv(t, []string{"APPROVALS=" + string(approvals)}, "wait.mjs", s.base+"/mcp")
+	for _, e := range errs {
+		t.Error(e)
+	}
+	if figures["protocolVersion"] != "2026-07-28" || figures["waits"] != float64(2) {
+		t.Errorf("figures %v, want 2026-07-28 and 2 waits", figures)
+	}
+	s.stop(t)
+}
+
 // A tool whose definition changed between runs is quarantined; pins shows
 // the change and accepting it, from another process, releases the tool in
 // the running gateway.
