@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -195,7 +196,8 @@ func TestApprovalWait(t *testing.T) {
 // TestApprovalWaitAttacks: another anonymous request (bob) gets no part
 // of alice's approval: its own identical call is held under a ticket of
 // its own, and alice's state with other arguments, another tool's name or
-// altered is refused before any run.
+// altered is refused before any run. The state is the anonymous caller's
+// only proof, a bearer's: racing replays of it run the approved call once.
 func TestApprovalWaitAttacks(t *testing.T) {
 	args := map[string]any{"path": "/tmp/x"}
 	url, d, runs := waitSetup(t)
@@ -222,10 +224,26 @@ func TestApprovalWaitAttacks(t *testing.T) {
 		t.Fatalf("runs %d after the attacks", runs.Load())
 	}
 	wantState(t, d, ticket, adapter.TicketApproved)
-	// Alice's own retry still runs her approved call, once.
-	if res, err := waitRetry(alice, args, ticket, state, accepted); err != nil || res.IsError || runs.Load() != 1 {
-		t.Fatalf("alice's retry: %+v %v, runs %d", res, err, runs.Load())
+	// Racing replays of alice's state (hers, or a thief's) run her
+	// approved call once.
+	var wg sync.WaitGroup
+	var ran atomic.Int32
+	for i := range 8 {
+		cs := alice
+		if i%2 == 1 {
+			cs = bob
+		}
+		wg.Go(func() {
+			if res, err := waitRetry(cs, args, ticket, state, accepted); err == nil && !res.IsError && !res.NeedsInput() {
+				ran.Add(1)
+			}
+		})
 	}
+	wg.Wait()
+	if runs.Load() != 1 || ran.Load() != 1 {
+		t.Fatalf("8 racing retries of one approved wait: runs %d, %d results; want 1", runs.Load(), ran.Load())
+	}
+	wantState(t, d, ticket, adapter.TicketConsumed)
 }
 
 // TestApprovalWaitWithoutElicitation: an anonymous stateless caller that
