@@ -92,6 +92,11 @@ func TestServeSessionStreamResumable(t *testing.T) {
 	// The stream broke after the priming event: resume it.
 	gh := map[string]string{"Mcp-Session-Id": sid, "Mcp-Protocol-Version": "2025-11-25", "Last-Event-ID": events[0].id}
 	resp, replay := sseRequest(t, "GET", url, "", gh)
+	// 409 while go-sdk has not yet released the POST's stream.
+	for deadline := time.Now().Add(5 * time.Second); resp.StatusCode == http.StatusConflict && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		resp, replay = sseRequest(t, "GET", url, "", gh)
+	}
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("resume after %q: HTTP %d", events[0].id, resp.StatusCode)
 	}
