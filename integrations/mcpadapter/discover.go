@@ -11,15 +11,17 @@ import (
 
 // ListTTL is the ttlMs the export puts on its list results (tools,
 // prompts, resources, resource templates) and on server/discover: how long
-// a client may reuse a list before asking again. Lists change rarely (a
-// registry change, a gateway reload), every change is announced by a
-// list_changed notification to the clients that listen (a session client
-// before 2026-07-28, a subscriptions/listen stream from it on), which drop
-// their cached list on it (go-sdk's client does), and a call is always
-// checked against the live registry, so a stale list costs at most a
-// not_found answer or a tool seen up to a minute late. resources/read keeps
-// the ttlMs its handler set (zero, immediately stale, if none).
-const ListTTL = time.Minute
+// a client may reuse a list before asking again. Every change is announced
+// by a list_changed notification to the clients that listen (a session
+// client before 2026-07-28, a subscriptions/listen stream from it on),
+// which drop their cached list on it (go-sdk's client does), and a call is
+// always checked against the live registry. A stateless client that does
+// not listen sees a change (a tool an operator accepted, a reload, an
+// upstream's new tool) up to ListTTL late, and lists at most once per
+// ListTTL: ten seconds keeps the first short enough for an operator
+// waiting on it and the second a trickle. resources/read keeps the ttlMs
+// its handler set (zero, immediately stale, if none).
+const ListTTL = 10 * time.Second
 
 // cacheHints returns the export's ServerOptions.SetCacheable: ListTTL on
 // lists, and cacheScope "private" whenever the list may differ from one
