@@ -336,7 +336,6 @@ func TestExportTasks(t *testing.T) {
 	})
 }
 
-
 // TestExportTasksBounded: a caller keeps at most MaxPerCaller tasks,
 // running or ended; another caller is not held back by them.
 func TestExportTasksBounded(t *testing.T) {
