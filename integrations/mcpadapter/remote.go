@@ -44,11 +44,13 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 		params.Arguments = json.RawMessage("{}")
 	}
 	c.setMeta(ctx, params)
+	asTask := false
 	if support, wrapped := c.tasks.get(imp.remote); support == "required" {
 		if !wrapped {
 			return nil, &adapter.Error{Kind: adapter.KindToolError, Message: fmt.Sprintf("tool %q of MCP server %q runs only as a task, which cannot be sent over this transport", imp.remote, c.cfg.Name)}
 		}
 		markTask(ctx, params)
+		asTask = true
 	}
 	var progress *progressSink // nil when nobody listens
 	if adapter.WantsProgress(ctx) {
@@ -78,7 +80,12 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 			return nil, c.failure(ctx, imp, err)
 		}
 		callerCapabilities(ctx, s, params)
-		res, err := s.CallTool(context.WithValue(ctx, watchKey{}, w), params)
+		var res *mcp.CallToolResult
+		if asTask {
+			res, err = c.createTask(ctx, s, imp, w, params)
+		} else {
+			res, err = s.CallTool(context.WithValue(ctx, watchKey{}, w), params)
+		}
 		if err == nil {
 			if t, ok := taskOf(res); ok {
 				return c.awaitTask(ctx, s, imp, t)
@@ -118,6 +125,53 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 		return nil, c.failure(ctx, imp, err)
 	}
 }
+
+// createTask sends the call that creates an upstream task. The caller
+// giving up while it is in flight does not cut it short: the server may
+// have made the task already, and only its answer names the task to
+// cancel. So the call goes on without the caller's cancellation, for at
+// most taskCreateGrace after it, and a task it answers with then is
+// cancelled upstream.
+func (c *conn) createTask(ctx context.Context, s *mcp.ClientSession, imp *imported, w *callWatch, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	type answer struct {
+		res *mcp.CallToolResult
+		err error
+	}
+	base := context.WithValue(context.WithoutCancel(ctx), watchKey{}, w)
+	dl, ok := ctx.Deadline()
+	if !ok {
+		dl = time.Now().Add(DefaultCallTimeout)
+	}
+	cctx, cancel := context.WithDeadline(base, dl.Add(taskCreateGrace))
+	ch := make(chan answer, 1)
+	go func() {
+		res, err := s.CallTool(cctx, params)
+		ch <- answer{res, err}
+	}()
+	select {
+	case a := <-ch:
+		cancel()
+		return a.res, a.err
+	case <-ctx.Done():
+	}
+	go func() {
+		defer cancel()
+		timer := time.NewTimer(taskCreateGrace)
+		defer timer.Stop()
+		select {
+		case a := <-ch:
+			if t, ok := taskOf(a.res); ok && a.err == nil && t.TaskID != "" {
+				_ = c.taskFailure(ctx, s, imp, t.TaskID, nil)
+			}
+		case <-timer.C:
+		}
+	}()
+	return nil, ctx.Err()
+}
+
+// taskCreateGrace bounds how long a task-creating call goes on after its
+// caller gave up, to learn the task to cancel.
+const taskCreateGrace = 2 * time.Second
 
 // maxUnsentRetries bounds how many times a call that never reached the
 // server is sent again on a new session.
