@@ -190,6 +190,7 @@ func bodyLimit(n int64) int64 {
 // refusal), then bearer authentication. go-sdk itself checks Host and the
 // body size.
 func protect(h http.Handler, opts *HTTPOptions) http.Handler {
+	h = withClientAddr(h) // an anonymous caller's tasks are its address's (taskOwner)
 	if opts.Auth != nil {
 		h = requireBearer(h, opts.Auth)
 	}

@@ -26,6 +26,8 @@ type rawClient struct {
 	token string
 	tasks bool // declares the tasks extension
 	id    int
+	hc    *http.Client // nil: http.DefaultClient
+	sid   string       // a 2025-11-25 session (see openSession); "": 2026-07-28
 }
 
 type rpcError struct {
@@ -43,17 +45,27 @@ func (c *rawClient) rpc(method string, params map[string]any) (map[string]any, *
 	if params == nil {
 		params = map[string]any{}
 	}
-	params["_meta"] = map[string]any{
-		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
-		"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "raw", "version": "v0"},
-		"io.modelcontextprotocol/clientCapabilities": caps,
+	if c.sid == "" && method != "initialize" {
+		params["_meta"] = map[string]any{
+			"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+			"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "raw", "version": "v0"},
+			"io.modelcontextprotocol/clientCapabilities": caps,
+		}
+	} else if method == "initialize" {
+		params["protocolVersion"], params["capabilities"] = "2025-11-25", caps
+		params["clientInfo"] = map[string]any{"name": "raw", "version": "v0"}
 	}
 	c.id++
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.id, "method": method, "params": params})
 	req, _ := http.NewRequest("POST", c.url, bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	if c.sid == "" && method != "initialize" {
+		req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	} else if c.sid != "" {
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		req.Header.Set("Mcp-Session-Id", c.sid)
+	}
 	req.Header.Set("Mcp-Method", method)
 	if n, ok := params["name"].(string); ok {
 		req.Header.Set("Mcp-Name", n)
@@ -61,11 +73,18 @@ func (c *rawClient) rpc(method string, params map[string]any) (map[string]any, *
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	hc := c.hc
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
 	if err != nil {
 		c.t.Fatal(err)
 	}
 	defer resp.Body.Close()
+	if method == "initialize" {
+		c.sid = resp.Header.Get("Mcp-Session-Id")
+	}
 	var buf bytes.Buffer
 	_, _ = buf.ReadFrom(resp.Body)
 	data := buf.Bytes()
@@ -127,7 +146,13 @@ type taskEnv struct {
 
 func newTaskEnv(t *testing.T, opts *mcpadapter.TaskOptions) *taskEnv {
 	t.Helper()
-	e := &taskEnv{ledger: adapter.NewMemoryLedger(100), release: make(chan struct{}), ended: make(chan error, 16)}
+	return newTaskEnvHTTP(t, opts, &mcpadapter.HTTPOptions{Auth: &mcpadapter.AuthOptions{Verifier: exVerifier}})
+}
+
+// newTaskEnvHTTP is newTaskEnv served with hopts.
+func newTaskEnvHTTP(t *testing.T, opts *mcpadapter.TaskOptions, hopts *mcpadapter.HTTPOptions) *taskEnv {
+	t.Helper()
+	e := &taskEnv{ledger: adapter.NewMemoryLedger(100), release: make(chan struct{}), ended: make(chan error, 64)}
 	reg := registry.New()
 	reg.MustRegister(
 		adapter.MustRawTool("slow", "Waits to be released.", exObject(nil),
@@ -179,7 +204,7 @@ func newTaskEnv(t *testing.T, opts *mcpadapter.TaskOptions) *taskEnv {
 	}
 	ex := newExporter(t, reg, exec, &mcpadapter.ExportOptions{Tasks: opts, Approver: deferred})
 	e.ex = ex
-	e.url = exServeHTTP(t, ex, &mcpadapter.HTTPOptions{Auth: &mcpadapter.AuthOptions{Verifier: exVerifier}}).URL
+	e.url = exServeHTTP(t, ex, hopts).URL
 	return e
 }
 
@@ -337,25 +362,38 @@ func TestExportTasks(t *testing.T) {
 }
 
 // TestExportTasksBounded: a caller keeps at most MaxPerCaller tasks,
-// running or ended; another caller is not held back by them.
+// running or ended; past it a TaskRequired call is refused with
+// run_limit_exceeded and a TaskOptional one runs synchronously; another
+// caller is not held back by them.
 func TestExportTasksBounded(t *testing.T) {
-	e := newTaskEnv(t, &mcpadapter.TaskOptions{MaxPerCaller: 2})
+	e := newTaskEnv(t, &mcpadapter.TaskOptions{MaxPerCaller: 2,
+		Support: func(spec *adapter.Spec, _ *mcp.CallToolRequest) mcpadapter.TaskSupport {
+			switch spec.Name {
+			case "slow", "guarded":
+				return mcpadapter.TaskOptional
+			case "quick":
+				return mcpadapter.TaskRequired
+			}
+			return mcpadapter.TaskForbidden
+		}})
 	alice := &rawClient{t: t, url: e.url, token: "alice", tasks: true}
 	bob := &rawClient{t: t, url: e.url, token: "bob", tasks: true}
 	first := alice.call("slow", nil)
 	_, _ = alice.rpc("tasks/cancel", map[string]any{"taskId": first["taskId"]})
-	second := alice.call("slow", nil)
-	if second["resultType"] != "task" {
-		t.Fatalf("second task refused: %v", second)
+	held := alice.call("guarded", nil) // held for approval: no slow call takes a release
+	if held["resultType"] != "task" {
+		t.Fatalf("second task refused: %v", held)
 	}
-	over := alice.call("slow", nil)
+	over := alice.call("quick", nil)
 	if over["isError"] != true || !strings.Contains(fmt.Sprint(over["_meta"]), "run_limit_exceeded") {
-		t.Errorf("a third task = %v, want run_limit_exceeded", over)
+		t.Errorf("a third task of a task-only tool = %v, want run_limit_exceeded", over)
 	}
-	if r := bob.call("slow", nil); r["resultType"] != "task" {
+	go func() { e.release <- struct{}{} }()
+	if r := alice.call("slow", nil); r["resultType"] == "task" || fmt.Sprint(r["content"]) != "[map[text:slow done type:text]]" {
+		t.Errorf("a third call of an optional task tool = %v, want its synchronous result", r)
+	}
+	if r := bob.call("quick", nil); r["resultType"] != "task" {
 		t.Errorf("bob refused for alice's tasks: %v", r)
-	} else {
-		_, _ = bob.rpc("tasks/cancel", map[string]any{"taskId": r["taskId"]})
 	}
-	_, _ = alice.rpc("tasks/cancel", map[string]any{"taskId": second["taskId"]})
+	_, _ = alice.rpc("tasks/cancel", map[string]any{"taskId": held["taskId"]})
 }

@@ -84,8 +84,11 @@ func (st *taskStore) call(ctx context.Context, s *Exporter, next mcp.MethodHandl
 		}
 		return next(ctx, "tools/call", req)
 	}
-	t, err := st.create(ownerOf(req.Extra))
+	t, err := st.create(s.taskOwner(ctx, req))
 	if err != nil {
+		if support == TaskOptional {
+			return next(ctx, "tools/call", req) // as for a client without the extension
+		}
 		return errorResult(&adapter.Error{Kind: adapter.KindRunLimitExceeded, Tool: name, Message: err.Error()}), nil
 	}
 	rctx, cancel := context.WithDeadline(context.WithoutCancel(ctx), t.expires)

@@ -52,10 +52,12 @@ const maxTaskRounds = 16
 // ([ExportOptions.Tasks]).
 //
 // A task is bound to the caller that created it: its verified subject, or,
-// for a caller that proved none, to no identity at all. Another subject's
+// for a caller that proved none, its session (stdio, in-memory, a
+// 2025-11-25 HTTP session), or, on the stateless endpoint (2026-07-28,
+// where each request is a caller of its own), the client's IP address
+// (behind a reverse proxy, the proxy's: use Auth there). Another caller's
 // tasks/get, tasks/update or tasks/cancel gets the answer an unknown task
-// id gets (-32602); an anonymous caller's task is reached by its id alone
-// (128 random bits), and never by an authenticated caller.
+// id gets (-32602).
 //
 // A task is one call of the executor, hence one ledger record, written
 // when it ends; a call the executor holds for approval puts the task in
@@ -77,9 +79,11 @@ type TaskOptions struct {
 	// PollInterval is the pollIntervalMs suggested to clients. Zero means
 	// DefaultTaskPollInterval.
 	PollInterval time.Duration
-	// MaxPerCaller bounds the tasks one caller (one subject; all
-	// anonymous callers together) keeps, running or retained; a call past
-	// it is refused with run_limit_exceeded. Zero means DefaultMaxTasks.
+	// MaxPerCaller bounds the tasks one caller (as a task is bound to it,
+	// above) keeps, running or retained. Past it, and past the server's
+	// bound of 4096 tasks, a TaskOptional call runs synchronously and a
+	// TaskRequired one is refused with run_limit_exceeded. Zero means
+	// DefaultMaxTasks.
 	MaxPerCaller int
 }
 
@@ -161,7 +165,7 @@ func (s *Exporter) taskMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			if err := checkTaskNameHeader(tr); err != nil {
 				return nil, err
 			}
-			return s.tasks.method(ctx, method, ownerOf(tr.Extra), tr.Params)
+			return s.tasks.method(ctx, method, s.taskOwner(ctx, tr), tr.Params)
 		}
 		return next(ctx, method, req)
 	}
@@ -227,15 +231,6 @@ func negotiated(caps *mcp.ClientCapabilities) bool {
 	}
 	_, ok := caps.Extensions[TasksExtension]
 	return ok
-}
-
-// ownerOf is the identity a task is bound to: the verified subject, or ""
-// for a caller that proved none.
-func ownerOf(extra *mcp.RequestExtra) string {
-	if extra != nil && extra.TokenInfo != nil && extra.TokenInfo.UserID != "" {
-		return "sub:" + extra.TokenInfo.UserID
-	}
-	return ""
 }
 
 func missingTasksCapability(msg string) error {
