@@ -82,18 +82,27 @@ func (c *conn) resumeRelay(ctx context.Context, imp *imported) (*relayState, mcp
 	if req.Params.RequestState == "" {
 		return &relayState{Srv: c.cfg.Name, Tool: imp.remote}, req.Params.InputResponses
 	}
-	if !strings.HasPrefix(req.Params.RequestState, relayPrefix) {
+	st, ok := decodeRelayState(req.Params.RequestState)
+	if !ok || st.Srv != c.cfg.Name || st.Tool != imp.remote {
 		return nil, nil
 	}
-	b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(req.Params.RequestState, relayPrefix))
+	return st, req.Params.InputResponses
+}
+
+// decodeRelayState decodes a state encode made.
+func decodeRelayState(state string) (*relayState, bool) {
+	if !strings.HasPrefix(state, relayPrefix) {
+		return nil, false
+	}
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(state, relayPrefix))
 	if err != nil {
-		return nil, nil
+		return nil, false
 	}
 	var st relayState
-	if json.Unmarshal(b, &st) != nil || st.Srv != c.cfg.Name || st.Tool != imp.remote {
-		return nil, nil
+	if json.Unmarshal(b, &st) != nil {
+		return nil, false
 	}
-	return &st, req.Params.InputResponses
+	return &st, true
 }
 
 // relayCaller returns the MCP request of the caller the upstream's
@@ -115,11 +124,17 @@ func callerCapabilities(ctx context.Context, s *mcp.ClientSession, params *mcp.C
 	if req == nil {
 		return
 	}
+	params.Meta = callerCapsMeta(params.Meta, s, req.ClientCapabilities())
+}
+
+// callerCapsMeta returns meta telling an upstream of 2026-07-28 on s what
+// a caller of cc can answer, or meta itself for an older upstream.
+func callerCapsMeta(meta mcp.Meta, s *mcp.ClientSession, cc *mcp.ClientCapabilities) mcp.Meta {
 	if r := s.InitializeResult(); r == nil || r.ProtocolVersion < "2026-07-28" {
-		return
+		return meta
 	}
 	caps := map[string]any{}
-	if cc := req.ClientCapabilities(); cc != nil {
+	if cc != nil {
 		if cc.Elicitation != nil {
 			caps["elicitation"] = cc.Elicitation
 		}
@@ -130,10 +145,11 @@ func callerCapabilities(ctx context.Context, s *mcp.ClientSession, params *mcp.C
 			caps["roots"] = cc.RootsV2
 		}
 	}
-	if params.Meta == nil {
-		params.Meta = map[string]any{}
+	if meta == nil {
+		meta = map[string]any{}
 	}
-	params.Meta[mcp.MetaKeyClientCapabilities] = caps
+	meta[mcp.MetaKeyClientCapabilities] = caps
+	return meta
 }
 
 // answerInput answers an upstream's input-required result res to params,
@@ -146,20 +162,7 @@ func (c *conn) answerInput(ctx context.Context, s *mcp.ClientSession, imp *impor
 	var answers mcp.InputResponseMap
 	var err error
 	if req := relayCaller(ctx); req != nil {
-		caps := req.ClientCapabilities()
-		for id, ir := range res.InputRequests {
-			if !canAnswer(caps, ir) {
-				return nil, c.askError(fmt.Sprintf("asked the client for %s (%q), which the client did not declare it can answer", inputKind(ir), truncate(id, 64)))
-			}
-		}
-		if multiRound(req.Session) {
-			st, ok := (&relayState{Srv: c.cfg.Name, Tool: imp.remote, Round: round, Up: res.RequestState}).encode()
-			if !ok {
-				return nil, c.askError("sent a requestState too large to relay")
-			}
-			return nil, &InputRequired{Requests: res.InputRequests, State: st, relayed: true}
-		}
-		answers, err = askSession(ctx, req.Session, res.InputRequests)
+		answers, err = c.askCaller(ctx, req.Session, req.ClientCapabilities(), imp.remote, res.InputRequests, res.RequestState, round)
 	} else {
 		answers, err = c.answerLocally(ctx, s, res.InputRequests)
 	}
@@ -169,6 +172,27 @@ func (c *conn) answerInput(ctx context.Context, s *mcp.ClientSession, imp *impor
 	next := *params
 	next.InputResponses, next.RequestState = answers, res.RequestState
 	return &next, nil
+}
+
+// askCaller puts an upstream's round-th questions about remote (a tool or
+// a prompt) to the export's caller ss, which declared caps: a caller of
+// 2026-07-28 gets an *InputRequired (as the error) whose State is the
+// relayState to bring back; an older one is asked during the request, and
+// its answers returned.
+func (c *conn) askCaller(ctx context.Context, ss *mcp.ServerSession, caps *mcp.ClientCapabilities, remote string, reqs mcp.InputRequestMap, upState string, round int) (mcp.InputResponseMap, error) {
+	for id, ir := range reqs {
+		if !canAnswer(caps, ir) {
+			return nil, c.askError(fmt.Sprintf("asked the client for %s (%q), which the client did not declare it can answer", inputKind(ir), truncate(id, 64)))
+		}
+	}
+	if multiRound(ss) {
+		st, ok := (&relayState{Srv: c.cfg.Name, Tool: remote, Round: round, Up: upState}).encode()
+		if !ok {
+			return nil, c.askError("sent a requestState too large to relay")
+		}
+		return nil, &InputRequired{Requests: reqs, State: st, relayed: true}
+	}
+	return askSession(ctx, ss, reqs)
 }
 
 // checkAsk bounds a round of questions.
@@ -393,10 +417,11 @@ func plainSampling(p *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageParam
 // inputMiddleware answers an upstream's input-required results to
 // prompts/get and resources/read with the import's own ports (go-sdk's
 // automatic answering is off: tools/call answers in conn.call, which knows
-// the caller).
+// the caller, and a prompts/get of an export's caller in relayPrompt).
 func (c *conn) inputMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if method != "prompts/get" && method != "resources/read" {
+		if method != "prompts/get" && method != "resources/read" ||
+			method == "prompts/get" && promptCallFrom(ctx) != nil { // relayed: prompt_relay.go
 			return next(ctx, method, req)
 		}
 		for round := 1; ; round++ {

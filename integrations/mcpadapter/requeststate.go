@@ -35,7 +35,10 @@ const (
 	// it reads: a longer one is refused before any decoding.
 	maxRequestState = 4096
 	// stateDomain separates these MACs from any other use of the key.
-	stateDomain  = "agentadapter/requestState/v1\x00"
+	stateDomain = "agentadapter/requestState/v1\x00"
+	// promptDomain is that of a prompt's relayed question (prompt_relay.go):
+	// neither a tool call's state nor a prompt's opens as the other.
+	promptDomain = "agentadapter/requestState/prompt/v1\x00"
 	stateVersion = 1
 	// stateTTL bounds how long a question may be answered.
 	stateTTL = askedTTL
@@ -109,23 +112,26 @@ func newStateSealer(key []byte) (*stateSealer, error) {
 	return &stateSealer{key: bytes.Clone(key)}, nil
 }
 
-func (s *stateSealer) mac(payload []byte) []byte {
+func (s *stateSealer) mac(domain string, payload []byte) []byte {
 	m := hmac.New(sha256.New, s.key)
-	m.Write([]byte(stateDomain))
+	m.Write([]byte(domain))
 	m.Write(payload)
 	return m.Sum(nil)
 }
 
 // seal returns the requestState of st, or "" when it would exceed
 // maxRequestState (an overlong subject): that call is not asked.
-func (s *stateSealer) seal(st *questionState) string {
+func (s *stateSealer) seal(st *questionState) string { return s.sealIn(stateDomain, st) }
+
+// sealIn is seal with the MAC of domain.
+func (s *stateSealer) sealIn(domain string, st *questionState) string {
 	st.V = stateVersion
 	payload, err := json.Marshal(st)
 	if err != nil {
 		return ""
 	}
 	enc := base64.RawURLEncoding
-	out := enc.EncodeToString(payload) + "." + enc.EncodeToString(s.mac(payload))
+	out := enc.EncodeToString(payload) + "." + enc.EncodeToString(s.mac(domain, payload))
 	if len(out) > maxRequestState {
 		return ""
 	}
@@ -142,6 +148,11 @@ var (
 // open verifies a requestState and returns what it binds. It checks the
 // MAC before decoding anything, and the expiry against now.
 func (s *stateSealer) open(state string, now time.Time) (*questionState, error) {
+	return s.openIn(stateDomain, state, now)
+}
+
+// openIn is open with the MAC of domain.
+func (s *stateSealer) openIn(domain, state string, now time.Time) (*questionState, error) {
 	if len(state) > maxRequestState {
 		return nil, fmt.Errorf("%w: longer than %d bytes", errStateMalformed, maxRequestState)
 	}
@@ -156,7 +167,7 @@ func (s *stateSealer) open(state string, now time.Time) (*questionState, error) 
 		// Not our encoding: a state of ours altered, or none of ours.
 		return nil, errStateTampered
 	}
-	if !hmac.Equal(mac, s.mac(payload)) {
+	if !hmac.Equal(mac, s.mac(domain, payload)) {
 		return nil, errStateTampered
 	}
 	var st questionState
