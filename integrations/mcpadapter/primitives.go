@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -36,26 +37,33 @@ import (
 // TagPrompt; the resources of a server are one spec named ResourceSpecName
 // and tagged TagResource. Both have the server as Source.Server.
 //
-// Governance: every read, prompt get and completion is one call of the
-// executor (approval, guards, limits, timeout, one ledger record): the
-// record names the MCP method ("resources/read", "prompts/get",
-// "completion/complete") and its arguments the URI, the prompt's name and
-// arguments, or the completed reference; policy sees the describing spec,
-// read-only and closed-world, so the default approval policy (by
-// annotations) holds none of them and an approval rule can. A result
+// Governance: every read, subscribe, prompt get and completion is one call
+// of the executor (approval, guards, limits, timeout, one ledger record):
+// the record names the MCP method ("resources/read",
+// "resources/subscribe", "prompts/get", "completion/complete") and its
+// arguments the URI, the prompt's name and arguments, or the completed
+// reference. Policy sees the describing spec, closed-world and not
+// destructive, so the default approval policy (by annotations) holds none
+// of them and an approval rule can; a subscribe sees the resources' spec
+// as a read does, but neither read-only nor idempotent (it holds a
+// subscription, so it is never cached nor joined to another). A result
 // larger than ManagerOptions.MaxResultBytes (default 4 MiB) is refused
 // with a tool_error. An error reaches the client as a JSON-RPC error whose
 // data is {"kind": ..., "ticket": ...}.
 //
 // Notifications: resources/updated reaches the sessions subscribed to the
-// URI; list changes reach every session; a server's log messages reach
-// every session that asked for them with logging/setLevel (the server is
-// asked for the most verbose level any session asked). A manager holds one
-// session per server, shared by every caller, so a server's log messages
-// are not told apart by caller: leave a server whose logs may carry one
-// caller's data out of an export other callers use. 2026-07-28 clients get
-// no log messages between requests (that era has no session to send them
-// to).
+// URI; a session holds at most 256 subscriptions and the exports at most
+// 256 distinct URIs on one server (from 2026-07-28 on each is a stream of
+// its own to the server), a subscribe past either refused with
+// run_limit_exceeded. List changes reach every session; a server's log
+// messages reach every session that asked for them with logging/setLevel,
+// each filtered by its own level (the server is asked for the most
+// verbose level a live session asked, "emergency" once none does). A
+// manager holds one session per server, shared by every caller, so a
+// server's log messages are not told apart by caller: leave a server whose
+// logs may carry one caller's data out of an export other callers use.
+// 2026-07-28 clients get no log messages between requests (that era has
+// no session to send them to).
 type Upstreams struct {
 	// Manager holds the servers; nil serves nothing more.
 	Manager *Manager
@@ -75,9 +83,10 @@ const (
 
 // The MCP methods a ledger record of a primitive names.
 const (
-	methodRead     = "resources/read"
-	methodGet      = "prompts/get"
-	methodComplete = "completion/complete"
+	methodRead      = "resources/read"
+	methodGet       = "prompts/get"
+	methodComplete  = "completion/complete"
+	methodSubscribe = "resources/subscribe"
 )
 
 // Placeholders the export adds and removes at once to have the go-sdk send
@@ -107,6 +116,7 @@ const (
 	opGet
 	opCompletePrompt
 	opCompleteResource
+	opSubscribe
 )
 
 type specKey struct {
@@ -135,6 +145,7 @@ type upExport struct {
 
 	mu       sync.Mutex
 	subs     map[*mcp.ServerSession]map[string]*conn // session → URI → owner
+	leveled  map[*mcp.ServerSession]bool             // sessions that set a log level
 	warned   map[string]bool
 	listedAt map[*conn]time.Time
 }
@@ -147,7 +158,7 @@ func newUpExport(s *Exporter, o *mcp.ServerOptions) *upExport {
 		return nil
 	}
 	x := &upExport{s: s, m: u.Manager, rename: u.Rename, subs: map[*mcp.ServerSession]map[string]*conn{},
-		warned: map[string]bool{}, listedAt: map[*conn]time.Time{}}
+		warned: map[string]bool{}, listedAt: map[*conn]time.Time{}, leveled: map[*mcp.ServerSession]bool{}}
 	o.HasResources, o.HasPrompts = true, true
 	x.userComplete = o.CompletionHandler
 	o.CompletionHandler = x.complete
@@ -274,7 +285,7 @@ func (x *upExport) spec(c *conn, o op, remote, name string) *adapter.Spec {
 		Source:      adapter.Source{Server: c.cfg.Name, RemoteName: remote, Trusted: c.cfg.Trust},
 	}
 	switch o {
-	case opRead, opCompleteResource:
+	case opRead, opCompleteResource, opSubscribe:
 		sp.Name, sp.Tags = ResourceSpecName, []string{TagResource}
 		sp.Description = fmt.Sprintf("Resources of MCP server %s", c.cfg.Name)
 	default:
@@ -309,6 +320,25 @@ func (x *upExport) spec(c *conn, o op, remote, name string) *adapter.Spec {
 				return nil, err
 			}
 			return &adapter.Result{Structured: r}, nil
+		}
+	case opSubscribe:
+		// Never cached nor joined to a concurrent one: each holds a
+		// subscription of its own.
+		sp.Annotations.ReadOnly, sp.Annotations.Idempotent = false, false
+		sp.Handler = func(ctx context.Context, args json.RawMessage) (*adapter.Result, error) {
+			var a struct {
+				URI string `json:"uri"`
+			}
+			if err := json.Unmarshal(args, &a); err != nil {
+				return nil, err
+			}
+			if err := c.subscribe(ctx, a.URI); err != nil {
+				return nil, err
+			}
+			if h, _ := ctx.Value(heldKey{}).(*held); h != nil && !h.take() {
+				c.unsubscribe(ctx, a.URI) // the caller gave up meanwhile
+			}
+			return &adapter.Result{}, nil
 		}
 	default:
 		sp.Handler = func(ctx context.Context, args json.RawMessage) (*adapter.Result, error) {
@@ -369,11 +399,7 @@ func (x *upExport) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 		case "logging/setLevel":
 			res, err := next(ctx, method, req)
 			if p, ok := req.GetParams().(*mcp.SetLoggingLevelParams); err == nil && ok {
-				for _, c := range x.live() {
-					if x.selects(c) {
-						c.setLevel(ctx, p.Level)
-					}
-				}
+				x.setLevel(ctx, req, p.Level)
 			}
 			return res, err
 		}
@@ -744,7 +770,9 @@ func (x *upExport) subscribe(ctx context.Context, req *mcp.SubscribeRequest) err
 		if x.userSub != nil {
 			return x.userSub(ctx, req)
 		}
-		return mcp.ResourceNotFoundError(uri)
+		args, _ := json.Marshal(map[string]any{"uri": uri, "subscribe": true})
+		nf := x.s.exec.Unknown(x.scope(ctx, req), &adapter.Request{Tool: methodSubscribe, Args: args, Integration: Integration, Native: req.Params})
+		return resourceError(nf, uri)
 	}
 	x.mu.Lock()
 	m := x.subs[req.Session]
@@ -770,13 +798,91 @@ func (x *upExport) subscribe(ctx context.Context, req *mcp.SubscribeRequest) err
 	if full {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("%s: a session may hold at most %d resource subscriptions", adapter.KindRunLimitExceeded, maxSubscriptions)}
 	}
-	if err := c.subscribe(ctx, uri); err != nil {
+	// A subscribe tells the caller what exists and when it changes: it is
+	// governed as a read of the URI is, and recorded. Its arguments differ
+	// from the read's, so an approval of one is no approval of the other.
+	h := &held{}
+	args, _ := json.Marshal(map[string]any{"uri": uri, "subscribe": true})
+	if req.Extra == nil {
+		// A subscriptions/listen stream's subscribes carry no Extra: the
+		// caller's token is in the context.
+		if ti := auth.TokenInfoFromContext(ctx); ti != nil {
+			r := *req
+			r.Extra = &mcp.RequestExtra{TokenInfo: ti}
+			req = &r
+		}
+	}
+	_, err := x.s.exec.Do(context.WithValue(x.scope(ctx, req), heldKey{}, h),
+		&adapter.Request{Spec: x.spec(c, opSubscribe, "", ResourceSpecName), Tool: methodSubscribe, Args: args, Integration: Integration, Native: req.Params})
+	if err != nil {
 		x.mu.Lock()
-		delete(m, uri)
+		if x.subs[req.Session] != nil && x.subs[req.Session][uri] == c {
+			delete(x.subs[req.Session], uri)
+		}
 		x.mu.Unlock()
+		if h.drop() {
+			c.unsubscribe(ctx, uri) // held, but refused after (a guard on the result)
+		}
 		return resourceError(err, uri)
 	}
 	return nil
+}
+
+// heldKey carries a subscribe's *held to its handler.
+type heldKey struct{}
+
+// held settles who owns a subscription the handler took: the subscribe,
+// or, once the subscribe has failed or given up, nobody (it is dropped).
+type held struct {
+	mu         sync.Mutex
+	done, have bool
+}
+
+// take hands the subscription to the subscribe; false if it is over.
+func (h *held) take() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.have = !h.done
+	return h.have
+}
+
+// drop ends the subscribe, reporting whether it held a subscription.
+func (h *held) drop() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.done = true
+	return h.have
+}
+
+// setLevel follows a session's logging/setLevel on the servers the export
+// serves, and forgets it when the session ends.
+func (x *upExport) setLevel(ctx context.Context, req mcp.Request, level mcp.LoggingLevel) {
+	ss, _ := req.GetSession().(*mcp.ServerSession)
+	if ss == nil {
+		return
+	}
+	x.mu.Lock()
+	watch := !x.leveled[ss]
+	if watch {
+		x.leveled[ss] = true
+	}
+	x.mu.Unlock()
+	if watch {
+		go func() {
+			_ = ss.Wait()
+			x.mu.Lock()
+			delete(x.leveled, ss)
+			x.mu.Unlock()
+			for _, c := range x.m.all() {
+				c.setLevel(context.Background(), ss, "")
+			}
+		}()
+	}
+	for _, c := range x.live() {
+		if x.selects(c) {
+			c.setLevel(ctx, ss, level)
+		}
+	}
 }
 
 func (x *upExport) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {

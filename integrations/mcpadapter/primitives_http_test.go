@@ -66,8 +66,8 @@ func TestUpstreamBothErasHTTP(t *testing.T) {
 			for _, r := range f.records(t) {
 				subjects[r.Tool+" "+r.Subject]++
 			}
-			if subjects["resources/read alice"] != 2 || subjects["prompts/get alice"] != 1 || len(subjects) != 2 {
-				t.Fatalf("ledger subjects %v; want alice's two reads and one get", subjects)
+			if subjects["resources/read alice"] != 2 || subjects["prompts/get alice"] != 1 || subjects["resources/subscribe alice"] != 1 || len(subjects) != 3 {
+				t.Fatalf("ledger subjects %v; want alice's two reads, one get and one subscribe", subjects)
 			}
 		})
 	}

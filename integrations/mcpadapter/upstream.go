@@ -30,10 +30,24 @@ type upstream struct {
 	promptsOK bool
 	resAt     time.Time // when resources were listed
 	promptsAt time.Time
-	subs      map[string]int // URI → subscribers (across exports)
-	level     mcp.LoggingLevel
-	ui        uiPins // the ui:// resources' pins
+	subs      map[string]*upSub                       // URI → its subscription (across exports)
+	level     mcp.LoggingLevel                        // the most verbose of levels
+	levels    map[*mcp.ServerSession]mcp.LoggingLevel // what each export session asked
+	levelMu   sync.Mutex                              // orders the logging/setLevel requests sent
+	ui        uiPins                                  // the ui:// resources' pins
 }
+
+// upSub is one URI's subscription on a server, shared by its subscribers.
+type upSub struct {
+	n     int           // subscribers, the first's included
+	ready chan struct{} // closed once the server answered the first
+	err   error         // that answer; set before ready is closed
+}
+
+// maxServerSubscriptions bounds the distinct URIs the exports subscribe to
+// on one server: from 2026-07-28 on each is a subscriptions/listen stream
+// of its own, held open.
+const maxServerSubscriptions = 256
 
 // listTTL is how long the lists of a server that announces no list
 // changes are kept.
@@ -120,7 +134,7 @@ func (c *conn) upstreamHandlers(o *mcp.ClientOptions) {
 		// Only for what we subscribed to on this server: another server's
 		// URI is not this one's to announce.
 		c.up.mu.Lock()
-		subscribed := c.up.subs[r.Params.URI] > 0
+		subscribed := c.up.subs[r.Params.URI] != nil
 		c.up.mu.Unlock()
 		if subscribed {
 			c.m.relay.emit(upstreamEvent{conn: c, kind: eventUpdated, uri: r.Params.URI})
@@ -306,29 +320,46 @@ func (c *conn) complete(ctx context.Context, p *mcp.CompleteParams) (*mcp.Comple
 }
 
 // subscribe takes one subscription to uri, subscribing upstream for the
-// first.
+// first. A subscriber that comes while the first's subscribe is in flight
+// gets its answer: on a failure no subscription is held, none counted.
 func (c *conn) subscribe(ctx context.Context, uri string) error {
 	c.up.mu.Lock()
 	if c.up.subs == nil {
-		c.up.subs = map[string]int{}
+		c.up.subs = map[string]*upSub{}
 	}
-	c.up.subs[uri]++
-	first := c.up.subs[uri] == 1
+	if sub := c.up.subs[uri]; sub != nil {
+		sub.n++
+		c.up.mu.Unlock()
+		select {
+		case <-sub.ready:
+			return sub.err // a failed first took every count with it
+		case <-ctx.Done():
+			c.up.mu.Lock()
+			if c.up.subs[uri] == sub && sub.err == nil {
+				sub.n-- // the first still holds its own
+			}
+			c.up.mu.Unlock()
+			return ctx.Err()
+		}
+	}
+	if len(c.up.subs) >= maxServerSubscriptions {
+		c.up.mu.Unlock()
+		return &adapter.Error{Kind: adapter.KindRunLimitExceeded,
+			Message: fmt.Sprintf("server %s holds the most resource subscriptions it may (%d)", c.cfg.Name, maxServerSubscriptions)}
+	}
+	sub := &upSub{n: 1, ready: make(chan struct{})}
+	c.up.subs[uri] = sub
 	c.up.mu.Unlock()
-	if !first {
-		return nil
-	}
 	err := c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
 		return c.subscribeOn(ctx, s, uri)
 	})
-	if err != nil {
-		c.up.mu.Lock()
-		c.up.subs[uri]--
-		if c.up.subs[uri] <= 0 {
-			delete(c.up.subs, uri)
-		}
-		c.up.mu.Unlock()
+	c.up.mu.Lock()
+	sub.err = err
+	if err != nil && c.up.subs[uri] == sub {
+		delete(c.up.subs, uri)
 	}
+	c.up.mu.Unlock()
+	close(sub.ready)
 	return err
 }
 
@@ -350,8 +381,14 @@ func (c *conn) reconnected(s *mcp.ClientSession) {
 	c.up.mu.Lock()
 	c.up.resOK, c.up.promptsOK = false, false
 	uris := make([]string, 0, len(c.up.subs))
-	for uri := range c.up.subs {
-		uris = append(uris, uri)
+	for uri, sub := range c.up.subs {
+		select {
+		case <-sub.ready:
+			if sub.err == nil {
+				uris = append(uris, uri)
+			}
+		default: // in flight: on the new session or failed
+		}
 	}
 	level := c.up.level
 	c.up.mu.Unlock()
@@ -370,25 +407,36 @@ func (c *conn) reconnected(s *mcp.ClientSession) {
 }
 
 // unsubscribe drops one subscription to uri, unsubscribing upstream with
-// the last.
+// the last. It waits for a subscribe in flight: unsubscribing before it
+// lands would leave the server subscribed.
 func (c *conn) unsubscribe(ctx context.Context, uri string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.m.callTimeout(&c.cfg))
+	defer cancel()
 	c.up.mu.Lock()
-	n, ok := c.up.subs[uri]
-	if ok {
-		n--
-		if n <= 0 {
-			delete(c.up.subs, uri)
-		} else {
-			c.up.subs[uri] = n
-		}
+	sub := c.up.subs[uri]
+	c.up.mu.Unlock()
+	if sub == nil {
+		return
+	}
+	select {
+	case <-sub.ready:
+	case <-ctx.Done():
+	}
+	c.up.mu.Lock()
+	if c.up.subs[uri] != sub || sub.err != nil {
+		c.up.mu.Unlock()
+		return // failed: its counts went with it
+	}
+	sub.n--
+	last := sub.n <= 0
+	if last {
+		delete(c.up.subs, uri)
 	}
 	c.up.mu.Unlock()
-	if !ok || n > 0 {
+	if !last {
 		return
 	}
 	if s := c.session(); s != nil {
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.m.callTimeout(&c.cfg))
-		defer cancel()
 		_ = s.Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri})
 	}
 }
@@ -396,23 +444,47 @@ func (c *conn) unsubscribe(ctx context.Context, uri string) {
 // logLevels orders MCP log levels, most verbose first.
 var logLevels = map[mcp.LoggingLevel]int{"debug": 0, "info": 1, "notice": 2, "warning": 3, "error": 4, "critical": 5, "alert": 6, "emergency": 7}
 
-// setLevel asks the server for log messages at level, unless a more
-// verbose level was asked already: each export's sessions filter by their
-// own level.
-func (c *conn) setLevel(ctx context.Context, level mcp.LoggingLevel) {
-	want, ok := logLevels[level]
-	if !ok || c.caps() == nil || c.caps().Logging == nil {
+// quietest is the level asked of a server once no session asks for logs:
+// the protocol has no "off".
+const quietest mcp.LoggingLevel = "emergency"
+
+// setLevel records the level export session ss asked ("" forgets it, as
+// when it ends) and asks the server for the most verbose level its live
+// sessions asked: the server's session is shared, and each export session
+// filters the relay by its own level, so one session can neither silence
+// the others nor hold the server at a level nobody asked for.
+func (c *conn) setLevel(ctx context.Context, ss *mcp.ServerSession, level mcp.LoggingLevel) {
+	if _, ok := logLevels[level]; !ok && level != "" {
 		return
 	}
+	c.up.levelMu.Lock()
+	defer c.up.levelMu.Unlock()
 	c.up.mu.Lock()
-	if cur, set := logLevels[c.up.level]; c.up.level != "" && set && cur <= want {
-		c.up.mu.Unlock()
+	if level == "" {
+		delete(c.up.levels, ss)
+	} else {
+		if c.up.levels == nil {
+			c.up.levels = map[*mcp.ServerSession]mcp.LoggingLevel{}
+		}
+		c.up.levels[ss] = level
+	}
+	var want mcp.LoggingLevel
+	for _, l := range c.up.levels {
+		if want == "" || logLevels[l] < logLevels[want] {
+			want = l
+		}
+	}
+	changed := want != c.up.level
+	c.up.level = want
+	c.up.mu.Unlock()
+	if !changed || c.caps() == nil || c.caps().Logging == nil {
 		return
 	}
-	c.up.level = level
-	c.up.mu.Unlock()
+	if want == "" {
+		want = quietest
+	}
 	_ = c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
-		return s.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: level})
+		return s.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: want})
 	})
 }
 
