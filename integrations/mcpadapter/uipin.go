@@ -24,6 +24,15 @@ import (
 // _meta is pinned, not only _meta.ui, because hosts read other keys too
 // (openai/widgetCSP, openai/widgetDomain); a server that writes a value
 // changing on every read there gets each change quarantined.
+//
+// Only the ui:// URIs that are part of the server's definition are
+// pinned: those it lists (resources/list) and those a served tool names in
+// _meta.ui.resourceUri (the tool's pin covers the name). A caller can mint
+// URIs of a template without end, so a template's URI that neither names
+// is never pinned, kept for review or reported: it is served as is when
+// the server's new items are imported unreviewed, and refused when they
+// wait for review ([ManagerOptions.QuarantineNew]), as nothing reviewed
+// vouches for its envelope.
 
 // ResourceEnvelope is the pinned part of an MCP App's ui:// resource: the
 // mimeType and _meta of its resources/list entry and of each content a
@@ -31,7 +40,7 @@ import (
 type ResourceEnvelope struct {
 	URI string `json:"uri"`
 	// Listed is the resources/list entry's envelope; nil when the server
-	// does not list the URI (a template's).
+	// does not list the URI (a template's, which a served tool names).
 	Listed *EnvelopePart `json:"listed,omitempty"`
 	// Contents are the read's contents' envelopes, in the server's order.
 	Contents []EnvelopePart `json:"contents"`
@@ -61,9 +70,9 @@ func isUIResource(uri string) bool {
 	return len(uri) >= 5 && strings.EqualFold(uri[:5], "ui://")
 }
 
-// Bounds of what one server's ui:// resources may cost: the pins its
-// reads create (a templated ui:// URI is one pin per URI a client asks
-// for) and the quarantines kept for review.
+// Bounds of what one server's ui:// resources may cost: the pins this run
+// creates (of URIs the server lists or its tools name: the server decides
+// how many, not a caller) and the quarantines kept for review.
 const (
 	maxUIPins        = 1024
 	maxUIQuarantines = 256
@@ -76,7 +85,7 @@ type uiPins struct {
 	// server whose new items wait for review, only these are pinned on
 	// first use. Nil before that listing.
 	baseline map[string]bool
-	pinned   int                    // pins this conn created
+	pinned   map[string]bool        // URIs this conn pinned
 	held     map[string]*Quarantine // by URI
 }
 
@@ -115,7 +124,9 @@ func envelopeOf(uri string, listed *mcp.Resource, out *mcp.ReadResourceResult) *
 
 // checkUIPin refuses a read of a ui:// resource whose envelope is not the
 // pinned one, pinning it on first use (under the rules of the server's
-// new tools: [ManagerOptions.QuarantineNew]). Other resources pass.
+// new tools: [ManagerOptions.QuarantineNew]). A URI the server neither
+// lists nor names in a served tool is not pinned: see the top of this
+// file. Other resources pass.
 func (c *conn) checkUIPin(ctx context.Context, uri string, out *mcp.ReadResourceResult) error {
 	if !isUIResource(uri) {
 		return nil
@@ -131,15 +142,25 @@ func (c *conn) checkUIPin(ctx context.Context, uri string, out *mcp.ReadResource
 			break
 		}
 	}
+	server := c.cfg.Name
+	named := c.namesUI(uri)
+	if listed == nil && !named {
+		if !c.quarantinesNew() {
+			return nil
+		}
+		return &adapter.Error{Kind: adapter.KindGuardrailBlocked, Guard: QuarantineGuard,
+			Message: fmt.Sprintf("resource %q is refused: server %q neither lists it nor names it in a tool's _meta.ui.resourceUri, and its new resources wait for review", clip(uri), server),
+			Err:     ErrQuarantined}
+	}
 	env := envelopeOf(uri, listed, out)
 	got := env.Hash()
-	server := c.cfg.Name
 	pin, ok := c.m.pin(server, uri)
 	u := &c.up.ui
 	if !ok {
 		u.mu.Lock()
-		isNew := u.baseline != nil && !u.baseline[uri]
-		full := u.pinned >= maxUIPins
+		// A URI a served tool names was reviewed with the tool.
+		isNew := !named && u.baseline != nil && !u.baseline[uri]
+		full := len(u.pinned) >= maxUIPins && !u.pinned[uri]
 		u.mu.Unlock()
 		if isNew && c.quarantinesNew() {
 			return c.holdUI(&Quarantine{Server: server, Tool: uri, RemoteName: uri, Got: got, Resource: env})
@@ -154,7 +175,7 @@ func (c *conn) checkUIPin(ctx context.Context, uri string, out *mcp.ReadResource
 			stored = "unavailable"
 		}
 		u.mu.Lock()
-		u.pinned++
+		u.mine(uri)
 		u.mu.Unlock()
 		pin = stored
 	}
@@ -190,10 +211,6 @@ func (c *conn) holdUI(q *Quarantine) error {
 			f(*q)
 		}
 	}
-	uri := q.Tool
-	if len(uri) > 256 {
-		uri = uri[:256] + "..."
-	}
 	why := "changed its envelope (mimeType, _meta) after it was approved"
 	if q.Pinned == "" {
 		why = "added it after its first listing"
@@ -201,7 +218,7 @@ func (c *conn) holdUI(q *Quarantine) error {
 	return &adapter.Error{
 		Kind:    adapter.KindGuardrailBlocked,
 		Guard:   QuarantineGuard,
-		Message: fmt.Sprintf("resource %q is quarantined: server %q %s; reads are refused until the change is accepted", uri, q.Server, why),
+		Message: fmt.Sprintf("resource %q is quarantined: server %q %s; reads are refused until the change is accepted", clip(q.Tool), q.Server, why),
 		Err:     ErrQuarantined,
 	}
 }
@@ -253,8 +270,40 @@ func (c *conn) acceptUI(uri, hash string) (found bool, err error) {
 		delete(u.held, uri)
 	}
 	if q.Pinned == "" {
-		u.pinned++
+		u.mine(uri)
 	}
 	u.mu.Unlock()
 	return true, nil
+}
+
+// mine records that this conn pinned uri; u.mu is held.
+func (u *uiPins) mine(uri string) {
+	if u.pinned == nil {
+		u.pinned = map[string]bool{}
+	}
+	u.pinned[uri] = true
+}
+
+// namesUI reports whether a tool c serves names uri as its app
+// (_meta.ui.resourceUri of the definition in force).
+func (c *conn) namesUI(uri string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, imp := range c.tools {
+		if imp.tool == nil {
+			continue
+		}
+		if ui, ok := imp.tool.Meta[adapter.MetaKeyUI].(map[string]any); ok && ui["resourceUri"] == uri {
+			return true
+		}
+	}
+	return false
+}
+
+// clip bounds a URI quoted in a message to a model.
+func clip(uri string) string {
+	if len(uri) > 256 {
+		return uri[:256] + "..."
+	}
+	return uri
 }

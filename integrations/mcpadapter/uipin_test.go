@@ -145,7 +145,8 @@ func (f *uiFixture) quarantine(t *testing.T, uri string) mcpadapter.Quarantine {
 			return q
 		}
 	}
-	t.Fatalf("%s is not listed in Quarantined() = %+v", uri, f.m.Quarantined())
+	qs := f.m.Quarantined()
+	t.Fatalf("%s is not listed in Quarantined() (%d entries, the first %+v)", uri, len(qs), qs[:min(len(qs), 2)])
 	return mcpadapter.Quarantine{}
 }
 
@@ -462,39 +463,235 @@ func rawOver(t *testing.T, exp *mcpadapter.Exporter) *rawPeer {
 	return p
 }
 
-// A client asking for URI after URI of a ui:// template cannot grow the
-// pin store or the quarantines without bound: a trusted server's reads
-// stop pinning at 1024 URIs, an untrusted server's new URIs are refused
-// and kept (and reported) at most 256 times.
+// templateApp is a go-sdk server with a ui:// template, ui://t/{id}, whose
+// every URI reads as an app, and meta its contents' _meta.
+func templateApp(meta *mcp.Meta, mu *sync.Mutex) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "app", Version: "v1"}, nil)
+	srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "ui://t/{id}", Name: "t"}, func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: r.Params.URI, MIMEType: "text/html;profile=mcp-app", Text: "x", Meta: *meta}}}, nil
+	})
+	return srv
+}
+
+// waitOwned waits until a read of uri is no longer not_found: the
+// upstream's list_changed reached the manager.
+func (f *uiFixture) waitOwned(t *testing.T, uri string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		_, err := f.read(uri)
+		if err == nil {
+			return
+		}
+		if _, kind := rpcKind(t, err); kind != string(adapter.KindNotFound) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s is not found after 5s", uri)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A caller reading URI after URI of a ui:// template pins nothing and
+// keeps nothing: only what the server lists or its tools name is pinned.
+// 1100 such reads, in this run and in the next on the same store, leave no
+// pin, no quarantine and no report, and a ui:// resource the server lists
+// afterwards is still pinned (trusted server) or held for review and
+// accepted (untrusted). Before, the reads took the server's 1024 pins (or
+// its 256 quarantines), every pin persisted, and the listed resource was
+// refused until a restart (or never shown for review).
+func TestUITemplateReadsPinNothing(t *testing.T) {
+	const listed = "ui://apps/listed.html" // not the template's
+	for _, trust := range []bool{true, false} {
+		t.Run(fmt.Sprintf("trust=%v", trust), func(t *testing.T) {
+			var mu sync.Mutex
+			meta := cspMeta("https://api.example.com")
+			srv := templateApp(&meta, &mu)
+			store := mcpadapter.NewMemoryPinStore(nil)
+			var reports []mcpadapter.Quarantine
+			// run connects a manager on store and reads 1100 template URIs
+			// from `from`; check says how they went, wantPins being the pins
+			// there were before.
+			run := func(from, wantPins int) (f *uiFixture, check func()) {
+				mu.Lock()
+				before := len(reports)
+				mu.Unlock()
+				f = uiExport(t, primServer(t, "app", srv, mcpadapter.Server{Trust: trust}), &mcpadapter.ManagerOptions{PinStore: store,
+					OnQuarantine: func(q mcpadapter.Quarantine) { mu.Lock(); reports = append(reports, q); mu.Unlock() }})
+				if _, err := f.client.ListResources(context.Background(), nil); err != nil {
+					t.Fatal(err)
+				}
+				var bad []string
+				for i := from; i < from+1100; i++ {
+					uri := fmt.Sprintf("ui://t/%d", i)
+					r, err := f.read(uri)
+					switch {
+					case trust && (err != nil || len(r.Contents) != 1 || !jsonEq(r.Contents[0].Meta, meta)):
+						bad = append(bad, fmt.Sprintf("trusted server's template read %s = %+v, %v; want it served as is", uri, r, err))
+					case !trust && err == nil:
+						bad = append(bad, fmt.Sprintf("untrusted server's unlisted %s served; want it refused", uri))
+					case !trust:
+						if _, kind := rpcKind(t, err); kind != string(adapter.KindGuardrailBlocked) || !strings.Contains(err.Error(), "lists") {
+							bad = append(bad, fmt.Sprintf("read %s: %v (kind %q); want guardrail_blocked, saying it is not listed", uri, err, kind))
+						}
+					}
+				}
+				pins := len(f.m.Pins())
+				mu.Lock()
+				n := len(reports) - before
+				mu.Unlock()
+				qs := len(f.m.Quarantined())
+				return f, func() {
+					t.Helper()
+					if len(bad) > 0 {
+						t.Errorf("%d of 1100 template reads went wrong, the first: %s", len(bad), bad[0])
+					}
+					if pins != wantPins || qs != 0 || n != 0 {
+						t.Errorf("after 1100 template reads: %d pins, %d quarantined, %d reports; want %d, 0, 0", pins, qs, n, wantPins)
+					}
+				}
+			}
+			f, check := run(0, 0)
+
+			// The server lists a new app: not locked out by the reads.
+			srv.AddResource(&mcp.Resource{URI: listed, Name: "listed", MIMEType: "text/html;profile=mcp-app"}, func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+				return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: r.Params.URI, MIMEType: "text/html;profile=mcp-app", Text: "app", Meta: cspMeta("https://api.example.com")}}}, nil
+			})
+			f.waitOwned(t, listed)
+			if !trust {
+				f.refused(t, listed)
+				q := f.quarantine(t, listed)
+				mu.Lock()
+				last := ""
+				if len(reports) > 0 {
+					last = reports[len(reports)-1].Tool
+				}
+				mu.Unlock()
+				if q.Pinned != "" || last != listed {
+					t.Fatalf("new listed resource: quarantine %+v, last report %q; want it held as new, reported", q, last)
+				}
+				if err := f.m.Accept("app", listed, q.Got); err != nil {
+					t.Fatal(err)
+				}
+			}
+			f.mustRead(t, listed)
+			f.notQuarantined(t)
+			if _, ok, _ := store.Get(context.Background(), mcpadapter.PinKey("app", listed)); !ok {
+				t.Fatalf("%s is not pinned after its read", listed)
+			}
+			f.m.Close()
+			check()
+
+			// A later run on the same store: its reads add no pin either.
+			next, check := run(1100, 1)
+			next.mustRead(t, listed)
+			if pins := next.m.Pins(); len(pins) != 1 {
+				t.Fatalf("%d pins after the second run; want only %s's", len(pins), listed)
+			}
+			check()
+		})
+	}
+}
+
+func firstKey(m map[string]string) string {
+	for k := range m {
+		return k
+	}
+	return ""
+}
+
+// A ui:// URI a served tool names in _meta.ui.resourceUri is the app of a
+// reviewed tool: pinned on first read even when only a template serves it
+// and the server is not trusted, and a widened CSP is quarantined. A tool
+// the import does not serve (denied) names nothing.
+func TestUITemplateNamedByTool(t *testing.T) {
+	const named, denied = "ui://t/app", "ui://t/denied"
+	for _, trust := range []bool{true, false} {
+		t.Run(fmt.Sprintf("trust=%v", trust), func(t *testing.T) {
+			var mu sync.Mutex
+			meta := cspMeta("https://api.example.com")
+			srv := templateApp(&meta, &mu)
+			// A served tool naming the URI in another shape names nothing.
+			for name, uri := range map[string]any{"show": named, "hidden": denied, "odd": []any{denied}} {
+				srv.AddTool(&mcp.Tool{Name: name, InputSchema: impSchema(`{"type":"object"}`), Meta: mcp.Meta{"ui": map[string]any{"resourceUri": uri}}},
+					func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+						return &mcp.CallToolResult{}, nil
+					})
+			}
+			store := mcpadapter.NewMemoryPinStore(nil)
+			f := uiExport(t, primServer(t, "app", srv, mcpadapter.Server{Trust: trust, Deny: []string{"hidden"}}), &mcpadapter.ManagerOptions{PinStore: store})
+			f.mustRead(t, named)
+			pinned, ok, _ := store.Get(context.Background(), mcpadapter.PinKey("app", named))
+			if !ok {
+				t.Fatalf("%s, named by a served tool, is not pinned after its read", named)
+			}
+			if trust {
+				f.mustRead(t, denied)
+			} else {
+				f.read(denied) // refused: checked by TestUITemplateReadsPinNothing
+			}
+			if _, ok, _ := store.Get(context.Background(), mcpadapter.PinKey("app", denied)); ok {
+				t.Fatalf("%s, named only by a denied tool, was pinned", denied)
+			}
+			mu.Lock()
+			meta = cspMeta("https://api.example.com", "https://evil.example")
+			mu.Unlock()
+			f.refused(t, named)
+			if q := f.quarantine(t, named); q.Pinned != pinned {
+				t.Fatalf("quarantine of %s = %+v; want pinned %s", named, q, pinned)
+			}
+		})
+	}
+}
+
+// A hostile server listing ui:// resource after ui:// resource cannot
+// grow the pin store or the quarantines without bound: a trusted server's
+// reads stop pinning at 1024 URIs, and an untrusted server's new URIs are
+// refused, kept (and reported) at most 256 times.
 func TestUIResourceFlood(t *testing.T) {
+	addApps := func(srv *mcp.Server, n int) {
+		h := func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: r.Params.URI, MIMEType: "text/html;profile=mcp-app", Text: "x"}}}, nil
+		}
+		for i := range n {
+			srv.AddResource(&mcp.Resource{URI: fmt.Sprintf("ui://l/%d", i), Name: "l", MIMEType: "text/html;profile=mcp-app"}, h)
+		}
+	}
 	for _, trust := range []bool{true, false} {
 		srv := mcp.NewServer(&mcp.Implementation{Name: "app", Version: "v1"}, nil)
-		srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "ui://t/{id}", Name: "t"}, func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: r.Params.URI, MIMEType: "text/html;profile=mcp-app", Text: "x"}}}, nil
+		srv.AddResource(&mcp.Resource{URI: "test://plain", Name: "plain"}, func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: r.Params.URI, Text: "x"}}}, nil
 		})
+		n := 1100
+		if trust {
+			addApps(srv, n)
+		}
 		store := mcpadapter.NewMemoryPinStore(nil)
 		var reports int
 		var mu sync.Mutex
 		f := uiExport(t, primServer(t, "app", srv, mcpadapter.Server{Trust: trust}), &mcpadapter.ManagerOptions{PinStore: store,
 			OnQuarantine: func(mcpadapter.Quarantine) { mu.Lock(); reports++; mu.Unlock() }})
 		if !trust {
-			// The first listing (no ui:// resource) is taken before the reads.
+			// The first listing has no ui:// resource; the apps come after.
 			if _, err := f.client.ListResources(context.Background(), nil); err != nil {
 				t.Fatal(err)
 			}
+			n = 300
+			addApps(srv, n)
+			f.waitOwned(t, fmt.Sprintf("ui://l/%d", n-1))
 		}
 		served := 0
-		for i := range 1100 {
-			if _, err := f.read(fmt.Sprintf("ui://t/%d", i)); err == nil {
+		for i := range n {
+			if _, err := f.read(fmt.Sprintf("ui://l/%d", i)); err == nil {
 				served++
 			} else if _, kind := rpcKind(t, err); kind != string(adapter.KindGuardrailBlocked) {
 				t.Fatalf("read %d: %v; want guardrail_blocked", i, err)
 			}
 		}
-		pins := 0
-		for range f.m.Pins() {
-			pins++
-		}
+		pins := len(f.m.Pins())
 		mu.Lock()
 		got := reports
 		mu.Unlock()
