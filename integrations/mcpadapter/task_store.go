@@ -24,9 +24,10 @@ type taskStore struct {
 	stop context.CancelFunc
 	wg   sync.WaitGroup // running tasks
 
-	mu    sync.Mutex
-	tasks map[string]*task
-	per   map[string]int // owner → tasks kept
+	mu     sync.Mutex
+	closed bool // by close: no task is started
+	tasks  map[string]*task
+	per    map[string]int // owner → tasks kept
 }
 
 // task is one task; its fields are guarded by the store's mu.
@@ -54,10 +55,31 @@ func newTaskStore(opts *TaskOptions) *taskStore {
 	return st
 }
 
-// close cancels every running task.
+// taskCloseWait bounds how long close waits for the cancelled tasks'
+// calls to return.
+const taskCloseWait = 10 * time.Second
+
+// close cancels every running task and waits (at most taskCloseWait) for
+// their calls to return, so that the executor closed after the exporter
+// has none inside it; tasks are refused from then on.
 func (st *taskStore) close() {
-	if st != nil {
-		st.stop()
+	if st == nil {
+		return
+	}
+	st.mu.Lock()
+	st.closed = true
+	st.mu.Unlock()
+	st.stop()
+	done := make(chan struct{})
+	go func() {
+		st.wg.Wait()
+		close(done)
+	}()
+	timer := time.NewTimer(taskCloseWait)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
 	}
 }
 
@@ -97,8 +119,7 @@ func (st *taskStore) call(ctx context.Context, s *Exporter, next mcp.MethodHandl
 	t.cancel = cancel
 	info := st.infoLocked(t)
 	st.mu.Unlock()
-	st.wg.Add(1)
-	go func() {
+	go func() { // counted in st.wg by create
 		defer st.wg.Done()
 		defer stopAfter()
 		defer cancel()
@@ -107,11 +128,16 @@ func (st *taskStore) call(ctx context.Context, s *Exporter, next mcp.MethodHandl
 	return &createTaskResult{ResultType: resultTypeTask, taskInfo: info}, nil
 }
 
-// create makes a task for owner, refusing one past the caps.
+// create makes a task for owner, refusing one past the caps, and counts
+// its goroutine in st.wg (under mu, so that none is added once close
+// waits).
 func (st *taskStore) create(owner string) (*task, error) {
 	now := time.Now()
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if st.closed {
+		return nil, errors.New("the server is shutting down")
+	}
 	st.sweepLocked(now)
 	if st.per[owner] >= st.opts.maxPerCaller() {
 		return nil, fmt.Errorf("too many tasks: at most %d per caller are kept (each for %s)", st.opts.maxPerCaller(), st.opts.ttl())
@@ -125,6 +151,7 @@ func (st *taskStore) create(owner string) (*task, error) {
 		expires: now.Add(st.opts.ttl()), status: taskWorking, wake: make(chan struct{})}
 	st.tasks[t.id] = t
 	st.per[owner]++
+	st.wg.Add(1)
 	return t, nil
 }
 
