@@ -194,9 +194,9 @@ func (c *conn) holdUI(q *Quarantine) error {
 	u := &c.up.ui
 	u.mu.Lock()
 	old := u.held[q.Tool]
-	// Reported once per envelope, and only while kept: a client asking for
-	// URI after URI of a template must not make a report (and a store
-	// write of the gateway) per read.
+	// Reported once per envelope, and only while kept: a server listing
+	// URI after URI must not make a report (and a store write of the
+	// gateway) per read.
 	fresh := (old == nil || old.Got != q.Got) && (old != nil || len(u.held) < maxUIQuarantines)
 	if fresh {
 		if u.held == nil {
