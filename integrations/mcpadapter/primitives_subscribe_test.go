@@ -311,3 +311,108 @@ func TestUpstreamLogLevelShared(t *testing.T) {
 	quiet.Close()
 	eventually(t, "emergency once no session asks for logs", func() bool { return last() == "emergency" })
 }
+
+// TestUpstreamSubscribeRefusedAfter: a subscribe a guard refuses after it
+// ran (on its result) holds nothing: the server is unsubscribed again and
+// the place under the server's cap is free.
+func TestUpstreamSubscribeRefusedAfter(t *testing.T) {
+	ctx := context.Background()
+	var subs, unsubs atomic.Int64
+	up := mcp.NewServer(&mcp.Implementation{Name: "up", Version: "v1"}, &mcp.ServerOptions{
+		SubscribeHandler:          func(context.Context, *mcp.SubscribeRequest) error { subs.Add(1); return nil },
+		UnsubscribeHandler:        func(context.Context, *mcp.UnsubscribeRequest) error { unsubs.Add(1); return nil },
+		SupportedProtocolVersions: []string{"2025-11-25"},
+	})
+	up.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://items/{id}", Name: "item"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{}, nil
+	})
+	guard := adapter.Guard{Name: "no-subscribe", Output: func(_ context.Context, c *adapter.ToolCall, _ *adapter.Result) error {
+		if c.Tool == "resources/subscribe" {
+			return errors.New("subscriptions are off")
+		}
+		return nil
+	}}
+	f := primExportWith(t, []mcpadapter.Server{primServer(t, "up", up, mcpadapter.Server{})}, nil, nil,
+		&adapter.ExecutorOptions{Guards: []adapter.Guard{guard}}, "2025-11-25")
+	for n := range 300 {
+		err := f.client.Subscribe(ctx, &mcp.SubscribeParams{URI: fmt.Sprintf("test://items/%d", n)})
+		if _, kind := rpcKind(t, err); kind != "guardrail_blocked" {
+			t.Fatalf("subscribe %d past an output guard: %v; want guardrail_blocked (not a cap)", n, err)
+		}
+	}
+	eventually(t, "every refused subscribe unsubscribed upstream", func() bool { return unsubs.Load() == subs.Load() && subs.Load() == 300 })
+}
+
+// TestUpstreamSubscribeConcurrent: 40 sessions race to subscribe one URI
+// while the server refuses the first attempt; whatever each is told, the
+// server ends with as many unsubscribes as subscribes it granted once all
+// are gone, and each session told yes gets the URI's updates.
+func TestUpstreamSubscribeConcurrent(t *testing.T) {
+	ctx := context.Background()
+	var calls, granted, unsubs atomic.Int64
+	up := mcp.NewServer(&mcp.Implementation{Name: "up", Version: "v1"}, &mcp.ServerOptions{
+		SubscribeHandler: func(context.Context, *mcp.SubscribeRequest) error {
+			if calls.Add(1) == 1 {
+				time.Sleep(100 * time.Millisecond)
+				return errors.New("not yet")
+			}
+			granted.Add(1)
+			return nil
+		},
+		UnsubscribeHandler:        func(context.Context, *mcp.UnsubscribeRequest) error { unsubs.Add(1); return nil },
+		SupportedProtocolVersions: []string{"2025-11-25"},
+	})
+	up.AddResource(&mcp.Resource{URI: "test://a", Name: "a"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{}, nil
+	})
+	f := primExportWith(t, []mcpadapter.Server{primServer(t, "up", up, mcpadapter.Server{})}, nil, nil, nil, "2025-11-25")
+	type client struct {
+		cs     *mcp.ClientSession
+		events chan string
+		err    error
+	}
+	clients := make([]*client, 40)
+	for i := range clients {
+		cs, ev := otherClient(t, f, "2025-11-25")
+		clients[i] = &client{cs: cs, events: ev}
+	}
+	var wg sync.WaitGroup
+	for i, c := range clients {
+		wg.Go(func() {
+			time.Sleep(time.Duration(i%8) * 30 * time.Millisecond)
+			c.err = c.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://a"})
+		})
+	}
+	wg.Wait()
+	yes := 0
+	for _, c := range clients {
+		if c.err == nil {
+			yes++
+		}
+	}
+	if yes == 0 || yes == len(clients) {
+		t.Fatalf("%d of %d subscribes succeeded; want some refused with the first, some not", yes, len(clients))
+	}
+	_ = up.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: "test://a"})
+	for i, c := range clients {
+		if c.err != nil {
+			continue
+		}
+		select {
+		case e := <-c.events:
+			if e != "updated test://a" {
+				t.Fatalf("session %d got %q", i, e)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("session %d, subscribed, got no update", i)
+		}
+	}
+	for _, c := range clients {
+		c.cs.Close()
+	}
+	eventually(t, "as many unsubscribes as subscribes granted", func() bool { return unsubs.Load() == granted.Load() })
+	time.Sleep(100 * time.Millisecond)
+	if g, u := granted.Load(), unsubs.Load(); g != 1 || u != 1 {
+		t.Fatalf("the server granted %d subscribes and got %d unsubscribes; want 1 and 1", g, u)
+	}
+}
