@@ -118,7 +118,7 @@ func (tt *taskTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	tt.tab.mu.Lock()
 	tt.tab.wrapped, tt.tab.ext = true, false
 	tt.tab.mu.Unlock()
-	return &taskConn{Connection: c, tab: tt.tab, calls: map[any]string{}}, nil
+	return &taskConn{Connection: c, tab: tt.tab, calls: map[any]*watched{}}, nil
 }
 
 // taskConn watches tools/list and task calls on a connection.
@@ -126,22 +126,66 @@ type taskConn struct {
 	mcp.Connection
 	tab   *taskTable
 	mu    sync.Mutex
-	calls map[any]string // request id → "list" or "task", until answered
+	seq   uint64
+	calls map[any]*watched // request id → what to watch its answer for
 }
 
-// maxWatched bounds the requests a taskConn waits to see answered.
+// watched is a request whose answer a taskConn waits for: until it
+// arrives or the request's ctx ends (its caller gave up: a server may
+// never answer it).
+type watched struct {
+	what string // "hello", "list" or "task"
+	seq  uint64 // the order of writing, for eviction
+	stop func() bool // unregisters the watch's end on the ctx
+}
+
+// maxWatched bounds the requests a taskConn waits to see answered; past
+// it the oldest is forgotten.
 const maxWatched = 1024
 
 func (c *taskConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	msg, what := c.tab.outgoing(msg)
-	if what != "" {
-		c.mu.Lock()
-		if len(c.calls) < maxWatched {
-			c.calls[msg.(*jsonrpc.Request).ID.Raw()] = what
-		}
-		c.mu.Unlock()
+	if what == "" {
+		return c.Connection.Write(ctx, msg)
 	}
-	return c.Connection.Write(ctx, msg)
+	id := msg.(*jsonrpc.Request).ID.Raw()
+	c.mu.Lock()
+	if len(c.calls) >= maxWatched {
+		c.evictOldestLocked()
+	}
+	c.seq++
+	w := &watched{what: what, seq: c.seq}
+	w.stop = context.AfterFunc(ctx, func() { c.forget(id, w) }) // f runs in a goroutine of its own
+	c.calls[id] = w
+	c.mu.Unlock()
+	err := c.Connection.Write(ctx, msg)
+	if err != nil {
+		c.forget(id, w) // no answer will come
+	}
+	return err
+}
+
+// forget stops watching the request id, if w is still its watch.
+func (c *taskConn) forget(id any, w *watched) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.calls[id] == w {
+		delete(c.calls, id)
+	}
+}
+
+func (c *taskConn) evictOldestLocked() {
+	var oldest any
+	var seq uint64
+	for id, w := range c.calls {
+		if oldest == nil || w.seq < seq {
+			oldest, seq = id, w.seq
+		}
+	}
+	if w := c.calls[oldest]; w != nil {
+		w.stop()
+	}
+	delete(c.calls, oldest)
 }
 
 func (c *taskConn) Read(ctx context.Context) (jsonrpc.Message, error) {
@@ -151,13 +195,14 @@ func (c *taskConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		return msg, err
 	}
 	c.mu.Lock()
-	what, watched := c.calls[resp.ID.Raw()]
+	w := c.calls[resp.ID.Raw()]
 	delete(c.calls, resp.ID.Raw())
 	c.mu.Unlock()
-	if !watched {
+	if w == nil {
 		return msg, nil
 	}
-	return c.tab.incoming(resp, what), nil
+	w.stop()
+	return c.tab.incoming(resp, w.what), nil
 }
 
 // outgoing rewrites a message to the server as the tasks need, and says
