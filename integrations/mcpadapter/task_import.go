@@ -134,8 +134,8 @@ type taskConn struct {
 // arrives or the request's ctx ends (its caller gave up: a server may
 // never answer it).
 type watched struct {
-	what string // "hello", "list" or "task"
-	seq  uint64 // the order of writing, for eviction
+	what string      // "hello", "list" or "task"
+	seq  uint64      // the order of writing, for eviction
 	stop func() bool // unregisters the watch's end on the ctx
 }
 
