@@ -155,9 +155,12 @@
 // answers and the server's requestState back, inside the export's signed
 // state), requests during the call before it. The import's own Sampler,
 // Elicitation and Roots answer only calls without an MCP caller (a
-// framework, `agentadapter call`). A call asks at most 8 rounds of at most
-// 16 questions; a server asking more, or more than 256 KiB at once, ends
-// it with a tool error.
+// framework, `agentadapter call`). A prompts/get through the export's
+// [Upstreams] is relayed the same way, its state bound to the prompt's name
+// and arguments and signed apart from a tool call's (neither opens as the
+// other); [Manager.GetPrompt] keeps the import's own ports. A call asks at
+// most 8 rounds of at most 16 questions; a server asking more, or more
+// than 256 KiB at once, ends it with a tool error.
 //
 // # Serving a registry
 //
