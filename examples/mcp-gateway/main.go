@@ -133,7 +133,12 @@ func run(ctx context.Context, w io.Writer, stdio, urls []string, addr string, se
 // tools and calls two of them, the second after approving its ticket.
 func selfCheck(ctx context.Context, w io.Writer, url string, approvals *adapter.Deferred) error {
 	client := mcp.NewClient(&mcp.Implementation{Name: "gateway-self-check", Version: "v0"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	// A session (2025-11-25): this client proves no identity and declares
+	// no elicitation, so only its session ties its retry to the ticket the
+	// operator approves. At 2026-07-28 each of its requests would be another
+	// anonymous caller; a client there authenticates, or declares
+	// elicitation and is asked to wait for the decision.
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		return err
 	}

@@ -34,8 +34,9 @@ const maxWaitRounds = 8
 var waitSchema = map[string]any{"type": "object", "properties": map[string]any{}}
 
 // statelessNote ends the pending message of an anonymous stateless caller
-// that cannot be asked to wait.
-const statelessNote = "; this caller is anonymous and stateless (MCP 2026-07-28): a decision made out of band cannot reach its retry, which is another caller. Use a token, a client with elicitation, or approver: client"
+// that cannot be asked (no form elicitation): whoever decides the ticket,
+// its retry is another caller.
+const statelessNote = "; this caller is anonymous and stateless (MCP 2026-07-28): its retry is another caller, so a decision cannot reach it. Authenticate the client, or use one that declares elicitation"
 
 // askWait returns a result asking an anonymous caller of the stateless
 // endpoint to answer once an operator has decided ticket e.Ticket, or nil
@@ -99,7 +100,7 @@ func (s *Exporter) held(ctx context.Context, req *mcp.CallToolRequest, name stri
 			return r, nil
 		}
 	}
-	if e := exportError(err); e != nil && !waiting && s.opts.Approver == nil && ephemeralSession(req) && isAnonymous(ctx) && !canElicitForm(req) {
+	if e := exportError(err); e != nil && !waiting && ephemeralSession(req) && isAnonymous(ctx) && !canElicitForm(req) {
 		c := *e
 		if c.Message == "" {
 			c.Message = "the call is waiting for approval"

@@ -256,7 +256,7 @@ func TestApprovalWaitWithoutElicitation(t *testing.T) {
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "delete_file", Arguments: args})
 	txt := exResultText(res)
 	if err != nil || !res.IsError || res.NeedsInput() || !strings.Contains(txt, `"approval_pending"`) ||
-		!strings.Contains(txt, "anonymous and stateless") || !strings.Contains(txt, "approver: client") || runs.Load() != 0 {
+		!strings.Contains(txt, "anonymous and stateless") || !strings.Contains(txt, "declares elicitation") || runs.Load() != 0 {
 		t.Fatalf("%+v %v (%s); want the pending payload explaining the stateless caller", res, err, txt)
 	}
 	var p adapter.Payload
