@@ -24,10 +24,14 @@ type taskStore struct {
 	stop context.CancelFunc
 	wg   sync.WaitGroup // running tasks
 
-	mu     sync.Mutex
-	closed bool // by close: no task is started
-	tasks  map[string]*task
-	per    map[string]int // owner → tasks kept
+	mu       sync.Mutex
+	closed   bool // by close: no task is started
+	tasks    map[string]*task
+	per      map[string]int    // owner → tasks kept
+	bytes    int               // of the results kept
+	perBytes map[string]int    // owner → bytes of its results kept
+	dropped  map[string]string // id → owner, of the tasks whose result was dropped
+	drops    []string          // their ids, oldest first (at most maxTasksTotal)
 }
 
 // task is one task; its fields are guarded by the store's mu.
@@ -38,7 +42,7 @@ type task struct {
 	updated   time.Time
 	status    string
 	message   string
-	result    json.RawMessage
+	result    json.RawMessage // counted in the store's bytes
 	err       *taskError
 	cancel    context.CancelFunc
 	pending   mcp.InputRequestMap        // open questions, in input_required
@@ -47,7 +51,7 @@ type task struct {
 }
 
 func newTaskStore(opts *TaskOptions) *taskStore {
-	st := &taskStore{tasks: map[string]*task{}, per: map[string]int{}}
+	st := &taskStore{tasks: map[string]*task{}, per: map[string]int{}, perBytes: map[string]int{}, dropped: map[string]string{}}
 	if opts != nil {
 		st.opts = *opts
 	}
@@ -158,14 +162,66 @@ func (st *taskStore) create(owner string) (*task, error) {
 // sweepLocked forgets the tasks past their TTL that have ended (a running
 // one is cancelled at its deadline and forgotten at the next sweep).
 func (st *taskStore) sweepLocked(now time.Time) {
-	for id, t := range st.tasks {
+	for _, t := range st.tasks {
 		if now.After(t.expires) && terminal(t.status) {
-			delete(st.tasks, id)
-			if st.per[t.owner]--; st.per[t.owner] <= 0 {
-				delete(st.per, t.owner)
-			}
+			st.forgetLocked(t)
 		}
 	}
+}
+
+// forgetLocked removes t from the store.
+func (st *taskStore) forgetLocked(t *task) {
+	delete(st.tasks, t.id)
+	if st.per[t.owner]--; st.per[t.owner] <= 0 {
+		delete(st.per, t.owner)
+	}
+	if n := len(t.result); n > 0 {
+		st.bytes -= n
+		if st.perBytes[t.owner] -= n; st.perBytes[t.owner] <= 0 {
+			delete(st.perBytes, t.owner)
+		}
+	}
+}
+
+// keepLocked keeps the result of t, dropping the oldest finished results
+// of its owner past maxResultBytesPerCaller, then anyone's past
+// maxResultBytes; a result past maxResultBytesPerCaller alone fails t.
+func (st *taskStore) keepLocked(t *task, raw json.RawMessage) {
+	if len(raw) > maxResultBytesPerCaller {
+		t.status, t.message = taskFailed, "the result is too large to keep"
+		t.err = &taskError{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the result (%d bytes) exceeds the %d bytes a caller's tasks keep", len(raw), maxResultBytesPerCaller)}
+		return
+	}
+	t.status, t.result = taskCompleted, raw
+	st.bytes += len(raw)
+	st.perBytes[t.owner] += len(raw)
+	for st.perBytes[t.owner] > maxResultBytesPerCaller {
+		st.dropOldestLocked(t.owner, t)
+	}
+	for st.bytes > maxResultBytes {
+		st.dropOldestLocked("", t)
+	}
+}
+
+// dropOldestLocked forgets the task with the oldest result, of owner (""
+// for anyone's), other than keep, remembering that it was dropped.
+func (st *taskStore) dropOldestLocked(owner string, keep *task) {
+	var oldest *task
+	for _, t := range st.tasks {
+		if t != keep && len(t.result) > 0 && (owner == "" || t.owner == owner) && (oldest == nil || t.updated.Before(oldest.updated)) {
+			oldest = t
+		}
+	}
+	if oldest == nil {
+		oldest = keep // cannot happen: keep alone is within the bounds
+	}
+	st.forgetLocked(oldest)
+	if len(st.drops) >= maxTasksTotal {
+		delete(st.dropped, st.drops[0])
+		st.drops = st.drops[1:]
+	}
+	st.dropped[oldest.id] = oldest.owner
+	st.drops = append(st.drops, oldest.id)
 }
 
 // run calls the tool, answering its rounds of questions (an
@@ -264,7 +320,7 @@ func (st *taskStore) finish(ctx context.Context, t *task, res *mcp.CallToolResul
 	t.updated, t.pending, t.answers = time.Now(), nil, nil
 	switch {
 	case err == nil:
-		t.status, t.result = taskCompleted, raw
+		st.keepLocked(t, raw)
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		t.status, t.message = taskFailed, "the task outlived its TTL"
 		t.err = &taskError{Code: jsonrpc.CodeInternalError, Message: "timeout: the task outlived its TTL"}
@@ -291,6 +347,9 @@ func (st *taskStore) method(_ context.Context, method, owner string, p *taskPara
 	st.sweepLocked(time.Now())
 	t, ok := st.tasks[p.TaskID]
 	if !ok || t.owner != owner {
+		if o, ok := st.dropped[p.TaskID]; ok && o == owner {
+			return nil, errTaskDropped
+		}
 		return nil, errTaskNotFound
 	}
 	switch method {

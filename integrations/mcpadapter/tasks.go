@@ -44,6 +44,13 @@ const (
 // maxTasksTotal bounds the tasks an exporter keeps, whoever created them.
 const maxTasksTotal = 4096
 
+// The finished results the tasks keep, in bytes of JSON: per caller and
+// in all (see TaskOptions).
+const (
+	maxResultBytesPerCaller = 8 << 20
+	maxResultBytes          = 64 << 20
+)
+
 // maxTaskRounds bounds the input rounds of one task (questions answered
 // through tasks/update).
 const maxTaskRounds = 16
@@ -58,6 +65,12 @@ const maxTaskRounds = 16
 // (behind a reverse proxy, the proxy's: use Auth there). Another caller's
 // tasks/get, tasks/update or tasks/cancel gets the answer an unknown task
 // id gets (-32602).
+//
+// The finished results kept are bounded in bytes (of their JSON): 8 MiB
+// per caller and 64 MiB in all. Past a bound the oldest finished result
+// (the caller's own first) is dropped with its task, whose tasks/get then
+// answers -32602 "task expired: its result was dropped"; a result past
+// 8 MiB alone fails its task (the call ran; its ledger record says so).
 //
 // A task is one call of the executor, hence one ledger record, written
 // when it ends; a call the executor holds for approval puts the task in
@@ -260,3 +273,8 @@ func checkTaskNameHeader(req *mcp.ServerRequest[*taskParams]) error {
 
 // errTaskNotFound answers an unknown task id and another caller's alike.
 var errTaskNotFound = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "task not found"}
+
+// errTaskDropped answers its owner's tasks/get of a task whose result was
+// dropped (see TaskOptions).
+var errTaskDropped = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+	Message: "task expired: its result was dropped (the server keeps at most 8 MiB of finished results per caller, 64 MiB in all; the oldest go first)"}
