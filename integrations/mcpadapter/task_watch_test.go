@@ -3,6 +3,7 @@ package mcpadapter_test
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,7 +16,8 @@ import (
 // TestImportTaskWatchAbandoned: calls the upstream never answers, given up
 // by their callers, are no longer watched for an answer; past a thousand
 // of them on one connection a task-only tool still runs as a task (the
-// connection still rewrites its answer).
+// connection still rewrites its answer); past 1024 outstanding ones the
+// oldest is no longer watched.
 func TestImportTaskWatchAbandoned(t *testing.T) {
 	up := newTaskEnv(t, &mcpadapter.TaskOptions{PollInterval: 20 * time.Millisecond,
 		Support: func(spec *adapter.Spec, _ *mcp.CallToolRequest) mcpadapter.TaskSupport {
@@ -26,9 +28,11 @@ func TestImportTaskWatchAbandoned(t *testing.T) {
 		}})
 	// The upstream never answers a call of quick, whatever its client says.
 	never := make(chan struct{})
+	var received atomic.Int32
 	up.ex.MCPServer().AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if cr, ok := req.(*mcp.CallToolRequest); ok && cr.Params != nil && cr.Params.Name == "quick" {
+				received.Add(1)
 				<-never
 				return nil, context.Canceled
 			}
@@ -64,17 +68,45 @@ func TestImportTaskWatchAbandoned(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-
-	go func() {
-		for up.started.Load() < 1 {
-			time.Sleep(5 * time.Millisecond)
+	taskCall := func(t *testing.T) {
+		t.Helper()
+		go func() {
+			for up.started.Load() < 1 {
+				time.Sleep(5 * time.Millisecond)
+			}
+			up.release <- struct{}{}
+		}()
+		up.started.Store(0)
+		cctx, ccancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer ccancel()
+		r, aerr := e.call(t, cctx, "slow", `{}`)
+		if aerr != nil || r.Text() != "slow done" {
+			t.Fatalf("task-only call = %v, %v; want its task's result", r, aerr)
 		}
-		up.release <- struct{}{}
-	}()
-	cctx, ccancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer ccancel()
-	r, aerr := e.call(t, cctx, "slow", `{}`)
-	if aerr != nil || r.Text() != "slow done" {
-		t.Fatalf("task-only call after %d abandoned calls = %v, %v; want its task's result", abandoned, r, aerr)
 	}
+	taskCall(t)
+
+	t.Run("past the bound the oldest is evicted", func(t *testing.T) {
+		// Calls outstanding, not given up: the watch keeps the newest.
+		received.Store(0)
+		octx, ocancel := context.WithCancel(context.Background())
+		var owg sync.WaitGroup
+		for range abandoned {
+			owg.Add(1)
+			go func() {
+				defer owg.Done()
+				_, _ = e.exec.Call(octx, "quick", []byte(`{}`))
+			}()
+		}
+		defer func() {
+			ocancel()
+			owg.Wait()
+		}()
+		for deadline := time.Now().Add(20 * time.Second); received.Load() < abandoned; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the upstream received %d of %d calls", received.Load(), abandoned)
+			}
+		}
+		taskCall(t)
+	})
 }
