@@ -186,7 +186,9 @@ func NewExporter(reg *registry.Registry, exec *adapter.Executor, opts *ExportOpt
 func (s *Exporter) MCPServer() *mcp.Server { return s.mcp }
 
 // Close stops following the registry. Sessions already connected keep the
-// tools they have; close them through their transports.
+// tools they have; close them through their transports. Running tasks
+// (ExportOptions.Tasks) are cancelled, and Close waits up to 10 s for
+// their calls to return.
 func (s *Exporter) Close() error {
 	s.cancel()
 	s.up.close()
