@@ -475,10 +475,14 @@ func TestBrowserStandingListAndKeepBlocked(t *testing.T) {
 	checkLabels(t, ctx, "approvals with standing decisions")
 	screenshot(t, ctx, "standing")
 	tabTo(t, ctx, "revoke-0")
-	do(t, ctx, chromedp.KeyEvent("\r"), chromedp.WaitVisible(chromedp.ID("notice")))
-	if n := text(t, ctx, "#notice"); !strings.Contains(n, "Revoked the standing decision for delete_file") {
-		t.Errorf("notice %q", n)
-	}
+	do(t, ctx, chromedp.KeyEvent("\r"))
+	// The approval's notice is still on the page until the revoke's page
+	// replaces it: wait for the new one, not for a notice.
+	// Evaluating while the page is replaced may fail: not yet, then.
+	waitFor(t, "the revoke's notice", func() bool {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(document.getElementById("notice")?.textContent ?? "").includes("Revoked the standing decision for delete_file")`))
+		return err == nil && ok
+	})
 	if eval[bool](t, ctx, `document.getElementById("standing") !== null`) {
 		t.Error("the revoked decision is still listed")
 	}
