@@ -172,6 +172,8 @@ type compiled struct {
 	// strict, if set, validates and decodes arguments in place of the
 	// generic decode and jsonschema-go.
 	strict *strictDecoder
+	// nulls removes the nulls sent for optional properties (see nullDrop).
+	nulls nullDrop
 }
 
 // HasTarget reports whether the spec is exported to the named integration.
@@ -300,6 +302,7 @@ func (c *compiled) resolve() error {
 		return newSchemaError(c.name, "input", err)
 	}
 	c.in, c.inDefaults = in.rs, in.defaults
+	c.nulls.init(in.rs.Schema())
 	if c.strictCand != nil && !c.inDefaults {
 		c.strict = c.strictCand
 	}

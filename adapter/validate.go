@@ -20,7 +20,8 @@ const DefaultMaxArgBytes = 1 << 20
 
 // prepareArgs checks raw arguments against the input schema and returns the
 // one value of the call: the arguments in canonical form (see
-// internal/canonical), with the schema's defaults applied. Those bytes, and
+// internal/canonical), without the nulls sent for optional properties that
+// refuse null (see nullDrop), with the schema's defaults applied. Those bytes, and
 // only those, are hashed, approved, cached, recorded, handed to the handler
 // and forwarded upstream. An object that repeats a key is refused: decoders
 // disagree on which value wins, so the validated value could differ from
@@ -40,6 +41,7 @@ func (c *compiled) prepareArgsValue(args json.RawMessage, maxBytes int) (json.Ra
 	if len(trimmed) == 0 || bytes.Equal(trimmed, []byte("null")) {
 		trimmed = []byte("{}")
 	}
+	trimmed = c.nulls.drop(trimmed) // a null for an optional property is the property left out
 	if c.strict != nil {
 		v, err := c.strict.decode(trimmed)
 		if err != nil {
