@@ -48,6 +48,16 @@
 // first call, or by [Spec.Compile]: a schema that does not compile then
 // fails every call of that tool with a [KindToolError].
 //
+// A null a model sends for an optional parameter is the parameter left
+// out: at the top level of the input schema, a null member whose property
+// is not required and whose schema refuses null (such as {"type":
+// "boolean"}) is removed before validation, so a default fills it in, and
+// the tool, the approval and the ledger see the arguments without it (the
+// record does not note the dropped key). A null for a required property,
+// for a property whose schema accepts null ({"type": ["boolean",
+// "null"]}, an anyOf with {"type": "null"}) or below the top level is
+// validated as before.
+//
 // Inference describes JSON, not Go shapes: []byte is a base64 string,
 // encoding.TextMarshaler types are strings, json.RawMessage is any JSON,
 // nil maps and slices may be null, and maps with integer keys are objects

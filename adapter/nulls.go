@@ -21,7 +21,9 @@ import (
 // "required", and whose schema does not accept null, is removed before
 // the arguments are validated (and before defaults are applied, so a
 // default fills it in). The arguments without it are the one value of the
-// call: approved, hashed, recorded and handed to the tool. A null for a
+// call: approved, hashed, recorded and handed to the tool. The ledger
+// record does not note the dropped key, as it does not note a default
+// applied: it holds what the tool ran with. A null for a
 // required property, for a property whose schema accepts null
 // ({"type": ["boolean", "null"]}, an anyOf with {"type": "null"}), for an
 // undeclared property or below the top level is kept and validated as
