@@ -225,14 +225,22 @@ type samplingIn struct {
 }
 
 func sampling(ctx context.Context, in samplingIn) (string, error) {
+	params := &mcp.CreateMessageParams{
+		Messages:  []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: in.Prompt}}},
+		MaxTokens: 100,
+	}
+	if multiRoundCall(ctx) {
+		answers, state := retried(ctx)
+		if s, ok := sampled(answers, "sampling"); ok && state == askedState {
+			return "LLM response: " + s, nil
+		}
+		return "", &mcpadapter.InputRequired{Requests: mcp.InputRequestMap{"sampling": params}, State: askedState}
+	}
 	ss, err := session(ctx)
 	if err != nil {
 		return "", err
 	}
-	res, err := ss.CreateMessage(ctx, &mcp.CreateMessageParams{
-		Messages:  []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: in.Prompt}}},
-		MaxTokens: 100,
-	})
+	res, err := ss.CreateMessage(ctx, params)
 	if err != nil {
 		return "", err
 	}
@@ -248,11 +256,7 @@ type elicitationIn struct {
 }
 
 func elicitation(ctx context.Context, in elicitationIn) (string, error) {
-	ss, err := session(ctx)
-	if err != nil {
-		return "", err
-	}
-	res, err := ss.Elicit(ctx, &mcp.ElicitParams{
+	res, err := ask(ctx, &mcp.ElicitParams{
 		Message: in.Message,
 		RequestedSchema: map[string]any{
 			"type": "object",
@@ -272,17 +276,52 @@ func elicitation(ctx context.Context, in elicitationIn) (string, error) {
 
 func elicit(schema map[string]any) adapter.Handler {
 	return func(ctx context.Context, _ json.RawMessage) (*adapter.Result, error) {
-		ss, err := session(ctx)
-		if err != nil {
-			return nil, err
-		}
-		res, err := ss.Elicit(ctx, &mcp.ElicitParams{Message: "Please review and update the form fields", RequestedSchema: schema})
+		res, err := ask(ctx, &mcp.ElicitParams{Message: "Please review and update the form fields", RequestedSchema: schema})
 		if err != nil {
 			return nil, err
 		}
 		c, _ := json.Marshal(res.Content)
 		return text(fmt.Sprintf("Elicitation completed: action=%s, content=%s", res.Action, c)), nil
 	}
+}
+
+// askedState is the requestState of the old-era tools' questions asked
+// with an input-required result: their retry brings it back (the export
+// signs it), so an answer counts only as the answer to a question asked.
+const askedState = "asked"
+
+// multiRoundCall reports whether the call is served at 2026-07-28 or
+// later, where go-sdk refuses server-to-client requests during a call:
+// the client is asked with an input-required result (SEP-2322) and its
+// retry brings the answers. It decides as go-sdk does, by the version the
+// request's session was initialized with (on 2026-07-28, the request's
+// _meta).
+func multiRoundCall(ctx context.Context) bool {
+	req := mcpadapter.RequestFromContext(ctx)
+	if req == nil || req.Session == nil {
+		return false
+	}
+	p := req.Session.InitializeParams()
+	return p != nil && p.ProtocolVersion >= "2026-07-28"
+}
+
+// ask puts an elicitation to the call's client in its era: during the
+// call by elicitation/create before 2026-07-28, by an input-required
+// result (returned as the error) from 2026-07-28 on, whose retry's answer
+// it then returns.
+func ask(ctx context.Context, params *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	if multiRoundCall(ctx) {
+		answers, state := retried(ctx)
+		if res, ok := answers["elicitation"].(*mcp.ElicitResult); ok && state == askedState {
+			return res, nil
+		}
+		return nil, &mcpadapter.InputRequired{Requests: mcp.InputRequestMap{"elicitation": params}, State: askedState}
+	}
+	ss, err := session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return ss.Elicit(ctx, params)
 }
 
 // reconnection closes the call's event stream (SEP-1699) and answers after

@@ -3,8 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"sync/atomic"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -23,19 +22,16 @@ import (
 // like the others.
 func registerStateless(reg *registry.Registry, s *mcp.Server) {
 	readOnly := &adapter.ToolOptions{Annotations: adapter.Annotations{ReadOnly: true}}
-	var changes atomic.Int64
+	var toggle sync.Mutex
 	reg.MustRegister(
 		adapter.MustRawTool(missingCapabilityTool, "Needs the client's sampling capability (answers -32021 without it).", noArgs(),
 			content(&adapter.TextContent{Text: "The client declared sampling; the tool ran."}), readOnly),
 		adapter.MustRawTool("test_streaming_elicitation", "Answers on its response stream with the result alone, no request to the client.", noArgs(),
 			content(&adapter.TextContent{Text: "result frames only, no top-level requests"}), readOnly),
 		adapter.MustRawTool("test_logging_tool", "Logs a message, which the client gets only if it set a log level.", noArgs(), withLogging, readOnly),
-		adapter.MustRawTool("test_trigger_tool_change", "Replaces a tool, so the tool list changes.", noArgs(),
+		adapter.MustRawTool("test_trigger_tool_change", "Adds transient_tool, or removes it when present, so the tool list changes.", noArgs(),
 			func(context.Context, json.RawMessage) (*adapter.Result, error) {
-				n := changes.Add(1)
-				err := reg.Replace(adapter.MustRawTool("transient_tool", fmt.Sprintf("Replaced %d times.", n), noArgs(),
-					content(&adapter.TextContent{Text: "transient"}), readOnly))
-				if err != nil {
+				if err := toggleTransient(reg, &toggle); err != nil {
 					return nil, err
 				}
 				return text("tools_list_changed published"), nil
@@ -64,6 +60,23 @@ func registerStateless(reg *registry.Registry, s *mcp.Server) {
 	)
 	s.AddReceivingMiddleware(requireSampling)
 }
+
+// toggleTransient adds transient_tool to reg, or removes it when it is
+// there: each call changes the tool list without redefining a tool (a
+// gateway quarantines a tool whose definition changed from its pin, so a
+// redefinition need not change the list its clients see). mu makes the
+// look-up and the change one step.
+func toggleTransient(reg *registry.Registry, mu *sync.Mutex) error {
+	mu.Lock()
+	defer mu.Unlock()
+	if _, ok := reg.Lookup(transientTool); ok {
+		return reg.Unregister(transientTool)
+	}
+	return reg.Register(adapter.MustRawTool(transientTool, "Added by test_trigger_tool_change.", noArgs(),
+		content(&adapter.TextContent{Text: "transient"}), &adapter.ToolOptions{Annotations: adapter.Annotations{ReadOnly: true}}))
+}
+
+const transientTool = "transient_tool"
 
 const missingCapabilityTool = "test_missing_capability"
 
