@@ -54,8 +54,11 @@ import (
 // Notifications: resources/updated reaches the sessions subscribed to the
 // URI; a session holds at most 256 subscriptions and the exports at most
 // 256 distinct URIs on one server (from 2026-07-28 on each is a stream of
-// its own to the server), a subscribe past either refused with
-// run_limit_exceeded. List changes reach every session; a server's log
+// its own to the server), of which one caller at most 32 (the caller a
+// task is bound to: its verified subject, else its session, else on the
+// stateless endpoint its address), a subscribe past any of these refused
+// with run_limit_exceeded; a caller's places come back as it unsubscribes
+// or its session ends. List changes reach every session; a server's log
 // messages reach every session that asked for them with logging/setLevel,
 // each filtered by its own level (the server is asked for the most
 // verbose level a live session asked, "emergency" once none does). A
@@ -144,10 +147,17 @@ type upExport struct {
 	dropped atomic.Int64
 
 	mu       sync.Mutex
-	subs     map[*mcp.ServerSession]map[string]*conn // session → URI → owner
+	subs     map[*mcp.ServerSession]map[string]subHold // session → URI → its subscription
 	leveled  map[*mcp.ServerSession]bool             // sessions that set a log level
 	warned   map[string]bool
 	listedAt map[*conn]time.Time
+}
+
+// subHold is a session's subscription to a URI: the server that has the
+// URI, and the caller it is counted against there (taskOwner).
+type subHold struct {
+	c     *conn
+	owner string
 }
 
 // newUpExport sets what the go-sdk server needs for Upstreams in o, before
@@ -157,7 +167,7 @@ func newUpExport(s *Exporter, o *mcp.ServerOptions) *upExport {
 	if u == nil || u.Manager == nil {
 		return nil
 	}
-	x := &upExport{s: s, m: u.Manager, rename: u.Rename, subs: map[*mcp.ServerSession]map[string]*conn{},
+	x := &upExport{s: s, m: u.Manager, rename: u.Rename, subs: map[*mcp.ServerSession]map[string]subHold{},
 		warned: map[string]bool{}, listedAt: map[*conn]time.Time{}, leveled: map[*mcp.ServerSession]bool{}}
 	o.HasResources, o.HasPrompts = true, true
 	x.userComplete = o.CompletionHandler
@@ -200,11 +210,11 @@ func (x *upExport) close() {
 	<-x.done
 	x.mu.Lock()
 	subs := x.subs
-	x.subs = map[*mcp.ServerSession]map[string]*conn{}
+	x.subs = map[*mcp.ServerSession]map[string]subHold{}
 	x.mu.Unlock()
 	for _, m := range subs {
-		for uri, c := range m {
-			c.unsubscribe(context.Background(), uri)
+		for uri, h := range m {
+			h.c.unsubscribe(context.Background(), h.owner, uri)
 		}
 	}
 }
@@ -332,11 +342,15 @@ func (x *upExport) spec(c *conn, o op, remote, name string) *adapter.Spec {
 			if err := json.Unmarshal(args, &a); err != nil {
 				return nil, err
 			}
-			if err := c.subscribe(ctx, a.URI); err != nil {
+			h, _ := ctx.Value(heldKey{}).(*held)
+			if h == nil {
+				h = &held{}
+			}
+			if err := c.subscribe(ctx, h.owner, a.URI); err != nil {
 				return nil, err
 			}
-			if h, _ := ctx.Value(heldKey{}).(*held); h != nil && !h.take() {
-				c.unsubscribe(ctx, a.URI) // the caller gave up meanwhile
+			if !h.take() {
+				c.unsubscribe(ctx, h.owner, a.URI) // the caller gave up meanwhile
 			}
 			return &adapter.Result{}, nil
 		}
@@ -774,10 +788,23 @@ func (x *upExport) subscribe(ctx context.Context, req *mcp.SubscribeRequest) err
 		nf := x.s.exec.Unknown(x.scope(ctx, req), &adapter.Request{Tool: methodSubscribe, Args: args, Integration: Integration, Native: req.Params})
 		return resourceError(nf, uri)
 	}
+	if req.Extra == nil {
+		// A subscriptions/listen stream's subscribes carry no Extra: the
+		// caller's token is in the context. On the stateless endpoint
+		// (a session without an id) the stream is counted against the
+		// client's address, as a request there is (taskOwner).
+		r := *req
+		r.Extra = &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(ctx)}
+		if _, http := ctx.Value(clientAddrKey{}).(string); http {
+			r.Extra.Header = map[string][]string{}
+		}
+		req = &r
+	}
+	owner := x.s.taskOwner(ctx, req)
 	x.mu.Lock()
 	m := x.subs[req.Session]
 	if m == nil {
-		m = map[string]*conn{}
+		m = map[string]subHold{}
 		x.subs[req.Session] = m
 		if ss := req.Session; ss != nil {
 			go func() {
@@ -789,7 +816,7 @@ func (x *upExport) subscribe(ctx context.Context, req *mcp.SubscribeRequest) err
 	_, again := m[uri]
 	full := !again && len(m) >= maxSubscriptions
 	if !again && !full {
-		m[uri] = c
+		m[uri] = subHold{c: c, owner: owner}
 	}
 	x.mu.Unlock()
 	if again {
@@ -801,27 +828,18 @@ func (x *upExport) subscribe(ctx context.Context, req *mcp.SubscribeRequest) err
 	// A subscribe tells the caller what exists and when it changes: it is
 	// governed as a read of the URI is, and recorded. Its arguments differ
 	// from the read's, so an approval of one is no approval of the other.
-	h := &held{}
+	h := &held{owner: owner}
 	args, _ := json.Marshal(map[string]any{"uri": uri, "subscribe": true})
-	if req.Extra == nil {
-		// A subscriptions/listen stream's subscribes carry no Extra: the
-		// caller's token is in the context.
-		if ti := auth.TokenInfoFromContext(ctx); ti != nil {
-			r := *req
-			r.Extra = &mcp.RequestExtra{TokenInfo: ti}
-			req = &r
-		}
-	}
 	_, err := x.s.exec.Do(context.WithValue(x.scope(ctx, req), heldKey{}, h),
 		&adapter.Request{Spec: x.spec(c, opSubscribe, "", ResourceSpecName), Tool: methodSubscribe, Args: args, Integration: Integration, Native: req.Params})
 	if err != nil {
 		x.mu.Lock()
-		if x.subs[req.Session] != nil && x.subs[req.Session][uri] == c {
+		if x.subs[req.Session] != nil && x.subs[req.Session][uri].c == c {
 			delete(x.subs[req.Session], uri)
 		}
 		x.mu.Unlock()
 		if h.drop() {
-			c.unsubscribe(ctx, uri) // held, but refused after (a guard on the result)
+			c.unsubscribe(ctx, owner, uri) // held, but refused after (a guard on the result)
 		}
 		return resourceError(err, uri)
 	}
@@ -834,6 +852,7 @@ type heldKey struct{}
 // held settles who owns a subscription the handler took: the subscribe,
 // or, once the subscribe has failed or given up, nobody (it is dropped).
 type held struct {
+	owner      string // the caller it is counted against (taskOwner)
 	mu         sync.Mutex
 	done, have bool
 }
@@ -888,7 +907,7 @@ func (x *upExport) setLevel(ctx context.Context, req mcp.Request, level mcp.Logg
 func (x *upExport) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
 	uri := req.Params.URI
 	x.mu.Lock()
-	c, ok := x.subs[req.Session][uri]
+	h, ok := x.subs[req.Session][uri]
 	if ok {
 		delete(x.subs[req.Session], uri)
 	}
@@ -899,7 +918,7 @@ func (x *upExport) unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest)
 		}
 		return nil
 	}
-	c.unsubscribe(ctx, uri)
+	h.c.unsubscribe(ctx, h.owner, uri)
 	return nil
 }
 
@@ -909,8 +928,8 @@ func (x *upExport) dropSession(ss *mcp.ServerSession) {
 	m := x.subs[ss]
 	delete(x.subs, ss)
 	x.mu.Unlock()
-	for uri, c := range m {
-		c.unsubscribe(context.Background(), uri)
+	for uri, h := range m {
+		h.c.unsubscribe(context.Background(), h.owner, uri)
 	}
 }
 

@@ -76,32 +76,37 @@ func eventually(t testing.TB, what string, cond func() bool) {
 
 // TestUpstreamSubscribeServerCap: the exports' sessions together hold at
 // most 256 distinct URIs on one server (each a subscriptions/listen stream
-// of its own to a 2026-07-28 server, as this one is): two sessions of 200
-// each get 256, the rest refused with run_limit_exceeded, and the server
-// sees 256 subscribes; an unsubscribe frees a place.
+// of its own to a 2026-07-28 server, as this one is): ten sessions (ten
+// callers) of 30 each get 256, the rest refused with run_limit_exceeded,
+// and the server sees 256 subscribes; an unsubscribe frees a place.
 func TestUpstreamSubscribeServerCap(t *testing.T) {
 	ctx := context.Background()
 	var subs atomic.Int64
 	up := subUpstream(t, func(context.Context, *mcp.SubscribeRequest) error { subs.Add(1); return nil })
 	f := primExportWith(t, []mcpadapter.Server{primServer(t, "up", up, mcpadapter.Server{})}, nil, nil, nil, "2025-11-25")
-	other, _ := otherClient(t, f, "2025-11-25")
+	sessions := []*mcp.ClientSession{f.client}
+	for range 9 {
+		cs, _ := otherClient(t, f, "2025-11-25")
+		sessions = append(sessions, cs)
+	}
+	other := sessions[1]
 	ok, refused := 0, 0
-	for i, cs := range []*mcp.ClientSession{f.client, other} {
-		for n := range 200 {
-			err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: fmt.Sprintf("test://items/%d", i*200+n)})
+	for i, cs := range sessions {
+		for n := range 30 {
+			err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: fmt.Sprintf("test://items/%d", i*30+n)})
 			switch {
 			case err == nil:
 				ok++
 			default:
 				if _, kind := rpcKind(t, err); kind != "run_limit_exceeded" {
-					t.Fatalf("subscribe %d: %v; want run_limit_exceeded", i*200+n, err)
+					t.Fatalf("subscribe %d: %v; want run_limit_exceeded", i*30+n, err)
 				}
 				refused++
 			}
 		}
 	}
-	if ok != 256 || refused != 144 {
-		t.Fatalf("%d subscribes held, %d refused; want 256 and 144", ok, refused)
+	if ok != 256 || refused != 44 {
+		t.Fatalf("%d subscribes held, %d refused; want 256 and 44", ok, refused)
 	}
 	eventually(t, "256 subscribes upstream", func() bool { return subs.Load() == 256 })
 	time.Sleep(100 * time.Millisecond)

@@ -31,6 +31,7 @@ type upstream struct {
 	resAt     time.Time // when resources were listed
 	promptsAt time.Time
 	subs      map[string]*upSub                       // URI → its subscription (across exports)
+	owners    map[string]map[string]int               // caller (taskOwner) → URI → the holds it has of it
 	level     mcp.LoggingLevel                        // the most verbose of levels
 	levels    map[*mcp.ServerSession]mcp.LoggingLevel // what each export session asked
 	levelMu   sync.Mutex                              // orders the logging/setLevel requests sent
@@ -46,8 +47,13 @@ type upSub struct {
 
 // maxServerSubscriptions bounds the distinct URIs the exports subscribe to
 // on one server: from 2026-07-28 on each is a subscriptions/listen stream
-// of its own, held open.
-const maxServerSubscriptions = 256
+// of its own, held open. maxCallerSubscriptions is one caller's share of
+// them (the caller as a task's owner is told: taskOwner), so that one
+// caller cannot take every place.
+const (
+	maxServerSubscriptions = 256
+	maxCallerSubscriptions = 32
+)
 
 // listTTL is how long the lists of a server that announces no list
 // changes are kept.
@@ -319,25 +325,41 @@ func (c *conn) complete(ctx context.Context, p *mcp.CompleteParams) (*mcp.Comple
 	return out, err
 }
 
-// subscribe takes one subscription to uri, subscribing upstream for the
-// first. A subscriber that comes while the first's subscribe is in flight
-// gets its answer: on a failure no subscription is held, none counted.
-func (c *conn) subscribe(ctx context.Context, uri string) error {
+// subscribe takes one subscription to uri for the caller owner,
+// subscribing upstream for the first. A subscriber that comes while the
+// first's subscribe is in flight gets its answer: on a failure no
+// subscription is held, none counted. A caller holds at most
+// maxCallerSubscriptions distinct URIs of the server, the callers
+// together maxServerSubscriptions: past either the subscribe is refused
+// with run_limit_exceeded.
+func (c *conn) subscribe(ctx context.Context, owner, uri string) error {
 	c.up.mu.Lock()
 	if c.up.subs == nil {
-		c.up.subs = map[string]*upSub{}
+		c.up.subs, c.up.owners = map[string]*upSub{}, map[string]map[string]int{}
+	}
+	if held := c.up.owners[owner]; held[uri] == 0 && len(held) >= maxCallerSubscriptions {
+		c.up.mu.Unlock()
+		return &adapter.Error{Kind: adapter.KindRunLimitExceeded,
+			Message: fmt.Sprintf("a caller may hold at most %d resource subscriptions on server %s", maxCallerSubscriptions, c.cfg.Name)}
 	}
 	if sub := c.up.subs[uri]; sub != nil {
 		sub.n++
+		c.hold(owner, uri)
 		c.up.mu.Unlock()
 		select {
 		case <-sub.ready:
-			return sub.err // a failed first took every count with it
+			if sub.err != nil { // a failed first took every count with it
+				c.up.mu.Lock()
+				c.release(owner, uri)
+				c.up.mu.Unlock()
+			}
+			return sub.err
 		case <-ctx.Done():
 			c.up.mu.Lock()
 			if c.up.subs[uri] == sub && sub.err == nil {
 				sub.n-- // the first still holds its own
 			}
+			c.release(owner, uri)
 			c.up.mu.Unlock()
 			return ctx.Err()
 		}
@@ -349,18 +371,45 @@ func (c *conn) subscribe(ctx context.Context, uri string) error {
 	}
 	sub := &upSub{n: 1, ready: make(chan struct{})}
 	c.up.subs[uri] = sub
+	c.hold(owner, uri)
 	c.up.mu.Unlock()
 	err := c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
 		return c.subscribeOn(ctx, s, uri)
 	})
 	c.up.mu.Lock()
 	sub.err = err
-	if err != nil && c.up.subs[uri] == sub {
-		delete(c.up.subs, uri)
+	if err != nil {
+		if c.up.subs[uri] == sub {
+			delete(c.up.subs, uri)
+		}
+		c.release(owner, uri)
 	}
 	c.up.mu.Unlock()
 	close(sub.ready)
 	return err
+}
+
+// hold counts a hold of uri by owner; c.up.mu is held.
+func (c *conn) hold(owner, uri string) {
+	held := c.up.owners[owner]
+	if held == nil {
+		held = map[string]int{}
+		c.up.owners[owner] = held
+	}
+	held[uri]++
+}
+
+// release drops a hold of uri by owner; c.up.mu is held.
+func (c *conn) release(owner, uri string) {
+	held := c.up.owners[owner]
+	if held[uri] <= 1 {
+		delete(held, uri)
+	} else {
+		held[uri]--
+	}
+	if len(held) == 0 {
+		delete(c.up.owners, owner)
+	}
 }
 
 // subscribeOn subscribes s to uri.
@@ -406,10 +455,11 @@ func (c *conn) reconnected(s *mcp.ClientSession) {
 	c.m.relay.emit(upstreamEvent{conn: c, kind: eventPrompts})
 }
 
-// unsubscribe drops one subscription to uri, unsubscribing upstream with
-// the last. It waits for a subscribe in flight: unsubscribing before it
-// lands would leave the server subscribed.
-func (c *conn) unsubscribe(ctx context.Context, uri string) {
+// unsubscribe drops one subscription to uri of the caller owner,
+// unsubscribing upstream with the last. It waits for a subscribe in
+// flight: unsubscribing before it lands would leave the server
+// subscribed.
+func (c *conn) unsubscribe(ctx context.Context, owner, uri string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.m.callTimeout(&c.cfg))
 	defer cancel()
 	c.up.mu.Lock()
@@ -428,6 +478,7 @@ func (c *conn) unsubscribe(ctx context.Context, uri string) {
 		return // failed: its counts went with it
 	}
 	sub.n--
+	c.release(owner, uri)
 	last := sub.n <= 0
 	if last {
 		delete(c.up.subs, uri)
