@@ -148,7 +148,7 @@ type upExport struct {
 
 	mu       sync.Mutex
 	subs     map[*mcp.ServerSession]map[string]subHold // session → URI → its subscription
-	leveled  map[*mcp.ServerSession]bool             // sessions that set a log level
+	leveled  map[*mcp.ServerSession]bool               // sessions that set a log level
 	warned   map[string]bool
 	listedAt map[*conn]time.Time
 }
