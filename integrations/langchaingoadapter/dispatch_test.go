@@ -148,7 +148,8 @@ func TestDispatchStrictNulls(t *testing.T) {
 		want             string // output, or the payload kind
 	}{
 		{"strict drops null for omitted", "search", `{"query":"x","limit":null}`, true, `{"limit":5,"query":"x"}`},
-		{"non-strict keeps null", "search", `{"query":"x","limit":null}`, false, "args_invalid"},
+		{"non-strict: the executor drops a top-level null for an optional", "search", `{"query":"x","limit":null}`, false, `{"limit":5,"query":"x"}`},
+		{"non-strict keeps a nested null", "ship", `{"to":{"street":"Main","zip":null}}`, false, "args_invalid"},
 		{"strict nested", "ship", `{"to":{"street":"Main","zip":null},"note":null}`, true, `{"note":null,"to":{"street":"Main"}}`},
 		{"required null is not dropped", "search", `{"query":null,"limit":null}`, true, "args_invalid"},
 	}
