@@ -49,7 +49,7 @@ func (s *Exporter) askApproval(ctx context.Context, req *mcp.CallToolRequest, na
 		return nil
 	}
 	st := s.newState(ctx, name, hash)
-	st.Ticket = e.Ticket
+	st.Ticket, st.Cont, st.CRnd, st.N = e.Ticket, "", 0, ""
 	state := s.states.seal(st)
 	if state == "" || !s.rememberAsked(ctx, req, e.Ticket, name) {
 		return nil
@@ -125,6 +125,9 @@ func (s *Exporter) applyAnswers(ctx context.Context, name string, req *mcp.CallT
 	}
 	if st.Ticket == "" {
 		areq.Native = withRequestState(areq.Native, st.In)
+		if st.Cont != "" {
+			ctx = s.continueCall(ctx, name, areq, st)
+		}
 		return ctx, nil
 	}
 	if st.Wait {
@@ -132,7 +135,90 @@ func (s *Exporter) applyAnswers(ctx context.Context, name string, req *mcp.CallT
 	}
 	ticket, err := s.decide(ctx, name, req, st)
 	areq.Ticket = ticket
+	if ticket != "" && err == nil {
+		ctx = s.approvedCall(ctx, name, ticket, 0)
+	}
 	return ctx, err
+}
+
+// A call the client's user approved may ask the client for input itself
+// (its tool returns an InputRequired): the call ran, its ticket is
+// consumed, and the answer comes back as a new call that the executor
+// would hold for approval again, round after round. So the tool's question
+// names the ticket in its state (questionState.Cont), and its answer
+// continues the call: the executor is told, for that call only, that the
+// approval stands (continuation, an adapter.ApprovalPort) if the ticket
+// still binds it: consumed, unexpired, of the same tool, canonical
+// arguments and approval scope. The state binds caller, session, tool and
+// arguments as any; it is single-use, and a call continues at most
+// maxContinueRounds rounds. A spent, overused or unverifiable continuation
+// asks approval anew; one whose ticket no longer binds the call is denied.
+
+// maxContinueRounds bounds the rounds one approval continues.
+const maxContinueRounds = 8
+
+// continueKey is the context key of the continued approval of a call.
+type continueKey struct{}
+
+// continued is the approval a call runs under, which its tool's question
+// may continue (newState).
+type continued struct {
+	tool, ticket string
+	round        int
+}
+
+// ticketReader is what an Approver must also be for its approvals to
+// continue: *adapter.Deferred is one.
+type ticketReader interface {
+	Ticket(ctx context.Context, id string) (*adapter.Ticket, error)
+}
+
+// approvedCall marks ctx as running tool under the approval of ticket,
+// continued round times, when the Approver can vouch for the ticket later.
+func (s *Exporter) approvedCall(ctx context.Context, tool, ticket string, round int) context.Context {
+	if _, ok := s.opts.Approver.(ticketReader); !ok {
+		return ctx
+	}
+	return context.WithValue(ctx, continueKey{}, &continued{tool: tool, ticket: ticket, round: round})
+}
+
+// continueCall lets the call of the verified state st continue the
+// approval it names, once: the executor then asks st.Cont's ticket, not
+// the approval port. A spent state continues nothing.
+func (s *Exporter) continueCall(ctx context.Context, name string, areq *adapter.Request, st *questionState) context.Context {
+	tr, ok := s.opts.Approver.(ticketReader)
+	if !ok || !s.states.spend(st.N, st.Exp, time.Now()) {
+		return ctx
+	}
+	areq.Approval = &continuation{tickets: tr, ticket: st.Cont}
+	return s.approvedCall(ctx, name, st.Cont, st.CRnd)
+}
+
+// continuation is the approval port of a continued call: it approves the
+// call in the name of the ticket's approver if the ticket still binds it,
+// and denies it otherwise.
+type continuation struct {
+	tickets ticketReader
+	ticket  string
+}
+
+// Decide implements adapter.ApprovalPort.
+func (c *continuation) Decide(ctx context.Context, req *adapter.ApprovalRequest) (adapter.Decision, error) {
+	lapsed := adapter.Decision{Verdict: adapter.VerdictDenied, Ticket: c.ticket,
+		Reason: fmt.Sprintf("the approval of ticket %s no longer covers this call (expired, or for another call); call the tool again to be asked anew", c.ticket)}
+	t, err := c.tickets.Ticket(ctx, c.ticket)
+	if errors.Is(err, adapter.ErrTicketNotFound) {
+		return lapsed, nil
+	}
+	if err != nil {
+		return adapter.Decision{}, err
+	}
+	if t.State != adapter.TicketConsumed || t.Approver == "" || t.Tool != req.Call.Spec.Name || t.ArgsHash != req.ArgsHash ||
+		t.Scope != req.Scope || t.ScopeID != req.ScopeID || (!t.Expires.IsZero() && !time.Now().Before(t.Expires)) {
+		return lapsed, nil
+	}
+	requester, _ := strings.CutSuffix(t.Subject, adapter.SessionSubject("", t.Session))
+	return adapter.Decision{Verdict: adapter.VerdictApproved, Ticket: t.ID, Approver: t.Approver, Requester: requester, Args: t.Edited}, nil
 }
 
 // decide decides the ticket of a verified approval state with the user's

@@ -51,7 +51,7 @@ func (s *Exporter) askWait(ctx context.Context, req *mcp.CallToolRequest, name s
 		return nil
 	}
 	st := s.newState(ctx, name, hash)
-	st.Ticket, st.Wait = e.Ticket, true
+	st.Ticket, st.Wait, st.Cont, st.CRnd, st.N = e.Ticket, true, "", 0, ""
 	if prev, ok := ctx.Value(waitKey{}).(*questionState); ok {
 		if st.Round = prev.Round + 1; st.Round >= maxWaitRounds {
 			return nil

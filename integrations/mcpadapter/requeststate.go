@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentadapter/agentadapter/adapter"
@@ -70,6 +71,13 @@ type questionState struct {
 	Wait bool `json:"wait,omitempty"`
 	// Round counts the times a wait was asked again (maxWaitRounds).
 	Round int `json:"rnd,omitempty"`
+	// Cont, in a tool's own question (Ticket ""), names the ticket whose
+	// approval let the call run: the answer continues that call without
+	// being asked again (see continuation). CRnd counts the continued
+	// rounds (maxContinueRounds) and N makes the state single-use.
+	Cont string `json:"cont,omitempty"`
+	CRnd int    `json:"crnd,omitempty"`
+	N    string `json:"n,omitempty"`
 	// Exp is when the question lapses, in Unix seconds.
 	Exp int64 `json:"exp"`
 }
@@ -82,7 +90,19 @@ func (s *Exporter) newState(ctx context.Context, tool, hash string) *questionSta
 	if id := adapter.IdentityFromContext(ctx); id != nil {
 		st.Sub, st.Anon = id.Subject, id.Anonymous
 	}
+	if c, ok := ctx.Value(continueKey{}).(*continued); ok && c.tool == tool && c.round < maxContinueRounds {
+		// The call ran under c's approval and its tool asks: the answer
+		// continues it (a question about approval clears this).
+		st.Cont, st.CRnd, st.N = c.ticket, c.round+1, newNonce()
+	}
 	return st
+}
+
+// newNonce returns 96 random bits, hex.
+func newNonce() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%x", b)
 }
 
 // stateServer is the name a requestState binds its exporter by.
@@ -93,8 +113,47 @@ func (s *Exporter) stateServer() string {
 	return s.opts.Name
 }
 
-// stateSealer mints and verifies requestStates with one HMAC key.
-type stateSealer struct{ key []byte }
+// stateSealer mints and verifies requestStates with one HMAC key, and
+// remembers the continuation states spent (see spend).
+type stateSealer struct {
+	key []byte
+
+	mu    sync.Mutex
+	spent map[string]int64 // a spent state's N → its Exp
+}
+
+// maxSpent bounds the spent continuation states remembered: past it, and
+// until some expire, no continuation is honoured (the call is asked for
+// approval again).
+const maxSpent = 8192
+
+// spend marks the continuation state of nonce n, which lapses at exp
+// (Unix seconds), used, and reports whether it was not used before. It is
+// single-use per Exporter: replicas sharing a key do not share this
+// memory, and there a replayed continuation is bounded only by its
+// ticket's life and by its caller, tool and arguments.
+func (s *stateSealer) spend(n string, exp int64, now time.Time) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.spent == nil {
+		s.spent = map[string]int64{}
+	}
+	if _, ok := s.spent[n]; ok {
+		return false
+	}
+	if len(s.spent) >= maxSpent {
+		for k, e := range s.spent {
+			if !now.Before(time.Unix(e, 0)) {
+				delete(s.spent, k)
+			}
+		}
+		if len(s.spent) >= maxSpent {
+			return false
+		}
+	}
+	s.spent[n] = exp
+	return true
+}
 
 // newStateSealer returns a sealer with a copy of key, or with a random key
 // when key is nil.
@@ -173,7 +232,7 @@ func (s *stateSealer) openIn(domain, state string, now time.Time) (*questionStat
 	var st questionState
 	dec := json.NewDecoder(bytes.NewReader(payload))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&st); err != nil || st.V != stateVersion || st.Tool == "" || (st.Ticket != "" && st.In != "") || (st.Wait && st.Ticket == "") {
+	if err := dec.Decode(&st); err != nil || st.V != stateVersion || st.Tool == "" || (st.Ticket != "" && st.In != "") || (st.Wait && st.Ticket == "") || (st.Cont != "" && (st.Ticket != "" || st.N == "")) {
 		return nil, errStateMalformed
 	}
 	if !now.Before(time.Unix(st.Exp, 0)) {
