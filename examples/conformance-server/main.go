@@ -234,6 +234,9 @@ func sampling(ctx context.Context, in samplingIn) (string, error) {
 		if s, ok := sampled(answers, "sampling"); ok && state == askedState {
 			return "LLM response: " + s, nil
 		}
+		if caps := callerCaps(ctx); caps == nil || caps.Sampling == nil {
+			return "", errors.New("this tool needs the client's sampling capability, which the client did not declare")
+		}
 		return "", &mcpadapter.InputRequired{Requests: mcp.InputRequestMap{"sampling": params}, State: askedState}
 	}
 	ss, err := session(ctx)
@@ -305,6 +308,15 @@ func multiRoundCall(ctx context.Context) bool {
 	return p != nil && p.ProtocolVersion >= "2026-07-28"
 }
 
+// callerCaps returns the capabilities the call's client declared (on
+// 2026-07-28, in the request's _meta), or nil.
+func callerCaps(ctx context.Context) *mcp.ClientCapabilities {
+	if req := mcpadapter.RequestFromContext(ctx); req != nil {
+		return req.ClientCapabilities()
+	}
+	return nil
+}
+
 // ask puts an elicitation to the call's client in its era: during the
 // call by elicitation/create before 2026-07-28, by an input-required
 // result (returned as the error) from 2026-07-28 on, whose retry's answer
@@ -314,6 +326,9 @@ func ask(ctx context.Context, params *mcp.ElicitParams) (*mcp.ElicitResult, erro
 		answers, state := retried(ctx)
 		if res, ok := answers["elicitation"].(*mcp.ElicitResult); ok && state == askedState {
 			return res, nil
+		}
+		if caps := callerCaps(ctx); caps == nil || caps.Elicitation == nil {
+			return nil, errors.New("this tool needs the client's elicitation capability, which the client did not declare")
 		}
 		return nil, &mcpadapter.InputRequired{Requests: mcp.InputRequestMap{"elicitation": params}, State: askedState}
 	}
