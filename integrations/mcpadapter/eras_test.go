@@ -320,9 +320,16 @@ func TestErasSessionCapsStatefulOnly(t *testing.T) {
 // streams (each holds a request open) are capped like sessions, apart from
 // them: past the per-identity share 429, and a closed stream frees its
 // place; a client that does not listen is still served.
+// With HTTPOptions.Stateless they are capped alike.
 func TestErasListenCap(t *testing.T) {
+	for _, stateless := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stateless=%t", stateless), func(t *testing.T) { testErasListenCap(t, stateless) })
+	}
+}
+
+func testErasListenCap(t *testing.T, stateless bool) {
 	ex := newExporter(t, exTools(t), nil, nil)
-	srv := exServeHTTP(t, ex, &mcpadapter.HTTPOptions{MaxSessionsPerIdentity: 2})
+	srv := exServeHTTP(t, ex, &mcpadapter.HTTPOptions{MaxSessionsPerIdentity: 2, Stateless: stateless})
 	listening := &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {}}
 	first := eraConnect(t, srv.URL, "2026-07-28", listening)
 	eraConnect(t, srv.URL, "2026-07-28", listening)

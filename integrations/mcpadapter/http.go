@@ -37,7 +37,8 @@ type HTTPOptions struct {
 	// Stateless serves each request on a temporary session, whatever its
 	// protocol version: no Mcp-Session-Id, no server-to-client requests (so
 	// no elicitation or sampling before protocol 2026-07-28), no session
-	// caps. False (the default) serves 2026-07-28 requests statelessly and
+	// caps (the subscriptions/listen streams are still capped, see
+	// MaxSessions). False (the default) serves 2026-07-28 requests statelessly and
 	// older clients with sessions, on the same URL (see [Exporter.Handler]).
 	Stateless bool
 	// JSONResponse answers with application/json instead of event streams.
@@ -150,8 +151,12 @@ func (s *Exporter) Handler(opts *HTTPOptions) http.Handler {
 		MaxRequestBodyBytes:        bodyLimit(opts.MaxRequestBodyBytes),
 	}
 	if opts.Stateless {
+		// Every era is served statelessly; eras still caps the
+		// subscriptions/listen streams, which outlive their request.
 		sopts.EventStore = opts.EventStore
-		return protect(allVersions(mcp.NewStreamableHTTPHandler(get, sopts)), opts)
+		h := allVersions(mcp.NewStreamableHTTPHandler(get, sopts))
+		return protect(&eras{stateless: h, stateful: h,
+			maxBody: bodyLimit(opts.MaxRequestBodyBytes), listens: newListenCaps(opts)}, opts)
 	}
 	stateless := allVersions(mcp.NewStreamableHTTPHandler(get, sopts))
 	stateful := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
