@@ -88,6 +88,16 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 		}
 		if err == nil {
 			if t, ok := taskOf(res); ok {
+				if t.TaskID != "" {
+					// Through an export waiting for the upstream's task, the
+					// export's task is minted now (task_mint.go).
+					tctx, err := mintTask(ctx)
+					if err != nil {
+						_ = c.taskFailure(context.WithoutCancel(ctx), s, imp, t.TaskID, nil)
+						return nil, err
+					}
+					ctx = tctx
+				}
 				return c.awaitTask(ctx, s, imp, t)
 			}
 			if res.NeedsInput() {

@@ -505,10 +505,17 @@ func (c *conn) awaitTask(ctx context.Context, s *mcp.ClientSession, imp *importe
 				}
 				if key := inputKeys(t.InputRequests); !asked[key] {
 					asked[key] = true
-					answers, err := c.relayInput(ctx, t.InputRequests)
+					answers, err := c.relayInput(ctx, t.InputRequests, len(asked))
 					if errors.Is(err, ErrNotTask) {
 						_ = c.taskFailure(context.WithoutCancel(ctx), s, imp, id, nil)
 						return nil, notRelayed
+					}
+					var ae *adapter.Error
+					if errors.As(err, &ae) && ctx.Err() == nil {
+						// Refused (a bound, a question the caller cannot
+						// answer): the upstream's task is not left waiting.
+						_ = c.taskFailure(context.WithoutCancel(ctx), s, imp, id, nil)
+						return nil, ae
 					}
 					if err == nil {
 						_, err = mcp.CallCustomMethod[*taskIDParams, *upstreamTask](ctx, s, methodTasksUpdate, &taskIDParams{TaskID: id, InputResponses: answers})
@@ -560,14 +567,30 @@ func (c *conn) awaitTask(ctx context.Context, s *mcp.ClientSession, imp *importe
 	}
 }
 
-// relayInput puts an upstream task's questions to our caller's client,
-// when the caller is a task itself (an export fronting this manager: its
-// client answers through its tasks/update), under the policy that governs
-// the server's elicitations: only elicitations are relayed, and only when
-// the manager takes them (ManagerOptions.Elicitation); else ErrNotTask.
-func (c *conn) relayInput(ctx context.Context, q mcp.InputRequestMap) (mcp.InputResponseMap, error) {
+// relayInput puts an upstream task's round-th questions to our caller's
+// client, when the caller is a task itself (an export fronting this
+// manager: its client answers through its tasks/update, one question at
+// a time if it likes; the upstream gets them all at once). Under the
+// policy that governs the server's elicitations, when the manager takes
+// them (ManagerOptions.Elicitation), only elicitations are relayed, each
+// round governed; without it every question the caller declared it can
+// answer is relayed, as relay.go relays an input-required result, within
+// its bounds (rounds, questions, bytes). Outside a task: ErrNotTask.
+func (c *conn) relayInput(ctx context.Context, q mcp.InputRequestMap, round int) (mcp.InputResponseMap, error) {
 	if c.elicitSpec == nil {
-		return nil, ErrNotTask
+		req := relayCaller(ctx)
+		if _, ok := ctx.Value(taskKey{}).(*taskRef); !ok || req == nil {
+			return nil, ErrNotTask
+		}
+		if err := c.checkAsk(q, "", round); err != nil {
+			return nil, err
+		}
+		for id, ir := range q {
+			if !canAnswer(req.ClientCapabilities(), ir) {
+				return nil, c.askError(fmt.Sprintf("asked the client for %s (%q), which the client did not declare it can answer", inputKind(ir), truncate(id, 64)))
+			}
+		}
+		return AskInput(ctx, q)
 	}
 	var messages []string
 	for _, r := range q {

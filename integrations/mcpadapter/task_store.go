@@ -110,6 +110,10 @@ func (st *taskStore) call(ctx context.Context, s *Exporter, next mcp.MethodHandl
 		}
 		return next(ctx, "tools/call", req)
 	}
+	if !spec.Source.IsLocal() {
+		// An imported tool: its task is minted when the upstream makes one.
+		return st.callImported(ctx, next, req, s.taskOwner(ctx, req), support)
+	}
 	t, err := st.create(s.taskOwner(ctx, req))
 	if err != nil {
 		if support == TaskOptional {
@@ -228,8 +232,16 @@ func (st *taskStore) dropOldestLocked(owner string, keep *task) {
 // input-required result: an approval, say) through tasks/update, and
 // keeps the outcome.
 func (st *taskStore) run(ctx context.Context, t *task, next mcp.MethodHandler, req *mcp.CallToolRequest) {
+	res, err := next(ctx, "tools/call", req)
+	st.runFrom(ctx, t, next, req, res, err)
+}
+
+// runFrom goes on with a task's call from the outcome of its first round.
+func (st *taskStore) runFrom(ctx context.Context, t *task, next mcp.MethodHandler, req *mcp.CallToolRequest, res mcp.Result, err error) {
 	for round := 0; ; round++ {
-		res, err := next(ctx, "tools/call", req)
+		if round > 0 {
+			res, err = next(ctx, "tools/call", req)
+		}
 		cr, _ := res.(*mcp.CallToolResult)
 		if err != nil || cr == nil || cr.InputRequests == nil {
 			st.finish(ctx, t, cr, err)

@@ -1,0 +1,140 @@
+package mcpadapter
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentadapter/agentadapter/adapter"
+)
+
+// An imported tool called as a task through the export (the gateway, or a
+// library export of a manager's tools) gets its export task when its
+// upstream makes one, not on the first round: the call runs as a plain
+// call until the import sees the upstream's CreateTaskResult and calls
+// mintTask, which mints the export's task, answers the caller with it and
+// lets the call go on as that task. An upstream that answers first with
+// an input-required result (SEP-2322), before any task, is answered as it
+// is (the relay's signed state carries the upstream's requestState), and
+// its task, minted on the round with the answers, carries neither. An
+// upstream that makes no task answers the caller synchronously.
+
+// taskMintKey carries a *taskMinter to an imported tool's call.
+type taskMintKey struct{}
+
+// taskMinter mints the export's task of one imported call, at most once.
+type taskMinter struct {
+	st      *taskStore
+	owner   string
+	support TaskSupport
+	root    context.Context    // of the call, without the caller's cancellation
+	cancel  context.CancelFunc // of root
+	follow  func() bool        // stops the caller's cancellation reaching the call
+	minted  chan *createTaskResult
+
+	mu       sync.Mutex
+	t        *task
+	tctx     context.Context // the task's: root until the task's deadline
+	tcancel  context.CancelFunc
+	finished bool // the call returned
+}
+
+// mintTask mints the export's task of the call ctx belongs to, if the
+// call comes through an export that waits for one (see above), and
+// returns the context the call goes on with: the task's, carrying it for
+// AskInput, until its deadline. Without such an export it returns ctx.
+// An error (the caller has gone, the task caps are reached for a tool
+// that runs only as a task) means the upstream's task is to be cancelled.
+func mintTask(ctx context.Context) (context.Context, error) {
+	m, ok := ctx.Value(taskMintKey{}).(*taskMinter)
+	if !ok {
+		return ctx, nil
+	}
+	return m.mint(ctx)
+}
+
+func (m *taskMinter) mint(ctx context.Context) (context.Context, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.t != nil || m.finished {
+		return ctx, nil // minted already (a second upstream task cannot be: the call returns with the first)
+	}
+	t, err := m.st.create(m.owner)
+	if err != nil {
+		if m.support == TaskOptional {
+			return ctx, nil // answered when it ends, as for a client without the extension
+		}
+		return ctx, &adapter.Error{Kind: adapter.KindRunLimitExceeded, Message: err.Error()}
+	}
+	if !m.follow() {
+		// The caller's request ended: the call is cancelled, no task is due.
+		m.st.abandon(t)
+		return ctx, ctx.Err()
+	}
+	m.st.mu.Lock()
+	t.cancel = m.cancel
+	info := m.st.infoLocked(t)
+	m.st.mu.Unlock()
+	m.t = t
+	ref := &taskRef{st: m.st, t: t}
+	m.tctx, m.tcancel = context.WithDeadline(context.WithValue(m.root, taskKey{}, ref), t.expires)
+	tctx, cancel := context.WithDeadline(context.WithValue(ctx, taskKey{}, ref), t.expires)
+	prev := m.tcancel
+	m.tcancel = func() { cancel(); prev() }
+	m.minted <- &createTaskResult{ResultType: resultTypeTask, taskInfo: info}
+	return tctx, nil
+}
+
+// abandon forgets a task minted for nothing (its call was cancelled
+// first), and its count in wg.
+func (st *taskStore) abandon(t *task) {
+	st.mu.Lock()
+	st.forgetLocked(t)
+	st.mu.Unlock()
+	st.wg.Done()
+}
+
+// callImported serves a task-negotiated call of an imported tool: a plain
+// call until the import mints the task (mintTask), then the task.
+func (st *taskStore) callImported(ctx context.Context, next mcp.MethodHandler, req *mcp.CallToolRequest, owner string, support TaskSupport) (mcp.Result, error) {
+	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	m := &taskMinter{st: st, owner: owner, support: support, root: cctx, cancel: cancel, minted: make(chan *createTaskResult, 1)}
+	m.follow = context.AfterFunc(ctx, cancel)
+	stopAfter := context.AfterFunc(st.bg, cancel)
+	type answer struct {
+		res mcp.Result
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		res, err := next(context.WithValue(cctx, taskMintKey{}, m), "tools/call", req)
+		m.mu.Lock()
+		m.finished = true
+		t, tctx, tcancel := m.t, m.tctx, m.tcancel
+		m.mu.Unlock()
+		if t == nil {
+			m.follow()
+			stopAfter()
+			cancel()
+			done <- answer{res, err}
+			return
+		}
+		// A task: counted in st.wg by create.
+		defer st.wg.Done()
+		defer stopAfter()
+		defer cancel()
+		defer tcancel()
+		st.runFrom(tctx, t, next, req, res, err)
+	}()
+	select {
+	case r := <-m.minted:
+		return r, nil
+	case a := <-done:
+		if a.err == nil && a.res == nil {
+			return nil, fmt.Errorf("mcpadapter: internal: no result")
+		}
+		return a.res, a.err
+	}
+}

@@ -1,0 +1,165 @@
+package mcpadapter_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/registry"
+)
+
+// newRelayUpstream serves specs over HTTP as tasks by support, as an
+// upstream of the gateway, and returns its URL.
+func newRelayUpstream(t *testing.T, support func(*adapter.Spec, *mcp.CallToolRequest) mcpadapter.TaskSupport, specs ...*adapter.Spec) string {
+	t.Helper()
+	reg := registry.New()
+	reg.MustRegister(specs...)
+	exec := adapter.NewExecutor(reg, nil)
+	t.Cleanup(func() { exec.Close() })
+	ex := newExporter(t, reg, exec, &mcpadapter.ExportOptions{Tasks: &mcpadapter.TaskOptions{PollInterval: 20 * time.Millisecond, Support: support}})
+	return exServeHTTP(t, ex, &mcpadapter.HTTPOptions{Auth: &mcpadapter.AuthOptions{Verifier: exVerifier}}).URL
+}
+
+// newRelayGateway fronts the upstream at url with an Exporter over a
+// Manager that takes no elicitation (as `agentadapter serve`), its tools
+// as tasks as the upstream declares them.
+func newRelayGateway(t *testing.T, url string) (*importEnv, *rawClient) {
+	t.Helper()
+	e := newImportEnv(t, nil)
+	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "up", Trust: true, URL: url, BearerToken: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	gw := newExporter(t, e.reg, e.exec, &mcpadapter.ExportOptions{Tasks: &mcpadapter.TaskOptions{
+		PollInterval: 20 * time.Millisecond,
+		Support: func(spec *adapter.Spec, _ *mcp.CallToolRequest) mcpadapter.TaskSupport {
+			return e.m.TaskSupport(spec)
+		}}})
+	return e, &rawClient{t: t, url: exServeHTTP(t, gw, nil).URL, tasks: true}
+}
+
+func keysOf(m map[string]any) string {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ",")
+}
+
+// TestTaskInputRelayedToCaller: without ManagerOptions.Elicitation (as in
+// serve), an upstream task's questions reach the gateway's MCP caller as
+// its own task's input_required, under the upstream's ids; answered one
+// at a time, the task stays input_required with only the open question,
+// and the upstream, given both answers, completes. Called without an MCP
+// caller (a framework), the question is refused as before.
+func TestTaskInputRelayedToCaller(t *testing.T) {
+	ask := func(id string) *mcp.ElicitParams {
+		return &mcp.ElicitParams{Message: id + "?", RequestedSchema: map[string]any{"type": "object"}}
+	}
+	url := newRelayUpstream(t, func(*adapter.Spec, *mcp.CallToolRequest) mcpadapter.TaskSupport { return mcpadapter.TaskRequired },
+		adapter.MustRawTool("two", "Asks two questions at once.", exObject(nil),
+			func(ctx context.Context, _ json.RawMessage) (*adapter.Result, error) {
+				answers, err := mcpadapter.AskInput(ctx, mcp.InputRequestMap{"a": ask("a"), "b": ask("b")})
+				if err != nil {
+					return nil, err
+				}
+				var got []string
+				for _, k := range []string{"a", "b"} {
+					if r, ok := answers[k].(*mcp.ElicitResult); ok {
+						got = append(got, k+"="+fmt.Sprint(r.Content["v"]))
+					}
+				}
+				return adapter.TextResult(strings.Join(got, " ")), nil
+			}, nil))
+	e, client := newRelayGateway(t, url)
+
+	id := client.call("two", nil)["taskId"].(string)
+	r := client.await(id, "input_required", "completed", "failed")
+	reqs, _ := r["inputRequests"].(map[string]any)
+	if r["status"] != "input_required" || keysOf(reqs) != "a,b" {
+		t.Fatalf("gateway task = %v, want input_required with the upstream's questions a and b", r)
+	}
+	answer := func(k, v string) {
+		t.Helper()
+		ack, err := client.rpc("tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{
+			k: map[string]any{"action": "accept", "content": map[string]any{"v": v}}}})
+		if err != nil || ack["resultType"] != "complete" {
+			t.Fatalf("tasks/update %s = %v, %+v", k, ack, err)
+		}
+	}
+	answer("a", "1")
+	r, _ = client.rpc("tasks/get", map[string]any{"taskId": id})
+	if reqs, _ := r["inputRequests"].(map[string]any); r["status"] != "input_required" || keysOf(reqs) != "b" {
+		t.Fatalf("after answering a: %v, want input_required with b alone", r)
+	}
+	answer("b", "2")
+	done := client.await(id, "completed", "failed", "cancelled")
+	if res, _ := done["result"].(map[string]any); fmt.Sprint(res["content"]) != "[map[text:a=1 b=2 type:text]]" {
+		t.Errorf("gateway task = %v, want the upstream's result of both answers", done)
+	}
+
+	// A framework's call (no MCP caller): nobody to ask.
+	spec := mustLookup(t, e, "two")
+	_, err := e.exec.Do(context.Background(), &adapter.Request{Spec: spec, Tool: "two", Args: json.RawMessage(`{}`)})
+	if adapter.KindOf(err) != adapter.KindToolError || !strings.Contains(fmt.Sprint(err), "only a caller running as a task") {
+		t.Errorf("framework call = %v, want the tool error of a question nobody can answer", err)
+	}
+}
+
+// TestTaskComposedThroughGateway: an upstream tool that gathers its input
+// synchronously (an input-required result, no task) and makes its task
+// only on the round with the answers is served so through the gateway:
+// round 1 is the InputRequired, round 2 the gateway's task (without the
+// requestState or questions of the first), whose result reflects the
+// answer.
+func TestTaskComposedThroughGateway(t *testing.T) {
+	url := newRelayUpstream(t, func(_ *adapter.Spec, req *mcp.CallToolRequest) mcpadapter.TaskSupport {
+		if req != nil && len(req.Params.InputResponses) == 0 {
+			return mcpadapter.TaskForbidden // gathers its input first
+		}
+		return mcpadapter.TaskRequired
+	}, adapter.MustRawTool("greet_later", "Asks a name, then greets from a task.", exObject(nil),
+		func(ctx context.Context, _ json.RawMessage) (*adapter.Result, error) {
+			var name any
+			if req := mcpadapter.RequestFromContext(ctx); req != nil {
+				if r, ok := req.Params.InputResponses["user_name"].(*mcp.ElicitResult); ok && r.Action == "accept" {
+					name = r.Content["name"]
+				}
+			}
+			if name == nil {
+				return nil, &mcpadapter.InputRequired{Requests: mcp.InputRequestMap{"user_name": &mcp.ElicitParams{
+					Message: "Your name?", RequestedSchema: map[string]any{"type": "object"}}}}
+			}
+			return adapter.TextResult(fmt.Sprintf("Hello, %v!", name)), nil
+		}, nil))
+	_, client := newRelayGateway(t, url)
+
+	first := client.call("greet_later", map[string]any{})
+	reqs, _ := first["inputRequests"].(map[string]any)
+	state, _ := first["requestState"].(string)
+	if first["resultType"] != "input_required" || first["taskId"] != nil || reqs["user_name"] == nil || state == "" {
+		t.Fatalf("round 1 = %v, want the upstream's InputRequired, no task", first)
+	}
+	second, rerr := client.rpc("tools/call", map[string]any{"name": "greet_later", "arguments": map[string]any{},
+		"inputResponses": map[string]any{"user_name": map[string]any{"action": "accept", "content": map[string]any{"name": "Alice"}}},
+		"requestState":   state})
+	if rerr != nil {
+		t.Fatalf("round 2: %+v", rerr)
+	}
+	id, _ := second["taskId"].(string)
+	if second["resultType"] != "task" || id == "" || second["requestState"] != nil || second["inputRequests"] != nil {
+		t.Fatalf("round 2 = %v, want a task of its own, without requestState or inputRequests", second)
+	}
+	done := client.await(id, "completed", "failed", "cancelled")
+	if res, _ := done["result"].(map[string]any); fmt.Sprint(res["content"]) != "[map[text:Hello, Alice! type:text]]" {
+		t.Errorf("gateway task = %v, want the greeting of the answer", done)
+	}
+}
