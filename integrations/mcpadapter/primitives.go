@@ -591,8 +591,18 @@ func (x *upExport) read(ctx context.Context, next mcp.MethodHandler, method stri
 		nf := x.s.exec.Unknown(ctx, &adapter.Request{Tool: methodRead, Args: args, Integration: Integration, Native: p})
 		return nil, resourceError(nf, p.URI)
 	}
+	if rr, ok := req.(*mcp.ReadResourceRequest); ok && rr.Session != nil {
+		// The upstream's questions go to this caller (resource_relay.go).
+		var err error
+		if ctx, err = x.s.withReadCall(ctx, rr); err != nil {
+			return nil, err
+		}
+	}
 	r, err := x.s.exec.Do(ctx, &adapter.Request{Spec: x.spec(c, opRead, "", ResourceSpecName), Tool: methodRead, Args: args, Integration: Integration, Native: p})
 	if err != nil {
+		if out, aerr := x.s.askRead(ctx, p, err); out != nil || aerr != nil {
+			return out, aerr
+		}
 		return nil, resourceError(err, p.URI)
 	}
 	out, err := structuredAs[mcp.ReadResourceResult](r)

@@ -417,11 +417,13 @@ func plainSampling(p *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageParam
 // inputMiddleware answers an upstream's input-required results to
 // prompts/get and resources/read with the import's own ports (go-sdk's
 // automatic answering is off: tools/call answers in conn.call, which knows
-// the caller, and a prompts/get of an export's caller in relayPrompt).
+// the caller, a prompts/get of an export's caller in relayPrompt, and a
+// resources/read of one in relayRead).
 func (c *conn) inputMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method != "prompts/get" && method != "resources/read" ||
-			method == "prompts/get" && promptCallFrom(ctx) != nil { // relayed: prompt_relay.go
+			method == "prompts/get" && promptCallFrom(ctx) != nil || // relayed: prompt_relay.go
+			method == "resources/read" && readCallFrom(ctx) != nil { // relayed: resource_relay.go
 			return next(ctx, method, req)
 		}
 		for round := 1; ; round++ {

@@ -271,14 +271,20 @@ func containsString(list []string, s string) bool {
 }
 
 // readResource reads a resource of the server, bounded like a call's
-// result.
+// result; the server's questions go to the export's caller of the
+// resources/read, if any (relayRead).
 func (c *conn) readResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
 	var out *mcp.ReadResourceResult
-	err := c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
-		var err error
-		out, err = s.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
-		return err
-	})
+	var err error
+	if rc := readCallFrom(ctx); rc != nil {
+		out, err = c.relayRead(ctx, rc, uri)
+	} else {
+		err = c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
+			var err error
+			out, err = s.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+			return err
+		})
+	}
 	if err != nil {
 		return nil, err
 	}
