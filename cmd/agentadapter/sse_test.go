@@ -179,6 +179,13 @@ func TestServeLegacySSE(t *testing.T) {
 	if got := sseStatus(t, "GET", s.base+"/sse/dev", aliceSSE, "", evil); got != 403 {
 		t.Errorf("cross-origin GET /sse/dev: %d, want 403", got)
 	}
+	// An <img> or a no-cors fetch sends Accept */* or none: its GET opens
+	// a session all the same.
+	for _, accept := range []string{"*/*", ""} {
+		if got := sseStatus(t, "GET", s.base+"/sse/dev", aliceSSE, "", map[string]string{"Accept": accept, "Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"}); got != 403 {
+			t.Errorf("cross-origin GET /sse/dev with Accept %q: %d, want 403", accept, got)
+		}
+	}
 	if got := sseStatus(t, "POST", s.base+ep, aliceSSE, initMsg, map[string]string{"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"}); got != 403 {
 		t.Errorf("cross-origin POST: %d, want 403", got)
 	}

@@ -20,9 +20,10 @@ import (
 //     gets 403. With allowedHosts set, the rule holds on every listener.
 //   - Cross-origin browser requests (Sec-Fetch-Site, Origin) that change
 //     state get 403: http.CrossOriginProtection. So does one that opens
-//     an event stream (Accept: text/event-stream), GET included: a
-//     legacy SSE GET opens a session, which a page's EventSource must not
-//     do (nor hold the gateway's session slots).
+//     an event stream (Accept: text/event-stream), GET included, and
+//     every GET of a legacy SSE stream route whatever its Accept: such a
+//     GET opens a session, which a page's EventSource, <img> or no-cors
+//     fetch must not do (nor hold the gateway's session slots).
 //
 // The allowed names are read from the configuration in force on every
 // request, so a reload changes them at once.
@@ -42,15 +43,18 @@ func (g *Gateway) guard(h http.Handler) http.Handler {
 }
 
 // stateChanging returns r, or for a safe request that opens an event
-// stream a shallow copy of it as a POST, which CrossOriginProtection then
-// checks like any request that changes state.
+// stream (by its Accept, or by its path: the legacy SSE stream route,
+// which opens one whatever the Accept) a shallow copy of it as a POST,
+// which CrossOriginProtection then checks like any request that changes
+// state.
 func stateChanging(r *http.Request) *http.Request {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
 	default:
 		return r
 	}
-	if !strings.Contains(strings.ToLower(r.Header.Get("Accept")), "text/event-stream") {
+	route, _, _ := ssePath(r.URL.Path)
+	if route != "sse" && !strings.Contains(strings.ToLower(r.Header.Get("Accept")), "text/event-stream") {
 		return r
 	}
 	c := *r
