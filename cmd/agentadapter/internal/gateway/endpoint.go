@@ -263,35 +263,53 @@ func ruleMatches(r *config.Rule, c *adapter.ToolCall) bool {
 }
 
 // limiter bounds calls per identity and per tool with token buckets:
-// a burst of Calls, refilled at Calls per Window.
+// a burst of Calls, refilled at Calls per Window. Callers that proved no
+// identity (Identity.Anonymous: without auth, each session or stateless
+// request is its own "anonymous:<id>") share one bucket, "anonymous", as
+// the config documents: a client could otherwise take a fresh bucket per
+// request.
 type limiter struct {
 	cfg   *config.Limits
 	mu    sync.Mutex
 	perID map[string]*rate.Limiter
 	tools map[string]*rate.Limiter
+	swept time.Time // when bucket last looked for idle buckets to drop
 }
 
-// maxIdentities bounds the per-identity buckets kept; beyond, new
-// identities share one bucket (a flood of made-up subjects cannot grow
-// memory).
+// maxIdentities bounds the buckets kept per map (a flood of made-up
+// subjects cannot grow memory). A bucket refilled whole (idle for its
+// window) is as good as a new one, so a full map drops those; only while
+// every kept identity called within its window do new ones share one
+// bucket, until some fall idle.
 const maxIdentities = 10000
+
+// sweepEvery spaces the scans of a full map for idle buckets.
+const sweepEvery = time.Second
 
 func newLimiter(l *config.Limits) *limiter {
 	return &limiter{cfg: l, perID: map[string]*rate.Limiter{}, tools: map[string]*rate.Limiter{}}
 }
 
-func bucket(m map[string]*rate.Limiter, key string, r *config.Rate) *rate.Limiter {
-	b, ok := m[key]
-	if !ok {
-		if len(m) >= maxIdentities {
-			key = "\x00overflow"
-			if b, ok = m[key]; ok {
-				return b
+func (l *limiter) bucket(m map[string]*rate.Limiter, key string, r *config.Rate) *rate.Limiter {
+	if b, ok := m[key]; ok {
+		return b
+	}
+	if now := time.Now(); len(m) >= maxIdentities && now.Sub(l.swept) >= sweepEvery {
+		l.swept = now
+		for k, b := range m {
+			if b.TokensAt(now) >= float64(b.Burst()) {
+				delete(m, k)
 			}
 		}
-		b = rate.NewLimiter(rate.Limit(float64(r.Calls)/time.Duration(r.Window).Seconds()), r.Calls)
-		m[key] = b
 	}
+	if len(m) >= maxIdentities {
+		key = "\x00overflow"
+		if b, ok := m[key]; ok {
+			return b
+		}
+	}
+	b := rate.NewLimiter(rate.Limit(float64(r.Calls)/time.Duration(r.Window).Seconds()), r.Calls)
+	m[key] = b
 	return b
 }
 
@@ -300,16 +318,16 @@ func (l *limiter) hook(next adapter.Invoker) adapter.Invoker {
 		return next
 	}
 	return func(ctx context.Context, c *adapter.ToolCall) (*adapter.Result, error) {
-		subject := "anonymous"
-		if c.Identity != nil && c.Identity.Subject != "" {
-			subject = c.Identity.Subject
+		subject, key := "anonymous", "\x00anonymous" // no token's subject
+		if id := c.Identity; id != nil && id.Subject != "" && !id.Anonymous {
+			subject, key = id.Subject, id.Subject
 		}
 		l.mu.Lock()
 		var refuse string
-		if r := l.cfg.PerIdentity; r != nil && !bucket(l.perID, subject, r).Allow() {
+		if r := l.cfg.PerIdentity; r != nil && !l.bucket(l.perID, key, r).Allow() {
 			refuse = fmt.Sprintf("%s may make at most %d calls per %s", subject, r.Calls, time.Duration(r.Window))
 		}
-		if r := l.cfg.Tools[c.Spec.Name]; refuse == "" && r != nil && !bucket(l.tools, c.Spec.Name, r).Allow() {
+		if r := l.cfg.Tools[c.Spec.Name]; refuse == "" && r != nil && !l.bucket(l.tools, c.Spec.Name, r).Allow() {
 			refuse = fmt.Sprintf("%s may be called at most %d times per %s", c.Spec.Name, r.Calls, time.Duration(r.Window))
 		}
 		l.mu.Unlock()
