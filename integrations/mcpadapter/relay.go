@@ -174,12 +174,17 @@ func (c *conn) answerInput(ctx context.Context, s *mcp.ClientSession, imp *impor
 	return &next, nil
 }
 
-// askCaller puts an upstream's round-th questions about remote (a tool or
-// a prompt) to the export's caller ss, which declared caps: a caller of
+// askCaller puts an upstream's round-th questions about remote (a tool, a
+// prompt or a resource), as callerQuestions makes them, to the export's
+// caller ss, which declared caps: a caller of
 // 2026-07-28 gets an *InputRequired (as the error) whose State is the
 // relayState to bring back; an older one is asked during the request, and
 // its answers returned.
 func (c *conn) askCaller(ctx context.Context, ss *mcp.ServerSession, caps *mcp.ClientCapabilities, remote string, reqs mcp.InputRequestMap, upState string, round int) (mcp.InputResponseMap, error) {
+	reqs, err := c.callerQuestions(reqs)
+	if err != nil {
+		return nil, err
+	}
 	for id, ir := range reqs {
 		if !canAnswer(caps, ir) {
 			return nil, c.askError(fmt.Sprintf("asked the client for %s (%q), which the client did not declare it can answer", inputKind(ir), truncate(id, 64)))
@@ -193,6 +198,51 @@ func (c *conn) askCaller(ctx context.Context, ss *mcp.ServerSession, caps *mcp.C
 		return nil, &InputRequired{Requests: reqs, State: st, relayed: true}
 	}
 	return askSession(ctx, ss, reqs)
+}
+
+// reservedInputPrefix prefixes the ids of the questions the export asks
+// its callers itself (approvalInputPrefix, waitInputPrefix).
+const reservedInputPrefix = "agentadapter/"
+
+// callerQuestions returns an upstream's questions as they are put to the
+// export's MCP caller: as the upstream asked them, but for the context of
+// a sampling request (withoutContext). A question whose id has the
+// reserved prefix, in any case, is refused: relayed, it would pass for one
+// of the export's own (an approval, a wait), to the user and to the
+// export reading the answers.
+func (c *conn) callerQuestions(reqs mcp.InputRequestMap) (mcp.InputRequestMap, error) {
+	out := make(mcp.InputRequestMap, len(reqs))
+	for id, ir := range reqs {
+		if len(id) >= len(reservedInputPrefix) && strings.EqualFold(id[:len(reservedInputPrefix)], reservedInputPrefix) {
+			return nil, c.askError(fmt.Sprintf("asked a question with the id %q: the prefix %q is reserved for the gateway's own questions", truncate(id, 64), reservedInputPrefix))
+		}
+		out[id] = withoutContext(ir)
+	}
+	return out, nil
+}
+
+// withoutContext returns ir, or a copy of it asking for includeContext
+// "none" when it is a sampling request asking for "thisServer" or
+// "allServers" (or any other value). To the caller the export is one
+// server, every upstream at once: the context of either would be other
+// upstreams' (and, for "allServers", the caller's other servers'), handed
+// to the upstream in the completion. Nothing else of the request changes.
+func withoutContext(ir mcp.InputRequest) mcp.InputRequest {
+	switch p := ir.(type) {
+	case *mcp.CreateMessageParams:
+		if p != nil && p.IncludeContext != "" && p.IncludeContext != "none" {
+			cp := *p
+			cp.IncludeContext = "none"
+			return &cp
+		}
+	case *mcp.CreateMessageWithToolsParams:
+		if p != nil && p.IncludeContext != "" && p.IncludeContext != "none" {
+			cp := *p
+			cp.IncludeContext = "none"
+			return &cp
+		}
+	}
+	return ir
 }
 
 // checkAsk bounds a round of questions.
