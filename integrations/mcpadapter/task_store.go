@@ -104,6 +104,9 @@ func (st *taskStore) call(ctx context.Context, s *Exporter, next mcp.MethodHandl
 	default:
 		return next(ctx, "tools/call", req)
 	}
+	if support == TaskRequired && st.opts.OptionalForSessions && !modernSession(req) {
+		support = TaskOptional
+	}
 	if !negotiated(req.ClientCapabilities()) {
 		if support == TaskRequired {
 			return nil, missingTasksCapability(fmt.Sprintf("tool %q runs only as a task: the client must negotiate the %s extension", name, TasksExtension))

@@ -92,6 +92,14 @@ type TaskOptions struct {
 	// PollInterval is the pollIntervalMs suggested to clients. Zero means
 	// DefaultTaskPollInterval.
 	PollInterval time.Duration
+	// OptionalForSessions serves the specs Support calls TaskRequired as
+	// TaskOptional to a caller of a session (2025-11-25 and before):
+	// listed as optional, and run to completion for one that did not
+	// negotiate the extension, where a 2026-07-28 caller without it gets
+	// -32021. A gateway sets it for its upstreams' task-only tools: most
+	// session-era clients know no tasks (and some refuse to call a tool
+	// listed as required), and the import awaits the upstream's task.
+	OptionalForSessions bool
 	// MaxPerCaller bounds the tasks one caller (as a task is bound to it,
 	// above) keeps, running or retained. Past it, and past the server's
 	// bound of 4096 tasks, a TaskOptional call runs synchronously and a
@@ -197,6 +205,9 @@ func (st *taskStore) withExecution(s *Exporter, lr *mcp.ListToolsResult, modern 
 	for i, t := range lr.Tools {
 		if spec, ok := s.reg.Lookup(t.Name); ok && s.filter.Match(spec) {
 			if sup := st.opts.Support(spec, nil); sup == TaskOptional || sup == TaskRequired {
+				if sup == TaskRequired && st.opts.OptionalForSessions && !modern {
+					sup = TaskOptional
+				}
 				support[i] = sup
 			}
 		}
