@@ -122,15 +122,15 @@ func (g *Gateway) newEndpoint(name string, def endpointDef) (*endpoint, error) {
 		// One key for every endpoint, the store's (see Gateway.stateKey).
 		RequestStateKey: g.stateKey,
 		// An upstream's task-supporting tools run as tasks for the clients
-		// that negotiate the extension. A task-only one is optional here:
-		// the import runs it to completion as a task of the upstream's, so
-		// a client without the extension is answered when it ends.
-		Tasks: &mcpadapter.TaskOptions{Support: func(s *adapter.Spec, _ *mcp.CallToolRequest) mcpadapter.TaskSupport {
-			if sup := g.mgr.TaskSupport(s); sup != mcpadapter.TaskRequired {
-				return sup
-			}
-			return mcpadapter.TaskOptional
-		}},
+		// that negotiate the extension, as the upstream declares them. A
+		// task-only one is required of a 2026-07-28 caller (which declares
+		// the extension per request): without it the call gets -32021, as
+		// from the upstream. To a session-era caller (2025-11-25 and
+		// before, most of which know no tasks) it is listed as optional
+		// and, without the extension, run to completion: the import awaits
+		// the upstream's task.
+		Tasks: &mcpadapter.TaskOptions{OptionalForSessions: true,
+			Support: func(s *adapter.Spec, _ *mcp.CallToolRequest) mcpadapter.TaskSupport { return g.mgr.TaskSupport(s) }},
 	})
 	if err != nil {
 		ep.exec.Close()
