@@ -1,9 +1,14 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -42,7 +47,11 @@ func erasConfig(t *testing.T, dir string) {
 // endpoint: tools (and a made-up name's not_found), resources and a
 // templated read, prompts, completions, an approval the client's user
 // answers (elicitation before 2026-07-28, input-required results from it
-// on), a task-only upstream tool, and tools/list_changed.
+// on), a task-only upstream tool, tools/list_changed, and a task the
+// client creates (the tasks extension: go-sdk by raw requests, having no
+// task API, go-sdk#626; the 2.x TypeScript client through
+// @modelcontextprotocol/ext-tasks), polled to its result, which another
+// caller's tasks/get does not find.
 func TestServeAcceptanceEras(t *testing.T) {
 	dir := t.TempDir()
 	erasConfig(t, dir)
@@ -199,6 +208,7 @@ func goClientEra(t *testing.T, url, version string) {
 			t.Errorf("simulate-research-query: %v %+v", err, res)
 		}
 	})
+	t.Run("client task", func(t *testing.T) { clientTask(t, url, version) })
 	t.Run("list_changed", func(t *testing.T) {
 		for len(changed) > 0 {
 			<-changed
@@ -212,4 +222,178 @@ func goClientEra(t *testing.T, url, version string) {
 			t.Error("no notifications/tools/list_changed within 20s of the upstream adding a tool")
 		}
 	})
+}
+
+// taskCaller speaks the tasks extension by raw JSON-RPC over HTTP, as
+// go-sdk's client has no task API (go-sdk#626): at 2026-07-28 one request
+// each, its capabilities in _meta; at 2025-11-25 in a session it opens,
+// the capabilities declared at initialize. from, if set, is the loopback
+// address it connects from: the stateless endpoint binds an anonymous
+// caller's tasks to its address.
+type taskCaller struct {
+	t       *testing.T
+	url     string
+	version string
+	hc      *http.Client
+	sid     string
+	id      int
+}
+
+func newTaskCaller(t *testing.T, url, version, from string) *taskCaller {
+	t.Helper()
+	d := &net.Dialer{Timeout: 10 * time.Second}
+	if from != "" {
+		d.LocalAddr = &net.TCPAddr{IP: net.ParseIP(from)}
+	}
+	c := &taskCaller{t: t, url: url, version: version, hc: &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DialContext: d.DialContext}}}
+	t.Cleanup(c.hc.CloseIdleConnections)
+	if version < "2026-07-28" {
+		if _, e := c.rpc("initialize", map[string]any{}); e != nil {
+			t.Fatalf("initialize: %+v", e)
+		}
+		if c.sid == "" {
+			t.Fatal("initialize: no session id")
+		}
+		c.notify("notifications/initialized")
+	}
+	return c
+}
+
+type taskRPCError struct {
+	Code    int64  `json:"code"`
+	Message string `json:"message"`
+}
+
+var taskCaps = map[string]any{"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}}
+
+func (c *taskCaller) post(method, name string, body []byte) *http.Response {
+	c.t.Helper()
+	req, err := http.NewRequest("POST", c.url, bytes.NewReader(body))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if method != "initialize" {
+		req.Header.Set("Mcp-Protocol-Version", c.version)
+	}
+	if c.sid != "" {
+		req.Header.Set("Mcp-Session-Id", c.sid)
+	}
+	if c.version >= "2026-07-28" {
+		req.Header.Set("Mcp-Method", method)
+		if name != "" {
+			req.Header.Set("Mcp-Name", name)
+		}
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		c.t.Fatalf("%s: %v", method, err)
+	}
+	return resp
+}
+
+func (c *taskCaller) notify(method string) {
+	c.t.Helper()
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method})
+	resp := c.post(method, "", body)
+	resp.Body.Close()
+}
+
+func (c *taskCaller) rpc(method string, params map[string]any) (map[string]any, *taskRPCError) {
+	c.t.Helper()
+	switch {
+	case method == "initialize":
+		params["protocolVersion"], params["capabilities"] = c.version, taskCaps
+		params["clientInfo"] = map[string]any{"name": "raw-go", "version": "v1"}
+	case c.version >= "2026-07-28":
+		params["_meta"] = map[string]any{
+			"io.modelcontextprotocol/protocolVersion":    c.version,
+			"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "raw-go", "version": "v1"},
+			"io.modelcontextprotocol/clientCapabilities": taskCaps,
+		}
+	}
+	c.id++
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.id, "method": method, "params": params})
+	name, _ := params["name"].(string)
+	resp := c.post(method, name, body)
+	defer resp.Body.Close()
+	if method == "initialize" {
+		c.sid = resp.Header.Get("Mcp-Session-Id")
+	}
+	var msg struct {
+		Result map[string]any `json:"result"`
+		Error  *taskRPCError  `json:"error"`
+	}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			if d, ok := strings.CutPrefix(sc.Text(), "data:"); ok && json.Unmarshal([]byte(d), &msg) == nil && (msg.Result != nil || msg.Error != nil) {
+				break
+			}
+		}
+	} else if err := json.NewDecoder(resp.Body).Decode(&msg); err != nil {
+		c.t.Fatalf("%s: HTTP %d: %v", method, resp.StatusCode, err)
+	}
+	if msg.Result == nil && msg.Error == nil {
+		c.t.Fatalf("%s: HTTP %d: no response", method, resp.StatusCode)
+	}
+	return msg.Result, msg.Error
+}
+
+// clientTask creates a task of the upstream's task-only tool through serve
+// (the client declares the tasks extension), polls it with tasks/get to
+// completion and reads its result; another caller (a second session
+// before 2026-07-28, another address from it on) gets the unknown-task
+// answer for its id.
+func clientTask(t *testing.T, url, version string) {
+	c := newTaskCaller(t, url, version, "")
+	r, e := c.rpc("tools/call", map[string]any{"name": "simulate-research-query", "arguments": map[string]any{"topic": "gateways", "ambiguous": false}})
+	if e != nil {
+		t.Fatalf("tools/call: %+v", e)
+	}
+	id, _ := r["taskId"].(string)
+	if r["resultType"] != "task" || id == "" {
+		t.Fatalf("tools/call answered %v, want a task (resultType task, a taskId)", r)
+	}
+	var statuses []string
+	deadline := time.Now().Add(time.Minute)
+	for {
+		r, e = c.rpc("tasks/get", map[string]any{"taskId": id})
+		if e != nil {
+			t.Fatalf("tasks/get: %+v", e)
+		}
+		st, _ := r["status"].(string)
+		if len(statuses) == 0 || statuses[len(statuses)-1] != st {
+			statuses = append(statuses, st)
+		}
+		if st != "working" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task %s still working after a minute", id)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Logf("task %s: %v", id, statuses)
+	res, _ := r["result"].(map[string]any)
+	if r["status"] != "completed" || res == nil || res["isError"] == true || !strings.Contains(strings.ToLower(fmt.Sprint(res["content"])), "gateways") {
+		t.Fatalf("task ended %v, want completed with the research result", r)
+	}
+	from := ""
+	if version >= "2026-07-28" {
+		from = "127.0.0.2" // another address: another anonymous caller
+	}
+	other := newTaskCaller(t, url, version, from)
+	if _, e := other.rpc("tools/list", map[string]any{}); e != nil {
+		t.Fatalf("the other caller is not served: %+v", e)
+	}
+	_, unknown := other.rpc("tasks/get", map[string]any{"taskId": "no-such-task"})
+	if r, e := other.rpc("tasks/get", map[string]any{"taskId": id}); e == nil || unknown == nil || e.Code != -32602 || *e != *unknown {
+		t.Errorf("another caller's tasks/get: %v %+v, want -32602 as for an unknown id (%+v)", r, e, unknown)
+	}
+	if r, e := c.rpc("tasks/get", map[string]any{"taskId": id}); e != nil || r["status"] != "completed" {
+		t.Errorf("the owner's tasks/get after: %v %+v, want it completed still", r, e)
+	}
 }

@@ -2,8 +2,8 @@
 // serve endpoint whose upstreams are server-everything and the notes test
 // server, at the client's era: tools, resources, prompts, completions, an
 // approval answered by the client's user (elicitation before 2026-07-28,
-// input-required results from it on), a task-only upstream tool, and
-// tools/list_changed.
+// input-required results from it on), a task-only upstream tool,
+// tools/list_changed, and (2.x) a task the client creates and polls.
 //
 // usage: node eras.mjs sdk|client URL
 //   sdk:    @modelcontextprotocol/sdk 1.x, 2025-11-25 (sessions)
@@ -134,6 +134,59 @@ if (errors.length === 0) {
     while (listChanged === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     if (listChanged === before) fail("list_changed", "no notifications/tools/list_changed within 20s of the upstream adding a tool");
   });
+
+  // A task the client creates (the tasks extension, SEP-2663): 2.x has no
+  // task runtime of its own; @modelcontextprotocol/ext-tasks drives it
+  // over the raw dispatch the package asks of a 2026-07-28 host (plain
+  // HTTP POSTs, one request each, as the stateless endpoint takes them).
+  if (kind === "client") {
+    await step("client task", async () => {
+      const { pathToFileURL } = await import("node:url");
+      const { createTaskSessionFromClient, resultFromTaskOutcome } = await import(
+        pathToFileURL(join(process.env.NODE_MODULES, "@modelcontextprotocol/ext-tasks/dist/client/index.js")).href);
+      const methods = [];
+      const rawDispatch = async (request, options) => {
+        methods.push(request.method);
+        const headers = {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          "mcp-protocol-version": "2026-07-28",
+          "mcp-method": request.method,
+        };
+        if (typeof request.params?.name === "string") headers["mcp-name"] = request.params.name;
+        const r = await fetch(url, { method: "POST", headers, signal: options?.signal,
+          body: JSON.stringify({ jsonrpc: "2.0", id: methods.length, ...request }) });
+        let body = await r.text();
+        if ((r.headers.get("content-type") || "").startsWith("text/event-stream")) {
+          body = body.split("\n").filter((l) => l.startsWith("data:") && l.includes('"id"')).map((l) => l.slice(5)).pop() || "";
+        }
+        const msg = JSON.parse(body);
+        return msg.error ? { kind: "error", error: msg.error } : { kind: "result", result: msg.result };
+      };
+      const session = createTaskSessionFromClient(client, {
+        endpointId: "serve-both",
+        rawDispatch,
+        v2RequestFraming: { protocolVersion: "2026-07-28", clientInfo: { name: "ts-client", version: "2.0.0" }, clientCapabilities: { elicitation: { form: {} } } },
+      });
+      try {
+        const execution = await session.callTool("simulate-research-query", { topic: "gateways", ambiguous: false });
+        figures.clientTaskKind = execution.kind;
+        if (execution.kind !== "task") fail("client task", `the call answered ${execution.kind}, want a task`);
+        const statuses = [];
+        const { outcome } = await execution.settle({ onEvent: (e) => { if (e.type === "task") statuses.push(e.task.status); } });
+        figures.clientTaskStatuses = statuses;
+        if (outcome.status !== "completed") fail("client task", `outcome ${JSON.stringify(outcome).slice(0, 300)}`);
+        else {
+          const res = resultFromTaskOutcome(outcome);
+          if (res.isError || !text(res).toLowerCase().includes("gateways")) fail("client task", `result ${JSON.stringify(res).slice(0, 300)}`);
+        }
+        figures.clientTaskMethods = [...new Set(methods)];
+        if (!methods.includes("tasks/get")) fail("client task", `never polled: ${methods}`);
+      } finally {
+        await session.close();
+      }
+    });
+  }
 }
 
 await client.close().catch(() => {});
