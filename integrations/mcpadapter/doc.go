@@ -246,5 +246,10 @@
 //
 // A tool of its own can ask the client (elicitation, sampling, roots) by
 // returning an [*InputRequired]; its State travels in the same signed
-// requestState.
+// requestState. When the call asking ran under the user's approval, the
+// answer continues it: it is not asked approval again. The state names the
+// ticket, is single-use and continues at most 8 rounds, and the continued
+// call is approved only while the ticket (consumed, unexpired) binds the
+// same tool, arguments and scope; this needs an Approver that reads
+// tickets back, as *adapter.Deferred does.
 package mcpadapter
