@@ -246,19 +246,30 @@ func exportError(err error) *adapter.Error {
 	return e
 }
 
-// errorResult returns the isError result of a model-facing error, or nil.
+// errorResult returns the isError result of a model-facing error, or nil:
+// its text the model payload, but for an imported tool's isError result
+// (the tool_error the import made of it), whose content blocks are relayed
+// as the upstream sent them.
 func errorResult(err error) *mcp.CallToolResult {
 	payload, ok := adapter.ModelPayload(err)
 	if !ok {
 		return nil
 	}
 	meta := map[string]any{"kind": string(adapter.KindOf(err))}
-	if e := exportError(err); e != nil && e.Ticket != "" {
-		meta["ticket"] = e.Ticket
+	content := []mcp.Content{&mcp.TextContent{Text: payload}}
+	if e := exportError(err); e != nil {
+		if e.Ticket != "" {
+			meta["ticket"] = e.Ticket
+		}
+		if e.Kind == adapter.KindToolError && errors.Is(e.Err, errIsError) {
+			if content = contentToMCP(e.Content); content == nil {
+				content = []mcp.Content{}
+			}
+		}
 	}
 	return &mcp.CallToolResult{
 		IsError: true,
-		Content: []mcp.Content{&mcp.TextContent{Text: payload}},
+		Content: content,
 		Meta:    mcp.Meta{MetaKeyError: meta},
 	}
 }

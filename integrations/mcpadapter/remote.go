@@ -267,6 +267,10 @@ func isConnectionError(err error) bool {
 		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.As(err, &ne)
 }
 
+// errIsError is the cause of the tool error result makes of an isError
+// result: the export relays that error's content as is (errorResult).
+var errIsError = errors.New("the MCP server's result has isError")
+
 // result converts a CallToolResult, mapping isError to a tool error that
 // carries the server's content.
 func (c *conn) result(imp *imported, res *mcp.CallToolResult) (*adapter.Result, error) {
@@ -287,7 +291,7 @@ func (c *conn) result(imp *imported, res *mcp.CallToolResult) (*adapter.Result, 
 		if msg == "" {
 			msg = "the tool reported an error"
 		}
-		return nil, &adapter.Error{Kind: adapter.KindToolError, Message: msg, Content: content}
+		return nil, &adapter.Error{Kind: adapter.KindToolError, Message: msg, Content: content, Err: errIsError}
 	}
 	r := &adapter.Result{Content: content, Meta: res.Meta}
 	if res.StructuredContent != nil {
