@@ -163,3 +163,79 @@ func TestTaskComposedThroughGateway(t *testing.T) {
 		t.Errorf("gateway task = %v, want the greeting of the answer", done)
 	}
 }
+
+// TestTaskInputRelayBounded: the questions of an upstream task relayed to
+// the gateway's caller keep the relay's bounds: a question the caller did
+// not declare it can answer (sampling, here) and a ninth round end the
+// gateway's task with a tool error, and the upstream's task is cancelled,
+// not left waiting.
+func TestTaskInputRelayBounded(t *testing.T) {
+	ended := make(chan error, 4)
+	url := newRelayUpstream(t, func(*adapter.Spec, *mcp.CallToolRequest) mcpadapter.TaskSupport { return mcpadapter.TaskRequired },
+		adapter.MustRawTool("sample", "Asks the caller's model.", exObject(nil),
+			func(ctx context.Context, _ json.RawMessage) (*adapter.Result, error) {
+				_, err := mcpadapter.AskInput(ctx, mcp.InputRequestMap{"m": &mcp.CreateMessageParams{MaxTokens: 5,
+					Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}}}})
+				ended <- err
+				return nil, err
+			}, nil),
+		adapter.MustRawTool("endless", "Asks one question after another.", exObject(nil),
+			func(ctx context.Context, _ json.RawMessage) (*adapter.Result, error) {
+				for n := 0; ; n++ {
+					if _, err := mcpadapter.AskInput(ctx, mcp.InputRequestMap{fmt.Sprintf("q%d", n): &mcp.ElicitParams{
+						Message: "again?", RequestedSchema: map[string]any{"type": "object"}}}); err != nil {
+						ended <- err
+						return nil, err
+					}
+				}
+			}, nil))
+	_, client := newRelayGateway(t, url)
+	upstreamCancelled := func(what string) {
+		t.Helper()
+		select {
+		case err := <-ended:
+			if err == nil {
+				t.Errorf("%s: the upstream's question was answered", what)
+			}
+		case <-time.After(5 * time.Second):
+			t.Errorf("%s: the upstream's task was left waiting", what)
+		}
+	}
+
+	id := client.call("sample", nil)["taskId"].(string)
+	r := client.await(id, "completed", "failed", "cancelled", "input_required")
+	if res, _ := r["result"].(map[string]any); r["status"] != "completed" || res["isError"] != true || !strings.Contains(fmt.Sprint(res["content"]), "sampling") {
+		t.Errorf("sampling asked of a caller without it: %v, want a tool error", r)
+	}
+	upstreamCancelled("sampling")
+
+	id = client.call("endless", nil)["taskId"].(string)
+	for n := 0; ; n++ {
+		r = client.await(id, "input_required", "completed", "failed", "cancelled")
+		if r["status"] != "input_required" {
+			break
+		}
+		if n > 8 {
+			t.Fatalf("round %d still relayed: %v", n+1, r)
+		}
+		reqs, _ := r["inputRequests"].(map[string]any)
+		for k := range reqs {
+			if _, err := client.rpc("tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{
+				k: map[string]any{"action": "accept", "content": map[string]any{}}}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for { // until the upstream asks its next question
+			if g, _ := client.rpc("tasks/get", map[string]any{"taskId": id}); g["status"] != "working" {
+				if reqs2, _ := g["inputRequests"].(map[string]any); keysOf(reqs2) != keysOf(reqs) {
+					break
+				}
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	if res, _ := r["result"].(map[string]any); r["status"] != "completed" || res["isError"] != true || !strings.Contains(fmt.Sprint(res["content"]), "more than 8 times") {
+		t.Errorf("a ninth round: %v, want a tool error", r)
+	}
+	upstreamCancelled("rounds")
+}
