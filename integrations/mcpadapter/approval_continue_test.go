@@ -3,6 +3,7 @@ package mcpadapter_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -104,11 +105,19 @@ func TestApprovalContinuesToolInput(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				ex, d, runs, wiped, ml, exec := contEnv(t, upstream)
 				u := &contUser{}
+				var rounds atomic.Int32
 				copts := &mcp.ClientOptions{ElicitationHandler: u.handle}
 				var cs *mcp.ClientSession
 				switch era {
 				case "2026-07-28 stateless HTTP":
-					cs = connectStateless(t, exServeHTTP(t, ex, &mcpadapter.HTTPOptions{Stateless: true}).URL, copts, nil)
+					// Counts the rounds: the tools/call requests the client sends.
+					hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+						if r.Header.Get("Mcp-Method") == "tools/call" {
+							rounds.Add(1)
+						}
+						return http.DefaultTransport.RoundTrip(r)
+					})}
+					cs = connectStateless(t, exServeHTTP(t, ex, &mcpadapter.HTTPOptions{Stateless: true}).URL, copts, hc)
 				case "2025-11-25 streamable HTTP":
 					cs = exConnectHTTP(t, exServeHTTP(t, ex, nil).URL, copts, nil)
 				default:
@@ -124,6 +133,9 @@ func TestApprovalContinuesToolInput(t *testing.T) {
 				if u.approvals.Load() != 1 || u.confirms.Load() != 1 || runs.Load() != 2 || wiped.Load() != 1 {
 					t.Errorf("approvals asked %d, confirms %d, tool runs %d, wiped %d; want 1, 1, 2, 1",
 						u.approvals.Load(), u.confirms.Load(), runs.Load(), wiped.Load())
+				}
+				if era == "2026-07-28 stateless HTTP" && rounds.Load() != 3 {
+					t.Errorf("%d rounds, want 3 (approval, the tool's question, its answer)", rounds.Load())
 				}
 				for tk, err := range d.Pending(context.Background()) {
 					if err != nil {
