@@ -131,6 +131,7 @@ func (s *Exporter) applyAnswers(ctx context.Context, name string, req *mcp.CallT
 		return ctx, nil
 	}
 	if st.Wait {
+		s.forgetAsked(ctx, req, st.Ticket) // asked again (askWait) while still pending
 		return waitRetry(ctx, name, req, areq, st)
 	}
 	ticket, err := s.decide(ctx, name, req, st)

@@ -271,21 +271,29 @@ func base64URLEncode(b []byte) string { return base64.RawURLEncoding.EncodeToStr
 
 // TestApprovalWaitFlood: a client flooding the stateless endpoint with
 // held calls, each asked to wait and never answered, and with retries of
-// one wait state, leaves nothing behind once its requests end (no
-// goroutine or question per request), and its retries open no ticket.
+// one wait state, is asked 32 times (the questions of one client address;
+// past them its calls answer with their ticket), leaves no goroutine per
+// request behind, and its retries open no ticket.
 func TestApprovalWaitFlood(t *testing.T) {
 	url, d, runs := waitSetup(t)
 	cs := connectStateless(t, url, mrtrClient(), nil)
 	base := runtime.NumGoroutine()
-	const n = 200
+	const n, maxAsked = 200, 32
 	start := time.Now()
 	var state string
 	for i := range n {
-		_, state = askedWait(t, cs, map[string]any{"path": fmt.Sprint(i)}, "", nil)
+		if i < maxAsked {
+			_, state = askedWait(t, cs, map[string]any{"path": fmt.Sprint(i)}, "", nil)
+			continue
+		}
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "delete_file", Arguments: map[string]any{"path": fmt.Sprint(i)}})
+		if err != nil || res.NeedsInput() || !strings.Contains(exResultText(res), `"kind":"approval_pending"`) {
+			t.Fatalf("held call %d past %d questions: %+v, %v; want its ticket", i+1, maxAsked, res, err)
+		}
 	}
 	ticket := ticketOfState(state)
 	for range n {
-		if tk, _ := askedWait(t, cs, map[string]any{"path": fmt.Sprint(n - 1)}, state, accepted); tk != ticket {
+		if tk, _ := askedWait(t, cs, map[string]any{"path": fmt.Sprint(maxAsked - 1)}, state, accepted); tk != ticket {
 			t.Fatalf("a retry was asked about %s, want %s", tk, ticket)
 		}
 	}

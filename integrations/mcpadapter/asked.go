@@ -14,14 +14,21 @@ import (
 // answers is asked a bounded number of questions (past them its calls answer
 // with their ticket) without stopping the others from being asked. What an
 // answer is checked against travels in the requestState (requeststate.go),
-// not here: on the stateless endpoint each request is a session of its own.
+// not here: on the stateless endpoint each request is a session of its own,
+// so there the questions are the caller's (its subject, else its client
+// address: see taskOwner) and last until they expire or are answered, not
+// until the request ends.
 const (
 	// askedTTL bounds an unanswered question whose call has no deadline
 	// (a client on 2026-07-28 may never retry).
 	askedTTL = 10 * time.Minute
-	// maxAskedPerSession caps one session's unanswered questions; past it
-	// that session's calls answer with their ticket instead.
+	// maxAskedPerSession caps one session's (or stateless caller's)
+	// unanswered questions; past it that session's calls answer with their
+	// ticket instead.
 	maxAskedPerSession = 32
+	// askedSweep spaces the passes dropping the expired questions of
+	// stateless callers, whose entries no session end removes.
+	askedSweep = time.Minute
 )
 
 // askedTicket records an approval question until the client answers it or
@@ -31,10 +38,18 @@ type askedTicket struct {
 	expires time.Time
 }
 
+// statelessAsker keys the questions put to a caller of the stateless
+// endpoint (taskOwner's key): its requests' temporary sessions end with
+// each request, the caller does not.
+type statelessAsker string
+
 // askerOf is the key of the session that asks: its id (with the verified
-// subject, when there is one), or the session itself for transports
-// without ids.
-func askerOf(ctx context.Context, req *mcp.CallToolRequest) any {
+// subject, when there is one), the caller on the stateless endpoint, or
+// the session itself for transports without ids.
+func (s *Exporter) askerOf(ctx context.Context, req *mcp.CallToolRequest) any {
+	if ephemeralSession(req) {
+		return statelessAsker(s.taskOwner(ctx, req))
+	}
 	sub := ""
 	if id := adapter.IdentityFromContext(ctx); id != nil {
 		sub = id.Subject
@@ -57,14 +72,19 @@ func (s *Exporter) rememberAsked(ctx context.Context, req *mcp.CallToolRequest, 
 	if dl, ok := ctx.Deadline(); ok && dl.Before(expires) {
 		expires = dl
 	}
-	key := askerOf(ctx, req)
+	key := s.askerOf(ctx, req)
 	s.askMu.Lock()
 	defer s.askMu.Unlock()
+	_, stateless := key.(statelessAsker)
+	if stateless && now.Sub(s.askSwept) >= askedSweep {
+		s.askSwept = now
+		s.sweepStateless(now)
+	}
 	m := s.asked[key]
 	if m == nil {
 		m = map[string]askedTicket{}
 		s.asked[key] = m
-		if ss := req.Session; ss != nil {
+		if ss := req.Session; ss != nil && !stateless {
 			// Forget the session's questions when it ends.
 			go func() {
 				ss.Wait()
@@ -74,24 +94,47 @@ func (s *Exporter) rememberAsked(ctx context.Context, req *mcp.CallToolRequest, 
 			}()
 		}
 	}
-	if len(m) >= maxAskedPerSession {
+	if _, again := m[ticket]; !again && len(m) >= maxAskedPerSession {
 		for id, a := range m {
 			if now.After(a.expires) {
 				delete(m, id)
 			}
 		}
-	}
-	if len(m) >= maxAskedPerSession {
-		return false // this session is flooding: its call answers with its ticket
+		if len(m) >= maxAskedPerSession {
+			return false // this session is flooding: its call answers with its ticket
+		}
 	}
 	m[ticket] = askedTicket{tool: tool, expires: expires}
 	return true
 }
 
+// sweepStateless drops the expired questions of stateless callers, and
+// the callers left with none.
+func (s *Exporter) sweepStateless(now time.Time) {
+	for key, m := range s.asked {
+		if _, ok := key.(statelessAsker); !ok {
+			continue
+		}
+		for id, a := range m {
+			if now.After(a.expires) {
+				delete(m, id)
+			}
+		}
+		if len(m) == 0 {
+			delete(s.asked, key)
+		}
+	}
+}
+
 // forgetAsked forgets ticket, answered by this session.
 func (s *Exporter) forgetAsked(ctx context.Context, req *mcp.CallToolRequest, ticket string) {
-	key := askerOf(ctx, req)
+	key := s.askerOf(ctx, req)
 	s.askMu.Lock()
 	defer s.askMu.Unlock()
-	delete(s.asked[key], ticket)
+	if m := s.asked[key]; m != nil {
+		delete(m, ticket)
+		if _, stateless := key.(statelessAsker); stateless && len(m) == 0 {
+			delete(s.asked, key)
+		}
+	}
 }

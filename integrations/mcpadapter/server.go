@@ -110,9 +110,10 @@ type Exporter struct {
 	up     *upExport  // nil without ExportOptions.Upstreams
 	tasks  *taskStore // nil without ExportOptions.Tasks
 
-	askMu  sync.Mutex
-	asked  map[any]map[string]askedTicket // asking session → ticket id → the question put to it
-	states *stateSealer                   // signs the requestState of approval questions
+	askMu    sync.Mutex
+	asked    map[any]map[string]askedTicket // asking session → ticket id → the question put to it
+	askSwept time.Time                      // when expired questions of stateless callers were last dropped
+	states   *stateSealer                   // signs the requestState of approval questions
 }
 
 // NewExporter returns a server for the MCP-targeted specs of reg, calling
