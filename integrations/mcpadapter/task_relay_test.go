@@ -239,3 +239,52 @@ func TestTaskInputRelayBounded(t *testing.T) {
 	}
 	upstreamCancelled("rounds")
 }
+
+// TestTaskMintBounded: an imported task-only tool's task, minted when the
+// upstream made its own, keeps the caller's task cap: past it the call is
+// refused with run_limit_exceeded and the upstream's new task cancelled;
+// the caller's first task runs on.
+func TestTaskMintBounded(t *testing.T) {
+	started, ended := make(chan struct{}, 4), make(chan error, 4)
+	release := make(chan struct{})
+	url := newRelayUpstream(t, func(*adapter.Spec, *mcp.CallToolRequest) mcpadapter.TaskSupport { return mcpadapter.TaskRequired },
+		adapter.MustRawTool("hold", "Waits to be released.", exObject(nil),
+			func(ctx context.Context, _ json.RawMessage) (*adapter.Result, error) {
+				started <- struct{}{}
+				select {
+				case <-release:
+					return adapter.TextResult("released"), nil
+				case <-ctx.Done():
+					ended <- ctx.Err()
+					return nil, ctx.Err()
+				}
+			}, nil))
+	e := newImportEnv(t, nil)
+	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "up", Trust: true, URL: url, BearerToken: "alice"}); err != nil {
+		t.Fatal(err)
+	}
+	gw := newExporter(t, e.reg, e.exec, &mcpadapter.ExportOptions{Tasks: &mcpadapter.TaskOptions{
+		PollInterval: 20 * time.Millisecond, MaxPerCaller: 1,
+		Support: func(spec *adapter.Spec, _ *mcp.CallToolRequest) mcpadapter.TaskSupport { return e.m.TaskSupport(spec) }}})
+	client := &rawClient{t: t, url: exServeHTTP(t, gw, nil).URL, tasks: true}
+
+	first := client.call("hold", nil)
+	id, _ := first["taskId"].(string)
+	if id == "" {
+		t.Fatalf("first call = %v, want a task", first)
+	}
+	<-started
+	second := client.call("hold", nil)
+	if second["taskId"] != nil || second["isError"] != true || !strings.Contains(fmt.Sprint(second["content"]), "too many tasks") {
+		t.Errorf("past the cap: %v, want run_limit_exceeded", second)
+	}
+	select {
+	case <-ended:
+	case <-time.After(5 * time.Second):
+		t.Error("the upstream's task past the cap was left running")
+	}
+	close(release)
+	if done := client.await(id, "completed", "failed", "cancelled"); fmt.Sprint(done["result"]) == "" || done["status"] != "completed" {
+		t.Errorf("first task = %v, want completed", done)
+	}
+}
