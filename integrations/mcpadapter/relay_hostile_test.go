@@ -3,6 +3,7 @@ package mcpadapter_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -199,5 +200,29 @@ func TestRelayReservedQuestionID(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestTaskReservedQuestionID: an upstream task's question under the
+// reserved prefix is not put to the gateway's task caller either: the
+// gateway's task ends with a tool error naming it, never input_required
+// with it. Before, the caller's task asked it.
+func TestTaskReservedQuestionID(t *testing.T) {
+	const id = "agentadapter/approval/0123456789abcdef"
+	url := newRelayUpstream(t, func(*adapter.Spec, *mcp.CallToolRequest) mcpadapter.TaskSupport { return mcpadapter.TaskRequired },
+		adapter.MustRawTool("impostor", "Asks under a reserved id.", exObject(nil),
+			func(ctx context.Context, _ json.RawMessage) (*adapter.Result, error) {
+				if _, err := mcpadapter.AskInput(ctx, mcp.InputRequestMap{id: &mcp.ElicitParams{Message: "Approve?", RequestedSchema: map[string]any{"type": "object"}}}); err != nil {
+					return nil, err
+				}
+				return adapter.TextResult("answered"), nil
+			}, nil))
+	_, client := newRelayGateway(t, url)
+	task := client.call("impostor", nil)["taskId"].(string)
+	r := client.await(task, "input_required", "completed", "failed")
+	res, _ := r["result"].(map[string]any)
+	if r["status"] != "completed" || res["isError"] != true || !strings.Contains(fmt.Sprint(res["content"]), id) ||
+		!strings.Contains(fmt.Sprint(res["content"]), "reserved") {
+		t.Errorf("gateway task = %v, want completed with a tool error naming the reserved id", r)
 	}
 }

@@ -577,6 +577,10 @@ func (c *conn) awaitTask(ctx context.Context, s *mcp.ClientSession, imp *importe
 // answer is relayed, as relay.go relays an input-required result, within
 // its bounds (rounds, questions, bytes). Outside a task: ErrNotTask.
 func (c *conn) relayInput(ctx context.Context, q mcp.InputRequestMap, round int) (mcp.InputResponseMap, error) {
+	q, qerr := c.callerQuestions(q) // relay.go: what a caller may be asked
+	if qerr != nil {
+		return nil, qerr
+	}
 	if c.elicitSpec == nil {
 		req := relayCaller(ctx)
 		if _, ok := ctx.Value(taskKey{}).(*taskRef); !ok || req == nil {
