@@ -160,7 +160,12 @@
 // and arguments and signed apart from a tool call's (neither opens as the
 // other); [Manager.GetPrompt] keeps the import's own ports. A call asks at
 // most 8 rounds of at most 16 questions; a server asking more, or more
-// than 256 KiB at once, ends it with a tool error.
+// than 256 KiB at once, ends it with a tool error. A relayed question is
+// the server's as sent, but a sampling request's includeContext
+// "thisServer" or "allServers" is "none" (to the caller the export is one
+// server, every upstream: their context would go to this one), and a
+// question id with the export's own prefix "agentadapter/" ends the call
+// with a tool error.
 //
 // # Serving a registry
 //
@@ -178,7 +183,9 @@
 // imported tool's result is relayed as the upstream sent it (content: []
 // stays empty), without the upstream's _meta[MetaKeyServerInfo]. Model-facing errors become isError results whose text
 // is adapter.ModelPayload and whose _meta["agentadapter/error"] holds the
-// kind and ticket; connection and internal faults become JSON-RPC errors.
+// kind and ticket, but for an imported tool's isError result, relayed with
+// the upstream's content blocks as sent (its kind, tool_error, in _meta);
+// connection and internal faults become JSON-RPC errors.
 // Progress reported with adapter.ReportProgress goes out as
 // notifications/progress when the client sent a token; a client's
 // notifications/cancelled cancels the call's ctx.
