@@ -242,27 +242,29 @@ func TestServeSessionCapsAcrossEndpoints(t *testing.T) {
 	}
 }
 
-// TestServeAnonymousRateLimits: without auth the per-identity rate limit
-// counts per session (each is its own caller), and its refusal names that
-// caller; it used to be one bucket, "anonymous", for every client.
+// TestServeAnonymousRateLimits: without auth every caller shares the one
+// "anonymous" per-identity bucket the config documents, whatever its era:
+// a 2026-07-28 client, each of whose requests is a fresh anonymous caller,
+// is refused past it, and so is a session opened afterwards (a bucket per
+// session or per request let a client take a fresh one at will).
 func TestServeAnonymousRateLimits(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"notes": {"command": %q}},
   "agentadapter": {"store": "memory:", "servers": {"notes": {"trust": "trusted"}},
     "policy": {"approval": {"default": "never"}, "limits": {"perIdentity": {"calls": 2, "window": "1h"}}}}}`, testServer))
 	s := startServe(t, dir, nil, "--config", "gateway.json")
-	// Sessions (2025-11-25): each is one anonymous caller across its calls.
-	a, b := connectAt(t, s.base+"/mcp", "2025-11-25", nil), connectAt(t, s.base+"/mcp", "2025-11-25", nil)
+	modern := connectAt(t, s.base+"/mcp", "2026-07-28", nil)
 	for i := range 2 {
-		if res := callTool(t, a, "list_notes", map[string]any{}); res.IsError {
-			t.Fatalf("A's call %d: %s", i, text(res))
+		if res := callTool(t, modern, "list_notes", map[string]any{}); res.IsError {
+			t.Fatalf("call %d: %s", i, text(res))
 		}
 	}
-	res := callTool(t, a, "list_notes", map[string]any{})
-	if kind, _ := errorMeta(t, res); kind != "run_limit_exceeded" || !strings.Contains(text(res), "anonymous:"+a.ID()) {
-		t.Fatalf("A's third call: %s, want run_limit_exceeded naming A", text(res))
+	res := callTool(t, modern, "list_notes", map[string]any{})
+	if kind, _ := errorMeta(t, res); kind != "run_limit_exceeded" || !strings.Contains(text(res), "anonymous may make at most 2 calls") {
+		t.Fatalf("a 2026-07-28 client's third call: %s, want run_limit_exceeded of the anonymous bucket", text(res))
 	}
-	if res := callTool(t, b, "list_notes", map[string]any{}); res.IsError {
-		t.Errorf("B's first call with A at its limit: %s", text(res))
+	a := connectAt(t, s.base+"/mcp", "2025-11-25", nil)
+	if res := callTool(t, a, "list_notes", map[string]any{}); !res.IsError || !strings.Contains(text(res), "anonymous may make at most 2 calls") {
+		t.Errorf("a new session's call with the anonymous bucket used up: %s, want it refused", text(res))
 	}
 }
