@@ -71,7 +71,7 @@ func (m *taskMinter) mint(ctx context.Context) (context.Context, error) {
 	if !m.follow() {
 		// The caller's request ended: the call is cancelled, no task is due.
 		m.st.abandon(t)
-		return ctx, ctx.Err()
+		return ctx, context.Canceled
 	}
 	m.st.mu.Lock()
 	t.cancel = m.cancel
