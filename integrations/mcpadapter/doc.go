@@ -236,7 +236,9 @@
 // caller on the stateless endpoint is a new session at each request: the
 // state itself is its binding, and the retry continues as the caller it
 // was minted for. A session has at most 32 unanswered questions (past them
-// its calls answer with their ticket).
+// its calls answer with their ticket); on the stateless endpoint the 32
+// are the caller's, its subject's or else its client address's, and
+// expire with their call or after 10 minutes.
 //
 // Without an Approver, an anonymous caller on the stateless endpoint
 // (2026-07-28) could not retry its way to an operator's approval: its
