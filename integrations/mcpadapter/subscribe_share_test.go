@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -84,4 +85,28 @@ func TestUpstreamSubscribeShareBySubject(t *testing.T) {
 	eventually(t, "alice's places back once her session ended", func() bool {
 		return alice2.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://items/101"}) == nil
 	})
+}
+
+// TestUpstreamSubscribeShareStateless: on the stateless endpoint, where
+// each subscriptions/listen stream is a session of its own, an anonymous
+// caller's share is its address's: 40 streams of one client hold 32 URIs
+// upstream, and another client from the same address gets no more. (The
+// go-sdk client's Subscribe does not report a refused stream: the
+// upstream's subscribes tell.)
+func TestUpstreamSubscribeShareStateless(t *testing.T) {
+	var subs atomic.Int64
+	up := subUpstream(t, func(context.Context, *mcp.SubscribeRequest) error { subs.Add(1); return nil })
+	f := primExportWith(t, []mcpadapter.Server{primServer(t, "up", up, mcpadapter.Server{})}, nil, nil, nil, "2025-11-25")
+	url := exServeHTTP(t, f.exp, &mcpadapter.HTTPOptions{Stateless: true}).URL
+	cs := connectStateless(t, url, nil, nil)
+	for i := range 40 {
+		_ = cs.Subscribe(context.Background(), &mcp.SubscribeParams{URI: fmt.Sprintf("test://items/%d", i)})
+	}
+	other := connectStateless(t, url, nil, nil)
+	_ = other.Subscribe(context.Background(), &mcp.SubscribeParams{URI: "test://items/1000"})
+	eventually(t, "32 subscribes upstream", func() bool { return subs.Load() >= 32 })
+	time.Sleep(200 * time.Millisecond)
+	if n := subs.Load(); n != 32 {
+		t.Errorf("the server saw %d subscribes from one address; want 32", n)
+	}
 }
