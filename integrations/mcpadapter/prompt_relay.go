@@ -58,7 +58,7 @@ func promptArgsHash(args map[string]string) (string, error) {
 // Answers without a state go upstream as they came, as a tool's do.
 func (s *Exporter) withPromptCall(ctx context.Context, req *mcp.GetPromptRequest) (context.Context, error) {
 	p := req.Params
-	pc := &promptCall{req: req, answers: p.InputResponses}
+	pc := &promptCall{req: req, answers: upstreamAnswers(p.InputResponses)} // relay.go: a relayed id back to the upstream's
 	if p.RequestState != "" {
 		st, err := s.states.openIn(promptDomain, p.RequestState, time.Now())
 		if err != nil {

@@ -71,22 +71,23 @@ func (st *relayState) encode() (string, bool) {
 // resumeRelay returns the state of a relayed question the caller answers
 // in this call, or nil, and the caller's answers to forward. The export
 // verified the state before the call ran (InputRequired): only one minted
-// for this caller, tool and arguments reaches here. Answers without a
-// state go upstream as they came, as a direct call would bring them: the
-// upstream decides what unasked answers are worth.
+// for this caller, tool and arguments reaches here. The answers go
+// upstream as upstreamAnswers makes them (a relayed id back to the
+// upstream's); without a state too, as a direct call would bring them:
+// the upstream decides what unasked answers are worth.
 func (c *conn) resumeRelay(ctx context.Context, imp *imported) (*relayState, mcp.InputResponseMap) {
 	req := RequestFromContext(ctx)
 	if req == nil || req.Params == nil {
 		return nil, nil
 	}
 	if req.Params.RequestState == "" {
-		return &relayState{Srv: c.cfg.Name, Tool: imp.remote}, req.Params.InputResponses
+		return &relayState{Srv: c.cfg.Name, Tool: imp.remote}, upstreamAnswers(req.Params.InputResponses)
 	}
 	st, ok := decodeRelayState(req.Params.RequestState)
 	if !ok || st.Srv != c.cfg.Name || st.Tool != imp.remote {
 		return nil, nil
 	}
-	return st, req.Params.InputResponses
+	return st, upstreamAnswers(req.Params.InputResponses)
 }
 
 // decodeRelayState decodes a state encode made.
@@ -179,12 +180,9 @@ func (c *conn) answerInput(ctx context.Context, s *mcp.ClientSession, imp *impor
 // caller ss, which declared caps: a caller of
 // 2026-07-28 gets an *InputRequired (as the error) whose State is the
 // relayState to bring back; an older one is asked during the request, and
-// its answers returned.
+// its answers returned under the upstream's ids.
 func (c *conn) askCaller(ctx context.Context, ss *mcp.ServerSession, caps *mcp.ClientCapabilities, remote string, reqs mcp.InputRequestMap, upState string, round int) (mcp.InputResponseMap, error) {
-	reqs, err := c.callerQuestions(reqs)
-	if err != nil {
-		return nil, err
-	}
+	reqs = callerQuestions(reqs)
 	for id, ir := range reqs {
 		if !canAnswer(caps, ir) {
 			return nil, c.askError(fmt.Sprintf("asked the client for %s (%q), which the client did not declare it can answer", inputKind(ir), truncate(id, 64)))
@@ -197,28 +195,71 @@ func (c *conn) askCaller(ctx context.Context, ss *mcp.ServerSession, caps *mcp.C
 		}
 		return nil, &InputRequired{Requests: reqs, State: st, relayed: true}
 	}
-	return askSession(ctx, ss, reqs)
+	answers, err := askSession(ctx, ss, reqs)
+	if err != nil {
+		return nil, err
+	}
+	return upstreamAnswers(answers), nil
 }
 
 // reservedInputPrefix prefixes the ids of the questions the export asks
 // its callers itself (approvalInputPrefix, waitInputPrefix).
 const reservedInputPrefix = "agentadapter/"
 
+// relayedInputPrefix prefixes, to the caller, an upstream's question whose
+// id has the reserved prefix: "agentadapter/relayed/" and the upstream's
+// id. The export recognises its own questions by their exact ids
+// (approvalInputPrefix or waitInputPrefix and a ticket), which a relayed
+// id never is.
+const relayedInputPrefix = reservedInputPrefix + "relayed/"
+
 // callerQuestions returns an upstream's questions as they are put to the
 // export's MCP caller: as the upstream asked them, but for the context of
-// a sampling request (withoutContext). A question whose id has the
-// reserved prefix, in any case, is refused: relayed, it would pass for one
-// of the export's own (an approval, a wait), to the user and to the
-// export reading the answers.
-func (c *conn) callerQuestions(reqs mcp.InputRequestMap) (mcp.InputRequestMap, error) {
+// a sampling request (withoutContext) and the id of a question that has
+// the reserved prefix, in any case: relayed as it came, it would pass for
+// one of the export's own (an approval, a wait), to the user and to the
+// export reading the answers, so it is namespaced (relayedInputPrefix).
+// An export fronting another, or a gateway, relays its approvals so; each
+// hop adds one prefix, and upstreamAnswers takes it off on the way back.
+func callerQuestions(reqs mcp.InputRequestMap) mcp.InputRequestMap {
 	out := make(mcp.InputRequestMap, len(reqs))
 	for id, ir := range reqs {
-		if len(id) >= len(reservedInputPrefix) && strings.EqualFold(id[:len(reservedInputPrefix)], reservedInputPrefix) {
-			return nil, c.askError(fmt.Sprintf("asked a question with the id %q: the prefix %q is reserved for the gateway's own questions", truncate(id, 64), reservedInputPrefix))
+		if reservedID(id) {
+			id = relayedInputPrefix + id
 		}
 		out[id] = withoutContext(ir)
 	}
-	return out, nil
+	return out
+}
+
+// upstreamAnswers returns the caller's answers as they go upstream: an
+// answer under a relayed id (relayedInputPrefix) under the upstream's id,
+// the prefix taken off once; one under any other id with the reserved
+// prefix is the export's own, or answers nothing the upstream asked (its
+// reserved ids reach the caller relayed), and is not forwarded; the rest
+// as they came.
+func upstreamAnswers(answers mcp.InputResponseMap) mcp.InputResponseMap {
+	var out mcp.InputResponseMap
+	for id, r := range answers {
+		if reservedID(id) {
+			up, ok := strings.CutPrefix(id, relayedInputPrefix)
+			if !ok {
+				continue
+			}
+			id = up
+		}
+		if out == nil {
+			out = make(mcp.InputResponseMap, len(answers))
+		}
+		out[id] = r
+	}
+	return out
+}
+
+// reservedID reports whether a question id has the reserved prefix, in
+// any case.
+func reservedID(id string) bool {
+	return len(id) >= len(reservedInputPrefix) && strings.EqualFold(id[:len(reservedInputPrefix)], reservedInputPrefix)
 }
 
 // withoutContext returns ir, or a copy of it asking for includeContext

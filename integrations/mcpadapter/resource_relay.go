@@ -60,7 +60,7 @@ func readHash(uri string) (string, error) {
 // state go upstream as they came, as a tool's do.
 func (s *Exporter) withReadCall(ctx context.Context, req *mcp.ReadResourceRequest) (context.Context, error) {
 	p := req.Params
-	rc := &readCall{req: req, answers: p.InputResponses}
+	rc := &readCall{req: req, answers: upstreamAnswers(p.InputResponses)} // relay.go: a relayed id back to the upstream's
 	if p.RequestState != "" {
 		st, err := s.states.openIn(resourceDomain, p.RequestState, time.Now())
 		if err != nil {

@@ -577,10 +577,7 @@ func (c *conn) awaitTask(ctx context.Context, s *mcp.ClientSession, imp *importe
 // answer is relayed, as relay.go relays an input-required result, within
 // its bounds (rounds, questions, bytes). Outside a task: ErrNotTask.
 func (c *conn) relayInput(ctx context.Context, q mcp.InputRequestMap, round int) (mcp.InputResponseMap, error) {
-	q, qerr := c.callerQuestions(q) // relay.go: what a caller may be asked
-	if qerr != nil {
-		return nil, qerr
-	}
+	q = callerQuestions(q) // relay.go: what a caller may be asked; upstreamAnswers on the way back
 	if c.elicitSpec == nil {
 		req := relayCaller(ctx)
 		if _, ok := ctx.Value(taskKey{}).(*taskRef); !ok || req == nil {
@@ -594,7 +591,8 @@ func (c *conn) relayInput(ctx context.Context, q mcp.InputRequestMap, round int)
 				return nil, c.askError(fmt.Sprintf("asked the client for %s (%q), which the client did not declare it can answer", inputKind(ir), truncate(id, 64)))
 			}
 		}
-		return AskInput(ctx, q)
+		answers, err := AskInput(ctx, q)
+		return upstreamAnswers(answers), err
 	}
 	var messages []string
 	for _, r := range q {
@@ -618,7 +616,7 @@ func (c *conn) relayInput(ctx context.Context, q mcp.InputRequestMap, round int)
 			}
 			return adapter.TextResult("answered"), nil
 		})
-	return answers, err
+	return upstreamAnswers(answers), err
 }
 
 // inputKeys names a set of questions by their ids.
