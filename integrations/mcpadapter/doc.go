@@ -164,8 +164,11 @@
 // the server's as sent, but a sampling request's includeContext
 // "thisServer" or "allServers" is "none" (to the caller the export is one
 // server, every upstream: their context would go to this one), and a
-// question id with the export's own prefix "agentadapter/" ends the call
-// with a tool error.
+// question id with the export's own prefix "agentadapter/" (any case)
+// reaches the caller as "agentadapter/relayed/" and that id, never taken
+// for one of the export's own: the answer under it goes back under the
+// upstream's id, so a gateway fronting another export relays its
+// approvals (one prefix per hop).
 //
 // # Serving a registry
 //
