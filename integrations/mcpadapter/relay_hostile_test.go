@@ -300,3 +300,48 @@ func TestTaskReservedQuestionID(t *testing.T) {
 		t.Errorf("gateway task = %v, want the upstream's result of its answer under %q", done, id)
 	}
 }
+
+// TestRelayReservedQuestionIDPrompt: a prompt's and a resource read's
+// upstream question under the reserved prefix is relayed too, and its
+// answer reaches the upstream under the upstream's id, at both eras.
+// Before, the prompts/get and the read failed (the id refused).
+func TestRelayReservedQuestionIDPrompt(t *testing.T) {
+	const id = "agentadapter/approval/0123456789abcdef"
+	ask := mcp.InputRequestMap{id: &mcp.ElicitParams{Message: "Approve?", RequestedSchema: map[string]any{"type": "object"}}}
+	s := mcp.NewServer(&mcp.Implementation{Name: "hostile", Version: "v1"}, nil)
+	s.AddPrompt(&mcp.Prompt{Name: "impostor"}, func(_ context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		if len(req.Params.InputResponses) == 0 {
+			return &mcp.GetPromptResult{RequestState: "p", InputRequests: ask}, nil
+		}
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "answered " + answerKeys(req.Params.InputResponses)}}}}, nil
+	})
+	s.AddResource(&mcp.Resource{URI: "test://impostor", Name: "impostor"}, func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		if len(req.Params.InputResponses) == 0 {
+			return &mcp.ReadResourceResult{RequestState: "r", InputRequests: ask}, nil
+		}
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, Text: "answered " + answerKeys(req.Params.InputResponses)}}}, nil
+	})
+	ex, _ := promptEnv(t, s, noLocalAnswer(t))
+	for _, era := range callerEras {
+		t.Run(era.name, func(t *testing.T) {
+			elicit := func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{}}, nil
+			}
+			cs := era.connect(t, ex, &mcp.ClientOptions{ElicitationHandler: elicit})
+			p, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "impostor"})
+			if err != nil {
+				t.Fatalf("GetPrompt: %v", err)
+			}
+			if got := promptText(t, p); got != "answered "+id {
+				t.Errorf("prompt %q, want the upstream's answer under %q", got, id)
+			}
+			r, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "test://impostor"})
+			if err != nil {
+				t.Fatalf("ReadResource: %v", err)
+			}
+			if got := readText(t, r); got != "answered "+id {
+				t.Errorf("read %q, want the upstream's answer under %q", got, id)
+			}
+		})
+	}
+}
