@@ -2,8 +2,10 @@ package mcpadapter
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -12,14 +14,24 @@ import (
 
 // An imported tool called as a task through the export (the gateway, or a
 // library export of a manager's tools) gets its export task when its
-// upstream makes one, not on the first round: the call runs as a plain
-// call until the import sees the upstream's CreateTaskResult and calls
-// mintTask, which mints the export's task, answers the caller with it and
-// lets the call go on as that task. An upstream that answers first with
-// an input-required result (SEP-2322), before any task, is answered as it
-// is (the relay's signed state carries the upstream's requestState), and
-// its task, minted on the round with the answers, carries neither. An
-// upstream that makes no task answers the caller synchronously.
+// upstream makes one, not on the first round, so that an upstream that
+// answers first with an input-required result (SEP-2322), before any
+// task, is answered as it is (the relay's signed state carries the
+// upstream's requestState), and its task, minted on the round with the
+// answers, carries neither. The call runs as a plain call until the
+// import sees the upstream's CreateTaskResult and calls mintTask, which
+// mints the export's task, answers the caller with it and lets the call
+// go on as that task; every other outcome is the task's too: a call still
+// running after taskMintGrace (a slow synchronous upstream) gets its task
+// then, and a call that ends first with anything but an input-required
+// result gets one holding that outcome. Past the caller's task cap a
+// TaskOptional call is answered when it ends; a TaskRequired one is
+// refused with run_limit_exceeded (a result it reached all the same is
+// answered as it is).
+
+// taskMintGrace is how long an imported call may run before its export
+// task is minted without the upstream's.
+const taskMintGrace = time.Second
 
 // taskMintKey carries a *taskMinter to an imported tool's call.
 type taskMintKey struct{}
@@ -35,10 +47,12 @@ type taskMinter struct {
 	minted  chan *createTaskResult
 
 	mu       sync.Mutex
-	t        *task
+	ref      *taskRef
 	tctx     context.Context // the task's: root until the task's deadline
 	tcancel  context.CancelFunc
-	finished bool // the call returned
+	refused  bool  // no task is to be minted
+	why      error // why, for a TaskRequired call
+	finished bool  // the call returned
 }
 
 // mintTask mints the export's task of the call ctx belongs to, if the
@@ -52,39 +66,49 @@ func mintTask(ctx context.Context) (context.Context, error) {
 	if !ok {
 		return ctx, nil
 	}
-	return m.mint(ctx)
-}
-
-func (m *taskMinter) mint(ctx context.Context) (context.Context, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.t != nil || m.finished {
-		return ctx, nil // minted already (a second upstream task cannot be: the call returns with the first)
+	if m.finished {
+		return ctx, nil
+	}
+	ref, err := m.mintLocked()
+	if ref == nil {
+		return ctx, err
+	}
+	tctx, cancel := context.WithDeadline(context.WithValue(ctx, taskKey{}, ref), ref.t.expires)
+	prev := m.tcancel
+	m.tcancel = func() { cancel(); prev() }
+	return tctx, nil
+}
+
+// mintLocked mints the task unless it is minted (its ref) or refused (nil
+// and, for a TaskRequired call, why).
+func (m *taskMinter) mintLocked() (*taskRef, error) {
+	if m.ref != nil || m.refused {
+		return m.ref, m.why
 	}
 	t, err := m.st.create(m.owner)
 	if err != nil {
-		if m.support == TaskOptional {
-			return ctx, nil // answered when it ends, as for a client without the extension
+		m.refused = true
+		if m.support == TaskRequired {
+			m.why = &adapter.Error{Kind: adapter.KindRunLimitExceeded, Message: err.Error()}
 		}
-		return ctx, &adapter.Error{Kind: adapter.KindRunLimitExceeded, Message: err.Error()}
+		return nil, m.why
 	}
 	if !m.follow() {
 		// The caller's request ended: the call is cancelled, no task is due.
 		m.st.abandon(t)
-		return ctx, context.Canceled
+		m.refused, m.why = true, context.Canceled
+		return nil, m.why
 	}
 	m.st.mu.Lock()
 	t.cancel = m.cancel
 	info := m.st.infoLocked(t)
 	m.st.mu.Unlock()
-	m.t = t
-	ref := &taskRef{st: m.st, t: t}
-	m.tctx, m.tcancel = context.WithDeadline(context.WithValue(m.root, taskKey{}, ref), t.expires)
-	tctx, cancel := context.WithDeadline(context.WithValue(ctx, taskKey{}, ref), t.expires)
-	prev := m.tcancel
-	m.tcancel = func() { cancel(); prev() }
+	m.ref = &taskRef{st: m.st, t: t}
+	m.tctx, m.tcancel = context.WithDeadline(context.WithValue(m.root, taskKey{}, m.ref), t.expires)
 	m.minted <- &createTaskResult{ResultType: resultTypeTask, taskInfo: info}
-	return tctx, nil
+	return m.ref, nil
 }
 
 // abandon forgets a task minted for nothing (its call was cancelled
@@ -112,9 +136,12 @@ func (st *taskStore) callImported(ctx context.Context, next mcp.MethodHandler, r
 		res, err := next(context.WithValue(cctx, taskMintKey{}, m), "tools/call", req)
 		m.mu.Lock()
 		m.finished = true
-		t, tctx, tcancel := m.t, m.tctx, m.tcancel
+		if cr, _ := res.(*mcp.CallToolResult); m.ref == nil && !(err == nil && cr != nil && cr.InputRequests != nil) {
+			m.mintLocked() // the outcome is the task's; past the caps it is answered as it is
+		}
+		ref, tctx, tcancel := m.ref, m.tctx, m.tcancel
 		m.mu.Unlock()
-		if t == nil {
+		if ref == nil {
 			m.follow()
 			stopAfter()
 			cancel()
@@ -126,15 +153,30 @@ func (st *taskStore) callImported(ctx context.Context, next mcp.MethodHandler, r
 		defer stopAfter()
 		defer cancel()
 		defer tcancel()
-		st.runFrom(tctx, t, next, req, res, err)
+		st.runFrom(tctx, ref.t, next, req, res, err)
 	}()
-	select {
-	case r := <-m.minted:
-		return r, nil
-	case a := <-done:
-		if a.err == nil && a.res == nil {
-			return nil, fmt.Errorf("mcpadapter: internal: no result")
+	grace := time.NewTimer(taskMintGrace)
+	defer grace.Stop()
+	for {
+		select {
+		case r := <-m.minted:
+			return r, nil
+		case a := <-done:
+			if a.err == nil && a.res == nil {
+				return nil, fmt.Errorf("mcpadapter: internal: no result")
+			}
+			return a.res, a.err
+		case <-grace.C:
+			m.mu.Lock()
+			var why error
+			if !m.finished {
+				_, why = m.mintLocked()
+			}
+			m.mu.Unlock()
+			if why != nil && !errors.Is(why, context.Canceled) {
+				cancel() // a TaskRequired call past the caps: refused, as it would be at once
+				return errorResult(why), nil
+			}
 		}
-		return a.res, a.err
 	}
 }

@@ -288,3 +288,45 @@ func TestTaskMintBounded(t *testing.T) {
 		t.Errorf("first task = %v, want completed", done)
 	}
 }
+
+// TestTaskWithoutUpstreamTask: an upstream that lists a tool as running
+// as a task but answers a call synchronously (past its own task cap, say)
+// still gives the gateway's caller a task: minted with the answer when it
+// comes at once, and after a grace (a second) when it is slow, holding
+// the upstream's result either way.
+func TestTaskWithoutUpstreamTask(t *testing.T) {
+	url := newRelayUpstream(t, func(_ *adapter.Spec, req *mcp.CallToolRequest) mcpadapter.TaskSupport {
+		if req != nil {
+			return mcpadapter.TaskForbidden // runs synchronously when called
+		}
+		return mcpadapter.TaskOptional
+	}, adapter.MustRawTool("sync", "Answers synchronously.", exObject(nil),
+		func(ctx context.Context, args json.RawMessage) (*adapter.Result, error) {
+			var in struct {
+				Ms int `json:"ms"`
+			}
+			_ = json.Unmarshal(args, &in)
+			select {
+			case <-time.After(time.Duration(in.Ms) * time.Millisecond):
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return adapter.TextResult("sync done"), nil
+		}, nil))
+	_, client := newRelayGateway(t, url)
+	for _, ms := range []int{0, 1500} {
+		start := time.Now()
+		created := client.call("sync", map[string]any{"ms": ms})
+		id, _ := created["taskId"].(string)
+		if created["resultType"] != "task" || id == "" {
+			t.Fatalf("%d ms: %v, want a task", ms, created)
+		}
+		if ms > 0 && time.Since(start) > time.Duration(ms)*time.Millisecond {
+			t.Errorf("%d ms: the task came after the call ended (%s), want it after the grace", ms, time.Since(start))
+		}
+		done := client.await(id, "completed", "failed", "cancelled")
+		if res, _ := done["result"].(map[string]any); fmt.Sprint(res["content"]) != "[map[text:sync done type:text]]" {
+			t.Errorf("%d ms: task = %v", ms, done)
+		}
+	}
+}
