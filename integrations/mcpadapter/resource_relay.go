@@ -3,10 +3,7 @@ package mcpadapter
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
@@ -26,20 +23,15 @@ import (
 // resourceDomain is the MAC domain of a resource read's relayed question.
 const resourceDomain = "agentadapter/requestState/resource/v1\x00"
 
-// readCall is a resources/read of an export's MCP caller on its way to the
-// upstream: who asks, and its answers to the upstream's last questions.
-type readCall struct {
-	req     *mcp.ReadResourceRequest
-	resume  *relayState // the verified state of the round answered; nil on the first
-	answers mcp.InputResponseMap
-}
+// readRelay is the relay of a resources/read: a primCall under
+// readCallKey, its state signed in resourceDomain.
+var readRelay = primRelay{key: readCallKey{}, domain: resourceDomain, noun: "resource's"}
 
 type readCallKey struct{}
 
-func readCallFrom(ctx context.Context) *readCall {
-	rc, _ := ctx.Value(readCallKey{}).(*readCall)
-	return rc
-}
+// readCallFrom returns the resources/read of an export's MCP caller that
+// ctx runs for, if any.
+func readCallFrom(ctx context.Context) *primCall { return readRelay.from(ctx) }
 
 // readHash is the hash a read's requestState binds its URI by (the
 // questionState's Args; its Tool is methodRead), and the name the relayed
@@ -60,107 +52,38 @@ func readHash(uri string) (string, error) {
 // state go upstream as they came, as a tool's do.
 func (s *Exporter) withReadCall(ctx context.Context, req *mcp.ReadResourceRequest) (context.Context, error) {
 	p := req.Params
-	rc := &readCall{req: req, answers: upstreamAnswers(p.InputResponses)} // relay.go: a relayed id back to the upstream's
-	if p.RequestState != "" {
-		st, err := s.states.openIn(resourceDomain, p.RequestState, time.Now())
-		if err != nil {
-			return ctx, stateError(err.Error())
-		}
-		if st.Srv != s.stateServer() {
-			return ctx, stateError("issued by another server")
-		}
+	return readRelay.with(ctx, s, req.Session, req.Extra, req.ClientCapabilities, p.InputResponses, p.RequestState, func(st *questionState) string {
 		if hash, err := readHash(p.URI); err != nil || st.Tool != methodRead || hash != st.Args {
-			return ctx, stateError("issued for another resource")
+			return "issued for another resource"
 		}
-		rs, ok := decodeRelayState(st.In)
-		if !ok || st.Ticket != "" {
-			return ctx, stateError(errStateMalformed.Error())
-		}
-		if ctx, err = bindCaller(ctx, &mcp.CallToolRequest{Session: req.Session, Extra: req.Extra}, st); err != nil {
-			return ctx, err
-		}
-		rc.resume = rs
-	}
-	return context.WithValue(ctx, readCallKey{}, rc), nil
+		return ""
+	})
 }
 
 // askRead answers a resources/read whose upstream asked the caller of
 // 2026-07-28 for input (err an *InputRequired of the relay) with an
-// input-required result; it returns nil for any other error.
+// input-required result, private to its caller; it returns nil for any
+// other error.
 func (s *Exporter) askRead(ctx context.Context, p *mcp.ReadResourceParams, err error) (*mcp.ReadResourceResult, error) {
-	ir := (*InputRequired)(nil)
-	if !errors.As(err, &ir) || !ir.relayed {
-		return nil, nil
-	}
-	hash, herr := readHash(p.URI)
-	if herr != nil || len(ir.Requests) == 0 || len(ir.State) > maxRelayState {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal: the resource's questions cannot be relayed"}
-	}
-	st := s.newState(ctx, methodRead, hash)
-	st.In = ir.State
-	state := s.states.sealIn(resourceDomain, st)
-	if state == "" {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal: the requestState would exceed its bound"}
-	}
-	out := new(mcp.ReadResourceResult)
-	// resultType is unexported: go-sdk's decoder is the one public way to set it.
-	_ = json.Unmarshal([]byte(`{"resultType":"input_required"}`), out)
-	out.InputRequests, out.RequestState = ir.Requests, state
-	out.Cacheable = mcp.Cacheable{CacheScope: "private"}
-	return out, nil
+	hash := func() (string, error) { return readHash(p.URI) }
+	return askPrim(ctx, s, readRelay, methodRead, hash, err, func(out *mcp.ReadResourceResult, reqs mcp.InputRequestMap, state string) {
+		out.InputRequests, out.RequestState = reqs, state
+		out.Cacheable = mcp.Cacheable{CacheScope: "private"}
+	})
 }
 
 // relayRead reads uri for the export's caller rc, putting the upstream's
 // questions to that caller.
-func (c *conn) relayRead(ctx context.Context, rc *readCall, uri string) (*mcp.ReadResourceResult, error) {
+func (c *conn) relayRead(ctx context.Context, rc *primCall, uri string) (*mcp.ReadResourceResult, error) {
 	name, err := readHash(uri)
 	if err != nil {
 		return nil, err
 	}
-	params := &mcp.ReadResourceParams{URI: uri}
-	round := 0
-	switch rs := rc.resume; {
-	case rs == nil:
-		params.InputResponses = rc.answers
-	case rs.Srv == c.cfg.Name && rs.Tool == name:
-		round = rs.Round
-		params.InputResponses, params.RequestState = rc.answers, rs.Up
-	}
-	// A state minted for a URI now served by another server is not
-	// forwarded: the resource is asked anew.
-	var out *mcp.ReadResourceResult
-	var ask error // the caller's questions, or a refusal of the upstream's
-	err = c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
-		for {
-			params.Meta = callerCapsMeta(params.Meta, s, rc.req.ClientCapabilities())
-			res, err := s.ReadResource(ctx, params)
-			if err != nil {
-				return err
-			}
-			if !res.NeedsInput() {
-				out = res
-				return nil
-			}
-			round++
-			if err := c.checkAsk(res.InputRequests, res.RequestState, round); err != nil {
-				ask = err
-				return nil
-			}
-			answers, err := c.askCaller(ctx, rc.req.Session, rc.req.ClientCapabilities(), name, res.InputRequests, res.RequestState, round)
-			if err != nil {
-				ask = err
-				return nil
-			}
-			next := *params
-			next.InputResponses, next.RequestState = answers, res.RequestState
-			params = &next
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	if ask != nil {
-		return nil, ask
-	}
-	return out, nil
+	return relayPrim(ctx, c, rc, name,
+		func(ctx context.Context, s *mcp.ClientSession, meta mcp.Meta, answers mcp.InputResponseMap, state string) (*mcp.ReadResourceResult, error) {
+			return s.ReadResource(ctx, &mcp.ReadResourceParams{Meta: meta, URI: uri, InputResponses: answers, RequestState: state})
+		},
+		func(res *mcp.ReadResourceResult) (bool, mcp.InputRequestMap, string) {
+			return res.NeedsInput(), res.InputRequests, res.RequestState
+		})
 }
