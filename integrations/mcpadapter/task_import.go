@@ -574,8 +574,9 @@ func (c *conn) awaitTask(ctx context.Context, s *mcp.ClientSession, imp *importe
 // policy that governs the server's elicitations, when the manager takes
 // them (ManagerOptions.Elicitation), only elicitations are relayed, each
 // round governed; without it every question the caller declared it can
-// answer is relayed, as relay.go relays an input-required result, within
-// its bounds (rounds, questions, bytes). Outside a task: ErrNotTask.
+// answer is relayed, as relay.go relays an input-required result. Either
+// way within the relay's bounds (checkAsk: rounds, questions, bytes; a
+// new set of question ids is a new round). Outside a task: ErrNotTask.
 func (c *conn) relayInput(ctx context.Context, q mcp.InputRequestMap, round int) (mcp.InputResponseMap, error) {
 	q = callerQuestions(q) // relay.go: what a caller may be asked; upstreamAnswers on the way back
 	if c.elicitSpec == nil {
@@ -594,6 +595,12 @@ func (c *conn) relayInput(ctx context.Context, q mcp.InputRequestMap, round int)
 		answers, err := AskInput(ctx, q)
 		return upstreamAnswers(answers), err
 	}
+	if _, ok := ctx.Value(taskKey{}).(*taskRef); !ok {
+		return nil, ErrNotTask
+	}
+	if err := c.checkAsk(q, "", round); err != nil {
+		return nil, err // the relay's bounds, on this path too
+	}
 	var messages []string
 	for _, r := range q {
 		e, ok := r.(*mcp.ElicitParams)
@@ -601,9 +608,6 @@ func (c *conn) relayInput(ctx context.Context, q mcp.InputRequestMap, round int)
 			return nil, ErrNotTask
 		}
 		messages = append(messages, e.Message)
-	}
-	if _, ok := ctx.Value(taskKey{}).(*taskRef); !ok {
-		return nil, ErrNotTask
 	}
 	var answers mcp.InputResponseMap
 	summary := map[string]any{"server": c.cfg.Name, "relayed": "task input", "messages": messages}

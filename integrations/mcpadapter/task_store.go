@@ -28,8 +28,8 @@ type taskStore struct {
 	closed   bool // by close: no task is started
 	tasks    map[string]*task
 	per      map[string]int    // owner → tasks kept
-	bytes    int               // of the results kept
-	perBytes map[string]int    // owner → bytes of its results kept
+	bytes    int               // of the results and open questions kept
+	perBytes map[string]int    // owner → bytes of its results and open questions
 	dropped  map[string]string // id → owner, of the tasks whose result was dropped
 	drops    []string          // their ids, oldest first (at most maxTasksTotal)
 }
@@ -46,6 +46,7 @@ type task struct {
 	err       *taskError
 	cancel    context.CancelFunc
 	pending   mcp.InputRequestMap        // open questions, in input_required
+	asked     json.RawMessage            // pending as JSON, marshalled once; counted in the store's bytes
 	answers   map[string]json.RawMessage // answers to them so far
 	wake      chan struct{}              // closed when the questions are answered or the task is cancelled
 }
@@ -182,12 +183,55 @@ func (st *taskStore) forgetLocked(t *task) {
 	if st.per[t.owner]--; st.per[t.owner] <= 0 {
 		delete(st.per, t.owner)
 	}
-	if n := len(t.result); n > 0 {
-		st.bytes -= n
-		if st.perBytes[t.owner] -= n; st.perBytes[t.owner] <= 0 {
-			delete(st.perBytes, t.owner)
+	st.countLocked(t.owner, -len(t.result))
+	st.setPendingLocked(t, nil, nil)
+}
+
+// countLocked adds n bytes to owner's and the store's counts.
+func (st *taskStore) countLocked(owner string, n int) {
+	if n == 0 {
+		return
+	}
+	st.bytes += n
+	if st.perBytes[owner] += n; st.perBytes[owner] <= 0 {
+		delete(st.perBytes, owner)
+	}
+}
+
+// maxPendingBytes bounds the JSON of a task's open questions.
+const maxPendingBytes = 1 << 20
+
+// setPendingLocked makes q the open questions of t (nil: none), their
+// JSON (raw, or marshalled here if nil) kept for tasks/get to answer as
+// is and counted with the results in the store's bytes.
+func (st *taskStore) setPendingLocked(t *task, q mcp.InputRequestMap, raw json.RawMessage) {
+	st.countLocked(t.owner, -len(t.asked))
+	t.pending, t.asked = q, nil
+	if len(q) > 0 {
+		if raw == nil {
+			raw, _ = json.Marshal(q)
+		}
+		t.asked = raw
+		st.countLocked(t.owner, len(raw))
+	}
+}
+
+// roomLocked makes room for n more bytes of owner's, dropping the oldest
+// finished results (its own past maxResultBytesPerCaller, anyone's past
+// maxResultBytes); false if they would not fit even so (the open
+// questions of running tasks are not dropped).
+func (st *taskStore) roomLocked(owner string, n int, keep *task) bool {
+	for st.perBytes[owner]+n > maxResultBytesPerCaller {
+		if !st.dropOldestLocked(owner, keep) {
+			return false
 		}
 	}
+	for st.bytes+n > maxResultBytes {
+		if !st.dropOldestLocked("", keep) {
+			return false
+		}
+	}
+	return true
 }
 
 // keepLocked keeps the result of t, dropping the oldest finished results
@@ -199,20 +243,20 @@ func (st *taskStore) keepLocked(t *task, raw json.RawMessage) {
 		t.err = &taskError{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the result (%d bytes) exceeds the %d bytes a caller's tasks keep", len(raw), maxResultBytesPerCaller)}
 		return
 	}
+	if !st.roomLocked(t.owner, len(raw), t) {
+		// The rest is others' open questions, not dropped.
+		t.status, t.message = taskFailed, "the result is too large to keep"
+		t.err = &taskError{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the result (%d bytes) does not fit in the bytes the tasks keep", len(raw))}
+		return
+	}
 	t.status, t.result = taskCompleted, raw
-	st.bytes += len(raw)
-	st.perBytes[t.owner] += len(raw)
-	for st.perBytes[t.owner] > maxResultBytesPerCaller {
-		st.dropOldestLocked(t.owner, t)
-	}
-	for st.bytes > maxResultBytes {
-		st.dropOldestLocked("", t)
-	}
+	st.countLocked(t.owner, len(raw))
 }
 
 // dropOldestLocked forgets the task with the oldest result, of owner (""
-// for anyone's), other than keep, remembering that it was dropped.
-func (st *taskStore) dropOldestLocked(owner string, keep *task) {
+// for anyone's), other than keep, remembering that it was dropped; false
+// if there is none.
+func (st *taskStore) dropOldestLocked(owner string, keep *task) bool {
 	var oldest *task
 	for _, t := range st.tasks {
 		if t != keep && len(t.result) > 0 && (owner == "" || t.owner == owner) && (oldest == nil || t.updated.Before(oldest.updated)) {
@@ -220,7 +264,7 @@ func (st *taskStore) dropOldestLocked(owner string, keep *task) {
 		}
 	}
 	if oldest == nil {
-		oldest = keep // cannot happen: keep alone is within the bounds
+		return false
 	}
 	st.forgetLocked(oldest)
 	if len(st.drops) >= maxTasksTotal {
@@ -229,6 +273,7 @@ func (st *taskStore) dropOldestLocked(owner string, keep *task) {
 	}
 	st.dropped[oldest.id] = oldest.owner
 	st.drops = append(st.drops, oldest.id)
+	return true
 }
 
 // run calls the tool, answering its rounds of questions (an
@@ -280,10 +325,24 @@ func (st *taskStore) ask(ctx context.Context, t *task, q mcp.InputRequestMap) (m
 		st.mu.Unlock()
 		return nil, errors.New("mcpadapter: the task is already waiting for input")
 	}
-	t.pending, t.answers = mcp.InputRequestMap{}, map[string]json.RawMessage{}
+	pending := make(mcp.InputRequestMap, len(q))
 	for k, v := range q {
-		t.pending[k] = v
+		pending[k] = v
 	}
+	raw, err := json.Marshal(pending)
+	switch {
+	case err != nil:
+		st.mu.Unlock()
+		return nil, &adapter.Error{Kind: adapter.KindInternal, Message: "mcpadapter: the questions cannot be encoded as JSON", Err: err}
+	case len(raw) > maxPendingBytes:
+		st.mu.Unlock()
+		return nil, &adapter.Error{Kind: adapter.KindRunLimitExceeded, Message: fmt.Sprintf("mcpadapter: the task's questions (%d bytes) exceed the %d bytes a task may ask at once", len(raw), maxPendingBytes)}
+	case !st.roomLocked(t.owner, len(raw), t):
+		st.mu.Unlock()
+		return nil, &adapter.Error{Kind: adapter.KindRunLimitExceeded, Message: fmt.Sprintf("mcpadapter: the task's questions (%d bytes) do not fit in the %d bytes a caller's tasks keep", len(raw), maxResultBytesPerCaller)}
+	}
+	t.answers = map[string]json.RawMessage{}
+	st.setPendingLocked(t, pending, raw)
 	t.wake = make(chan struct{})
 	if len(q) == 0 {
 		close(t.wake)
@@ -305,8 +364,9 @@ func (st *taskStore) ask(ctx context.Context, t *task, q mcp.InputRequestMap) (m
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	raw, _ := json.Marshal(t.answers)
-	t.pending, t.answers = nil, nil
+	raw, _ = json.Marshal(t.answers)
+	st.setPendingLocked(t, nil, nil)
+	t.answers = nil
 	t.status, t.updated = taskWorking, time.Now()
 	var out mcp.InputResponseMap
 	if err := json.Unmarshal(raw, &out); err != nil {
@@ -332,7 +392,8 @@ func (st *taskStore) finish(ctx context.Context, t *task, res *mcp.CallToolResul
 	if terminal(t.status) {
 		return
 	}
-	t.updated, t.pending, t.answers = time.Now(), nil, nil
+	t.updated, t.answers = time.Now(), nil
+	st.setPendingLocked(t, nil, nil)
 	switch {
 	case err == nil:
 		st.keepLocked(t, raw)
@@ -346,6 +407,8 @@ func (st *taskStore) finish(ctx context.Context, t *task, res *mcp.CallToolResul
 		var je *jsonrpc.Error
 		if errors.As(err, &je) {
 			t.err = &taskError{Code: je.Code, Message: je.Message, Data: je.Data}
+		} else if ae := (*adapter.Error)(nil); errors.As(err, &ae) {
+			t.err = &taskError{Code: jsonrpc.CodeInternalError, Message: ae.Message} // a bound of ask
 		} else {
 			t.err = &taskError{Code: jsonrpc.CodeInternalError, Message: "internal error"}
 		}
@@ -376,7 +439,7 @@ func (st *taskStore) method(_ context.Context, method, owner string, p *taskPara
 		case taskFailed:
 			d.Error = t.err
 		case taskInputRequired:
-			d.InputRequests, _ = json.Marshal(t.pending)
+			d.InputRequests = t.asked
 		}
 		return d, nil
 	case methodTasksUpdate:
@@ -386,7 +449,8 @@ func (st *taskStore) method(_ context.Context, method, owner string, p *taskPara
 	case methodTasksCancel:
 		if !terminal(t.status) {
 			t.status, t.message, t.updated = taskCancelled, "cancelled by the client", time.Now()
-			t.pending, t.answers = nil, nil
+			t.answers = nil
+			st.setPendingLocked(t, nil, nil)
 			if t.cancel != nil {
 				t.cancel()
 			}
@@ -409,6 +473,7 @@ func (st *taskStore) updateLocked(t *task, raw json.RawMessage) error {
 	if t.status != taskInputRequired {
 		return nil
 	}
+	answered := false
 	for k, v := range in {
 		if _, open := t.pending[k]; !open {
 			continue
@@ -419,6 +484,10 @@ func (st *taskStore) updateLocked(t *task, raw json.RawMessage) error {
 		}
 		t.answers[k] = v
 		delete(t.pending, k)
+		answered = true
+	}
+	if answered { // re-marshalled once per update, not per tasks/get
+		st.setPendingLocked(t, t.pending, nil)
 	}
 	t.updated = time.Now()
 	if len(t.pending) == 0 {
