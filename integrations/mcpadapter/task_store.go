@@ -533,7 +533,9 @@ var ErrNotTask = errors.New("mcpadapter: not running as a task")
 // reports input_required with the questions on tasks/get until the client
 // has answered every one through tasks/update. It returns when all are
 // answered, the task is cancelled (context.Canceled) or ctx is done;
-// outside a task, at once with ErrNotTask.
+// outside a task, at once with ErrNotTask. Questions of more than 1 MiB
+// of JSON, or past the bytes the caller's tasks keep (see [TaskOptions]),
+// fail at once with an *adapter.Error of KindRunLimitExceeded.
 func AskInput(ctx context.Context, questions mcp.InputRequestMap) (mcp.InputResponseMap, error) {
 	ref, ok := ctx.Value(taskKey{}).(*taskRef)
 	if !ok {

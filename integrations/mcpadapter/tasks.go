@@ -71,6 +71,8 @@ const maxTaskRounds = 16
 // (the caller's own first) is dropped with its task, whose tasks/get then
 // answers -32602 "task expired: its result was dropped"; a result past
 // 8 MiB alone fails its task (the call ran; its ledger record says so).
+// A task's open questions ([AskInput]) count in the same bytes while
+// open, at most 1 MiB at once: past a bound AskInput fails.
 //
 // A task is one call of the executor, hence one ledger record, written
 // when it ends; a call the executor holds for approval puts the task in
