@@ -270,12 +270,7 @@ func (s *Exporter) decide(ctx context.Context, name string, req *mcp.CallToolReq
 // maxReason bounds the reason a user's denial records.
 const maxReason = 1024
 
-func truncateReason(r string) string {
-	if len(r) <= maxReason {
-		return r
-	}
-	return strings.ToValidUTF8(r[:maxReason], "") + "…"
-}
+func truncateReason(r string) string { return truncate(r, maxReason) }
 
 // bindCaller checks that the caller retrying is the one the state was
 // minted for, and returns the context to run the call in.

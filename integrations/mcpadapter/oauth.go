@@ -434,11 +434,13 @@ func safeOAuthError(what string, err error) error {
 	return fmt.Errorf("%s: %w", what, err)
 }
 
+// truncate bounds s, text from a peer quoted in an error, to n bytes and
+// an ellipsis, cut on a character boundary (a rune cut in two is left out).
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	return s[:n] + "…"
+	return strings.ToValidUTF8(s[:n], "") + "…"
 }
 
 // Authorize implements auth.OAuthHandler: after a 401 it first refreshes a

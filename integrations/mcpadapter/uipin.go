@@ -301,9 +301,4 @@ func (c *conn) namesUI(uri string) bool {
 }
 
 // clip bounds a URI quoted in a message to a model.
-func clip(uri string) string {
-	if len(uri) > 256 {
-		return uri[:256] + "..."
-	}
-	return uri
-}
+func clip(uri string) string { return truncate(uri, 256) }
