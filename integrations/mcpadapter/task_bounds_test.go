@@ -88,31 +88,7 @@ func TestTaskInputElicitationBounded(t *testing.T) {
 	}
 	upstreamCancelled("1,000 questions")
 
-	id = client.call("endless", nil)["taskId"].(string)
-	for n := 0; ; n++ {
-		r = client.await(id, "input_required", "completed", "failed", "cancelled")
-		if r["status"] != "input_required" {
-			break
-		}
-		if n > 8 {
-			t.Fatalf("round %d still relayed: %v", n+1, r)
-		}
-		reqs, _ := r["inputRequests"].(map[string]any)
-		for k := range reqs {
-			if _, err := client.rpc("tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{
-				k: map[string]any{"action": "accept", "content": map[string]any{}}}}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for { // until the upstream asks its next question
-			if g, _ := client.rpc("tasks/get", map[string]any{"taskId": id}); g["status"] != "working" {
-				if reqs2, _ := g["inputRequests"].(map[string]any); keysOf(reqs2) != keysOf(reqs) {
-					break
-				}
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
+	r = answerEveryRound(t, client, client.call("endless", nil)["taskId"].(string))
 	if res, _ := r["result"].(map[string]any); r["status"] != "completed" || res["isError"] != true || !strings.Contains(fmt.Sprint(res["content"]), "more than 8 times") {
 		t.Errorf("a ninth round: %v, want a tool error", r)
 	}

@@ -54,6 +54,37 @@ func keysOf(m map[string]any) string {
 	return strings.Join(keys, ",")
 }
 
+// answerEveryRound accepts every question of the gateway task id, round
+// after round, until the task is no longer input_required, and returns
+// its last tasks/get; past nine rounds the relay's bound failed.
+func answerEveryRound(t *testing.T, client *rawClient, id string) map[string]any {
+	t.Helper()
+	for n := 0; ; n++ {
+		r := client.await(id, "input_required", "completed", "failed", "cancelled")
+		if r["status"] != "input_required" {
+			return r
+		}
+		if n > 8 {
+			t.Fatalf("round %d still relayed: %v", n+1, r)
+		}
+		reqs, _ := r["inputRequests"].(map[string]any)
+		for k := range reqs {
+			if _, err := client.rpc("tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{
+				k: map[string]any{"action": "accept", "content": map[string]any{}}}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for { // until the upstream asks its next question
+			if g, _ := client.rpc("tasks/get", map[string]any{"taskId": id}); g["status"] != "working" {
+				if reqs2, _ := g["inputRequests"].(map[string]any); keysOf(reqs2) != keysOf(reqs) {
+					break
+				}
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+}
+
 // TestTaskInputRelayedToCaller: without ManagerOptions.Elicitation (as in
 // serve), an upstream task's questions reach the gateway's MCP caller as
 // its own task's input_required, under the upstream's ids; answered one
@@ -209,31 +240,7 @@ func TestTaskInputRelayBounded(t *testing.T) {
 	}
 	upstreamCancelled("sampling")
 
-	id = client.call("endless", nil)["taskId"].(string)
-	for n := 0; ; n++ {
-		r = client.await(id, "input_required", "completed", "failed", "cancelled")
-		if r["status"] != "input_required" {
-			break
-		}
-		if n > 8 {
-			t.Fatalf("round %d still relayed: %v", n+1, r)
-		}
-		reqs, _ := r["inputRequests"].(map[string]any)
-		for k := range reqs {
-			if _, err := client.rpc("tasks/update", map[string]any{"taskId": id, "inputResponses": map[string]any{
-				k: map[string]any{"action": "accept", "content": map[string]any{}}}}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for { // until the upstream asks its next question
-			if g, _ := client.rpc("tasks/get", map[string]any{"taskId": id}); g["status"] != "working" {
-				if reqs2, _ := g["inputRequests"].(map[string]any); keysOf(reqs2) != keysOf(reqs) {
-					break
-				}
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
+	r = answerEveryRound(t, client, client.call("endless", nil)["taskId"].(string))
 	if res, _ := r["result"].(map[string]any); r["status"] != "completed" || res["isError"] != true || !strings.Contains(fmt.Sprint(res["content"]), "more than 8 times") {
 		t.Errorf("a ninth round: %v, want a tool error", r)
 	}
