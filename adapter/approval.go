@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentadapter/agentadapter/internal/canonical"
+	"github.com/agentadapter/agentadapter/adapter/canonical"
 )
 
 // An ApprovalPolicy decides whether a call needs approval.

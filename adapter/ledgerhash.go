@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/agentadapter/agentadapter/internal/canonical"
+	"github.com/agentadapter/agentadapter/adapter/canonical"
 )
 
 // The ledger hashes every record it writes (ChainHash) and the result of

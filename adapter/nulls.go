@@ -6,7 +6,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/agentadapter/agentadapter/internal/canonical"
+	"github.com/agentadapter/agentadapter/adapter/canonical"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 

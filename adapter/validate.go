@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentadapter/agentadapter/internal/canonical"
+	"github.com/agentadapter/agentadapter/adapter/canonical"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 

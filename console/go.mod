@@ -13,6 +13,7 @@ require (
 )
 
 require (
+	github.com/agentadapter/agentadapter/integrations/mcpadapter v0.1.0
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/buger/jsonparser v1.1.1 // indirect
 	github.com/bytedance/gopkg v0.1.3 // indirect
@@ -61,3 +62,5 @@ require (
 replace github.com/agentadapter/agentadapter => ../
 
 replace github.com/agentadapter/agentadapter/integrations/einoadapter => ../integrations/einoadapter
+
+replace github.com/agentadapter/agentadapter/integrations/mcpadapter => ../integrations/mcpadapter

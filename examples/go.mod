@@ -83,8 +83,8 @@ require (
 	github.com/agentadapter/agentadapter/integrations/einoadapter v0.1.0
 	github.com/agentadapter/agentadapter/integrations/genkitadapter v0.1.0
 	github.com/agentadapter/agentadapter/integrations/langchaingoadapter v0.1.0
-	github.com/agentadapter/agentadapter/store/postgres v0.1.0
-	github.com/agentadapter/agentadapter/store/sqlite v0.1.0
+	github.com/agentadapter/agentadapter/integrations/mcpadapter v0.1.0
+	github.com/agentadapter/agentadapter/store v0.1.0
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
@@ -110,6 +110,6 @@ replace github.com/agentadapter/agentadapter/integrations/genkitadapter => ../in
 
 replace github.com/agentadapter/agentadapter/integrations/langchaingoadapter => ../integrations/langchaingoadapter
 
-replace github.com/agentadapter/agentadapter/store/sqlite => ../store/sqlite
+replace github.com/agentadapter/agentadapter/store => ../store
 
-replace github.com/agentadapter/agentadapter/store/postgres => ../store/postgres
+replace github.com/agentadapter/agentadapter/integrations/mcpadapter => ../integrations/mcpadapter

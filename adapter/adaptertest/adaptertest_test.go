@@ -10,7 +10,6 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/adapter/adaptertest"
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 )
 
 func TestMemoryLedger(t *testing.T) {
@@ -82,13 +81,6 @@ func TestMemoryReplicas(t *testing.T) {
 	adaptertest.TestTicketReplicas(t, func(t *testing.T) adaptertest.Opener[adapter.TicketStore] {
 		s := adapter.NewMemoryTicketStore()
 		return func() adapter.TicketStore { return s }
-	})
-}
-
-func TestMemoryPinStore(t *testing.T) {
-	adaptertest.TestPinStore(t, func(t *testing.T) adaptertest.Opener[mcpadapter.PinStore] {
-		s := mcpadapter.NewMemoryPinStore(nil)
-		return func() mcpadapter.PinStore { return s }
 	})
 }
 

@@ -17,7 +17,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentadapter/agentadapter/adapter"
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 )
 
 // An Opener opens one instance of a store on a database the checks
@@ -551,69 +550,6 @@ func TestTicketReplicas(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ti
 	wg.Wait()
 	if created.Load() != 3 {
 		t.Errorf("%d tickets created for one subject with a cap of 3", created.Load())
-	}
-}
-
-// TestPinStore checks an [mcpadapter.PinStore]. newDB is as for
-// [TestLedgerQuery].
-//
-// It checks Get, SetIfAbsent (atomic: of many racing first pins, one
-// wins and all see it), Set, All in key order, and that two replicas see
-// each other's pins.
-func TestPinStore(t *testing.T, newDB func(t *testing.T) Opener[mcpadapter.PinStore]) {
-	ctx := context.Background()
-	open := newDB(t)
-	a, b := open(), open()
-	if _, ok, err := a.Get(ctx, "srv/tool"); ok || err != nil {
-		t.Fatalf("empty store Get = %v, %v", ok, err)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	got := map[string]bool{}
-	for i := range 16 {
-		s := a
-		if i%2 == 1 {
-			s = b
-		}
-		wg.Go(func() {
-			h, err := s.SetIfAbsent(ctx, "srv/tool", fmt.Sprintf("sha256:%d", i))
-			if err != nil {
-				t.Errorf("SetIfAbsent: %v", err)
-			}
-			mu.Lock()
-			got[h] = true
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
-	if len(got) != 1 {
-		t.Errorf("racing SetIfAbsent calls saw %d different pins, want 1: %v", len(got), got)
-	}
-	var first string
-	for h := range got {
-		first = h
-	}
-	if h, ok, err := b.Get(ctx, "srv/tool"); !ok || err != nil || h != first {
-		t.Errorf("replica b Get = %q, %v, %v; want %q", h, ok, err, first)
-	}
-	must(t, b.Set(ctx, "srv/tool", "sha256:accepted"))
-	if h, _, _ := a.Get(ctx, "srv/tool"); h != "sha256:accepted" {
-		t.Errorf("after Set through b, a reads %q", h)
-	}
-	if h, err := a.SetIfAbsent(ctx, "srv/tool", "sha256:other"); err != nil || h != "sha256:accepted" {
-		t.Errorf("SetIfAbsent over a pin = %q, %v", h, err)
-	}
-	must(t, a.Set(ctx, "a/z", "1"))
-	must(t, a.Set(ctx, "srv/a", "2"))
-	var keys []string
-	for p, err := range b.All(ctx) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys = append(keys, p.Key+"="+p.Hash)
-	}
-	if diff := cmp.Diff([]string{"a/z=1", "srv/a=2", "srv/tool=sha256:accepted"}, keys); diff != "" {
-		t.Errorf("All (-want +got):\n%s", diff)
 	}
 }
 

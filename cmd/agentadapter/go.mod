@@ -6,7 +6,9 @@ require (
 	github.com/agentadapter/agentadapter v0.1.0
 	github.com/creack/pty v1.1.24
 	github.com/google/go-cmp v0.7.0
+	github.com/jackc/pgx/v5 v5.7.5
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/ncruces/go-sqlite3 v0.37.0
 	github.com/spf13/cobra v1.10.2
 	github.com/tailscale/hujson v0.0.0-20250605163823-992244df8c5a
 	golang.org/x/term v0.47.0
@@ -38,7 +40,6 @@ require (
 	github.com/invopop/jsonschema v0.13.0 // indirect
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
-	github.com/jackc/pgx/v5 v5.7.5 // indirect
 	github.com/jackc/puddle/v2 v2.2.2 // indirect
 	github.com/json-iterator/go v1.1.12 // indirect
 	github.com/klauspost/cpuid/v2 v2.2.9 // indirect
@@ -48,7 +49,6 @@ require (
 	github.com/mitchellh/reflectwalk v1.0.0 // indirect
 	github.com/modern-go/concurrent v0.0.0-20180306012644-bacd9c7ef1dd // indirect
 	github.com/modern-go/reflect2 v1.0.2 // indirect
-	github.com/ncruces/go-sqlite3 v0.37.0 // indirect
 	github.com/ncruces/go-sqlite3-wasm/v6 v6.5.35401 // indirect
 	github.com/ncruces/julianday v1.0.0 // indirect
 	github.com/nikolalohinski/gonja v1.5.3 // indirect
@@ -80,13 +80,13 @@ require (
 	github.com/agentadapter/agentadapter/integrations/einoadapter v0.1.0
 	github.com/agentadapter/agentadapter/integrations/genkitadapter v0.1.0
 	github.com/agentadapter/agentadapter/integrations/langchaingoadapter v0.1.0
-	github.com/agentadapter/agentadapter/store/postgres v0.1.0
-	github.com/agentadapter/agentadapter/store/sqlite v0.1.0
+	github.com/agentadapter/agentadapter/integrations/mcpadapter v0.1.0
+	github.com/agentadapter/agentadapter/store v0.1.0
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/golang-jwt/jwt/v5 v5.3.1
-	github.com/google/jsonschema-go v0.4.3 // indirect
+	github.com/google/jsonschema-go v0.4.3
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
@@ -109,8 +109,8 @@ replace github.com/agentadapter/agentadapter/integrations/genkitadapter => ../..
 
 replace github.com/agentadapter/agentadapter/integrations/langchaingoadapter => ../../integrations/langchaingoadapter
 
-replace github.com/agentadapter/agentadapter/store/sqlite => ../../store/sqlite
-
-replace github.com/agentadapter/agentadapter/store/postgres => ../../store/postgres
+replace github.com/agentadapter/agentadapter/store => ../../store
 
 replace github.com/agentadapter/agentadapter/console => ../../console
+
+replace github.com/agentadapter/agentadapter/integrations/mcpadapter => ../../integrations/mcpadapter

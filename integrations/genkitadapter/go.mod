@@ -22,6 +22,7 @@ require (
 )
 
 require (
+	github.com/agentadapter/agentadapter/integrations/mcpadapter v0.1.0
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/buger/jsonparser v1.1.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
@@ -49,3 +50,5 @@ require (
 )
 
 replace github.com/agentadapter/agentadapter => ../..
+
+replace github.com/agentadapter/agentadapter/integrations/mcpadapter => ../mcpadapter

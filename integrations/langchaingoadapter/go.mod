@@ -36,6 +36,7 @@ require (
 )
 
 require (
+	github.com/agentadapter/agentadapter/integrations/mcpadapter v0.1.0
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/dlclark/regexp2 v1.10.0 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
@@ -58,3 +59,5 @@ require (
 )
 
 replace github.com/agentadapter/agentadapter => ../..
+
+replace github.com/agentadapter/agentadapter/integrations/mcpadapter => ../mcpadapter

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strconv"
 
-	canon "github.com/agentadapter/agentadapter/internal/canonical"
+	canon "github.com/agentadapter/agentadapter/adapter/canonical"
 )
 
 // appendJSON appends the encoding of a decoded JSON value (map[string]any,

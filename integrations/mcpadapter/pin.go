@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
-	canon "github.com/agentadapter/agentadapter/internal/canonical"
+	canon "github.com/agentadapter/agentadapter/adapter/canonical"
 	"github.com/agentadapter/agentadapter/registry"
 )
 

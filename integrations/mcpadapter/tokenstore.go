@@ -80,7 +80,7 @@ func (t *Token) clone() *Token {
 // Implementations must be safe for concurrent use, return copies (a caller
 // may modify what it gets), and treat everything in a Token as a secret:
 // never log it. The adaptertest package checks an implementation
-// (adaptertest.TestTokenStore).
+// (mcpadaptertest.TestTokenStore).
 type TokenStore interface {
 	// Token returns the token stored under key, or an error wrapping
 	// ErrNoToken.

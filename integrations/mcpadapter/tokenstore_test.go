@@ -11,16 +11,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentadapter/agentadapter/adapter/adaptertest"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/mcpadaptertest"
 )
 
 func TestMemoryTokenStore(t *testing.T) {
-	adaptertest.TestTokenStore(t, func(t *testing.T) mcpadapter.TokenStore { return new(mcpadapter.MemoryTokenStore) })
+	mcpadaptertest.TestTokenStore(t, func(t *testing.T) mcpadapter.TokenStore { return new(mcpadapter.MemoryTokenStore) })
 }
 
 func TestFileTokenStore(t *testing.T) {
-	adaptertest.TestTokenStore(t, func(t *testing.T) mcpadapter.TokenStore {
+	mcpadaptertest.TestTokenStore(t, func(t *testing.T) mcpadapter.TokenStore {
 		return mcpadapter.NewFileTokenStore(filepath.Join(t.TempDir(), "sub", "tokens.json"))
 	})
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agentadapter/agentadapter/adapter"
-	"github.com/agentadapter/agentadapter/internal/sqlledger"
+	"github.com/agentadapter/agentadapter/store/internal/sqlledger"
 )
 
 // ErrLedgerFull is returned by [Ledger.Write] when the batch buffer is

@@ -15,8 +15,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agentadapter/agentadapter/internal/pgtest"
-	"github.com/agentadapter/agentadapter/internal/sqlledger"
-	"github.com/agentadapter/agentadapter/internal/storetest"
+	"github.com/agentadapter/agentadapter/store/internal/sqlledger"
+	"github.com/agentadapter/agentadapter/store/internal/storetest"
 )
 
 // clusterDSN is the throwaway cluster's DSN; empty when there is no

@@ -12,8 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/agentadapter/agentadapter/internal/migrations"
-	"github.com/agentadapter/agentadapter/internal/ticketwait"
+	"github.com/agentadapter/agentadapter/store/internal/migrations"
+	"github.com/agentadapter/agentadapter/store/internal/ticketwait"
 )
 
 //go:embed migrations/*.sql

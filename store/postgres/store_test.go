@@ -10,10 +10,10 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agentadapter/agentadapter/adapter"
-	"github.com/agentadapter/agentadapter/internal/migrations"
-	"github.com/agentadapter/agentadapter/internal/sqlledger"
+	"github.com/agentadapter/agentadapter/store/internal/migrations"
+	"github.com/agentadapter/agentadapter/store/internal/sqlledger"
 
-	"github.com/agentadapter/agentadapter/internal/storetest"
+	"github.com/agentadapter/agentadapter/store/internal/storetest"
 )
 
 func TestConformance(t *testing.T) { storetest.TestConformance(t, kit) }

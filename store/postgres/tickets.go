@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/agentadapter/agentadapter/adapter"
-	"github.com/agentadapter/agentadapter/internal/ticketwait"
+	"github.com/agentadapter/agentadapter/store/internal/ticketwait"
 )
 
 // Tickets is an [adapter.TicketStore] in the database, shared by every

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/agentadapter/agentadapter/internal/storetest"
+	"github.com/agentadapter/agentadapter/store/internal/storetest"
 )
 
 func BenchmarkLedgerBatched(b *testing.B)         { storetest.BenchmarkLedgerBatched(b, kit) }

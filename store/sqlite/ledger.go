@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/agentadapter/agentadapter/adapter"
-	"github.com/agentadapter/agentadapter/internal/sqlledger"
+	"github.com/agentadapter/agentadapter/store/internal/sqlledger"
 )
 
 // ErrLedgerFull is returned by [Ledger.Write] when the batch buffer is

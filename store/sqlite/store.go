@@ -15,7 +15,7 @@ import (
 
 	_ "github.com/ncruces/go-sqlite3/driver" // the database/sql driver "sqlite3"
 
-	"github.com/agentadapter/agentadapter/internal/migrations"
+	"github.com/agentadapter/agentadapter/store/internal/migrations"
 )
 
 //go:embed migrations/*.sql

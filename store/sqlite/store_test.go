@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/agentadapter/agentadapter/adapter"
-	"github.com/agentadapter/agentadapter/internal/migrations"
-	"github.com/agentadapter/agentadapter/internal/sqlledger"
-	"github.com/agentadapter/agentadapter/internal/storetest"
+	"github.com/agentadapter/agentadapter/store/internal/migrations"
+	"github.com/agentadapter/agentadapter/store/internal/sqlledger"
+	"github.com/agentadapter/agentadapter/store/internal/storetest"
 )
 
 // kit describes the package to the shared store tests.

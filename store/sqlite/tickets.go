@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/agentadapter/agentadapter/adapter"
-	"github.com/agentadapter/agentadapter/internal/ticketwait"
+	"github.com/agentadapter/agentadapter/store/internal/ticketwait"
 )
 
 // Tickets is an [adapter.TicketStore] in the database, shared by every

@@ -3,7 +3,7 @@ package sqlitestore
 import (
 	"sync"
 
-	"github.com/agentadapter/agentadapter/internal/ticketwait"
+	"github.com/agentadapter/agentadapter/store/internal/ticketwait"
 )
 
 // waker tells the waiters of every Store open on one file, in this

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/agentadapter/agentadapter/internal/canonical"
+	"github.com/agentadapter/agentadapter/adapter/canonical"
 )
 
 func TestJSON(t *testing.T) {

@@ -20,8 +20,9 @@ import (
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/adapter/adaptertest"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
-	"github.com/agentadapter/agentadapter/internal/migrations"
-	"github.com/agentadapter/agentadapter/internal/sqlledger"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/mcpadaptertest"
+	"github.com/agentadapter/agentadapter/store/internal/migrations"
+	"github.com/agentadapter/agentadapter/store/internal/sqlledger"
 )
 
 // Ledger is what a store's ledger implements.
@@ -152,10 +153,10 @@ func TestConformance(t *testing.T, k *Kit) {
 		adaptertest.TestTicketEditor(t, tickets)
 	})
 	t.Run("Pins", func(t *testing.T) {
-		adaptertest.TestPinStore(t, opener(k, Options{}, func(s *Store) mcpadapter.PinStore { return s.Pins }))
+		mcpadaptertest.TestPinStore(t, opener(k, Options{}, func(s *Store) mcpadapter.PinStore { return s.Pins }))
 	})
 	t.Run("Tokens", func(t *testing.T) {
-		adaptertest.TestTokenStore(t, func(t *testing.T) mcpadapter.TokenStore { return k.Opener(t, Options{})().Tokens })
+		mcpadaptertest.TestTokenStore(t, func(t *testing.T) mcpadapter.TokenStore { return k.Opener(t, Options{})().Tokens })
 	})
 }
 

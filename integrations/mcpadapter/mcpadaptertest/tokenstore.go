@@ -1,4 +1,4 @@
-package adaptertest
+package mcpadaptertest
 
 import (
 	"context"
