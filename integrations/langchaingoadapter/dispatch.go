@@ -12,6 +12,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/kit"
 	"github.com/agentadapter/agentadapter/registry"
 	"github.com/agentadapter/agentadapter/runsync"
 )
@@ -59,10 +60,10 @@ type Dispatcher struct {
 	opts   DispatcherOptions
 	filter registry.Filter
 	defs   []llms.Tool
-	issues []Issue
+	issues []kit.Issue
 
 	mu     sync.Mutex
-	shapes map[*adapter.Spec]*argShape
+	shapes map[*adapter.Spec]*kit.Shape
 }
 
 // NewDispatcher returns a dispatcher over reg whose calls run through exec
@@ -89,8 +90,8 @@ func NewDispatcher(reg *registry.Registry, exec *adapter.Executor, opts *Dispatc
 // Tools returns the function definitions to pass with llms.WithTools.
 func (d *Dispatcher) Tools() []llms.Tool { return d.defs }
 
-// Issues reports what strict mode could not express (see [StrictSchema]).
-func (d *Dispatcher) Issues() []Issue { return d.issues }
+// Issues reports what strict mode could not express (see [kit.Strict]).
+func (d *Dispatcher) Issues() []kit.Issue { return d.issues }
 
 // Dispatch runs the tool calls of one model turn through the executor, at
 // most Parallelism at once, in the run scope of ctx (a turn is part of an
@@ -166,17 +167,17 @@ func (d *Dispatcher) run(ctx context.Context, tc llms.ToolCall, input string) (s
 		return "", d.exec.Unknown(ctx, &adapter.Request{Tool: name, Args: json.RawMessage(input), CallID: tc.ID, Integration: Integration, Native: tc})
 	}
 	a := d.shape(spec)
-	args, perr := parseInput(input, a)
+	args, perr := kit.ParseInput(input, a)
 	if perr != nil {
 		perr.Tool, perr.CallID = name, tc.ID
 		return "", perr
 	}
 	if d.opts.Strict {
-		args = dropOmittedNulls(args, spec.InputSchema)
+		args = kit.DropOmittedNulls(args, spec.InputSchema)
 	}
 	res, err := d.exec.Do(ctx, &adapter.Request{Spec: spec, Args: args, CallID: tc.ID, Integration: Integration, Native: tc, Timeout: d.opts.Timeout})
 	if err != nil {
-		return "", withShape(err, a)
+		return "", a.Explain(err)
 	}
 	return adapter.Render(res, &d.opts.Render), nil
 }
@@ -185,16 +186,16 @@ func (d *Dispatcher) run(ctx context.Context, tc llms.ToolCall, input string) (s
 // that replace specs often just recompute them.
 const maxShapes = 1024
 
-func (d *Dispatcher) shape(spec *adapter.Spec) *argShape {
+func (d *Dispatcher) shape(spec *adapter.Spec) *kit.Shape {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if a, ok := d.shapes[spec]; ok {
 		return a
 	}
 	if d.shapes == nil || len(d.shapes) >= maxShapes {
-		d.shapes = map[*adapter.Spec]*argShape{}
+		d.shapes = map[*adapter.Spec]*kit.Shape{}
 	}
-	a := newArgShape(spec.InputSchema)
+	a := kit.NewShape(spec.InputSchema)
 	d.shapes[spec] = a
 	return a
 }

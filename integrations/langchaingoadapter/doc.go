@@ -32,7 +32,7 @@
 //
 // Anything else is answered with an args_invalid payload that shows the
 // shape to send. A text agent learns that shape from the tool's
-// description ([Describe]): one compact line such as
+// description ([kit.Description]): one compact line such as
 // Input: a JSON object {"a": integer, "b"?: string}, a fraction of the size
 // of the schema.
 //
@@ -68,8 +68,8 @@
 // string. For real schemas, use [Definitions] (or a [Dispatcher]'s Tools)
 // with llms.WithTools, and answer the model's tool calls with
 // [Dispatcher.Dispatch], which runs them in parallel and returns the tool messages to append; [Dispatcher.Loop] runs the whole
-// loop. With Strict, schemas are converted for strict mode ([StrictSchema]):
-// what cannot be converted is reported as an [Issue], never dropped silently.
+// loop. With Strict, schemas are converted for strict mode ([kit.Strict]):
+// what cannot be converted is reported as a [kit.Issue], never dropped silently.
 //
 // # Run scope
 //

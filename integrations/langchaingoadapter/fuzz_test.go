@@ -55,11 +55,12 @@ func FuzzCall(f *testing.F) {
 }
 
 // FuzzSchema feeds arbitrary input schemas (an MCP server's are untrusted)
-// to Describe, StrictSchema and Call: no panic, no hang, and a strict
-// schema, when one is produced, closes every object it declares.
+// to Call and to a strict Dispatch: no panic, no hang, no Go error (kit's
+// FuzzSchema checks the strict schemas themselves).
 func FuzzSchema(f *testing.F) {
 	for _, seed := range []string{
-		searchSchema, countSchema, noArgsSchema, arg1Schema, nestedSchema,
+		searchSchema, countSchema, noArgsSchema, arg1Schema,
+		`{"type":"object","$defs":{"pt":{"type":"object","properties":{"x":{"type":"number"},"y":{"type":"number"}},"required":["x"]}},"properties":{"p":{"$ref":"#/$defs/pt","description":"a point"},"e":{"type":"string","enum":["a","b"]},"f":{"enum":[1,2]},"o":{"type":"object","properties":{"k":{"type":"string"}}},"n":{"type":["string","null"]}}}`,
 		`{"type":"object","properties":{"r":{"$ref":"#"}}}`,
 		`{"type":"object","$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},"properties":{"x":{"$ref":"#/$defs/a"}}}`,
 		`{"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"object","properties":{"k":{"enum":[1,"a",null]}}}}}}`,
@@ -79,10 +80,6 @@ func FuzzSchema(f *testing.F) {
 		if err != nil {
 			return // not a schema the adapter accepts ($ref loops among them)
 		}
-		_ = lca.Describe(spec)
-		if m, _ := lca.StrictSchema(&s); m != nil {
-			checkClosed(t, m, schemaJSON)
-		}
 		exec := adapter.NewExecutor(nil, nil)
 		defer exec.Close()
 		tl2 := mustTools(t, newRegistry(t, spec), exec, nil)[0]
@@ -94,43 +91,4 @@ func FuzzSchema(f *testing.F) {
 			t.Fatalf("Dispatch(%q) on schema %s: %v", input, schemaJSON, err)
 		}
 	})
-}
-
-// checkClosed asserts that every object schema in m lists all its
-// properties as required and sets additionalProperties false.
-func checkClosed(t *testing.T, v any, src string) {
-	t.Helper()
-	switch v := v.(type) {
-	case map[string]any:
-		if props, ok := v["properties"].(map[string]any); ok {
-			if v["additionalProperties"] != false {
-				t.Fatalf("strict schema of %s has an open object: %v", src, v)
-			}
-			req, _ := v["required"].([]any)
-			if len(req) != len(props) {
-				t.Fatalf("strict schema of %s: required %v does not list all of %v", src, req, props)
-			}
-			for _, p := range props {
-				checkClosed(t, p, src)
-			}
-		}
-		// Only schema positions: unknown keywords hold data, not schemas.
-		for _, kw := range []string{"items", "additionalProperties", "not", "if", "then", "else"} {
-			checkClosed(t, v[kw], src)
-		}
-		for _, kw := range []string{"anyOf", "allOf", "oneOf"} {
-			if list, ok := v[kw].([]any); ok {
-				for _, sub := range list {
-					checkClosed(t, sub, src)
-				}
-			}
-		}
-		for _, kw := range []string{"$defs", "definitions"} {
-			if defs, ok := v[kw].(map[string]any); ok {
-				for _, sub := range defs {
-					checkClosed(t, sub, src)
-				}
-			}
-		}
-	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentadapter/agentadapter/integrations/kit"
 	lca "github.com/agentadapter/agentadapter/integrations/langchaingoadapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 	"github.com/agentadapter/agentadapter/registry"
@@ -93,7 +94,7 @@ func TestMCPDefinitions(t *testing.T) {
 	if diff := cmp.Diff(want, def.Function.Parameters); diff != "" {
 		t.Errorf("multiply parameters (-want +got):\n%s", diff)
 	}
-	if got, want := lca.Describe(spec), `Multiplies two integers. Input: a JSON object {"x": integer (a factor), "y": integer (another factor)}`; got != want {
-		t.Errorf("Describe = %q, want %q", got, want)
+	if got, want := kit.Description(spec), `Multiplies two integers. Input: a JSON object {"x": integer (a factor), "y": integer (another factor)}`; got != want {
+		t.Errorf("kit.Description = %q, want %q", got, want)
 	}
 }

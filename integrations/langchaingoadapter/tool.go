@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -14,6 +12,7 @@ import (
 	"github.com/tmc/langchaingo/tools"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/kit"
 	"github.com/agentadapter/agentadapter/registry"
 )
 
@@ -52,7 +51,7 @@ type Tool struct {
 	f    registry.Filter    // with reg: the spec must still match it
 	opts Options
 	desc string
-	args atomic.Pointer[argShape]
+	args atomic.Pointer[kit.Shape]
 }
 
 var _ tools.Tool = (*Tool)(nil)
@@ -78,9 +77,8 @@ func newTool(spec *adapter.Spec, reg *registry.Registry, exec *adapter.Executor,
 	if opts != nil {
 		t.opts = *opts
 	}
-	a := newArgShape(spec.InputSchema)
-	t.args.Store(a)
-	t.desc = describe(spec, a)
+	t.args.Store(kit.NewShape(spec.InputSchema))
+	t.desc = kit.Description(spec)
 	return t
 }
 
@@ -120,38 +118,11 @@ func filter(opts *Options) registry.Filter {
 func (t *Tool) Name() string { return t.spec.Name }
 
 // Description returns the spec's description followed by a compact line
-// describing the input (see [Describe]).
+// describing the input (see [kit.Description]).
 func (t *Tool) Description() string { return t.desc }
 
 // Spec returns the spec the tool was built from.
 func (t *Tool) Spec() *adapter.Spec { return t.spec }
-
-// Describe returns the description a text agent reads: the spec's
-// description followed, on the same line (langchaingo lists tools one per
-// line), by the input's shape:
-//
-//	Adds two numbers. Input: a JSON object {"a": integer (first addend), "b": integer}
-//
-// langchaingo's tools carry no schema, so this is all a text agent knows of
-// the arguments; it is a fraction of the size of the schema.
-func Describe(spec *adapter.Spec) string {
-	return describe(spec, newArgShape(spec.InputSchema))
-}
-
-func describe(spec *adapter.Spec, a *argShape) string {
-	line := "Input: a JSON object " + a.shape
-	if a.positional != "" && a.positionalString {
-		line += fmt.Sprintf(", or just the %s as plain text", a.positional)
-	}
-	desc := strings.TrimSpace(spec.Description)
-	if desc == "" {
-		return line
-	}
-	if !strings.ContainsAny(desc[len(desc)-1:], ".!?:") {
-		desc += "."
-	}
-	return desc + " " + line
-}
 
 // Call runs the tool. input is what the agent wrote: see the package
 // documentation for the forms accepted. A failure the model should read
@@ -196,40 +167,28 @@ func (t *Tool) call(ctx context.Context, input string) (string, error) {
 		spec = s
 	}
 	a := t.shape(spec)
-	args, perr := parseInput(input, a)
+	args, perr := kit.ParseInput(input, a)
 	if perr != nil {
 		perr.Tool = spec.Name
 		return "", perr
 	}
 	res, err := t.exec.Do(ctx, &adapter.Request{Spec: spec, Args: args, Integration: Integration, Native: input, Timeout: t.opts.Timeout})
 	if err != nil {
-		return "", withShape(err, a)
+		return "", a.Explain(err)
 	}
 	return adapter.Render(res, &t.opts.Render), nil
 }
 
 // shape returns the argument shape of spec, recomputed only when the
 // registry holds a spec with another input schema.
-func (t *Tool) shape(spec *adapter.Spec) *argShape {
+func (t *Tool) shape(spec *adapter.Spec) *kit.Shape {
 	a := t.args.Load()
-	if a.schema == spec.InputSchema {
+	if a.Schema() == spec.InputSchema {
 		return a
 	}
-	a = newArgShape(spec.InputSchema)
+	a = kit.NewShape(spec.InputSchema)
 	t.args.Store(a)
 	return a
-}
-
-// withShape adds the expected shape to an args_invalid error from the
-// executor (a schema violation), so that the model can correct itself.
-func withShape(err error, a *argShape) error {
-	var e *adapter.Error
-	if !errors.As(err, &e) || e.Kind != adapter.KindArgsInvalid {
-		return err
-	}
-	c := *e
-	c.Message += "; " + expected(a)
-	return &c
 }
 
 // Run runs a langchaingo chain, such as an agents.Executor, on input in a

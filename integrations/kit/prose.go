@@ -1,12 +1,15 @@
-package langchaingoadapter
+package kit
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/agentadapter/agentadapter/adapter"
 )
 
 // Limits that keep a described shape short: a text agent reads every tool's
@@ -17,9 +20,10 @@ const (
 	maxFieldDocLen   = 60 // property descriptions are cut to this many runes
 )
 
-// argShape is what Call needs to know about a tool's input schema, derived
-// once per schema.
-type argShape struct {
+// Shape is what [ParseInput] needs to know about a tool's input schema,
+// derived once per schema: build it with [NewShape] when the tool is
+// built, not per call. A Shape is immutable and safe for concurrent use.
+type Shape struct {
 	schema *jsonschema.Schema
 	// shape is the compact description, e.g. {"a": integer, "b"?: string}.
 	shape string
@@ -36,8 +40,10 @@ type argShape struct {
 	noRequired bool
 }
 
-func newArgShape(s *jsonschema.Schema) *argShape {
-	a := &argShape{schema: s}
+// NewShape returns the shape of an input schema; nil is the schema of a
+// tool with no parameters.
+func NewShape(s *jsonschema.Schema) *Shape {
+	a := &Shape{schema: s}
 	if s == nil {
 		a.shape = "{}"
 		a.noRequired = true
@@ -60,6 +66,58 @@ func newArgShape(s *jsonschema.Schema) *argShape {
 		a.positionalString = allowsType(resolveRef(s, s.Properties[a.positional]), "string")
 	}
 	return a
+}
+
+// Schema returns the schema the shape was derived from, so that a caller
+// can tell whether a replaced spec needs a new shape.
+func (a *Shape) Schema() *jsonschema.Schema { return a.schema }
+
+// String returns the compact description of the schema, as [Describe].
+func (a *Shape) String() string { return a.shape }
+
+// Describe renders an object schema as a compact, TypeScript-like shape,
+// for a model that reads no JSON Schema:
+//
+//	{"city": string (the city), "days"?: integer = 3}
+//
+// Keys are quoted so that the model sees what to write; "?" marks an
+// optional key; a default follows "=", a property's description (its first
+// sentence, cut short) follows in parentheses. Local $refs are expanded
+// (a recursive one is named), objects nested deeper than three levels are
+// just "object", and long enums are cut. A nil schema is "{}".
+func Describe(s *jsonschema.Schema) string {
+	if s == nil {
+		return "{}"
+	}
+	return describeSchema(s)
+}
+
+// Description returns the description a text agent reads: the spec's
+// description followed, on the same line (text agents list tools one per
+// line), by the input's shape, and by the plain-text form [ParseInput]
+// accepts when the tool has a positional string parameter:
+//
+//	Adds two numbers. Input: a JSON object {"a": integer (first addend), "b": integer}
+//
+// A text agent's tools carry no schema, so this is all it knows of the
+// arguments; it is a fraction of the size of the schema.
+func Description(spec *adapter.Spec) string {
+	return describe(spec, NewShape(spec.InputSchema))
+}
+
+func describe(spec *adapter.Spec, a *Shape) string {
+	line := "Input: a JSON object " + a.shape
+	if a.positional != "" && a.positionalString {
+		line += fmt.Sprintf(", or just the %s as plain text", a.positional)
+	}
+	desc := strings.TrimSpace(spec.Description)
+	if desc == "" {
+		return line
+	}
+	if !strings.ContainsAny(desc[len(desc)-1:], ".!?:") {
+		desc += "."
+	}
+	return desc + " " + line
 }
 
 // describeSchema renders an object schema as a compact, TypeScript-like

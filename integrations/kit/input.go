@@ -1,8 +1,9 @@
-package langchaingoadapter
+package kit
 
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -12,26 +13,30 @@ import (
 // maxUnwrap bounds nested {"__arg1": "..."} wrappers.
 const maxUnwrap = 4
 
-// parseInput turns what an agent passed to Call into JSON arguments. It
-// accepts, after trimming white space, a trailing "Observation:" and code
-// fences:
+// ParseInput turns the text a text agent passed to a tool into JSON
+// arguments for the executor. It accepts, after trimming white space, a
+// trailing "Observation:" and code fences:
 //
 //   - a JSON object: the arguments;
 //   - {"__arg1": v} (OpenAIFunctionsAgent's wrapper), unless the schema
 //     declares __arg1: v is unwrapped, whether it is an object, a string
 //     holding one, or a bare value;
 //   - anything else, for a tool with a positional parameter (see
-//     argShape.positional): the value of that parameter; a JSON string is
+//     [Description]): the value of that parameter; a JSON string is
 //     unquoted, and for a non-string parameter the text must be JSON;
 //   - nothing at all, or null, for a tool with no required parameters: {}.
 //
-// Everything else is an args_invalid error whose message shows the
-// expected shape.
-func parseInput(input string, a *argShape) (json.RawMessage, *adapter.Error) {
-	return parseDepth(input, a, 0)
+// Everything else is an args_invalid error, safe to show the model, whose
+// message shows the expected shape; the caller sets its Tool and CallID.
+// A nil shape is that of a tool with no parameters.
+func ParseInput(input string, shape *Shape) (json.RawMessage, *adapter.Error) {
+	if shape == nil {
+		shape = NewShape(nil)
+	}
+	return parseDepth(input, shape, 0)
 }
 
-func parseDepth(input string, a *argShape, depth int) (json.RawMessage, *adapter.Error) {
+func parseDepth(input string, a *Shape, depth int) (json.RawMessage, *adapter.Error) {
 	s := clean(input)
 	if s == "" || s == "null" && a.noRequired {
 		// null, as eino and genkit accept it for a tool with nothing
@@ -67,7 +72,7 @@ func parseDepth(input string, a *argShape, depth int) (json.RawMessage, *adapter
 	return positional(s, a, depth)
 }
 
-func unwrapArg1(v json.RawMessage, a *argShape, depth int) (json.RawMessage, *adapter.Error) {
+func unwrapArg1(v json.RawMessage, a *Shape, depth int) (json.RawMessage, *adapter.Error) {
 	v = bytes.TrimSpace(v)
 	switch {
 	case len(v) > 0 && v[0] == '{':
@@ -83,7 +88,7 @@ func unwrapArg1(v json.RawMessage, a *argShape, depth int) (json.RawMessage, *ad
 }
 
 // positional fills the tool's positional parameter with a bare value.
-func positional(s string, a *argShape, depth int) (json.RawMessage, *adapter.Error) {
+func positional(s string, a *Shape, depth int) (json.RawMessage, *adapter.Error) {
 	if a.positional == "" {
 		return nil, shapeError(a, "the input is not a JSON object")
 	}
@@ -140,12 +145,26 @@ func clean(s string) string {
 
 // shapeError is the args_invalid error a model reads when its input cannot
 // be read: what went wrong, then the shape to send.
-func shapeError(a *argShape, what string) *adapter.Error {
+func shapeError(a *Shape, what string) *adapter.Error {
 	return &adapter.Error{Kind: adapter.KindArgsInvalid, Message: what + "; " + expected(a)}
 }
 
+// Explain adds the shape to send to an args_invalid error from the
+// executor (a schema violation), so that the model can correct itself;
+// it returns other errors, and nil, as they are. The error it returns is
+// a copy: err is not modified.
+func (a *Shape) Explain(err error) error {
+	var e *adapter.Error
+	if !errors.As(err, &e) || e.Kind != adapter.KindArgsInvalid {
+		return err
+	}
+	c := *e
+	c.Message += "; " + expected(a)
+	return &c
+}
+
 // expected tells the model what to send.
-func expected(a *argShape) string {
+func expected(a *Shape) string {
 	msg := "send a JSON object " + a.shape
 	if a.positional != "" && a.positionalString {
 		msg += fmt.Sprintf(", or the %s as plain text", a.positional)
