@@ -21,9 +21,10 @@ const maxUnwrap = 4
 //   - {"__arg1": v} (OpenAIFunctionsAgent's wrapper), unless the schema
 //     declares __arg1: v is unwrapped, whether it is an object, a string
 //     holding one, or a bare value;
-//   - anything else, for a tool with a positional parameter (see
-//     [Description]): the value of that parameter; a JSON string is
-//     unquoted, and for a non-string parameter the text must be JSON;
+//   - anything else, for a tool with a positional parameter (its only
+//     property, or else its only required one): the value of that
+//     parameter; a JSON string is unquoted, and for a non-string parameter
+//     the text must be JSON ([Description] tells the model so);
 //   - nothing at all, or null, for a tool with no required parameters: {}.
 //
 // Everything else is an args_invalid error, safe to show the model, whose
