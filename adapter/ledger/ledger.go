@@ -41,8 +41,8 @@ type Record struct {
 	// ArgsHash is the canonical hash of the arguments that ran (before
 	// redaction; see [canonical.Hash]): the value an approval ticket was
 	// bound to. ResultHash is the SHA-256 of the result's encoding
-	// (adapter.MarshalResult), empty when there was no result. The executor fills
-	// both off the call path.
+	// (adapter.MarshalResult), empty when there was no result. The
+	// executor fills both off the call path.
 	ArgsHash   string `json:"args_hash,omitempty"`
 	ResultHash string `json:"result_hash,omitempty"`
 

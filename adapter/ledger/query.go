@@ -60,7 +60,7 @@ type Reader interface {
 	Query(ctx context.Context, q Query) iter.Seq2[Record, error]
 }
 
-// A Durable is a [Ledger] that may ask the executor to write each
+// A Durable ledger is a [Ledger] that may ask the executor to write each
 // record synchronously, on the call's path, so that a call has returned
 // only once its record is committed (for audits that must not lose a
 // record in a crash). Such a Write is called from many goroutines at once.
