@@ -21,6 +21,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/runsync"
 )
 
@@ -84,9 +85,9 @@ type ExecutorOptions struct {
 	// Ledger, if set, records every call: from a goroutine of the
 	// executor's own, which takes records in batches (a record reaches
 	// the ledger within about half a millisecond; Flush and Shutdown do
-	// not wait for that), or, for a [DurableLedger] that asks for it, on
+	// not wait for that), or, for a [ledger.Durable] that asks for it, on
 	// the call's path before the call returns.
-	Ledger Ledger
+	Ledger ledger.Ledger
 	// LedgerBuffer is how many records may wait for the ledger; zero means 4096.
 	LedgerBuffer int
 	// LedgerWait is how long a call may wait for room in a full ledger
@@ -869,7 +870,7 @@ func (e *Executor) invoke(ctx context.Context, st *callState, call *ToolCall) (*
 // finish records the call in the ledger and ends its span.
 func (e *Executor) finish(ctx context.Context, span trace.Span, st *callState, res *Result, err error) {
 	call := &st.call
-	outcome := OutcomeOK
+	outcome := ledger.OutcomeOK
 	var msg string
 	kerr, _ := err.(*Error)
 	if err != nil && kerr == nil {
@@ -905,8 +906,8 @@ func (e *Executor) finish(ctx context.Context, span trace.Span, st *callState, r
 	if e.ledger == nil {
 		return
 	}
-	r := records.Get().(*Record)
-	*r = Record{
+	r := records.Get().(*ledger.Record)
+	*r = ledger.Record{
 		Time: st.start, CallID: call.ID, RunID: call.RunID, Tool: call.Tool,
 		Integration: call.Integration, Outcome: outcome, Message: msg,
 		Ticket: st.ticket, Approver: st.approver, Requester: st.requester, CacheHit: st.cacheHit,

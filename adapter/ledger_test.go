@@ -351,20 +351,6 @@ func TestCloseRacesCalls(t *testing.T) {
 	}
 }
 
-func TestMemoryLedgerRing(t *testing.T) {
-	ml := adapter.NewMemoryLedger(3)
-	for i := range 5 {
-		ml.Write(context.Background(), &adapter.Record{CallID: itoa(i)})
-	}
-	var ids []string
-	for _, r := range ml.Records() {
-		ids = append(ids, r.CallID)
-	}
-	if diff := cmp.Diff([]string{"2", "3", "4"}, ids); diff != "" || ml.Total() != 5 {
-		t.Errorf("ring (-want +got):\n%s total %d", diff, ml.Total())
-	}
-}
-
 func TestJSONLLedgerFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ledger.jsonl")
 	jl, err := adapter.OpenJSONLLedger(path)

@@ -3,7 +3,6 @@ package adapter_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -43,47 +42,6 @@ func TestDurableLedgerWritesBeforeReturn(t *testing.T) {
 	}
 	if err := l.Verify(context.Background()); err != nil {
 		t.Errorf("Verify: %v", err)
-	}
-}
-
-func TestVerifyChainHead(t *testing.T) {
-	l := adapter.NewMemoryLedger(3) // the ring drops records: the anchor moves
-	for i := range 5 {
-		r := adapter.Record{CallID: string(rune('a' + i)), Outcome: "ok"}
-		if err := l.Write(context.Background(), &r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := l.Verify(context.Background()); err != nil {
-		t.Fatalf("Verify after the ring wrapped: %v", err)
-	}
-	recs := l.Records()
-	last, err := adapter.VerifyChain(func(yield func(adapter.Record, error) bool) {
-		for _, r := range recs {
-			if !yield(r, nil) {
-				return
-			}
-		}
-	}, adapter.ChainHead{Seq: recs[0].Seq - 1, Hash: recs[0].Prev})
-	if err != nil || last.Seq != 5 {
-		t.Fatalf("VerifyChain = %+v, %v", last, err)
-	}
-	for _, tt := range []struct {
-		head    adapter.ChainHead
-		seq     int64
-		problem adapter.ChainProblem
-	}{
-		{adapter.ChainHead{Seq: 6, Hash: "x"}, 6, adapter.ChainDeleted},
-		{adapter.ChainHead{Seq: 4, Hash: recs[1].Hash}, 5, adapter.ChainInserted},
-		{adapter.ChainHead{Seq: 5, Hash: "other"}, 5, adapter.ChainEdited},
-	} {
-		var ce *adapter.ChainError
-		if err := adapter.CheckHead(last, tt.head); !errors.As(err, &ce) || ce.Seq != tt.seq || ce.Problem != tt.problem {
-			t.Errorf("CheckHead(%+v) = %v, want record %d %s", tt.head, err, tt.seq, tt.problem)
-		}
-	}
-	if err := adapter.CheckHead(last, last); err != nil {
-		t.Errorf("CheckHead(same) = %v", err)
 	}
 }
 

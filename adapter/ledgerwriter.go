@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
 // ledgerWriter hands records to a Ledger from one goroutine, so that the
@@ -19,9 +21,9 @@ import (
 // gather for ledgerBatchDelay (less when the queue is half full, or a
 // flush or shutdown is waiting), then writes them all.
 type ledgerWriter struct {
-	l      Ledger
+	l      ledger.Ledger
 	max    int  // records that may wait for the ledger
-	sync   bool // the ledger is a DurableLedger asking for synchronous writes
+	sync   bool // the ledger is a ledger.Durable asking for synchronous writes
 	wait   time.Duration
 	redact func(string, json.RawMessage) json.RawMessage
 	red    *redactor // the built-in masking, when redact is nil
@@ -60,7 +62,7 @@ type ledgerWriter struct {
 // and a record reaches the ledger this much later (Flush does not wait).
 const ledgerBatchDelay = 500 * time.Microsecond
 
-func newLedgerWriter(l Ledger, buf int, wait time.Duration, redact func(string, json.RawMessage) json.RawMessage, red *redactor, logger *slog.Logger) *ledgerWriter {
+func newLedgerWriter(l ledger.Ledger, buf int, wait time.Duration, redact func(string, json.RawMessage) json.RawMessage, red *redactor, logger *slog.Logger) *ledgerWriter {
 	if buf <= 0 {
 		buf = 4096
 	}
@@ -69,7 +71,7 @@ func newLedgerWriter(l Ledger, buf int, wait time.Duration, redact func(string, 
 	}
 	w := &ledgerWriter{l: l, max: buf, wait: wait, redact: redact, red: red, logger: logger,
 		kick: make(chan struct{}, 1), hurry: make(chan struct{}, 1), done: make(chan struct{})}
-	if d, ok := l.(DurableLedger); ok && d.Durable() {
+	if d, ok := l.(ledger.Durable); ok && d.Durable() {
 		w.sync = true
 	}
 	go w.loop()
@@ -78,18 +80,18 @@ func newLedgerWriter(l Ledger, buf int, wait time.Duration, redact func(string, 
 
 // records recycles the records the executor hands its ledger writer
 // (a Ledger does not keep the *Record it is given).
-var records = sync.Pool{New: func() any { return new(Record) }}
+var records = sync.Pool{New: func() any { return new(ledger.Record) }}
 
 // release returns a record to the pool once the ledger is done with it.
-func release(r *Record) {
-	*r = Record{}
+func release(r *ledger.Record) {
+	*r = ledger.Record{}
 	records.Put(r)
 }
 
 // ledgerEntry is a record on its way to the ledger, with the result whose
 // hash it will carry (hashed on the writer's goroutine, off the call path).
 type ledgerEntry struct {
-	r   *Record
+	r   *ledger.Record
 	res *Result
 }
 
@@ -172,7 +174,7 @@ func (w *ledgerWriter) put(e ledgerEntry) (ok bool, room <-chan struct{}) {
 	return true, nil
 }
 
-func (w *ledgerWriter) write(ctx context.Context, r *Record, res *Result) {
+func (w *ledgerWriter) write(ctx context.Context, r *ledger.Record, res *Result) {
 	defer func() {
 		if p := recover(); p != nil {
 			w.failed.Add(1)
@@ -217,7 +219,7 @@ func (w *ledgerWriter) logError(msg string, err any) {
 	w.logger.Error(msg, "error", err, "failed", w.failed.Load(), "dropped", w.dropped.Load())
 }
 
-func (w *ledgerWriter) enqueue(ctx context.Context, r *Record, res *Result) {
+func (w *ledgerWriter) enqueue(ctx context.Context, r *ledger.Record, res *Result) {
 	w.inflight.Add(1)
 	defer w.inflight.Add(-1)
 	if w.closed.Load() {

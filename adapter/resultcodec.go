@@ -96,7 +96,7 @@ func UnmarshalResult(b []byte) (*Result, error) {
 }
 
 // ResultHash returns the hex SHA-256 of a result's [MarshalResult]
-// encoding: what [Record.ResultHash] holds.
+// encoding: what [ledger.Record.ResultHash] holds.
 func ResultHash(r *Result) string {
 	bp := hashBufs.Get().(*[]byte)
 	defer hashBufs.Put(bp)

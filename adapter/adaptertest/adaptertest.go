@@ -1,13 +1,13 @@
 // Package adaptertest checks implementations of the adapter package's
-// extension points, in the spirit of testing/slogtest: a [adapter.Ledger],
+// extension points, in the spirit of testing/slogtest: a [ledger.Ledger],
 // an [adapter.Cache] or an [adapter.TicketStore] written elsewhere (a
 // database, a queue, a remote cache) runs the same checks as the built-in
 // ones.
 //
 //	func TestMyLedger(t *testing.T) {
-//		adaptertest.TestLedger(t, func(t *testing.T) (adapter.Ledger, func() []adapter.Record) {
+//		adaptertest.TestLedger(t, func(t *testing.T) (ledger.Ledger, func() []ledger.Record) {
 //			l := mydb.NewLedger(t.TempDir())
-//			return l, func() []adapter.Record { return l.ReadAll() }
+//			return l, func() []ledger.Record { return l.ReadAll() }
 //		})
 //	}
 //
@@ -33,11 +33,12 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
 // sampleRecord returns a record with every field set.
-func sampleRecord(i int) adapter.Record {
-	return adapter.Record{
+func sampleRecord(i int) ledger.Record {
+	return ledger.Record{
 		Time:        time.Date(2026, 1, 2, 3, 4, 5, 6000*i, time.UTC),
 		CallID:      fmt.Sprintf("call-%d", i),
 		RunID:       "run-1",
@@ -77,7 +78,7 @@ func jsonEqual(a, b []byte) bool {
 	return cmp.Equal(va, vb)
 }
 
-// TestLedger checks a [adapter.Ledger]. newLedger returns a new, empty
+// TestLedger checks a [ledger.Ledger]. newLedger returns a new, empty
 // ledger and a function that reads back every record it holds, oldest
 // first.
 //
@@ -86,10 +87,10 @@ func jsonEqual(a, b []byte) bool {
 // bytes of Args are never modified and may be kept),
 // that concurrent writes are all kept exactly once, and that an executor
 // using the ledger records each call once.
-func TestLedger(t *testing.T, newLedger func(t *testing.T) (adapter.Ledger, func() []adapter.Record)) {
+func TestLedger(t *testing.T, newLedger func(t *testing.T) (ledger.Ledger, func() []ledger.Record)) {
 	t.Run("RoundTrip", func(t *testing.T) {
 		l, read := newLedger(t)
-		var want []adapter.Record
+		var want []ledger.Record
 		for i := range 5 {
 			r := sampleRecord(i)
 			if err := l.Write(context.Background(), &r); err != nil {

@@ -10,38 +10,39 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/adapter/adaptertest"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
 func TestMemoryLedger(t *testing.T) {
-	adaptertest.TestLedger(t, func(t *testing.T) (adapter.Ledger, func() []adapter.Record) {
-		l := adapter.NewMemoryLedger(1000)
+	adaptertest.TestLedger(t, func(t *testing.T) (ledger.Ledger, func() []ledger.Record) {
+		l := ledger.NewMemory(1000)
 		return l, l.Records
 	})
 }
 
 func TestJSONLLedger(t *testing.T) {
-	adaptertest.TestLedger(t, func(t *testing.T) (adapter.Ledger, func() []adapter.Record) {
+	adaptertest.TestLedger(t, func(t *testing.T) (ledger.Ledger, func() []ledger.Record) {
 		path := filepath.Join(t.TempDir(), "ledger.jsonl")
-		l, err := adapter.OpenJSONLLedger(path)
+		l, err := ledger.OpenJSONL(path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { l.Close() })
-		return l, func() []adapter.Record { return readJSONL(t, path) }
+		return l, func() []ledger.Record { return readJSONL(t, path) }
 	})
 }
 
-func readJSONL(t *testing.T, path string) []adapter.Record {
+func readJSONL(t *testing.T, path string) []ledger.Record {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []adapter.Record
+	var out []ledger.Record
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var r adapter.Record
+		var r ledger.Record
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("line %q: %v", sc.Text(), err)
 		}
@@ -64,9 +65,9 @@ func TestMemoryTicketStore(t *testing.T) {
 }
 
 func TestMemoryLedgerQuery(t *testing.T) {
-	newDB := func(t *testing.T) adaptertest.Opener[adapter.Ledger] {
-		l := adapter.NewMemoryLedger(1000)
-		return func() adapter.Ledger { return l }
+	newDB := func(t *testing.T) adaptertest.Opener[ledger.Ledger] {
+		l := ledger.NewMemory(1000)
+		return func() ledger.Ledger { return l }
 	}
 	adaptertest.TestLedgerQuery(t, newDB)
 	adaptertest.TestLedgerChain(t, newDB)

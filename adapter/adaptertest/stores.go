@@ -17,6 +17,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
 // An Opener opens one instance of a store on a database the checks
@@ -26,7 +27,7 @@ import (
 type Opener[T any] func() T
 
 // flush waits for a buffering ledger to store what it was given.
-func flush(t *testing.T, l adapter.Ledger) {
+func flush(t *testing.T, l ledger.Ledger) {
 	t.Helper()
 	if f, ok := l.(interface{ Flush(context.Context) error }); ok {
 		if err := f.Flush(context.Background()); err != nil {
@@ -35,13 +36,13 @@ func flush(t *testing.T, l adapter.Ledger) {
 	}
 }
 
-func query(t *testing.T, l adapter.Ledger, q adapter.LedgerQuery) []adapter.Record {
+func query(t *testing.T, l ledger.Ledger, q ledger.Query) []ledger.Record {
 	t.Helper()
-	lr, ok := l.(adapter.LedgerReader)
+	lr, ok := l.(ledger.Reader)
 	if !ok {
-		t.Fatalf("%T does not implement adapter.LedgerReader", l)
+		t.Fatalf("%T does not implement ledger.Reader", l)
 	}
-	var out []adapter.Record
+	var out []ledger.Record
 	for r, err := range lr.Query(context.Background(), q) {
 		if err != nil {
 			t.Fatalf("Query(%+v): %v", q, err)
@@ -51,7 +52,7 @@ func query(t *testing.T, l adapter.Ledger, q adapter.LedgerQuery) []adapter.Reco
 	return out
 }
 
-func callIDs(rs []adapter.Record) []string {
+func callIDs(rs []ledger.Record) []string {
 	var ids []string
 	for _, r := range rs {
 		ids = append(ids, r.CallID)
@@ -59,20 +60,20 @@ func callIDs(rs []adapter.Record) []string {
 	return ids
 }
 
-// TestLedgerQuery checks an [adapter.LedgerReader] (that is also an
-// [adapter.Ledger]). newDB makes a new, empty database and returns its
+// TestLedgerQuery checks an [ledger.Reader] (that is also an
+// [ledger.Ledger]). newDB makes a new, empty database and returns its
 // [Opener]; a ledger that buffers is flushed through its
 // Flush(context.Context) error method before reading.
 //
-// It checks each filter of [adapter.LedgerQuery] alone and combined
+// It checks each filter of [ledger.Query] alone and combined
 // (Ticket included: an exact match, tkt_5 is not tkt_50), the
 // limit, paging with the After cursor in both orders (every record once),
 // stopping early, that Seq numbers are distinct and increasing, and that
 // two replicas writing at once both read every record exactly once.
-func TestLedgerQuery(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ledger]) {
+func TestLedgerQuery(t *testing.T, newDB func(t *testing.T) Opener[ledger.Ledger]) {
 	ctx := context.Background()
 	t0 := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
-	mk := func(i int) adapter.Record {
+	mk := func(i int) ledger.Record {
 		r := sampleRecord(i)
 		r.Time = t0.Add(time.Duration(i) * time.Minute)
 		r.RunID = fmt.Sprintf("run-%d", i%3)
@@ -83,7 +84,7 @@ func TestLedgerQuery(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ledge
 		return r
 	}
 	const n = 36
-	var all []adapter.Record
+	var all []ledger.Record
 	l := newDB(t)()
 	for i := range n {
 		r := mk(i)
@@ -93,7 +94,7 @@ func TestLedgerQuery(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ledge
 		all = append(all, mk(i))
 	}
 	flush(t, l)
-	want := func(keep func(r adapter.Record) bool) []string {
+	want := func(keep func(r ledger.Record) bool) []string {
 		var ids []string
 		for _, r := range all {
 			if keep(r) {
@@ -104,24 +105,24 @@ func TestLedgerQuery(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ledge
 	}
 	tests := []struct {
 		name string
-		q    adapter.LedgerQuery
-		keep func(r adapter.Record) bool
+		q    ledger.Query
+		keep func(r ledger.Record) bool
 	}{
-		{"All", adapter.LedgerQuery{}, func(adapter.Record) bool { return true }},
-		{"Run", adapter.LedgerQuery{Run: "run-1"}, func(r adapter.Record) bool { return r.RunID == "run-1" }},
-		{"Tool", adapter.LedgerQuery{Tool: "write"}, func(r adapter.Record) bool { return r.Tool == "write" }},
-		{"Subject", adapter.LedgerQuery{Subject: "cy"}, func(r adapter.Record) bool { return r.Subject == "cy" }},
-		{"Outcome", adapter.LedgerQuery{Outcome: "tool_error"}, func(r adapter.Record) bool { return r.Outcome == "tool_error" }},
-		{"Since", adapter.LedgerQuery{Since: t0.Add(30 * time.Minute)}, func(r adapter.Record) bool { return !r.Time.Before(t0.Add(30 * time.Minute)) }},
-		{"Until", adapter.LedgerQuery{Until: t0.Add(5 * time.Minute)}, func(r adapter.Record) bool { return r.Time.Before(t0.Add(5 * time.Minute)) }},
-		{"Combined", adapter.LedgerQuery{Run: "run-0", Tool: "read", Subject: "ann", Since: t0.Add(time.Minute)},
-			func(r adapter.Record) bool {
+		{"All", ledger.Query{}, func(ledger.Record) bool { return true }},
+		{"Run", ledger.Query{Run: "run-1"}, func(r ledger.Record) bool { return r.RunID == "run-1" }},
+		{"Tool", ledger.Query{Tool: "write"}, func(r ledger.Record) bool { return r.Tool == "write" }},
+		{"Subject", ledger.Query{Subject: "cy"}, func(r ledger.Record) bool { return r.Subject == "cy" }},
+		{"Outcome", ledger.Query{Outcome: "tool_error"}, func(r ledger.Record) bool { return r.Outcome == "tool_error" }},
+		{"Since", ledger.Query{Since: t0.Add(30 * time.Minute)}, func(r ledger.Record) bool { return !r.Time.Before(t0.Add(30 * time.Minute)) }},
+		{"Until", ledger.Query{Until: t0.Add(5 * time.Minute)}, func(r ledger.Record) bool { return r.Time.Before(t0.Add(5 * time.Minute)) }},
+		{"Combined", ledger.Query{Run: "run-0", Tool: "read", Subject: "ann", Since: t0.Add(time.Minute)},
+			func(r ledger.Record) bool {
 				return r.RunID == "run-0" && r.Tool == "read" && r.Subject == "ann" && !r.Time.Before(t0.Add(time.Minute))
 			}},
-		{"Ticket", adapter.LedgerQuery{Ticket: "tkt_5"}, func(r adapter.Record) bool { return r.Ticket == "tkt_5" }},
-		{"TicketAndOutcome", adapter.LedgerQuery{Ticket: "tkt_50", Outcome: "ok"}, func(r adapter.Record) bool { return r.Ticket == "tkt_50" && r.Outcome == "ok" }},
-		{"NoMatch", adapter.LedgerQuery{Run: "run-9"}, func(adapter.Record) bool { return false }},
-		{"NoTicket", adapter.LedgerQuery{Ticket: "tkt_9"}, func(adapter.Record) bool { return false }},
+		{"Ticket", ledger.Query{Ticket: "tkt_5"}, func(r ledger.Record) bool { return r.Ticket == "tkt_5" }},
+		{"TicketAndOutcome", ledger.Query{Ticket: "tkt_50", Outcome: "ok"}, func(r ledger.Record) bool { return r.Ticket == "tkt_50" && r.Outcome == "ok" }},
+		{"NoMatch", ledger.Query{Run: "run-9"}, func(ledger.Record) bool { return false }},
+		{"NoTicket", ledger.Query{Ticket: "tkt_9"}, func(ledger.Record) bool { return false }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -131,7 +132,7 @@ func TestLedgerQuery(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ledge
 		})
 	}
 	t.Run("Fields", func(t *testing.T) {
-		got := query(t, l, adapter.LedgerQuery{Limit: 1, After: query(t, l, adapter.LedgerQuery{Limit: 4})[3].Seq})
+		got := query(t, l, ledger.Query{Limit: 1, After: query(t, l, ledger.Query{Limit: 4})[3].Seq})
 		if len(got) != 1 {
 			t.Fatalf("%d records", len(got))
 		}
@@ -141,7 +142,7 @@ func TestLedgerQuery(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ledge
 		}
 	})
 	t.Run("SeqIncreasing", func(t *testing.T) {
-		rs := query(t, l, adapter.LedgerQuery{})
+		rs := query(t, l, ledger.Query{})
 		for i := 1; i < len(rs); i++ {
 			if rs[i].Seq <= rs[i-1].Seq {
 				t.Fatalf("Seq %d after %d", rs[i].Seq, rs[i-1].Seq)
@@ -149,10 +150,10 @@ func TestLedgerQuery(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ledge
 		}
 	})
 	t.Run("LimitNewest", func(t *testing.T) {
-		if diff := cmp.Diff([]string{"call-35", "call-34", "call-33"}, callIDs(query(t, l, adapter.LedgerQuery{Newest: true, Limit: 3}))); diff != "" {
+		if diff := cmp.Diff([]string{"call-35", "call-34", "call-33"}, callIDs(query(t, l, ledger.Query{Newest: true, Limit: 3}))); diff != "" {
 			t.Errorf("newest three (-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff([]string{"call-0", "call-1"}, callIDs(query(t, l, adapter.LedgerQuery{Limit: 2}))); diff != "" {
+		if diff := cmp.Diff([]string{"call-0", "call-1"}, callIDs(query(t, l, ledger.Query{Limit: 2}))); diff != "" {
 			t.Errorf("oldest two (-want +got):\n%s", diff)
 		}
 	})
@@ -164,14 +165,14 @@ func TestLedgerQuery(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ledge
 				if pages > n {
 					t.Fatal("paging does not end")
 				}
-				page := query(t, l, adapter.LedgerQuery{Tool: "read", Limit: 5, After: after, Newest: newest})
+				page := query(t, l, ledger.Query{Tool: "read", Limit: 5, After: after, Newest: newest})
 				if len(page) == 0 {
 					break
 				}
 				got = append(got, callIDs(page)...)
 				after = page[len(page)-1].Seq
 			}
-			w := want(func(r adapter.Record) bool { return r.Tool == "read" })
+			w := want(func(r ledger.Record) bool { return r.Tool == "read" })
 			if newest {
 				slices.Reverse(w)
 			}
@@ -181,10 +182,10 @@ func TestLedgerQuery(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ledge
 		})
 	}
 	t.Run("StopEarly", func(t *testing.T) {
-		for range l.(adapter.LedgerReader).Query(ctx, adapter.LedgerQuery{}) {
+		for range l.(ledger.Reader).Query(ctx, ledger.Query{}) {
 			break
 		}
-		if got := len(query(t, l, adapter.LedgerQuery{})); got != n {
+		if got := len(query(t, l, ledger.Query{})); got != n {
 			t.Errorf("after stopping early, %d records", got)
 		}
 	})
@@ -193,7 +194,7 @@ func TestLedgerQuery(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ledge
 		a, b := open(), open()
 		const each = 100
 		var wg sync.WaitGroup
-		for w, l := range []adapter.Ledger{a, b} {
+		for w, l := range []ledger.Ledger{a, b} {
 			wg.Go(func() {
 				for i := range each {
 					r := sampleRecord(w*each + i)
@@ -207,10 +208,10 @@ func TestLedgerQuery(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ledge
 		wg.Wait()
 		flush(t, a)
 		flush(t, b)
-		for name, l := range map[string]adapter.Ledger{"a": a, "b": b} {
+		for name, l := range map[string]ledger.Ledger{"a": a, "b": b} {
 			seen := map[string]int{}
 			seqs := map[int64]bool{}
-			for _, r := range query(t, l, adapter.LedgerQuery{}) {
+			for _, r := range query(t, l, ledger.Query{}) {
 				seen[r.CallID]++
 				if seqs[r.Seq] {
 					t.Errorf("replica %s: Seq %d twice", name, r.Seq)
@@ -237,19 +238,19 @@ var chainFields = cmp.FilterPath(func(p cmp.Path) bool {
 	return false
 }, cmp.Ignore())
 
-// TestLedgerChain checks the hash chain of an [adapter.LedgerVerifier]
-// (that is also an [adapter.Ledger] and an [adapter.LedgerReader]).
+// TestLedgerChain checks the hash chain of an [ledger.Verifier]
+// (that is also an [ledger.Ledger] and an [ledger.Reader]).
 // newDB is as for [TestLedgerQuery].
 //
 // It checks that records written through two replicas form one chain
 // (Seq 1, 2, ... each linked to the one before by Prev = Hash of the one
-// before, each Hash = [adapter.ChainHash]), that Verify accepts it, and
+// before, each Hash = [ledger.Hash]), that Verify accepts it, and
 // that a JSONL export verifies offline and names the first edited,
-// deleted or inserted line. A ledger that is also an [adapter.HeadVerifier]
+// deleted or inserted line. A ledger that is also an [ledger.HeadVerifier]
 // must give both replicas the shared chain's head and check a kept head
 // against the chain. Tampering with the database itself is
 // specific to each store; test it beside the store.
-func TestLedgerChain(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ledger]) {
+func TestLedgerChain(t *testing.T, newDB func(t *testing.T) Opener[ledger.Ledger]) {
 	ctx := context.Background()
 	open := newDB(t)
 	a, b := open(), open()
@@ -264,24 +265,24 @@ func TestLedgerChain(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ledge
 		}
 		flush(t, l) // alternate replicas record by record
 	}
-	recs := query(t, a, adapter.LedgerQuery{})
+	recs := query(t, a, ledger.Query{})
 	if len(recs) != 20 {
 		t.Fatalf("%d records, want 20", len(recs))
 	}
 	t.Run("Links", func(t *testing.T) {
 		prev := ""
 		for i, r := range recs {
-			if r.Seq != int64(i+1) || r.Prev != prev || r.Hash != adapter.ChainHash(&r) {
-				t.Fatalf("record %d: Seq %d, Prev %.12s (want %.12s), Hash %.12s (want %.12s)", i, r.Seq, r.Prev, prev, r.Hash, adapter.ChainHash(&r))
+			if r.Seq != int64(i+1) || r.Prev != prev || r.Hash != ledger.Hash(&r) {
+				t.Fatalf("record %d: Seq %d, Prev %.12s (want %.12s), Hash %.12s (want %.12s)", i, r.Seq, r.Prev, prev, r.Hash, ledger.Hash(&r))
 			}
 			prev = r.Hash
 		}
 	})
 	t.Run("Verify", func(t *testing.T) {
-		for _, l := range []adapter.Ledger{a, b} {
-			v, ok := l.(adapter.LedgerVerifier)
+		for _, l := range []ledger.Ledger{a, b} {
+			v, ok := l.(ledger.Verifier)
 			if !ok {
-				t.Fatalf("%T does not implement adapter.LedgerVerifier", l)
+				t.Fatalf("%T does not implement ledger.Verifier", l)
 			}
 			if err := v.Verify(ctx); err != nil {
 				t.Errorf("Verify: %v", err)
@@ -289,31 +290,31 @@ func TestLedgerChain(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ledge
 		}
 	})
 	t.Run("Head", func(t *testing.T) {
-		last := adapter.ChainHead{Seq: recs[19].Seq, Hash: recs[19].Hash}
-		for _, l := range []adapter.Ledger{a, b} {
-			v, ok := l.(adapter.HeadVerifier)
+		last := ledger.Head{Seq: recs[19].Seq, Hash: recs[19].Hash}
+		for _, l := range []ledger.Ledger{a, b} {
+			v, ok := l.(ledger.HeadVerifier)
 			if !ok {
-				t.Skipf("%T does not implement adapter.HeadVerifier", l)
+				t.Skipf("%T does not implement ledger.HeadVerifier", l)
 			}
 			if h, err := v.Head(ctx); err != nil || h != last {
 				t.Errorf("Head = %v, %v; want %v, the last record of the shared chain", h, err, last)
 			}
-			older := adapter.ChainHead{Seq: recs[9].Seq, Hash: recs[9].Hash}
-			for _, kept := range []adapter.ChainHead{{}, older, last} {
+			older := ledger.Head{Seq: recs[9].Seq, Hash: recs[9].Hash}
+			for _, kept := range []ledger.Head{{}, older, last} {
 				if err := v.VerifyHead(ctx, kept); err != nil {
 					t.Errorf("VerifyHead(%v) = %v; want nil", kept, err)
 				}
 			}
 			other := strings.Repeat("0", 64)
 			for _, tt := range []struct {
-				kept    adapter.ChainHead
+				kept    ledger.Head
 				seq     int64
-				problem adapter.ChainProblem
+				problem ledger.Problem
 			}{
-				{adapter.ChainHead{Seq: 12, Hash: other}, 12, adapter.ChainReplaced},
-				{adapter.ChainHead{Seq: 21, Hash: other}, 21, adapter.ChainDeleted},
+				{ledger.Head{Seq: 12, Hash: other}, 12, ledger.Replaced},
+				{ledger.Head{Seq: 21, Hash: other}, 21, ledger.Deleted},
 			} {
-				var ce *adapter.ChainError
+				var ce *ledger.ChainError
 				if err := v.VerifyHead(ctx, tt.kept); !errors.As(err, &ce) || ce.Seq != tt.seq || ce.Problem != tt.problem || ce.Kept != tt.kept {
 					t.Errorf("VerifyHead(%v) = %v; want record %d %s, naming the kept head", tt.kept, err, tt.seq, tt.problem)
 				}
@@ -321,12 +322,12 @@ func TestLedgerChain(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ledge
 		}
 	})
 	var export bytes.Buffer
-	if err := adapter.WriteLedgerJSONL(&export, a.(adapter.LedgerReader).Query(ctx, adapter.LedgerQuery{})); err != nil {
+	if err := ledger.WriteJSONL(&export, a.(ledger.Reader).Query(ctx, ledger.Query{})); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.SplitAfter(strings.TrimSuffix(export.String(), "\n"), "\n")
 	verify := func(lines []string) error {
-		_, err := adapter.VerifyChain(adapter.ReadLedgerJSONL(strings.NewReader(strings.Join(lines, ""))), adapter.ChainHead{})
+		_, err := ledger.Verify(ledger.ReadJSONL(strings.NewReader(strings.Join(lines, ""))), ledger.Head{})
 		return err
 	}
 	t.Run("ExportVerifies", func(t *testing.T) {
@@ -337,14 +338,14 @@ func TestLedgerChain(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ledge
 	forged := func(seq int64, prev string) string {
 		r := sampleRecord(99)
 		r.Seq, r.Prev = seq, prev
-		r.Hash = adapter.ChainHash(&r)
+		r.Hash = ledger.Hash(&r)
 		b, _ := json.Marshal(&r)
 		return string(b) + "\n"
 	}
 	shift := func(ls []string) []string { // renumber lines after an insertion
 		out := make([]string, len(ls))
 		for i, l := range ls {
-			var r adapter.Record
+			var r ledger.Record
 			if err := json.Unmarshal([]byte(l), &r); err != nil {
 				t.Fatal(err)
 			}
@@ -358,18 +359,18 @@ func TestLedgerChain(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ledge
 		name    string
 		lines   []string
 		seq     int64
-		problem adapter.ChainProblem
+		problem ledger.Problem
 	}{
-		{"Edited", slices.Concat(lines[:6], []string{strings.Replace(lines[6], `"outcome":"tool_error"`, `"outcome":"ok"`, 1)}, lines[7:]), 7, adapter.ChainEdited},
-		{"Deleted", slices.Concat(lines[:9], lines[10:]), 10, adapter.ChainDeleted},
-		{"DeletedFirst", lines[1:], 1, adapter.ChainDeleted},
-		{"Inserted", slices.Concat(lines[:4], []string{forged(5, recs[3].Hash)}, shift(lines[4:])), 5, adapter.ChainInserted},
+		{"Edited", slices.Concat(lines[:6], []string{strings.Replace(lines[6], `"outcome":"tool_error"`, `"outcome":"ok"`, 1)}, lines[7:]), 7, ledger.Edited},
+		{"Deleted", slices.Concat(lines[:9], lines[10:]), 10, ledger.Deleted},
+		{"DeletedFirst", lines[1:], 1, ledger.Deleted},
+		{"Inserted", slices.Concat(lines[:4], []string{forged(5, recs[3].Hash)}, shift(lines[4:])), 5, ledger.Inserted},
 	}
 	for _, tt := range tamper {
 		t.Run("Export"+tt.name, func(t *testing.T) {
 			err := verify(tt.lines)
-			var ce *adapter.ChainError
-			if !errors.As(err, &ce) || ce.Seq != tt.seq || ce.Problem != tt.problem || !errors.Is(err, adapter.ErrChainBroken) {
+			var ce *ledger.ChainError
+			if !errors.As(err, &ce) || ce.Seq != tt.seq || ce.Problem != tt.problem || !errors.Is(err, ledger.ErrChainBroken) {
 				t.Errorf("VerifyChain = %v, want record %d %s", err, tt.seq, tt.problem)
 			}
 		})
@@ -380,7 +381,7 @@ func TestLedgerChain(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ledge
 // record every call exactly once, with the hashes that link approval, call
 // and result (ArgsHash of the arguments that ran, ResultHash of the
 // result).
-func TestLedgerReplicas(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ledger]) {
+func TestLedgerReplicas(t *testing.T, newDB func(t *testing.T) Opener[ledger.Ledger]) {
 	ctx := context.Background()
 	open := newDB(t)
 	spec := adapter.MustRawTool("echo", "", &jsonschema.Schema{Type: "object"}, func(_ context.Context, args json.RawMessage) (*adapter.Result, error) {
@@ -414,7 +415,7 @@ func TestLedgerReplicas(t *testing.T, newDB func(t *testing.T) Opener[adapter.Le
 	l := open()
 	flush(t, l)
 	seen := map[string]int{}
-	for _, r := range query(t, l, adapter.LedgerQuery{Tool: "echo"}) {
+	for _, r := range query(t, l, ledger.Query{Tool: "echo"}) {
 		seen[r.CallID]++
 		var i int
 		fmt.Sscanf(r.CallID[strings.LastIndexByte(r.CallID, '-')+1:], "%d", &i)
@@ -434,7 +435,7 @@ func TestLedgerReplicas(t *testing.T, newDB func(t *testing.T) Opener[adapter.Le
 			t.Errorf("call %s recorded %d times", id, k)
 		}
 	}
-	if v, ok := l.(adapter.LedgerVerifier); ok {
+	if v, ok := l.(ledger.Verifier); ok {
 		if err := v.Verify(ctx); err != nil {
 			t.Errorf("Verify: %v", err)
 		}

@@ -38,20 +38,20 @@
 // record is committed before the call returns (concurrent calls share a
 // commit). [Ledger.Query] selects records by run, tool, subject, outcome,
 // approval ticket and time, pages with a cursor and streams them
-// ([adapter.LedgerQuery]).
+// ([ledger.Query]).
 // Options.Retention deletes old records in a background sweep.
 // [Ledger.Export] writes JSON lines.
 //
 // The records form one hash chain through the database, whichever replica
 // wrote them: a batch is appended holding the lock of the chain's head
 // row, each record's Hash covering its content and the Hash of the record
-// before it ([adapter.ChainHash]). [Ledger.Verify] names the first record
+// before it ([ledger.Hash]). [Ledger.Verify] names the first record
 // edited, inserted or deleted behind the store's back. A record links
 // approval, call and result: the ticket, who asked for it and who
 // approved it, the canonical hash of the arguments that ran, the hash of
 // the result. An export of the
 // whole ledger keeps the chain, for an auditor to verify offline
-// ([adapter.VerifyLedgerJSONL]). Someone able to write the database can
+// ([ledger.VerifyJSONL]). Someone able to write the database can
 // cut the chain's tail and move its head back, wipe it and start again, or
 // rewrite it from a tampered record to the end: only a head noted
 // elsewhere ([Ledger.Head]) catches those, checked by [Ledger.VerifyHead]

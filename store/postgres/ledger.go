@@ -12,7 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/store/internal/sqlledger"
 )
 
@@ -21,11 +21,11 @@ import (
 // record as failed.
 var ErrLedgerFull = errors.New("pgstore: ledger buffer full, record refused")
 
-// Ledger is a chained, queryable [adapter.Ledger] in the database. All the
+// Ledger is a chained, queryable [ledger.Ledger] in the database. All the
 // replicas on one database share one hash chain: each batch is appended
 // holding the lock of the chain's head row. It implements
-// [adapter.LedgerReader], [adapter.HeadVerifier] and
-// [adapter.DurableLedger].
+// [ledger.Reader], [ledger.HeadVerifier] and
+// [ledger.Durable].
 type Ledger struct {
 	s *Store
 	w *sqlledger.Writer
@@ -48,13 +48,13 @@ func newLedger(s *Store) *Ledger {
 	return l
 }
 
-// Durable implements [adapter.DurableLedger]: it reports Options.Durable.
+// Durable implements [ledger.Durable]: it reports Options.Durable.
 func (l *Ledger) Durable() bool { return l.s.opts.Durable }
 
-// Write implements [adapter.Ledger]. Without Options.Durable it queues the
+// Write implements [ledger.Ledger]. Without Options.Durable it queues the
 // record and returns at once (ErrLedgerFull when the queue is full); with
 // it, it returns once the record is committed.
-func (l *Ledger) Write(ctx context.Context, r *adapter.Record) error { return l.w.Write(ctx, r) }
+func (l *Ledger) Write(ctx context.Context, r *ledger.Record) error { return l.w.Write(ctx, r) }
 
 // Flush waits until every record written so far is committed (or failed).
 func (l *Ledger) Flush(ctx context.Context) error { return l.w.Flush(ctx) }
@@ -65,13 +65,13 @@ func (l *Ledger) Stats() LedgerStats { return LedgerStats(l.w.Stats()) }
 func (l *Ledger) close() { l.w.Close() }
 
 // commit appends a batch to the chain in one transaction.
-func (l *Ledger) commit(ctx context.Context, batch []adapter.Record) error {
+func (l *Ledger) commit(ctx context.Context, batch []ledger.Record) error {
 	tx, err := l.s.pool.Begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback(ctx)
-	var head adapter.ChainHead
+	var head ledger.Head
 	if err := tx.QueryRow(ctx, "SELECT head_seq, head_hash FROM ledger_chain WHERE id = 1 FOR UPDATE").Scan(&head.Seq, &head.Hash); err != nil {
 		return fmt.Errorf("reading the chain head: %w", err)
 	}
@@ -111,14 +111,14 @@ func (l *Ledger) commit(ctx context.Context, batch []adapter.Record) error {
 	return tx.Commit(ctx)
 }
 
-// Query implements [adapter.LedgerReader]. Rows stream from the database
+// Query implements [ledger.Reader]. Rows stream from the database
 // as the caller reads them.
-func (l *Ledger) Query(ctx context.Context, q adapter.LedgerQuery) iter.Seq2[adapter.Record, error] {
+func (l *Ledger) Query(ctx context.Context, q ledger.Query) iter.Seq2[ledger.Record, error] {
 	stmt, args := sqlledger.Query(q, func(n int) string { return "$" + strconv.Itoa(n) })
-	return func(yield func(adapter.Record, error) bool) {
+	return func(yield func(ledger.Record, error) bool) {
 		rows, err := l.s.pool.Query(ctx, stmt, args...)
 		if err != nil {
-			yield(adapter.Record{}, fmt.Errorf("pgstore: ledger query: %w", err))
+			yield(ledger.Record{}, fmt.Errorf("pgstore: ledger query: %w", err))
 			return
 		}
 		defer rows.Close()
@@ -133,29 +133,29 @@ func (l *Ledger) Query(ctx context.Context, q adapter.LedgerQuery) iter.Seq2[ada
 	}
 }
 
-// Head implements [adapter.HeadVerifier]: it returns the chain's last
+// Head implements [ledger.HeadVerifier]: it returns the chain's last
 // point. Note it somewhere the database's administrators cannot write (a
-// remote log): a later [Ledger.VerifyHead] (or [adapter.VerifyLedgerJSONL]
+// remote log): a later [Ledger.VerifyHead] (or [ledger.VerifyJSONL]
 // on an export) proves that nothing up to it was rewritten, cut or reset.
-func (l *Ledger) Head(ctx context.Context) (adapter.ChainHead, error) {
-	var h adapter.ChainHead
+func (l *Ledger) Head(ctx context.Context) (ledger.Head, error) {
+	var h ledger.Head
 	err := l.s.pool.QueryRow(ctx, "SELECT head_seq, head_hash FROM ledger_chain WHERE id = 1").Scan(&h.Seq, &h.Hash)
 	return h, err
 }
 
-// Verify implements [adapter.LedgerVerifier]: it is VerifyHead with no
+// Verify implements [ledger.Verifier]: it is VerifyHead with no
 // kept head.
-func (l *Ledger) Verify(ctx context.Context) error { return l.VerifyHead(ctx, adapter.ChainHead{}) }
+func (l *Ledger) Verify(ctx context.Context) error { return l.VerifyHead(ctx, ledger.Head{}) }
 
-// VerifyHead implements [adapter.HeadVerifier]: it walks the whole chain,
+// VerifyHead implements [ledger.HeadVerifier]: it walks the whole chain,
 // from its anchor to its head, in one repeatable-read transaction.
-func (l *Ledger) VerifyHead(ctx context.Context, kept adapter.ChainHead) error {
+func (l *Ledger) VerifyHead(ctx context.Context, kept ledger.Head) error {
 	tx, err := l.s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return fmt.Errorf("pgstore: %w", err)
 	}
 	defer tx.Rollback(ctx)
-	var head, anchor adapter.ChainHead
+	var head, anchor ledger.Head
 	if err := tx.QueryRow(ctx, "SELECT head_seq, head_hash, anchor_seq, anchor_hash FROM ledger_chain WHERE id = 1").
 		Scan(&head.Seq, &head.Hash, &anchor.Seq, &anchor.Hash); err != nil {
 		return fmt.Errorf("pgstore: reading the chain: %w", err)
@@ -165,14 +165,14 @@ func (l *Ledger) VerifyHead(ctx context.Context, kept adapter.ChainHead) error {
 		return fmt.Errorf("pgstore: %w", err)
 	}
 	defer rows.Close()
-	return adapter.VerifyLedger(sqlledger.Records(rows), anchor, head, kept)
+	return ledger.VerifyBetween(sqlledger.Records(rows), anchor, head, kept)
 }
 
-// Export writes the records q selects as JSON lines ([adapter.WriteLedgerJSONL]).
+// Export writes the records q selects as JSON lines ([ledger.WriteJSONL]).
 // An export of every record (the zero query) keeps the chain: verify it
-// offline with [adapter.VerifyLedgerJSONL], against a head kept elsewhere.
-func (l *Ledger) Export(ctx context.Context, w io.Writer, q adapter.LedgerQuery) error {
-	return adapter.WriteLedgerJSONL(w, l.Query(ctx, q))
+// offline with [ledger.VerifyJSONL], against a head kept elsewhere.
+func (l *Ledger) Export(ctx context.Context, w io.Writer, q ledger.Query) error {
+	return ledger.WriteJSONL(w, l.Query(ctx, q))
 }
 
 // sweep deletes the records before the first one at or after cutoff, in

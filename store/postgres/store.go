@@ -41,7 +41,7 @@ const notifyChannel = "agentadapter_tickets"
 type Options struct {
 	// Durable makes the ledger synchronous: the executor writes each
 	// record on the call's path and the call returns once it is committed
-	// ([adapter.DurableLedger]); concurrent calls share commits. The
+	// ([ledger.Durable]); concurrent calls share commits. The
 	// default writes records in batches from a background goroutine: a
 	// slow database never stalls a call, and records the buffer cannot
 	// take are refused (the executor counts them as failed).

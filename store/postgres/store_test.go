@@ -9,7 +9,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/store/internal/migrations"
 	"github.com/agentadapter/agentadapter/store/internal/sqlledger"
 
@@ -53,13 +53,13 @@ func TestQueryPlans(t *testing.T) {
 	}
 	defer s.Close()
 	for _, tt := range []struct {
-		q     adapter.LedgerQuery
+		q     ledger.Query
 		index string
 	}{
-		{adapter.LedgerQuery{Run: "r"}, "ledger_run"},
-		{adapter.LedgerQuery{Ticket: "tkt"}, "ledger_ticket"},
-		{adapter.LedgerQuery{Ticket: "tkt", Newest: true, Limit: 10}, "ledger_ticket"},
-		{adapter.LedgerQuery{Subject: "ann", Newest: true, Limit: 10}, "ledger_subject"},
+		{ledger.Query{Run: "r"}, "ledger_run"},
+		{ledger.Query{Ticket: "tkt"}, "ledger_ticket"},
+		{ledger.Query{Ticket: "tkt", Newest: true, Limit: 10}, "ledger_ticket"},
+		{ledger.Query{Subject: "ann", Newest: true, Limit: 10}, "ledger_subject"},
 	} {
 		stmt, args := sqlledger.Query(tt.q, func(n int) string { return "$" + strconv.Itoa(n) })
 		plan, err := func() (string, error) {

@@ -24,18 +24,18 @@
 // counted by the executor), or, with Options.Durable, committed and synced
 // before the call returns. [Ledger.Query] selects records by run, tool,
 // subject, outcome, approval ticket and time, pages with a cursor, and
-// streams them ([adapter.LedgerQuery]). Options.Retention deletes old
+// streams them ([ledger.Query]). Options.Retention deletes old
 // records in a background sweep. [Ledger.Export] writes JSON lines.
 //
 // The records form one hash chain through the database, whoever wrote
 // them: each record's Hash covers its content and the Hash of the record
-// before it ([adapter.ChainHash]), and [Ledger.Verify] names the first
+// before it ([ledger.Hash]), and [Ledger.Verify] names the first
 // record edited, inserted or deleted behind the store's back. A record
 // links approval, call and result: the ticket, who asked for it and who
 // approved it, the canonical hash of the arguments that ran, the hash of
 // the result. An export of
 // the whole ledger keeps the chain, so an auditor verifies it offline
-// ([adapter.VerifyLedgerJSONL]). Someone able to write the database can
+// ([ledger.VerifyJSONL]). Someone able to write the database can
 // cut the chain's tail and move its head back, wipe it and start again, or
 // rewrite it from a tampered record to the end: only a head noted
 // elsewhere ([Ledger.Head]) catches those, checked by [Ledger.VerifyHead]

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/registry"
 	sqlitestore "github.com/agentadapter/agentadapter/store/sqlite"
 )
@@ -38,7 +39,7 @@ func Example() {
 	fmt.Println(res.Text())
 
 	exec.Flush(ctx) // wait for the batched ledger
-	for r, err := range db.Ledger().Query(ctx, adapter.LedgerQuery{Run: "run-1"}) {
+	for r, err := range db.Ledger().Query(ctx, ledger.Query{Run: "run-1"}) {
 		if err != nil {
 			log.Fatal(err)
 		}

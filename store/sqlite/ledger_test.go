@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
 // TestLedgerSlowDatabase holds the database's write lock from another
@@ -34,7 +34,7 @@ func TestLedgerSlowDatabase(t *testing.T) {
 	}
 	var took, refused int
 	for i := range 100 {
-		r := adapter.Record{Time: time.Now(), CallID: "c", Tool: "t", Outcome: "ok"}
+		r := ledger.Record{Time: time.Now(), CallID: "c", Tool: "t", Outcome: "ok"}
 		switch err := s.Ledger().Write(ctx, &r); {
 		case err == nil:
 			took++
@@ -61,7 +61,7 @@ func TestLedgerSlowDatabase(t *testing.T) {
 		t.Errorf("stats %+v, want %d written and %d refused", st, took, refused)
 	}
 	n := 0
-	for _, err := range s.Ledger().Query(ctx, adapter.LedgerQuery{}) {
+	for _, err := range s.Ledger().Query(ctx, ledger.Query{}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -74,7 +74,7 @@ func TestLedgerSlowDatabase(t *testing.T) {
 		t.Errorf("Verify: %v", err)
 	}
 	s.Close()
-	r := adapter.Record{CallID: "late"}
+	r := ledger.Record{CallID: "late"}
 	if err := s.Ledger().Write(ctx, &r); !errors.Is(err, ErrClosed) {
 		t.Errorf("Write after Close: %v, want ErrClosed", err)
 	}

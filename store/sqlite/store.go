@@ -38,7 +38,7 @@ const (
 type Options struct {
 	// Durable makes the ledger synchronous: the executor writes each
 	// record on the call's path and the call returns once it is committed
-	// and synced to disk ([adapter.DurableLedger]). The default writes
+	// and synced to disk ([ledger.Durable]). The default writes
 	// records in batches from a background goroutine: a slow disk never
 	// stalls a call, and records the buffer cannot take are refused (the
 	// executor counts them as failed).

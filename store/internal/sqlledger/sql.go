@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
 // Columns are the ledger table's columns, in the order of [Values] and
@@ -18,7 +18,7 @@ var Columns = []string{"seq", "time", "call_id", "run_id", "tool", "source", "in
 var SelectAll = "SELECT " + strings.Join(Columns, ", ") + " FROM ledger"
 
 // Values returns r's row, in the order of Columns.
-func Values(r *adapter.Record) []any {
+func Values(r *ledger.Record) []any {
 	var args []byte
 	if r.Args != nil {
 		args = r.Args
@@ -29,8 +29,8 @@ func Values(r *adapter.Record) []any {
 }
 
 // Scan reads a row of Columns.
-func Scan(row interface{ Scan(...any) error }) (adapter.Record, error) {
-	var r adapter.Record
+func Scan(row interface{ Scan(...any) error }) (ledger.Record, error) {
+	var r ledger.Record
 	var t, d, n int64
 	var args []byte
 	err := row.Scan(&r.Seq, &t, &r.CallID, &r.RunID, &r.Tool, &r.Source, &r.Integration, &r.Subject, &args,
@@ -48,7 +48,7 @@ func Scan(row interface{ Scan(...any) error }) (adapter.Record, error) {
 // Query returns the statement selecting the records q selects, in its
 // order, and its arguments; param(n) spells the n-th parameter (from 1):
 // "?" for SQLite, "$n" for PostgreSQL.
-func Query(q adapter.LedgerQuery, param func(n int) string) (string, []any) {
+func Query(q ledger.Query, param func(n int) string) (string, []any) {
 	var where []string
 	var args []any
 	add := func(cond string, v any) {
@@ -105,8 +105,8 @@ type Rows interface {
 
 // Records yields the records of rows (of Columns), then the rows' error
 // if any; it stops at the first error. The caller closes rows.
-func Records(rows Rows) iter.Seq2[adapter.Record, error] {
-	return func(yield func(adapter.Record, error) bool) {
+func Records(rows Rows) iter.Seq2[ledger.Record, error] {
+	return func(yield func(ledger.Record, error) bool) {
 		for rows.Next() {
 			r, err := Scan(rows)
 			if !yield(r, err) || err != nil {
@@ -114,7 +114,7 @@ func Records(rows Rows) iter.Seq2[adapter.Record, error] {
 			}
 		}
 		if err := rows.Err(); err != nil {
-			yield(adapter.Record{}, err)
+			yield(ledger.Record{}, err)
 		}
 	}
 }

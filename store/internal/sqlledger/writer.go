@@ -17,13 +17,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
 // A CommitFunc appends a batch of records to a store's chain in one
 // transaction: it sets each record's Seq, Prev and Hash ([Chain]) and
 // writes them. A failed commit may be called again with the same batch.
-type CommitFunc func(ctx context.Context, batch []adapter.Record) error
+type CommitFunc func(ctx context.Context, batch []ledger.Record) error
 
 // Options configure a [Writer]; every field must be set.
 type Options struct {
@@ -72,7 +72,7 @@ type Writer struct {
 // pending is a record waiting for its batch; a durable writer waits on
 // done for the outcome.
 type pending struct {
-	r    adapter.Record
+	r    ledger.Record
 	done chan error
 }
 
@@ -86,7 +86,7 @@ func New(commit CommitFunc, o Options) *Writer {
 // Write queues r and returns at once (Options.Full when the queue is
 // full); with Options.Durable it returns once r is committed, whatever
 // ctx says after r was queued.
-func (w *Writer) Write(ctx context.Context, r *adapter.Record) error {
+func (w *Writer) Write(ctx context.Context, r *ledger.Record) error {
 	p := pending{r: *r}
 	if w.o.Durable {
 		p.done = make(chan error, 1)
@@ -154,7 +154,7 @@ func (w *Writer) Close() {
 // makes the next batch, so batches grow with the load.
 func (w *Writer) loop() {
 	defer close(w.loopDone)
-	batch := make([]adapter.Record, 0, w.o.BatchSize)
+	batch := make([]ledger.Record, 0, w.o.BatchSize)
 	dones := make([]chan error, 0, w.o.BatchSize)
 	add := func(p pending) {
 		batch = append(batch, p.r)
@@ -180,7 +180,7 @@ func (w *Writer) loop() {
 			if d != nil {
 				d <- err
 			}
-			batch[i], dones[i] = adapter.Record{}, nil // let the records go
+			batch[i], dones[i] = ledger.Record{}, nil // let the records go
 		}
 		n := int64(len(batch))
 		if err != nil {
@@ -196,7 +196,7 @@ func (w *Writer) loop() {
 // commitRetrying tries a batch three times: a transient failure (another
 // process holding the write lock past its timeout, a dropped connection)
 // must not lose records.
-func (w *Writer) commitRetrying(batch []adapter.Record) error {
+func (w *Writer) commitRetrying(batch []ledger.Record) error {
 	var err error
 	for attempt := range 3 {
 		if attempt > 0 {
@@ -220,15 +220,15 @@ func (w *Writer) logError(err error) {
 
 // Chain links batch to the chain whose last record is head: it sets each
 // record's Seq, Prev and Hash, and returns the new head. Text that is not
-// UTF-8 is replaced first ([adapter.Record.ValidUTF8]): the database would
+// UTF-8 is replaced first ([ledger.Record.ValidUTF8]): the database would
 // refuse the batch for it.
-func Chain(head adapter.ChainHead, batch []adapter.Record) adapter.ChainHead {
+func Chain(head ledger.Head, batch []ledger.Record) ledger.Head {
 	for i := range batch {
 		r := &batch[i]
 		r.ValidUTF8()
 		r.Seq, r.Prev = head.Seq+1, head.Hash
-		r.Hash = adapter.ChainHash(r)
-		head = adapter.ChainHead{Seq: r.Seq, Hash: r.Hash}
+		r.Hash = ledger.Hash(r)
+		head = ledger.Head{Seq: r.Seq, Hash: r.Hash}
 	}
 	return head
 }

@@ -12,10 +12,11 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
-func benchRecord(i int) adapter.Record {
-	return adapter.Record{
+func benchRecord(i int) ledger.Record {
+	return ledger.Record{
 		Time: time.Now(), CallID: fmt.Sprintf("call-%d", i), RunID: fmt.Sprintf("run-%d", i%100), Tool: "search",
 		Source: "mcp:web", Integration: "eino", Subject: "alice", Args: json.RawMessage(`{"q":"weather in Oslo","n":5}`),
 		Outcome: "ok", Duration: time.Millisecond, ResultBytes: 512, ArgsHash: "3f2a", ResultHash: "9c1e",
@@ -158,7 +159,7 @@ func BenchmarkQueryRun1M(b *testing.B, k *Kit, fill func(ctx context.Context, s 
 	b.ResetTimer()
 	for i := range b.N {
 		n := 0
-		for _, err := range s.Ledger.Query(ctx, adapter.LedgerQuery{Run: fmt.Sprintf("run-%d", i%10000)}) {
+		for _, err := range s.Ledger.Query(ctx, ledger.Query{Run: fmt.Sprintf("run-%d", i%10000)}) {
 			if err != nil {
 				b.Fatal(err)
 			}

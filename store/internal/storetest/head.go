@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
 // TestTamperKeptHead cuts the ledger's tail and moves its head back, and
@@ -29,18 +29,18 @@ func TestTamperKeptHead(t *testing.T, k *Kit) {
 		// (the hole the kept head closes).
 		wantVerify bool
 		seq        int64
-		problem    adapter.ChainProblem
+		problem    ledger.Problem
 		kept       bool // the error names the kept head
 	}{
 		{"TailCutHeadMoved", []string{`DELETE FROM ledger WHERE seq > 7`,
-			`UPDATE ledger_chain SET head_seq = 7, head_hash = (SELECT hash FROM ledger WHERE seq = 7)`}, 0, true, 8, adapter.ChainDeleted, true},
-		{"WipeAndReset", []string{`DELETE FROM ledger`, reset}, 0, true, 1, adapter.ChainDeleted, true},
-		{"WipeResetAndRefill", []string{`DELETE FROM ledger`, reset}, 12, true, 10, adapter.ChainReplaced, true},
+			`UPDATE ledger_chain SET head_seq = 7, head_hash = (SELECT hash FROM ledger WHERE seq = 7)`}, 0, true, 8, ledger.Deleted, true},
+		{"WipeAndReset", []string{`DELETE FROM ledger`, reset}, 0, true, 1, ledger.Deleted, true},
+		{"WipeResetAndRefill", []string{`DELETE FROM ledger`, reset}, 12, true, 10, ledger.Replaced, true},
 		{"TailCutHeadMovedAndRefilled", []string{`DELETE FROM ledger WHERE seq > 7`,
-			`UPDATE ledger_chain SET head_seq = 7, head_hash = (SELECT hash FROM ledger WHERE seq = 7)`}, 5, true, 10, adapter.ChainReplaced, true},
-		{"Edit", []string{`UPDATE ledger SET outcome = 'tool_error' WHERE seq = 4`}, 0, false, 4, adapter.ChainEdited, false},
-		{"Delete", []string{`DELETE FROM ledger WHERE seq = 5`}, 0, false, 5, adapter.ChainDeleted, false},
-		{"DeleteLast", []string{`DELETE FROM ledger WHERE seq = 10`}, 0, false, 10, adapter.ChainDeleted, true},
+			`UPDATE ledger_chain SET head_seq = 7, head_hash = (SELECT hash FROM ledger WHERE seq = 7)`}, 5, true, 10, ledger.Replaced, true},
+		{"Edit", []string{`UPDATE ledger SET outcome = 'tool_error' WHERE seq = 4`}, 0, false, 4, ledger.Edited, false},
+		{"Delete", []string{`DELETE FROM ledger WHERE seq = 5`}, 0, false, 5, ledger.Deleted, false},
+		{"DeleteLast", []string{`DELETE FROM ledger WHERE seq = 10`}, 0, false, 10, ledger.Deleted, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,7 +65,7 @@ func TestTamperKeptHead(t *testing.T, k *Kit) {
 				t.Errorf("Verify without the kept head = %v; want passing %v", err, tt.wantVerify)
 			}
 			err = s.Ledger.VerifyHead(ctx, kept)
-			var ce *adapter.ChainError
+			var ce *ledger.ChainError
 			if !errors.As(err, &ce) || ce.Seq != tt.seq || ce.Problem != tt.problem || (ce.Kept == kept) != tt.kept {
 				t.Fatalf("VerifyHead(%v) = %v; want record %d %s (naming the kept head: %v)", kept, err, tt.seq, tt.problem, tt.kept)
 			}
@@ -85,13 +85,13 @@ func TestTamperKeptHead(t *testing.T, k *Kit) {
 		if err := s.Ledger.VerifyHead(ctx, kept); err != nil {
 			t.Errorf("VerifyHead(an older head) = %v; want nil", err)
 		}
-		if err := s.Ledger.VerifyHead(ctx, adapter.ChainHead{}); err != nil {
+		if err := s.Ledger.VerifyHead(ctx, ledger.Head{}); err != nil {
 			t.Errorf("VerifyHead(zero) = %v; want nil", err)
 		}
 		forged := kept
 		forged.Hash = strings.Repeat("0", 64)
-		var ce *adapter.ChainError
-		if err := s.Ledger.VerifyHead(ctx, forged); !errors.As(err, &ce) || ce.Seq != 4 || ce.Problem != adapter.ChainReplaced {
+		var ce *ledger.ChainError
+		if err := s.Ledger.VerifyHead(ctx, forged); !errors.As(err, &ce) || ce.Seq != 4 || ce.Problem != ledger.Replaced {
 			t.Errorf("VerifyHead(a head with another hash) = %v; want record 4 replaced", err)
 		}
 	})
@@ -111,12 +111,12 @@ func TestTamperKeptHead(t *testing.T, k *Kit) {
 		if err := s.Ledger.VerifyHead(ctx, old); err != nil {
 			t.Errorf("VerifyHead(the anchor's head) = %v; want nil", err)
 		}
-		var h adapter.ChainHead
+		var h ledger.Head
 		if err := s.QueryRow(ctx, "SELECT seq, hash FROM ledger WHERE seq = 5").Scan(&h.Seq, &h.Hash); err == nil {
 			t.Fatalf("record 5 survived the sweep")
 		}
-		var ce *adapter.ChainError
-		if err := s.Ledger.VerifyHead(ctx, adapter.ChainHead{Seq: 3, Hash: strings.Repeat("a", 64)}); !errors.As(err, &ce) || ce.Seq != 3 || ce.Problem != adapter.ChainDeleted {
+		var ce *ledger.ChainError
+		if err := s.Ledger.VerifyHead(ctx, ledger.Head{Seq: 3, Hash: strings.Repeat("a", 64)}); !errors.As(err, &ce) || ce.Seq != 3 || ce.Problem != ledger.Deleted {
 			t.Errorf("VerifyHead(a head the retention dropped) = %v; want record 3 deleted", err)
 		}
 	})
@@ -135,12 +135,12 @@ func TestExportVerify(t *testing.T, k *Kit) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := s.Ledger.Export(ctx, &buf, adapter.LedgerQuery{}); err != nil {
+	if err := s.Ledger.Export(ctx, &buf, ledger.Query{}); err != nil {
 		t.Fatal(err)
 	}
 	file := buf.String()
-	for _, kept := range []adapter.ChainHead{{}, head} {
-		last, err := adapter.VerifyLedgerJSONL(strings.NewReader(file), kept)
+	for _, kept := range []ledger.Head{{}, head} {
+		last, err := ledger.VerifyJSONL(strings.NewReader(file), kept)
 		if err != nil || last != head {
 			t.Errorf("VerifyLedgerJSONL(the export, %v) = %v, %v; want %v, nil", kept, last, err, head)
 		}
@@ -154,19 +154,19 @@ func TestExportVerify(t *testing.T, k *Kit) {
 	tests := []struct {
 		name    string
 		file    string
-		kept    adapter.ChainHead
+		kept    ledger.Head
 		seq     int64
-		problem adapter.ChainProblem
+		problem ledger.Problem
 	}{
-		{"Edited", strings.Join(lines[:5], "") + edited + strings.Join(lines[6:], ""), adapter.ChainHead{}, 6, adapter.ChainEdited},
-		{"LineDeleted", strings.Join(lines[:3], "") + strings.Join(lines[4:], ""), adapter.ChainHead{}, 4, adapter.ChainDeleted},
-		{"TailCut", cut, head, 9, adapter.ChainDeleted},
-		{"Empty", "", head, 1, adapter.ChainDeleted},
+		{"Edited", strings.Join(lines[:5], "") + edited + strings.Join(lines[6:], ""), ledger.Head{}, 6, ledger.Edited},
+		{"LineDeleted", strings.Join(lines[:3], "") + strings.Join(lines[4:], ""), ledger.Head{}, 4, ledger.Deleted},
+		{"TailCut", cut, head, 9, ledger.Deleted},
+		{"Empty", "", head, 1, ledger.Deleted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := adapter.VerifyLedgerJSONL(strings.NewReader(tt.file), tt.kept)
-			var ce *adapter.ChainError
+			_, err := ledger.VerifyJSONL(strings.NewReader(tt.file), tt.kept)
+			var ce *ledger.ChainError
 			if !errors.As(err, &ce) || ce.Seq != tt.seq || ce.Problem != tt.problem {
 				t.Errorf("VerifyLedgerJSONL = %v; want record %d %s", err, tt.seq, tt.problem)
 			}
@@ -174,11 +174,11 @@ func TestExportVerify(t *testing.T, k *Kit) {
 	}
 	t.Run("Filtered", func(t *testing.T) {
 		var buf bytes.Buffer
-		if err := s.Ledger.Export(ctx, &buf, adapter.LedgerQuery{After: 2, Limit: 3}); err != nil {
+		if err := s.Ledger.Export(ctx, &buf, ledger.Query{After: 2, Limit: 3}); err != nil {
 			t.Fatal(err)
 		}
-		var ce *adapter.ChainError
-		if _, err := adapter.VerifyLedgerJSONL(&buf, head); !errors.As(err, &ce) || ce.Seq != 6 || ce.Problem != adapter.ChainDeleted {
+		var ce *ledger.ChainError
+		if _, err := ledger.VerifyJSONL(&buf, head); !errors.As(err, &ce) || ce.Seq != 6 || ce.Problem != ledger.Deleted {
 			t.Errorf("VerifyLedgerJSONL(records 3-5, head 10) = %v; want record 6 deleted", err)
 		}
 	})
@@ -191,7 +191,7 @@ func TestExportVerify(t *testing.T, k *Kit) {
 func TestLedgerInvalidUTF8(t *testing.T, k *Kit) {
 	ctx := context.Background()
 	s := k.Opener(t, Options{})()
-	for i, r := range []adapter.Record{
+	for i, r := range []ledger.Record{
 		{CallID: "c1", Tool: "t", Outcome: "ok"},
 		{CallID: "c2\xff", Tool: "t\xfe", Subject: "s\xc3", Outcome: "tool_error", Message: "bad \xff byte", Args: []byte("{\"q\":\"\xff\"}")},
 		{CallID: "c3", Tool: "t", Outcome: "ok"},
@@ -204,8 +204,8 @@ func TestLedgerInvalidUTF8(t *testing.T, k *Kit) {
 	if err := s.Ledger.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var got []adapter.Record
-	for r, err := range s.Ledger.Query(ctx, adapter.LedgerQuery{}) {
+	var got []ledger.Record
+	for r, err := range s.Ledger.Query(ctx, ledger.Query{}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -221,10 +221,10 @@ func TestLedgerInvalidUTF8(t *testing.T, k *Kit) {
 		t.Errorf("Verify: %v", err)
 	}
 	var buf bytes.Buffer
-	if err := s.Ledger.Export(ctx, &buf, adapter.LedgerQuery{}); err != nil {
+	if err := s.Ledger.Export(ctx, &buf, ledger.Query{}); err != nil {
 		t.Fatal(err)
 	}
-	if last, err := adapter.VerifyLedgerJSONL(&buf, adapter.ChainHead{Seq: got[2].Seq, Hash: got[2].Hash}); err != nil || last.Seq != 3 {
+	if last, err := ledger.VerifyJSONL(&buf, ledger.Head{Seq: got[2].Seq, Hash: got[2].Hash}); err != nil || last.Seq != 3 {
 		t.Errorf("VerifyLedgerJSONL(the export) = %v, %v; want record 3, nil", last, err)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 	"github.com/agentadapter/agentadapter/registry"
 )
@@ -398,7 +399,7 @@ func TestReplicaProcesses(t *testing.T, k *Kit) {
 func recordsPerCall(t *testing.T, l Ledger) map[string]int {
 	t.Helper()
 	counts := map[string]int{}
-	for r, err := range l.Query(context.Background(), adapter.LedgerQuery{}) {
+	for r, err := range l.Query(context.Background(), ledger.Query{}) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/adapter/adaptertest"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/mcpadaptertest"
 	"github.com/agentadapter/agentadapter/store/internal/migrations"
@@ -27,11 +28,11 @@ import (
 
 // Ledger is what a store's ledger implements.
 type Ledger interface {
-	adapter.DurableLedger
-	adapter.LedgerReader
-	adapter.HeadVerifier
+	ledger.Durable
+	ledger.Reader
+	ledger.HeadVerifier
 	Flush(ctx context.Context) error
-	Export(ctx context.Context, w io.Writer, q adapter.LedgerQuery) error
+	Export(ctx context.Context, w io.Writer, q ledger.Query) error
 }
 
 // Tickets is what a store's ticket store implements.
@@ -120,14 +121,14 @@ func opener[T any](k *Kit, o Options, part func(*Store) T) func(t *testing.T) ad
 func TestConformance(t *testing.T, k *Kit) {
 	for name, o := range map[string]Options{"batched": {}, "durable": {Durable: true}} {
 		t.Run("Ledger/"+name, func(t *testing.T) {
-			adaptertest.TestLedger(t, func(t *testing.T) (adapter.Ledger, func() []adapter.Record) {
+			adaptertest.TestLedger(t, func(t *testing.T) (ledger.Ledger, func() []ledger.Record) {
 				l := k.Opener(t, o)().Ledger
-				return l, func() []adapter.Record {
+				return l, func() []ledger.Record {
 					if err := l.Flush(context.Background()); err != nil {
 						t.Fatal(err)
 					}
-					var out []adapter.Record
-					for r, err := range l.Query(context.Background(), adapter.LedgerQuery{}) {
+					var out []ledger.Record
+					for r, err := range l.Query(context.Background(), ledger.Query{}) {
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -136,7 +137,7 @@ func TestConformance(t *testing.T, k *Kit) {
 					return out
 				}
 			})
-			ledgers := opener(k, o, func(s *Store) adapter.Ledger { return s.Ledger })
+			ledgers := opener(k, o, func(s *Store) ledger.Ledger { return s.Ledger })
 			adaptertest.TestLedgerQuery(t, ledgers)
 			adaptertest.TestLedgerChain(t, ledgers)
 			adaptertest.TestLedgerReplicas(t, ledgers)
@@ -164,7 +165,7 @@ func TestConformance(t *testing.T, k *Kit) {
 func write(t *testing.T, l Ledger, n int, at func(i int) time.Time) {
 	t.Helper()
 	for i := range n {
-		r := adapter.Record{Time: at(i), CallID: "c" + string(rune('a'+i)), Tool: "t", Outcome: "ok", Args: []byte(`{"i":1}`)}
+		r := ledger.Record{Time: at(i), CallID: "c" + string(rune('a'+i)), Tool: "t", Outcome: "ok", Args: []byte(`{"i":1}`)}
 		if err := l.Write(context.Background(), &r); err != nil {
 			t.Fatal(err)
 		}
@@ -196,14 +197,14 @@ func TestTamper(t *testing.T, k *Kit) {
 		name    string
 		sql     []stmt
 		seq     int64
-		problem adapter.ChainProblem
+		problem ledger.Problem
 	}{
-		{"Edit", []stmt{{`UPDATE ledger SET outcome = 'tool_error' WHERE seq = 4`, nil}}, 4, adapter.ChainEdited},
-		{"EditArgs", []stmt{{`UPDATE ledger SET args = ` + k.Param(1) + ` WHERE seq = 2`, []any{[]byte(`{"i":2}`)}}}, 2, adapter.ChainEdited},
-		{"Delete", []stmt{{`DELETE FROM ledger WHERE seq = 5`, nil}}, 5, adapter.ChainDeleted},
-		{"DeleteLast", []stmt{{`DELETE FROM ledger WHERE seq = 10`, nil}}, 10, adapter.ChainDeleted},
+		{"Edit", []stmt{{`UPDATE ledger SET outcome = 'tool_error' WHERE seq = 4`, nil}}, 4, ledger.Edited},
+		{"EditArgs", []stmt{{`UPDATE ledger SET args = ` + k.Param(1) + ` WHERE seq = 2`, []any{[]byte(`{"i":2}`)}}}, 2, ledger.Edited},
+		{"Delete", []stmt{{`DELETE FROM ledger WHERE seq = 5`, nil}}, 5, ledger.Deleted},
+		{"DeleteLast", []stmt{{`DELETE FROM ledger WHERE seq = 10`, nil}}, 10, ledger.Deleted},
 		{"DeleteAndRenumber", []stmt{{`DELETE FROM ledger WHERE seq = 3`, nil}, {`UPDATE ledger SET seq = -(seq - 1) WHERE seq > 3`, nil},
-			{`UPDATE ledger SET seq = -seq WHERE seq < 0`, nil}, {`UPDATE ledger_chain SET head_seq = 9`, nil}}, 3, adapter.ChainDeleted},
+			{`UPDATE ledger SET seq = -seq WHERE seq < 0`, nil}, {`UPDATE ledger_chain SET head_seq = 9`, nil}}, 3, ledger.Deleted},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -218,7 +219,7 @@ func TestTamper(t *testing.T, k *Kit) {
 				}
 			}
 			err := s.Ledger.Verify(ctx)
-			var ce *adapter.ChainError
+			var ce *ledger.ChainError
 			if !errors.As(err, &ce) || ce.Seq != tt.seq || ce.Problem != tt.problem {
 				t.Errorf("Verify = %v, want record %d %s", err, tt.seq, tt.problem)
 			}
@@ -233,8 +234,8 @@ func TestTamper(t *testing.T, k *Kit) {
 		if err := s.QueryRow(ctx, "SELECT hash FROM ledger WHERE seq = 4").Scan(&prev); err != nil {
 			t.Fatal(err)
 		}
-		forged := adapter.Record{Seq: 5, Time: at(4), CallID: "forged", Tool: "t", Outcome: "ok", Prev: prev}
-		forged.Hash = adapter.ChainHash(&forged)
+		forged := ledger.Record{Seq: 5, Time: at(4), CallID: "forged", Tool: "t", Outcome: "ok", Prev: prev}
+		forged.Hash = ledger.Hash(&forged)
 		for _, q := range []string{`UPDATE ledger SET seq = -(seq + 1) WHERE seq >= 5`, `UPDATE ledger SET seq = -seq WHERE seq < 0`} {
 			if err := s.Exec(ctx, q); err != nil {
 				t.Fatal(err)
@@ -244,8 +245,8 @@ func TestTamper(t *testing.T, k *Kit) {
 			t.Fatal(err)
 		}
 		err := s.Ledger.Verify(ctx)
-		var ce *adapter.ChainError
-		if !errors.As(err, &ce) || ce.Seq != 5 || ce.Problem != adapter.ChainInserted {
+		var ce *ledger.ChainError
+		if !errors.As(err, &ce) || ce.Seq != 5 || ce.Problem != ledger.Inserted {
 			t.Errorf("Verify = %v, want record 5 inserted", err)
 		}
 	})
@@ -256,14 +257,14 @@ func TestTamper(t *testing.T, k *Kit) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		forged := adapter.Record{Seq: 11, Time: at(10), CallID: "forged", Tool: "t", Outcome: "ok", Prev: h.Hash}
-		forged.Hash = adapter.ChainHash(&forged)
+		forged := ledger.Record{Seq: 11, Time: at(10), CallID: "forged", Tool: "t", Outcome: "ok", Prev: h.Hash}
+		forged.Hash = ledger.Hash(&forged)
 		if err := s.Exec(ctx, k.insertRecord(), sqlledger.Values(&forged)...); err != nil {
 			t.Fatal(err)
 		}
 		err = s.Ledger.Verify(ctx)
-		var ce *adapter.ChainError
-		if !errors.As(err, &ce) || ce.Seq != 11 || ce.Problem != adapter.ChainInserted {
+		var ce *ledger.ChainError
+		if !errors.As(err, &ce) || ce.Seq != 11 || ce.Problem != ledger.Inserted {
 			t.Errorf("Verify = %v, want record 11 inserted", err)
 		}
 	})
@@ -285,7 +286,7 @@ func TestRetention(t *testing.T, k *Kit) {
 		t.Fatal(err)
 	}
 	var seqs []int64
-	for r, err := range s.Ledger.Query(context.Background(), adapter.LedgerQuery{}) {
+	for r, err := range s.Ledger.Query(context.Background(), ledger.Query{}) {
 		if err != nil {
 			t.Fatal(err)
 		}

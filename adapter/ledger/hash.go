@@ -1,6 +1,8 @@
-package adapter
+package ledger
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"strconv"
 	"sync"
@@ -8,13 +10,12 @@ import (
 	"github.com/agentadapter/agentadapter/adapter/canonical"
 )
 
-// The ledger hashes every record it writes (ChainHash) and the result of
-// every call (ResultHash). Both hash an encoding that encoding/json used
-// to produce by reflection; the appending encoders here produce the same
-// bytes, byte for byte (chains already stored must still verify, and a
-// ResultHash must still be the hash of MarshalResult), for a fraction of
-// the cost. TestChainHashIdentical and FuzzLedgerHashIdentical hold them
-// to encoding/json's output.
+// A chained ledger hashes every record it writes ([Hash]). The hash is of
+// an encoding that encoding/json used to produce by reflection; the
+// appending encoder here produces the same bytes, byte for byte (chains
+// already stored must still verify), for a fraction of the cost.
+// TestChainHashIdentical and FuzzLedgerHashIdentical hold it to
+// encoding/json's output.
 
 // hashBufs recycles the encoding buffers: a record's canonical form is a
 // few hundred bytes, made and hashed on the ledger's goroutine.
@@ -33,7 +34,7 @@ func hashEncoded(fill func([]byte) []byte) string {
 	return sha256Hex(b)
 }
 
-// chainForm is what ChainHash hashes: every field of a record but Seq and
+// chainForm is what Hash hashes: every field of a record but Seq and
 // Hash, encoded as json.Marshal encodes this struct (appendChainForm does
 // it without reflection). The field order and names are fixed here:
 // changing them breaks every chain already written.
@@ -91,7 +92,7 @@ func appendChainForm(b []byte, r *Record, args []byte) []byte {
 	if args == nil {
 		b = append(b, "null"...)
 	} else {
-		b = appendRawJSON(b, args)
+		b = canonical.AppendRaw(b, args)
 	}
 	b = append(b, `,"outcome":`...)
 	b = canonical.AppendString(b, r.Outcome)
@@ -120,59 +121,9 @@ func appendChainForm(b []byte, r *Record, args []byte) []byte {
 	return append(b, '}')
 }
 
-// appendResult appends MarshalResult's encoding of r when r has the shape
-// most results have (text blocks without metadata or annotations, no
-// Meta, structured JSON of the executor's own encoding or none) and
-// reports false, leaving b as it was, for anything else.
-func appendResult(b []byte, r *Result) ([]byte, bool) {
-	if len(r.Meta) != 0 {
-		return b, false
-	}
-	var structured []byte
-	if r.Structured != nil {
-		if structured = r.cachedJSON(); structured == nil {
-			return b, false // a value to encode (or unchecked raw JSON): MarshalResult's job
-		}
-	}
-	start := len(b)
-	b = append(b, `{"content":[`...)
-	for i, c := range r.Content {
-		t, ok := c.(*TextContent)
-		if !ok || t == nil || len(t.Meta) != 0 || t.Annotations != nil {
-			return b[:start], false
-		}
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, `{"type":"text"`...)
-		if t.Text != "" {
-			b = append(b, `,"text":`...)
-			b = canonical.AppendString(b, t.Text)
-		}
-		b = append(b, '}')
-	}
-	b = append(b, ']')
-	if len(structured) > 0 {
-		b = append(b, `,"structured":`...)
-		b = appendRawJSON(b, structured)
-	}
-	return append(b, '}'), true
-}
-
-// appendRawJSON appends valid JSON as encoding/json writes a
-// json.RawMessage field: compacted, with <, >, &, U+2028 and U+2029
-// escaped. Canonical JSON and the executor's encodings have none of
-// those bytes to change, so they are copied as they are.
-func appendRawJSON(b, raw []byte) []byte {
-	for _, c := range raw {
-		switch c {
-		case ' ', '\t', '\n', '\r', '<', '>', '&', 0xE2: // 0xE2 starts U+2028 and U+2029
-			enc, err := json.Marshal(json.RawMessage(raw))
-			if err != nil { // unreachable for valid JSON: keep the bytes rather than lose them
-				return append(b, raw...)
-			}
-			return append(b, enc...)
-		}
-	}
-	return append(b, raw...)
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	var h [2 * sha256.Size]byte
+	hex.Encode(h[:], sum[:])
+	return string(h[:])
 }

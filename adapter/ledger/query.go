@@ -1,4 +1,4 @@
-package adapter
+package ledger
 
 import (
 	"bufio"
@@ -9,11 +9,13 @@ import (
 	"io"
 	"iter"
 	"time"
+
+	"github.com/agentadapter/agentadapter/adapter/canonical"
 )
 
-// LedgerQuery selects ledger records; each set field narrows the
+// Query selects ledger records; each set field narrows the
 // selection, and the zero value selects every record, oldest first.
-type LedgerQuery struct {
+type Query struct {
 	// Run, Tool, Subject and Outcome select records with exactly that
 	// RunID, Tool, Subject and Outcome.
 	Run, Tool, Subject, Outcome string
@@ -34,7 +36,7 @@ type LedgerQuery struct {
 }
 
 // Match reports whether q selects r, ignoring Limit.
-func (q *LedgerQuery) Match(r *Record) bool {
+func (q *Query) Match(r *Record) bool {
 	switch {
 	case q.Run != "" && r.RunID != q.Run,
 		q.Tool != "" && r.Tool != q.Tool,
@@ -50,50 +52,50 @@ func (q *LedgerQuery) Match(r *Record) bool {
 	return true
 }
 
-// A LedgerReader is a ledger that can be queried. Records come back with
+// A Reader is a ledger that can be queried. Records come back with
 // their Seq set, in Seq order (reversed with Newest); a query is a
 // snapshot only as far as the implementation documents. The adaptertest
 // package checks an implementation.
-type LedgerReader interface {
-	Query(ctx context.Context, q LedgerQuery) iter.Seq2[Record, error]
+type Reader interface {
+	Query(ctx context.Context, q Query) iter.Seq2[Record, error]
 }
 
-// A DurableLedger is a [Ledger] that may ask the executor to write each
+// A Durable ledger is a [Ledger] that may ask the executor to write each
 // record synchronously, on the call's path, so that a call has returned
 // only once its record is committed (for audits that must not lose a
 // record in a crash). Such a Write is called from many goroutines at once.
-type DurableLedger interface {
+type Durable interface {
 	Ledger
 	// Durable reports whether records are to be written synchronously.
 	Durable() bool
 }
 
-// A LedgerVerifier is a ledger whose records form a hash chain
-// ([ChainHash]). Verify walks the chain and returns nil, a [*ChainError]
+// A Verifier is a ledger whose records form a hash chain
+// ([Hash]). Verify walks the chain and returns nil, a [*ChainError]
 // naming the first edited, inserted or deleted record, or an error that
 // stopped the walk.
-type LedgerVerifier interface {
+type Verifier interface {
 	Verify(ctx context.Context) error
 }
 
-// ChainHead is a point in a ledger's hash chain: the Seq and Hash of a
+// Head is a point in a ledger's hash chain: the Seq and Hash of a
 // record (the zero value is the start of a chain). A ledger that drops
 // old records keeps the point it now starts from as its anchor.
-type ChainHead struct {
+type Head struct {
 	Seq  int64  `json:"seq"`
 	Hash string `json:"hash"`
 }
 
-// ChainProblem says how a chain was found broken.
-type ChainProblem string
+// Problem says how a chain was found broken.
+type Problem string
 
 const (
-	// ChainEdited: the record's content does not match its hash.
-	ChainEdited ChainProblem = "edited"
-	// ChainInserted: the record does not belong to the chain where it is.
-	ChainInserted ChainProblem = "inserted"
-	// ChainDeleted: the record is missing.
-	ChainDeleted ChainProblem = "deleted"
+	// Edited: the record's content does not match its hash.
+	Edited Problem = "edited"
+	// Inserted: the record does not belong to the chain where it is.
+	Inserted Problem = "inserted"
+	// Deleted: the record is missing.
+	Deleted Problem = "deleted"
 )
 
 // ErrChainBroken is the sentinel a [*ChainError] matches with errors.Is.
@@ -105,10 +107,10 @@ type ChainError struct {
 	Seq int64
 	// CallID is the broken record's call id, when the record is there.
 	CallID  string
-	Problem ChainProblem
+	Problem Problem
 	// Kept is the head noted earlier that the chain no longer holds
-	// ([VerifyChainHead]); zero when the chain broke in itself.
-	Kept ChainHead
+	// ([VerifyHead]); zero when the chain broke in itself.
+	Kept Head
 }
 
 func (e *ChainError) Error() string {
@@ -116,7 +118,7 @@ func (e *ChainError) Error() string {
 	if e.CallID != "" {
 		msg = fmt.Sprintf("adapter: ledger hash chain broken: record %d (call %s) %s", e.Seq, e.CallID, e.Problem)
 	}
-	if e.Kept != (ChainHead{}) {
+	if e.Kept != (Head{}) {
 		msg += fmt.Sprintf(": the chain no longer holds the kept head %s (its tail was cut, or the ledger reset)", e.Kept)
 	}
 	return msg
@@ -125,16 +127,16 @@ func (e *ChainError) Error() string {
 // Is makes errors.Is(err, ErrChainBroken) true.
 func (e *ChainError) Is(target error) bool { return target == ErrChainBroken }
 
-// ChainHash returns the hash of a record's canonical form, its link in a
+// Hash returns the hash of a record's canonical form, its link in a
 // ledger's hash chain: a hex SHA-256 over every field but Seq (its place,
 // checked by the chain's links instead, so that an inserted record shows
 // as one) and Hash itself, Prev (the Hash of the record before, "" for
 // the first) included, with Time at nanosecond precision and Args in
-// canonical JSON. A ledger sets r.Hash = ChainHash(r) after setting r.Prev.
-func ChainHash(r *Record) string {
+// canonical JSON. A ledger sets r.Hash = Hash(r) after setting r.Prev.
+func Hash(r *Record) string {
 	args := r.Args
 	if len(args) > 0 {
-		if c, err := CanonicalJSON(args); err == nil {
+		if c, err := canonical.JSON(args); err == nil {
 			args = c
 		} else {
 			args, _ = json.Marshal(string(args))
@@ -148,13 +150,13 @@ func ChainHash(r *Record) string {
 	return hashEncoded(func(b []byte) []byte { return appendChainForm(b, r, args) })
 }
 
-// VerifyChain walks records in Seq order from the chain point from (the
-// zero ChainHead for a chain's start, or a ledger's anchor after old
+// Verify walks records in Seq order from the chain point from (the
+// zero Head for a chain's start, or a ledger's anchor after old
 // records were dropped) and returns the last point reached, or a
 // [*ChainError] naming the first broken record. Compare the returned point
 // with a head recorded elsewhere to detect records removed from, or added
 // to, the end.
-func VerifyChain(records iter.Seq2[Record, error], from ChainHead) (ChainHead, error) {
+func Verify(records iter.Seq2[Record, error], from Head) (Head, error) {
 	last := from
 	var beforeLast string // Hash of the record before last
 	for r, err := range records {
@@ -162,44 +164,44 @@ func VerifyChain(records iter.Seq2[Record, error], from ChainHead) (ChainHead, e
 			return last, err
 		}
 		switch {
-		case ChainHash(&r) != r.Hash:
-			return last, &ChainError{Seq: r.Seq, CallID: r.CallID, Problem: ChainEdited}
+		case Hash(&r) != r.Hash:
+			return last, &ChainError{Seq: r.Seq, CallID: r.CallID, Problem: Edited}
 		case r.Seq > last.Seq+1:
-			return last, &ChainError{Seq: last.Seq + 1, Problem: ChainDeleted}
+			return last, &ChainError{Seq: last.Seq + 1, Problem: Deleted}
 		case r.Seq <= last.Seq:
-			return last, &ChainError{Seq: r.Seq, CallID: r.CallID, Problem: ChainInserted}
+			return last, &ChainError{Seq: r.Seq, CallID: r.CallID, Problem: Inserted}
 		case r.Prev != last.Hash:
 			if last.Seq > from.Seq && r.Prev == beforeLast {
 				// r links past the record before it: that one was inserted.
-				return last, &ChainError{Seq: last.Seq, Problem: ChainInserted}
+				return last, &ChainError{Seq: last.Seq, Problem: Inserted}
 			}
 			// r links to a record that is not there any more.
-			return last, &ChainError{Seq: r.Seq, CallID: r.CallID, Problem: ChainDeleted}
+			return last, &ChainError{Seq: r.Seq, CallID: r.CallID, Problem: Deleted}
 		}
 		beforeLast = last.Hash
-		last = ChainHead{Seq: r.Seq, Hash: r.Hash}
+		last = Head{Seq: r.Seq, Hash: r.Hash}
 	}
 	return last, nil
 }
 
-// CheckHead compares where a walk of the chain ended ([VerifyChain]) with
+// CheckHead compares where a walk of the chain ended ([Verify]) with
 // the head the ledger recorded, and names the first record removed from or
 // added to the end.
-func CheckHead(last, head ChainHead) error {
+func CheckHead(last, head Head) error {
 	switch {
 	case last.Seq < head.Seq:
-		return &ChainError{Seq: last.Seq + 1, Problem: ChainDeleted}
+		return &ChainError{Seq: last.Seq + 1, Problem: Deleted}
 	case last.Seq > head.Seq:
-		return &ChainError{Seq: head.Seq + 1, Problem: ChainInserted}
+		return &ChainError{Seq: head.Seq + 1, Problem: Inserted}
 	case last.Hash != head.Hash:
-		return &ChainError{Seq: last.Seq, Problem: ChainEdited}
+		return &ChainError{Seq: last.Seq, Problem: Edited}
 	}
 	return nil
 }
 
-// WriteLedgerJSONL writes records as JSON lines, chain fields included, so
-// that [ReadLedgerJSONL] and [VerifyChain] can check them offline.
-func WriteLedgerJSONL(w io.Writer, records iter.Seq2[Record, error]) error {
+// WriteJSONL writes records as JSON lines, chain fields included, so
+// that [ReadJSONL] and [Verify] can check them offline.
+func WriteJSONL(w io.Writer, records iter.Seq2[Record, error]) error {
 	bw := bufio.NewWriter(w)
 	enc := json.NewEncoder(bw)
 	for r, err := range records {
@@ -213,16 +215,16 @@ func WriteLedgerJSONL(w io.Writer, records iter.Seq2[Record, error]) error {
 	return bw.Flush()
 }
 
-// MaxLedgerLine bounds one line of [ReadLedgerJSONL].
-const MaxLedgerLine = 16 << 20
+// MaxLine bounds one line of [ReadJSONL].
+const MaxLine = 16 << 20
 
-// ReadLedgerJSONL reads records written by [WriteLedgerJSONL] (or a
-// [JSONLLedger]). A malformed line ends the sequence with an error naming
+// ReadJSONL reads records written by [WriteJSONL] (or a
+// [JSONL]). A malformed line ends the sequence with an error naming
 // its line number.
-func ReadLedgerJSONL(r io.Reader) iter.Seq2[Record, error] {
+func ReadJSONL(r io.Reader) iter.Seq2[Record, error] {
 	return func(yield func(Record, error) bool) {
 		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 0, 64<<10), MaxLedgerLine)
+		sc.Buffer(make([]byte, 0, 64<<10), MaxLine)
 		for line := 1; sc.Scan(); line++ {
 			if len(sc.Bytes()) == 0 {
 				continue

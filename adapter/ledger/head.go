@@ -1,4 +1,4 @@
-package adapter
+package ledger
 
 import (
 	"context"
@@ -13,51 +13,51 @@ import (
 
 // A ledger's own head says where its chain ends, and whoever can write the
 // ledger's storage can move it: delete the last records and move the head
-// back, or wipe everything and start again, and [LedgerVerifier.Verify]
+// back, or wipe everything and start again, and [Verifier.Verify]
 // still finds a whole chain. A head copied somewhere the storage's writers
 // cannot reach (a remote log, a ticket) closes that hole: a later
-// [VerifyChainHead] (or a store's VerifyHead) fails unless the chain still
+// [VerifyHead] (or a store's VerifyHead) fails unless the chain still
 // holds that record with that hash at that place.
 
-// A HeadVerifier is a [LedgerVerifier] whose head can be kept elsewhere and
-// checked against later. The database stores and [MemoryLedger] implement
+// A HeadVerifier is a [Verifier] whose head can be kept elsewhere and
+// checked against later. The database stores and [Memory] implement
 // it.
 type HeadVerifier interface {
-	LedgerVerifier
-	// Head returns the chain's last point (the zero ChainHead for an
+	Verifier
+	// Head returns the chain's last point (the zero Head for an
 	// empty ledger).
-	Head(ctx context.Context) (ChainHead, error)
+	Head(ctx context.Context) (Head, error)
 	// VerifyHead is Verify that also fails, with a [*ChainError] whose
 	// Kept is kept, when the chain no longer holds kept: its tail was cut
 	// or the ledger was reset. The zero kept checks nothing more than
 	// Verify.
-	VerifyHead(ctx context.Context, kept ChainHead) error
+	VerifyHead(ctx context.Context, kept Head) error
 }
 
 // String formats h as SEQ:HASH, short enough to paste into a ticket or a
-// log line; [ParseChainHead] reads it back.
-func (h ChainHead) String() string { return strconv.FormatInt(h.Seq, 10) + ":" + h.Hash }
+// log line; [ParseHead] reads it back.
+func (h Head) String() string { return strconv.FormatInt(h.Seq, 10) + ":" + h.Hash }
 
-// maxHeadText bounds the text ParseChainHead reads: a head is about 90
+// maxHeadText bounds the text ParseHead reads: a head is about 90
 // bytes in either form.
 const maxHeadText = 512
 
-// ErrHeadSyntax is the sentinel of a head [ParseChainHead] cannot read.
+// ErrHeadSyntax is the sentinel of a head [ParseHead] cannot read.
 var ErrHeadSyntax = errors.New("adapter: malformed chain head")
 
-// ParseChainHead reads a head written by [ChainHead.String] (SEQ:HASH) or
+// ParseHead reads a head written by [Head.String] (SEQ:HASH) or
 // as JSON ({"seq":N,"hash":"…"}, what `agentadapter ledger head --json`
-// prints). The hash is a hex SHA-256, as [ChainHash] makes; the zero head
+// prints). The hash is a hex SHA-256, as [Hash] makes; the zero head
 // is "0:". Errors match [ErrHeadSyntax] and quote at most a few bytes of s.
-func ParseChainHead(s string) (ChainHead, error) {
+func ParseHead(s string) (Head, error) {
 	s = strings.TrimSpace(s)
-	bad := func(why string) (ChainHead, error) {
-		return ChainHead{}, fmt.Errorf("%w: %s (want SEQ:HASH or {\"seq\":N,\"hash\":\"…\"})", ErrHeadSyntax, why)
+	bad := func(why string) (Head, error) {
+		return Head{}, fmt.Errorf("%w: %s (want SEQ:HASH or {\"seq\":N,\"hash\":\"…\"})", ErrHeadSyntax, why)
 	}
 	if len(s) > maxHeadText {
 		return bad(fmt.Sprintf("%d bytes", len(s)))
 	}
-	var h ChainHead
+	var h Head
 	if strings.HasPrefix(s, "{") {
 		if err := json.Unmarshal([]byte(s), &h); err != nil {
 			return bad("not a JSON head")
@@ -71,7 +71,7 @@ func ParseChainHead(s string) (ChainHead, error) {
 		if err != nil {
 			return bad("the sequence number is not a number")
 		}
-		h = ChainHead{Seq: n, Hash: hash}
+		h = Head{Seq: n, Hash: hash}
 	}
 	switch {
 	case h.Seq < 0:
@@ -96,29 +96,29 @@ func isSHA256Hex(s string) bool {
 	return true
 }
 
-// ChainReplaced: the record at a kept head's place has another hash; the
+// Replaced: the record at a kept head's place has another hash; the
 // chain from there on was rewritten, or the ledger reset and refilled.
-const ChainReplaced ChainProblem = "replaced"
+const Replaced Problem = "replaced"
 
-// VerifyChainHead is [VerifyChain] that also checks the chain still holds
+// VerifyHead is [Verify] that also checks the chain still holds
 // kept, a head noted earlier (a zero kept checks nothing more). It fails
 // with a [*ChainError] whose Kept is kept when the walk ends before
-// kept.Seq (the tail was cut: ChainDeleted, at the first record missing),
-// when the record at kept.Seq has another hash (ChainReplaced), or when
+// kept.Seq (the tail was cut: Deleted, at the first record missing),
+// when the record at kept.Seq has another hash (Replaced), or when
 // kept.Seq is before from, the point the walk starts at (the records up to
-// from were dropped, by retention or otherwise: ChainDeleted at kept.Seq;
+// from were dropped, by retention or otherwise: Deleted at kept.Seq;
 // keep a head newer than the retention).
-func VerifyChainHead(records iter.Seq2[Record, error], from, kept ChainHead) (ChainHead, error) {
+func VerifyHead(records iter.Seq2[Record, error], from, kept Head) (Head, error) {
 	switch {
-	case kept == ChainHead{}:
-		return VerifyChain(records, from)
+	case kept == Head{}:
+		return Verify(records, from)
 	case kept.Seq < from.Seq:
-		return from, &ChainError{Seq: kept.Seq, Problem: ChainDeleted, Kept: kept}
+		return from, &ChainError{Seq: kept.Seq, Problem: Deleted, Kept: kept}
 	case kept.Seq == from.Seq && kept.Hash != from.Hash:
-		return from, &ChainError{Seq: kept.Seq, Problem: ChainReplaced, Kept: kept}
+		return from, &ChainError{Seq: kept.Seq, Problem: Replaced, Kept: kept}
 	}
 	var found *Record
-	last, err := VerifyChain(func(yield func(Record, error) bool) {
+	last, err := Verify(func(yield func(Record, error) bool) {
 		for r, err := range records {
 			if err == nil && r.Seq == kept.Seq && kept.Seq > from.Seq {
 				c := r
@@ -135,37 +135,37 @@ func VerifyChainHead(records iter.Seq2[Record, error], from, kept ChainHead) (Ch
 	switch {
 	case kept.Seq <= from.Seq:
 	case last.Seq < kept.Seq:
-		return last, &ChainError{Seq: last.Seq + 1, Problem: ChainDeleted, Kept: kept}
+		return last, &ChainError{Seq: last.Seq + 1, Problem: Deleted, Kept: kept}
 	case found == nil: // unreachable: a whole chain past kept.Seq holds it
-		return last, &ChainError{Seq: kept.Seq, Problem: ChainDeleted, Kept: kept}
+		return last, &ChainError{Seq: kept.Seq, Problem: Deleted, Kept: kept}
 	case found.Hash != kept.Hash:
-		return last, &ChainError{Seq: kept.Seq, CallID: found.CallID, Problem: ChainReplaced, Kept: kept}
+		return last, &ChainError{Seq: kept.Seq, CallID: found.CallID, Problem: Replaced, Kept: kept}
 	}
 	return last, nil
 }
 
-// VerifyLedgerJSONL checks an exported ledger (JSON lines, as
-// [WriteLedgerJSONL] and `agentadapter ledger export` write them) offline:
+// VerifyJSONL checks an exported ledger (JSON lines, as
+// [WriteJSONL] and `agentadapter ledger export` write them) offline:
 // the chain from its first record (which it takes on trust, from Seq-1 and
 // Prev) to its last, and, unless kept is zero, that it holds kept (see
-// [VerifyChainHead]). Only an export of every record keeps the chain; a
+// [VerifyHead]). Only an export of every record keeps the chain; a
 // filtered one fails as deleted records. It returns the last point of the
 // file's chain, to compare with the ledger's head or keep.
-func VerifyLedgerJSONL(r io.Reader, kept ChainHead) (ChainHead, error) {
-	next, stop := iter.Pull2(ReadLedgerJSONL(r))
+func VerifyJSONL(r io.Reader, kept Head) (Head, error) {
+	next, stop := iter.Pull2(ReadJSONL(r))
 	defer stop()
 	first, err, ok := next()
 	if !ok {
-		return VerifyChainHead(func(func(Record, error) bool) {}, ChainHead{}, kept)
+		return VerifyHead(func(func(Record, error) bool) {}, Head{}, kept)
 	}
 	if err != nil {
-		return ChainHead{}, err
+		return Head{}, err
 	}
 	if first.Seq < 1 {
-		return ChainHead{}, &ChainError{Seq: first.Seq, CallID: first.CallID, Problem: ChainInserted}
+		return Head{}, &ChainError{Seq: first.Seq, CallID: first.CallID, Problem: Inserted}
 	}
-	from := ChainHead{Seq: first.Seq - 1, Hash: first.Prev}
-	return VerifyChainHead(func(yield func(Record, error) bool) {
+	from := Head{Seq: first.Seq - 1, Hash: first.Prev}
+	return VerifyHead(func(yield func(Record, error) bool) {
 		if !yield(first, nil) {
 			return
 		}
@@ -178,13 +178,13 @@ func VerifyLedgerJSONL(r io.Reader, kept ChainHead) (ChainHead, error) {
 	}, from, kept)
 }
 
-// VerifyLedger is what a chained ledger's VerifyHead does: it walks
+// VerifyBetween is what a chained ledger's VerifyHead does: it walks
 // records (the ledger's, in Seq order) from anchor, the point the ledger
 // starts from, and checks that the chain is whole, that it ends at head,
 // the ledger's own head ([CheckHead]), and that it holds kept
-// ([VerifyChainHead]; the zero kept checks nothing more).
-func VerifyLedger(records iter.Seq2[Record, error], anchor, head, kept ChainHead) error {
-	last, err := VerifyChainHead(records, anchor, kept)
+// ([VerifyHead]; the zero kept checks nothing more).
+func VerifyBetween(records iter.Seq2[Record, error], anchor, head, kept Head) error {
+	last, err := VerifyHead(records, anchor, kept)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,25 @@
+package ledger_test
+
+import (
+	"context"
+	"strconv"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/agentadapter/agentadapter/adapter/ledger"
+)
+
+func TestMemoryLedgerRing(t *testing.T) {
+	ml := ledger.NewMemory(3)
+	for i := range 5 {
+		ml.Write(context.Background(), &ledger.Record{CallID: strconv.Itoa(i)})
+	}
+	var ids []string
+	for _, r := range ml.Records() {
+		ids = append(ids, r.CallID)
+	}
+	if diff := cmp.Diff([]string{"2", "3", "4"}, ids); diff != "" || ml.Total() != 5 {
+		t.Errorf("ring (-want +got):\n%s total %d", diff, ml.Total())
+	}
+}
