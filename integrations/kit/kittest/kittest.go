@@ -59,6 +59,12 @@ type Harness struct {
 	// then read as the text of [adapter.RenderParts] (their other parts
 	// are the integration's own test to check), the rest as the golden.
 	MediaParts bool
+	// Resume, if set, runs calls as the continuation of the last run, the
+	// way the integration retries a call once its approval is given (over
+	// MCP: in the same session, whose caller the ticket is bound to). Nil
+	// means a new run ([Harness.Run]), as a resumed eino graph or genkit
+	// generation is.
+	Resume func(ctx context.Context, reg *registry.Registry, exec *adapter.Executor, calls []Call) ([]string, error)
 }
 
 // Run runs the kit's cases against h, each as a subtest of t.
@@ -265,9 +271,10 @@ func testApproval(t *testing.T, h Harness) {
 	call := Call{"kit_delete", `{"path":"/tmp/a"}`}
 	ctx := context.Background()
 
+	again := h.Run
 	held := func() string {
 		t.Helper()
-		read, err := h.Run(ctx, reg, exec, []Call{call})
+		read, err := again(ctx, reg, exec, []Call{call})
 		if h.Held != nil {
 			ticket, ok := h.Held(err)
 			if !ok || ticket == "" {
@@ -285,20 +292,27 @@ func testApproval(t *testing.T, h Harness) {
 		return p.Ticket
 	}
 	ticket := held()
+	if h.Resume != nil {
+		again = h.Resume
+	}
 	if runs.Load() != 0 {
 		t.Fatal("the held call ran before approval")
 	}
 	if err := port.Approve(ctx, ticket, "kittest"); err != nil {
 		t.Fatal(err)
 	}
-	if got := run(t, h, reg, exec, call)[0]; got != "deleted /tmp/a" {
+	read, err := again(ctx, reg, exec, []Call{call})
+	if err != nil || len(read) != 1 {
+		t.Fatalf("the approved call aborted the run: read %q, err %v", read, err)
+	}
+	if got := read[0]; got != "deleted /tmp/a" {
 		t.Errorf("the approved call read %q, want deleted /tmp/a", got)
 	}
 	if runs.Load() != 1 {
 		t.Errorf("the approved call ran %d times, want 1", runs.Load())
 	}
 	// The ticket is spent: the same call is held again.
-	if again := held(); again == ticket {
+	if next := held(); next == ticket {
 		t.Errorf("the call after the approved one reused ticket %s", ticket)
 	}
 	if runs.Load() != 1 {
