@@ -9,7 +9,7 @@ import (
 	"github.com/agentadapter/agentadapter/adapter"
 )
 
-// The cross-integration golden (internal/rendercases) pins the policy for
+// The cross-integration golden (integrations/kit/kittest) pins the policy for
 // each kind of block; these are the limits around it.
 func TestRenderLimits(t *testing.T) {
 	long := strings.Repeat("é", 20) // 40 bytes, 2 per character

@@ -9,14 +9,13 @@ import (
 	"github.com/cloudwego/eino/components"
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/kit"
 )
 
-// Sampler returns an [mcpadapter.Sampler] that answers MCP servers'
-// sampling requests with m, the agent's own model: set it as
-// ManagerOptions.Sampler and the servers an agent imports can ask its
+// Sampler returns a [kit.Sampler] that answers MCP servers' sampling
+// requests with m, the agent's own model: set mcpadapter.Sample(Sampler(m))
+// as ManagerOptions.Sampler and the servers an agent imports can ask its
 // model for completions, governed by the executor like any call.
 //
 // The system prompt becomes a system message; text, image and audio
@@ -25,7 +24,7 @@ import (
 // model.WithMaxTokens, WithStop and WithTemperature. One model answers
 // every request: the server's model preferences cannot choose another, and
 // the result names m's type as its model.
-func Sampler(m model.BaseChatModel) mcpadapter.Sampler {
+func Sampler(m model.BaseChatModel) kit.Sampler {
 	if m == nil {
 		panic("einoadapter: Sampler with a nil model")
 	}
@@ -33,7 +32,7 @@ func Sampler(m model.BaseChatModel) mcpadapter.Sampler {
 	if t, ok := components.GetType(m); ok && t != "" {
 		name = t
 	}
-	return func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	return func(ctx context.Context, p *kit.SampleRequest) (*kit.SampleResult, error) {
 		msgs, err := samplingMessages(p)
 		if err != nil {
 			return nil, err
@@ -55,39 +54,37 @@ func Sampler(m model.BaseChatModel) mcpadapter.Sampler {
 		if out == nil {
 			return nil, errors.New("einoadapter: the model returned no message")
 		}
-		res := &mcp.CreateMessageResult{Role: "assistant", Content: &mcp.TextContent{Text: out.Content}, Model: name, StopReason: "endTurn"}
+		res := &kit.SampleResult{Text: out.Content, Model: name, StopReason: kit.StopEndTurn}
 		if out.ResponseMeta != nil && out.ResponseMeta.FinishReason == "length" {
-			res.StopReason = "maxTokens"
+			res.StopReason = kit.StopMaxTokens
 		}
 		return res, nil
 	}
 }
 
-func samplingMessages(p *mcp.CreateMessageParams) ([]*schema.Message, error) {
+func samplingMessages(p *kit.SampleRequest) ([]*schema.Message, error) {
 	msgs := make([]*schema.Message, 0, len(p.Messages)+1)
 	if p.SystemPrompt != "" {
 		msgs = append(msgs, schema.SystemMessage(p.SystemPrompt))
 	}
 	for i, m := range p.Messages {
-		if m == nil {
-			continue
-		}
 		role := schema.User
-		if m.Role == "assistant" {
+		if m.Role == kit.RoleAssistant {
 			role = schema.Assistant
 		}
 		msg := &schema.Message{Role: role}
-		switch c := m.Content.(type) {
-		case *mcp.TextContent:
+		c := m.Content
+		switch c.Kind {
+		case kit.PartText:
 			msg.Content = c.Text
-		case *mcp.ImageContent:
+		case kit.PartImage:
 			if role != schema.User {
 				return nil, fmt.Errorf("einoadapter: message %d: an assistant image cannot be sent to the model", i)
 			}
 			data := base64.StdEncoding.EncodeToString(c.Data)
 			msg.UserInputMultiContent = []schema.MessageInputPart{{Type: schema.ChatMessagePartTypeImageURL,
 				Image: &schema.MessageInputImage{MessagePartCommon: schema.MessagePartCommon{Base64Data: &data, MIMEType: c.MIMEType}}}}
-		case *mcp.AudioContent:
+		case kit.PartAudio:
 			if role != schema.User {
 				return nil, fmt.Errorf("einoadapter: message %d: an assistant audio clip cannot be sent to the model", i)
 			}
@@ -95,7 +92,7 @@ func samplingMessages(p *mcp.CreateMessageParams) ([]*schema.Message, error) {
 			msg.UserInputMultiContent = []schema.MessageInputPart{{Type: schema.ChatMessagePartTypeAudioURL,
 				Audio: &schema.MessageInputAudio{MessagePartCommon: schema.MessagePartCommon{Base64Data: &data, MIMEType: c.MIMEType}}}}
 		default:
-			return nil, fmt.Errorf("einoadapter: message %d: content %T cannot be sent to the model", i, m.Content)
+			return nil, fmt.Errorf("einoadapter: message %d: content %q cannot be sent to the model", i, c.Kind)
 		}
 		msgs = append(msgs, msg)
 	}

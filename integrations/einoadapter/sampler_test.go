@@ -52,7 +52,7 @@ func TestSamplerServerEverything(t *testing.T) {
 	reg := registry.New()
 	led := adapter.NewMemoryLedger(100)
 	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{Ledger: led})
-	mgr := mcpadapter.NewManager(reg, &mcpadapter.ManagerOptions{Sampler: einoadapter.Sampler(m), Executor: exec})
+	mgr := mcpadapter.NewManager(reg, &mcpadapter.ManagerOptions{Sampler: mcpadapter.Sample(einoadapter.Sampler(m)), Executor: exec})
 	defer func() {
 		mgr.Close()
 		exec.Close()
@@ -106,7 +106,7 @@ func TestSamplerServerEverything(t *testing.T) {
 
 func TestSamplerContent(t *testing.T) {
 	m := &replyModel{text: "ok"}
-	s := einoadapter.Sampler(m)
+	s := mcpadapter.Sample(einoadapter.Sampler(m))
 	res, err := s(context.Background(), &mcp.CreateMessageParams{
 		Messages: []*mcp.SamplingMessage{
 			{Role: "user", Content: &mcp.ImageContent{MIMEType: "image/png", Data: []byte("png")}},

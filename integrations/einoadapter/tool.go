@@ -12,6 +12,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/kit"
 	"github.com/agentadapter/agentadapter/registry"
 )
 
@@ -92,20 +93,15 @@ func Tool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (tool.BaseT
 // opts.Filter) as an eino tool, in the registry's order, each running its
 // calls through exec (required). opts may be nil. See [Tool].
 func Tools(reg *registry.Registry, exec *adapter.Executor, opts *Options) ([]tool.BaseTool, error) {
-	if reg == nil {
-		return nil, errors.New("einoadapter: nil registry")
-	}
-	if exec == nil {
-		return nil, errNilExecutor
-	}
 	if opts == nil {
 		opts = &Options{}
 	}
-	f := opts.Filter
-	f.Target = adapter.TargetEino
-	f.Model = true // MCP Apps' app-only tools are not offered
+	specs, err := kit.Specs(reg, exec, opts.Filter, adapter.TargetEino)
+	if err != nil {
+		return nil, fmt.Errorf("einoadapter: %w", err)
+	}
 	var out []tool.BaseTool
-	for s := range reg.List(f) {
+	for _, s := range specs {
 		t, err := Tool(s, exec, opts)
 		if err != nil {
 			return nil, err
@@ -140,7 +136,7 @@ func WithExecutor(e *adapter.Executor) tool.Option {
 	return tool.WrapImplSpecificOptFn(func(o *callOptions) { o.exec = e })
 }
 
-var errNilExecutor = errors.New("einoadapter: nil executor (pass the *adapter.Executor whose policy the calls must follow)")
+var errNilExecutor = fmt.Errorf("einoadapter: %w", kit.ErrNilExecutor)
 
 // base is what the text and multimodal tools share.
 type base struct {
@@ -210,16 +206,16 @@ func (b *base) request(ctx context.Context, args string, opts []tool.Option, nat
 // failure maps a failed call: approval_pending to an interrupt, a
 // model-facing error to its payload, anything else to a Go error.
 func (b *base) failure(ctx context.Context, req *adapter.Request, args string, err error) (payload string, _ error) {
-	var e *adapter.Error
-	if errors.As(err, &e) && e.Kind == adapter.KindApprovalPending && !b.pendingPayload {
+	o := kit.Triage(err)
+	if b.pendingPayload {
+		o = kit.TriagePayload(err)
+	}
+	if e := o.Pending; e != nil {
 		return "", tool.StatefulInterrupt(ctx,
 			&Pending{Ticket: e.Ticket, Tool: b.spec.Name, CallID: req.CallID, Args: args},
 			&pendingState{Ticket: e.Ticket})
 	}
-	if p, ok := adapter.ModelPayload(err); ok {
-		return p, nil
-	}
-	return "", err
+	return o.Payload, o.Err
 }
 
 // textTool is a tool.InvokableTool: the model reads the result's text.

@@ -15,7 +15,7 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/einoadapter"
-	"github.com/agentadapter/agentadapter/internal/rendercases"
+	"github.com/agentadapter/agentadapter/integrations/kit/kittest"
 	"github.com/agentadapter/agentadapter/registry"
 )
 
@@ -117,9 +117,9 @@ func TestUnknownToolReact(t *testing.T) {
 }
 
 // The cross-integration golden: every case's tool, called as eino calls a
-// tool, gives the model exactly the text in internal/rendercases.
+// tool, gives the model exactly the text in internal/kittest.
 func TestRenderGolden(t *testing.T) {
-	golden, err := rendercases.Golden()
+	golden, err := kittest.Golden()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestRenderGolden(t *testing.T) {
 	defer exec.Close()
 	text := &einoadapter.Options{Multimodal: func(*adapter.Spec) bool { return false }}
 	multi := &einoadapter.Options{Multimodal: func(*adapter.Spec) bool { return true }}
-	for _, c := range rendercases.Cases() {
+	for _, c := range kittest.Cases() {
 		t.Run(c.Name, func(t *testing.T) {
 			want, ok := golden[c.Name]
 			if !ok {

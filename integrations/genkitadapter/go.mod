@@ -6,7 +6,6 @@ require (
 	github.com/agentadapter/agentadapter v0.1.0
 	github.com/google/go-cmp v0.7.0
 	github.com/google/jsonschema-go v0.4.3
-	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	go.opentelemetry.io/otel/trace v1.40.0
 )

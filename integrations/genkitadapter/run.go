@@ -3,28 +3,24 @@ package genkitadapter
 import (
 	"context"
 
-	lru "github.com/hashicorp/golang-lru/v2"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/kit"
 )
-
-// maxRuns bounds the run scopes remembered by trace; a generation whose
-// scope was evicted (after 4096 newer ones) starts a new one.
-const maxRuns = 4096
 
 // runScopes maps a genkit trace to its run scope, for the tools built
 // together (one Tools or DefineTools call, or one NewTool). Genkit hands a
 // tool only the context of the turn, and every turn of a generation (every
 // generation of a flow) is a span of one trace: the trace is the agent
-// run's identity.
-type runScopes struct {
-	byTrace *lru.Cache[trace.TraceID, *adapter.Run]
-}
+// run's identity. A generation whose scope was forgotten (after
+// kit.DefaultMaxRuns newer ones) starts a new one.
+type runScopes struct{ *kit.RunScopes[trace.TraceID] }
 
 func newRunScopes() *runScopes {
-	c, _ := lru.New[trace.TraceID, *adapter.Run](maxRuns) // fails only for a size <= 0
-	return &runScopes{byTrace: c}
+	return &runScopes{kit.NewRunScopes(0, func(id trace.TraceID) *adapter.RunOptions {
+		return &adapter.RunOptions{ID: "genkit_" + id.String()}
+	})}
 }
 
 // context returns ctx with a run scope: the caller's own (see
@@ -33,22 +29,6 @@ func newRunScopes() *runScopes {
 // one scope and its limits. A call outside any trace is left to the
 // executor, as a call outside any run.
 func (rs *runScopes) context(ctx context.Context) context.Context {
-	if adapter.RunFromContext(ctx) != nil {
-		return ctx
-	}
 	sc := trace.SpanContextFromContext(ctx)
-	if !sc.HasTraceID() {
-		return ctx
-	}
-	id := sc.TraceID()
-	r, ok := rs.byTrace.Get(id)
-	if !ok {
-		fresh := adapter.NewRun(&adapter.RunOptions{ID: "genkit_" + id.String()})
-		prev, found, _ := rs.byTrace.PeekOrAdd(id, fresh)
-		r = fresh
-		if found { // a parallel call of the same turn got there first
-			r = prev
-		}
-	}
-	return adapter.ContextWithRun(ctx, r)
+	return rs.Context(ctx, sc.TraceID(), sc.HasTraceID())
 }

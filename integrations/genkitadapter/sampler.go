@@ -7,33 +7,30 @@ import (
 
 	"github.com/firebase/genkit/go/ai"
 	"github.com/firebase/genkit/go/genkit"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/kit"
 )
 
-// Sampler returns an [mcpadapter.Sampler] that answers MCP servers'
-// sampling requests with the models of g: set it as
-// ManagerOptions.Sampler and the servers a flow imports can ask its model
-// for completions, governed by the executor like any call.
+// Sampler returns a [kit.Sampler] that answers MCP servers' sampling
+// requests with the models of g: set mcpadapter.Sample(Sampler(g, name))
+// as ManagerOptions.Sampler and the servers a flow imports can ask its
+// model for completions, governed by the executor like any call.
 //
-// The request's model preferences choose the model: the first hint that
-// names a model defined in g, else modelName. The system prompt becomes
+// The request's model hints choose the model: the first that names a
+// model defined in g, else modelName. The system prompt becomes
 // ai.WithSystem; text, image and audio content become user or model
 // messages (media as data URIs); maxTokens, stopSequences and temperature
 // become an ai.GenerationCommonConfig. The result names the model used.
-func Sampler(g *genkit.Genkit, modelName string) mcpadapter.Sampler {
+func Sampler(g *genkit.Genkit, modelName string) kit.Sampler {
 	if g == nil {
 		panic("genkitadapter: Sampler with a nil Genkit")
 	}
-	return func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	return func(ctx context.Context, p *kit.SampleRequest) (*kit.SampleResult, error) {
 		name := modelName
-		if p.ModelPreferences != nil {
-			for _, h := range p.ModelPreferences.Hints {
-				if h != nil && h.Name != "" && genkit.LookupModel(g, h.Name) != nil {
-					name = h.Name
-					break
-				}
+		for _, h := range p.ModelHints {
+			if genkit.LookupModel(g, h) != nil {
+				name = h
+				break
 			}
 		}
 		msgs, err := samplingMessages(p)
@@ -49,32 +46,27 @@ func Sampler(g *genkit.Genkit, modelName string) mcpadapter.Sampler {
 		if err != nil {
 			return nil, err
 		}
-		res := &mcp.CreateMessageResult{Role: "assistant", Content: &mcp.TextContent{Text: resp.Text()}, Model: name, StopReason: "endTurn"}
+		res := &kit.SampleResult{Text: resp.Text(), Model: name, StopReason: kit.StopEndTurn}
 		if resp.FinishReason == ai.FinishReasonLength {
-			res.StopReason = "maxTokens"
+			res.StopReason = kit.StopMaxTokens
 		}
 		return res, nil
 	}
 }
 
-func samplingMessages(p *mcp.CreateMessageParams) ([]*ai.Message, error) {
+func samplingMessages(p *kit.SampleRequest) ([]*ai.Message, error) {
 	msgs := make([]*ai.Message, 0, len(p.Messages))
 	for i, m := range p.Messages {
-		if m == nil {
-			continue
-		}
 		var part *ai.Part
-		switch c := m.Content.(type) {
-		case *mcp.TextContent:
+		switch c := m.Content; c.Kind {
+		case kit.PartText:
 			part = ai.NewTextPart(c.Text)
-		case *mcp.ImageContent:
-			part = ai.NewMediaPart(c.MIMEType, "data:"+c.MIMEType+";base64,"+base64.StdEncoding.EncodeToString(c.Data))
-		case *mcp.AudioContent:
+		case kit.PartImage, kit.PartAudio:
 			part = ai.NewMediaPart(c.MIMEType, "data:"+c.MIMEType+";base64,"+base64.StdEncoding.EncodeToString(c.Data))
 		default:
-			return nil, fmt.Errorf("genkitadapter: message %d: content %T cannot be sent to the model", i, m.Content)
+			return nil, fmt.Errorf("genkitadapter: message %d: content %q cannot be sent to the model", i, c.Kind)
 		}
-		if m.Role == "assistant" {
+		if m.Role == kit.RoleAssistant {
 			msgs = append(msgs, ai.NewModelMessage(part))
 		} else {
 			msgs = append(msgs, ai.NewUserMessage(part))

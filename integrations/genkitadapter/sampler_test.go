@@ -42,7 +42,7 @@ func TestSamplerServerEverything(t *testing.T) {
 	reg := registry.New()
 	led := adapter.NewMemoryLedger(100)
 	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{Ledger: led})
-	mgr := mcpadapter.NewManager(reg, &mcpadapter.ManagerOptions{Sampler: genkitadapter.Sampler(g, "test/sampler"), Executor: exec})
+	mgr := mcpadapter.NewManager(reg, &mcpadapter.ManagerOptions{Sampler: mcpadapter.Sample(genkitadapter.Sampler(g, "test/sampler")), Executor: exec})
 	defer func() {
 		mgr.Close()
 		exec.Close()
@@ -101,7 +101,7 @@ func TestSamplerPreferencesAndMedia(t *testing.T) {
 	g := newGenkit(t)
 	def := defineReply(g, "default", "from default")
 	fast := defineReply(g, "fast", "from fast")
-	s := genkitadapter.Sampler(g, "test/default")
+	s := mcpadapter.Sample(genkitadapter.Sampler(g, "test/default"))
 	res, err := s(context.Background(), &mcp.CreateMessageParams{
 		Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.ImageContent{MIMEType: "image/png", Data: []byte("png")}}},
 		// An unknown hint is skipped; the first known one wins.

@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/kit"
 	"github.com/agentadapter/agentadapter/registry"
 )
 
@@ -42,7 +43,7 @@ type Options struct {
 	Render adapter.RenderOptions
 }
 
-var errNilExecutor = errors.New("genkitadapter: nil executor (pass the *adapter.Executor whose policy the calls must follow)")
+var errNilExecutor = fmt.Errorf("genkitadapter: %w", kit.ErrNilExecutor)
 
 // Tool is a spec as a genkit tool. It implements [ai.Tool], so it can be
 // passed to ai.WithTools unregistered, or registered with
@@ -179,21 +180,13 @@ func DefineTools(g *genkit.Genkit, reg *registry.Registry, exec *adapter.Executo
 }
 
 func selectSpecs(reg *registry.Registry, exec *adapter.Executor, opts *Options) ([]*adapter.Spec, error) {
-	if reg == nil {
-		return nil, errors.New("genkitadapter: nil registry")
-	}
-	if exec == nil {
-		return nil, errNilExecutor
-	}
 	var f registry.Filter
 	if opts != nil {
 		f = opts.Filter
 	}
-	f.Target = adapter.TargetGenkit
-	f.Model = true // MCP Apps' app-only tools are not offered
-	var specs []*adapter.Spec
-	for s := range reg.List(f) {
-		specs = append(specs, s)
+	specs, err := kit.Specs(reg, exec, f, adapter.TargetGenkit)
+	if err != nil {
+		return nil, fmt.Errorf("genkitadapter: %w", err)
 	}
 	return specs, nil
 }
@@ -366,14 +359,14 @@ func (t *Tool) call(ctx context.Context, input json.RawMessage) (json.RawMessage
 	ctx = t.runs.context(ctx)
 	res, err := t.exec.Do(ctx, req)
 	if err != nil {
-		var e *adapter.Error
-		if errors.As(err, &e) && e.Kind == adapter.KindApprovalPending {
-			return nil, approvalInterrupt(ctx, e, req.Args)
+		switch o := kit.Triage(err); {
+		case o.Pending != nil:
+			return nil, approvalInterrupt(ctx, o.Pending, req.Args)
+		case o.Err != nil:
+			return nil, o.Err
+		default:
+			return encodeResponse([]adapter.Part{{Text: o.Payload}})
 		}
-		if payload, ok := adapter.ModelPayload(err); ok {
-			return encodeResponse([]adapter.Part{{Text: payload}})
-		}
-		return nil, err
 	}
 	return encodeResponse(adapter.RenderParts(res, &t.opts.Render))
 }

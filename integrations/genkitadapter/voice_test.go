@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/genkitadapter"
-	"github.com/agentadapter/agentadapter/internal/rendercases"
+	"github.com/agentadapter/agentadapter/integrations/kit/kittest"
 	"github.com/agentadapter/agentadapter/registry"
 )
 
@@ -112,15 +112,15 @@ func TestUnknownToolsMixedTurn(t *testing.T) {
 }
 
 // The cross-integration golden: every case's tool, run as genkit runs a
-// tool, gives the model exactly the text in internal/rendercases.
+// tool, gives the model exactly the text in internal/kittest.
 func TestRenderGolden(t *testing.T) {
-	golden, err := rendercases.Golden()
+	golden, err := kittest.Golden()
 	if err != nil {
 		t.Fatal(err)
 	}
 	exec := adapter.NewExecutor(nil, nil)
 	defer exec.Close()
-	for _, c := range rendercases.Cases() {
+	for _, c := range kittest.Cases() {
 		t.Run(c.Name, func(t *testing.T) {
 			tool, err := genkitadapter.NewTool(c.Spec, exec, nil)
 			if err != nil {

@@ -51,7 +51,7 @@ func TestSamplerServerEverything(t *testing.T) {
 	reg := registry.New()
 	led := adapter.NewMemoryLedger(100)
 	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{Ledger: led})
-	mgr := mcpadapter.NewManager(reg, &mcpadapter.ManagerOptions{Sampler: langchaingoadapter.Sampler(m), Executor: exec})
+	mgr := mcpadapter.NewManager(reg, &mcpadapter.ManagerOptions{Sampler: mcpadapter.Sample(langchaingoadapter.Sampler(m)), Executor: exec})
 	defer func() {
 		mgr.Close()
 		exec.Close()
@@ -105,7 +105,7 @@ func TestSamplerServerEverything(t *testing.T) {
 
 func TestSamplerContent(t *testing.T) {
 	m := &replyModel{text: "ok"}
-	res, err := langchaingoadapter.Sampler(m)(context.Background(), &mcp.CreateMessageParams{
+	res, err := mcpadapter.Sample(langchaingoadapter.Sampler(m))(context.Background(), &mcp.CreateMessageParams{
 		Messages: []*mcp.SamplingMessage{
 			{Role: "user", Content: &mcp.ImageContent{MIMEType: "image/png", Data: []byte("png")}},
 			{Role: "assistant", Content: &mcp.TextContent{Text: "seen"}},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -40,7 +41,7 @@ type Options struct {
 	Render adapter.RenderOptions
 }
 
-var errNilExecutor = errors.New("langchaingoadapter: nil executor (pass the *adapter.Executor whose policy the calls must follow)")
+var errNilExecutor = fmt.Errorf("langchaingoadapter: %w", kit.ErrNilExecutor)
 
 // Tool is a langchaingo [tools.Tool] that runs an [adapter.Spec] through an
 // [adapter.Executor].
@@ -88,15 +89,13 @@ func newTool(spec *adapter.Spec, reg *registry.Registry, exec *adapter.Executor,
 // again, so a replaced spec (an MCP server that reconnected) is used at
 // once and a removed one answers not_found.
 func Tools(reg *registry.Registry, exec *adapter.Executor, opts *Options) ([]tools.Tool, error) {
-	if reg == nil {
-		return nil, errors.New("langchaingoadapter: nil registry")
-	}
-	if exec == nil {
-		return nil, errNilExecutor
-	}
 	f := filter(opts)
+	specs, err := kit.Specs(reg, exec, f, adapter.TargetLangchaingo)
+	if err != nil {
+		return nil, fmt.Errorf("langchaingoadapter: %w", err)
+	}
 	var out []tools.Tool
-	for s := range reg.List(f) {
+	for _, s := range specs {
 		t := newTool(s, reg, exec, opts)
 		t.f = f
 		out = append(out, t)
@@ -109,9 +108,7 @@ func filter(opts *Options) registry.Filter {
 	if opts != nil {
 		f = opts.Filter
 	}
-	f.Target = adapter.TargetLangchaingo
-	f.Model = true // MCP Apps' app-only tools are not offered
-	return f
+	return kit.Filter(f, adapter.TargetLangchaingo)
 }
 
 // Name returns the spec's name.
@@ -145,10 +142,8 @@ func (t *Tool) Call(ctx context.Context, input string) (string, error) {
 		if cb := t.opts.Callbacks; cb != nil {
 			cb.HandleToolError(ctx, err)
 		}
-		if payload, ok := adapter.ModelPayload(err); ok {
-			return payload, nil
-		}
-		return "", err
+		o := kit.TriagePayload(err)
+		return o.Payload, o.Err
 	}
 	if cb := t.opts.Callbacks; cb != nil {
 		cb.HandleToolEnd(ctx, out)

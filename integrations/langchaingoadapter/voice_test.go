@@ -6,19 +6,19 @@ import (
 
 	"github.com/tmc/langchaingo/llms"
 
-	"github.com/agentadapter/agentadapter/internal/rendercases"
+	"github.com/agentadapter/agentadapter/integrations/kit/kittest"
 )
 
 // The cross-integration golden: every case's tool, called as a langchaingo
 // agent calls a tool and as the dispatcher answers a tool call, gives the
-// model exactly the text in internal/rendercases.
+// model exactly the text in internal/kittest.
 func TestRenderGolden(t *testing.T) {
-	golden, err := rendercases.Golden()
+	golden, err := kittest.Golden()
 	if err != nil {
 		t.Fatal(err)
 	}
 	reg := newRegistry(t)
-	for _, c := range rendercases.Cases() {
+	for _, c := range kittest.Cases() {
 		reg.MustRegister(c.Spec)
 	}
 	exec := newExecutor(t, reg, nil)
@@ -29,7 +29,7 @@ func TestRenderGolden(t *testing.T) {
 		tools[tl.Name()] = tl
 	}
 	d := mustDispatcher(t, reg, exec, nil)
-	for _, c := range rendercases.Cases() {
+	for _, c := range kittest.Cases() {
 		t.Run(c.Name, func(t *testing.T) {
 			want := golden[c.Name]
 			got, err := tools[c.Spec.Name].Call(context.Background(), "{}")

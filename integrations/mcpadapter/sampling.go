@@ -14,8 +14,9 @@ import (
 // of the application's own: the system prompt, messages (text, images,
 // audio), maximum tokens, stop sequences, temperature and model
 // preferences of params go to the model, and its reply comes back. The
-// einoadapter, genkitadapter and langchaingoadapter packages each make one
-// from their framework's model.
+// einoadapter, genkitadapter and langchaingoadapter packages each make a
+// framework-neutral [kit.Sampler] from their framework's model; [Sample]
+// turns it into a Sampler.
 //
 // A Sampler returns an error for a request it cannot serve (a content type
 // its model does not take); the server receives it as a JSON-RPC error.

@@ -9,22 +9,22 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/kit/kittest"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
-	"github.com/agentadapter/agentadapter/internal/rendercases"
 	"github.com/agentadapter/agentadapter/registry"
 )
 
 // The cross-integration golden over MCP: every case's tool, served by the
 // export and read back by a client (our import, as a gateway or an agent
 // behind MCP would), gives the model exactly the text in
-// internal/rendercases. An isError result's text is the payload itself.
+// internal/kittest. An isError result's text is the payload itself.
 func TestRenderGolden(t *testing.T) {
-	golden, err := rendercases.Golden()
+	golden, err := kittest.Golden()
 	if err != nil {
 		t.Fatal(err)
 	}
 	reg := registry.New()
-	for _, c := range rendercases.Cases() {
+	for _, c := range kittest.Cases() {
 		reg.MustRegister(c.Spec)
 	}
 	ex := newExporter(t, reg, nil, nil)
@@ -33,7 +33,7 @@ func TestRenderGolden(t *testing.T) {
 	if err := env.m.Connect(context.Background(), mcpadapter.Server{Name: "ours", Transport: inMemoryTo(t, ex.MCPServer())}); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range rendercases.Cases() {
+	for _, c := range kittest.Cases() {
 		t.Run(c.Name, func(t *testing.T) {
 			want := golden[c.Name]
 			raw, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: c.Spec.Name, Arguments: map[string]any{}})

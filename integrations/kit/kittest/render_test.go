@@ -1,4 +1,4 @@
-package rendercases_test
+package kittest_test
 
 import (
 	"bytes"
@@ -12,10 +12,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentadapter/agentadapter/adapter"
-	"github.com/agentadapter/agentadapter/internal/rendercases"
+	"github.com/agentadapter/agentadapter/integrations/kit/kittest"
 )
 
-var update = flag.Bool("update", false, "rewrite "+rendercases.GoldenFile)
+var update = flag.Bool("update", false, "rewrite "+kittest.GoldenFile)
 
 // TestGolden renders every case with adapter.Render and compares the text
 // with the golden every integration's test also reads.
@@ -23,8 +23,8 @@ func TestGolden(t *testing.T) {
 	exec := adapter.NewExecutor(nil, nil)
 	defer exec.Close()
 	got := map[string]string{}
-	for _, c := range rendercases.Cases() {
-		text, err := rendercases.Expected(context.Background(), exec, c)
+	for _, c := range kittest.Cases() {
+		text, err := kittest.Expected(context.Background(), exec, c)
 		if err != nil {
 			t.Fatalf("%s: %v", c.Name, err)
 		}
@@ -38,17 +38,17 @@ func TestGolden(t *testing.T) {
 		if err := enc.Encode(got); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(rendercases.GoldenFile, b.Bytes(), 0o644); err != nil {
+		if err := os.WriteFile(kittest.GoldenFile, b.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	want, err := rendercases.Golden()
+	want, err := kittest.Golden()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("model text (-golden +got); run go test ./internal/rendercases -update if intended:\n%s", diff)
+		t.Errorf("model text (-golden +got); run go test ./integrations/kit/kittest -update if intended:\n%s", diff)
 	}
 	// The rules the golden must show, so that -update cannot bless a
 	// regression unseen.

@@ -1,10 +1,11 @@
-// Package rendercases holds the results every integration must show a model
+package kittest
+
+// The render cases are the results every integration must show a model
 // alike: tools whose results cover each rendering rule, and the golden text
-// a model reads of each (testdata/model_text.json). The root module's test
-// writes the golden from adapter.Render (go test ./internal/rendercases
-// -update); each integration's test runs the same tools through its
-// framework and compares what its model reads with the same file.
-package rendercases
+// a model reads of each (testdata/model_text.json). This package's test
+// writes the golden from adapter.Render (go test ./integrations/kit/kittest
+// -update); [Run] runs the same tools through an integration and compares
+// what its model reads with the same file.
 
 import (
 	"bytes"
@@ -68,7 +69,7 @@ func typed[Out any](name string, v Out) *adapter.Spec {
 
 var readOnly = adapter.Annotations{ReadOnly: true}
 
-// Cases returns the cases, in a fixed order.
+// Cases returns the render cases, in a fixed order.
 func Cases() []Case {
 	size := int64(2048)
 	blob := bytes.Repeat([]byte{0, 0xff, 'A', '\n'}, Blob300K/4)
