@@ -22,6 +22,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
 )
 
 // DefaultRedirectURL is where the authorization server sends the user back
@@ -111,7 +113,7 @@ type OAuth struct {
 
 	// Tokens keeps tokens across connections and processes; nil means a
 	// MemoryTokenStore of the server's own.
-	Tokens TokenStore
+	Tokens token.Store
 	// HTTPClient makes the discovery, registration and token requests; nil
 	// means the server's HTTPClient, then http.DefaultClient. Its
 	// CheckRedirect is kept, after the manager's own redirect rules (no
@@ -156,8 +158,8 @@ type oauthHandler struct {
 	cfg      *OAuth
 	server   string
 	resource string
-	key      TokenKey
-	store    TokenStore
+	key      token.Key
+	store    token.Store
 	hc       *http.Client
 	code     *auth.AuthorizationCodeHandler // nil with client credentials
 	policy   issuerPolicy
@@ -191,9 +193,9 @@ var _ auth.OAuthHandler = (*oauthHandler)(nil)
 
 func newOAuthHandler(s *Server) (*oauthHandler, error) {
 	cfg := s.OAuth
-	h := &oauthHandler{cfg: cfg, server: s.Name, resource: s.URL, key: TokenKey{Server: s.Name, Resource: s.URL}, store: cfg.Tokens}
+	h := &oauthHandler{cfg: cfg, server: s.Name, resource: s.URL, key: token.Key{Server: s.Name, Resource: s.URL}, store: cfg.Tokens}
 	if h.store == nil {
-		h.store = new(MemoryTokenStore)
+		h.store = new(token.MemoryStore)
 	}
 	h.hc = oauthClient(firstClient(cfg.HTTPClient, s.HTTPClient))
 	if cfg.DPoP != nil {
@@ -326,7 +328,7 @@ func (h *oauthHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, err
 	defer h.mu.Unlock()
 	if h.ts == nil {
 		tok, err := h.store.Token(ctx, h.key)
-		if errors.Is(err, ErrNoToken) {
+		if errors.Is(err, token.ErrNotFound) {
 			return nil, nil
 		}
 		if err != nil {
@@ -344,8 +346,8 @@ func (h *oauthHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, err
 
 // sourceFor returns a source that starts from a stored token and refreshes
 // it when it expires, if it can.
-func (h *oauthHandler) sourceFor(tok *Token) oauth2.TokenSource {
-	ot := tok.oauth2()
+func (h *oauthHandler) sourceFor(tok *token.Token) oauth2.TokenSource {
+	ot := tokenOAuth2(tok)
 	if tok.RefreshToken == "" || tok.TokenURL == "" || checkEndpoint("token endpoint", tok.TokenURL) != nil {
 		// A stored token URL in clear (an edited token file) is not sent
 		// the refresh token and secret: the grant starts over instead.
@@ -354,7 +356,7 @@ func (h *oauthHandler) sourceFor(tok *Token) oauth2.TokenSource {
 	return &persistingSource{h: h, base: h.refreshConfig(tok).TokenSource(h.background(), ot), meta: *tok, last: tok.AccessToken}
 }
 
-func (h *oauthHandler) refreshConfig(tok *Token) *oauth2.Config {
+func (h *oauthHandler) refreshConfig(tok *token.Token) *oauth2.Config {
 	return &oauth2.Config{ClientID: tok.ClientID, ClientSecret: tok.ClientSecret, Endpoint: oauth2.Endpoint{TokenURL: tok.TokenURL}}
 }
 
@@ -367,7 +369,7 @@ func (h *oauthHandler) background() context.Context {
 // persist wraps the token source go-sdk made after an authorization so
 // that every new token reaches the store.
 func (h *oauthHandler) persist(_ context.Context, c *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
-	meta := Token{TokenURL: c.Endpoint.TokenURL, ClientID: c.ClientID, ClientSecret: c.ClientSecret}
+	meta := token.Token{TokenURL: c.Endpoint.TokenURL, ClientID: c.ClientID, ClientSecret: c.ClientSecret}
 	s := &persistingSource{h: h, base: c.TokenSource(h.background(), t), meta: meta}
 	if _, err := s.Token(); err != nil {
 		return nil, err
@@ -379,7 +381,7 @@ func (h *oauthHandler) persist(_ context.Context, c *oauth2.Config, t *oauth2.To
 type persistingSource struct {
 	h    *oauthHandler
 	base oauth2.TokenSource
-	meta Token // the client fields of stored tokens
+	meta token.Token // the client fields of stored tokens
 
 	mu   sync.Mutex
 	last string
@@ -402,12 +404,12 @@ func (s *persistingSource) Token() (*oauth2.Token, error) {
 	return t, nil
 }
 
-func (t *Token) oauth2() *oauth2.Token {
+func tokenOAuth2(t *token.Token) *oauth2.Token {
 	return &oauth2.Token{AccessToken: t.AccessToken, TokenType: t.TokenType, RefreshToken: t.RefreshToken, Expiry: t.Expiry}
 }
 
-func tokenFromOAuth2(t *oauth2.Token, meta *Token) *Token {
-	tok := &Token{AccessToken: t.AccessToken, TokenType: t.TokenType, RefreshToken: t.RefreshToken, Expiry: t.Expiry,
+func tokenFromOAuth2(t *oauth2.Token, meta *token.Token) *token.Token {
+	tok := &token.Token{AccessToken: t.AccessToken, TokenType: t.TokenType, RefreshToken: t.RefreshToken, Expiry: t.Expiry,
 		TokenURL: meta.TokenURL, ClientID: meta.ClientID, ClientSecret: meta.ClientSecret}
 	if s, ok := t.Extra("scope").(string); ok {
 		tok.Scopes = strings.Fields(s)
@@ -771,7 +773,7 @@ func (h *oauthHandler) clientCredentials(ctx context.Context, mcpURL string, cs 
 	if _, err := src.Token(); err != nil {
 		return err
 	}
-	meta := Token{TokenURL: asm.TokenEndpoint}
+	meta := token.Token{TokenURL: asm.TokenEndpoint}
 	ts := &persistingSource{h: h, base: oauth2.ReuseTokenSource(nil, src), meta: meta}
 	if _, err := ts.Token(); err != nil {
 		return err

@@ -12,6 +12,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
 )
 
 // grantJWTBearer is the JWT-bearer authorization grant (RFC 7523 §2.1).
@@ -63,7 +65,7 @@ func (h *oauthHandler) workload(ctx context.Context, mcpURL string, cs []oauthex
 	h.mu.Lock()
 	h.refusedAssertion = ""
 	h.mu.Unlock()
-	ts := &persistingSource{h: h, base: oauth2.ReuseTokenSource(nil, src), meta: Token{TokenURL: asm.TokenEndpoint}}
+	ts := &persistingSource{h: h, base: oauth2.ReuseTokenSource(nil, src), meta: token.Token{TokenURL: asm.TokenEndpoint}}
 	if _, err := ts.Token(); err != nil {
 		return err
 	}
