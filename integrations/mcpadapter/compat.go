@@ -1,6 +1,7 @@
 package mcpadapter
 
 import (
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/oauth"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/pin"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
 )
@@ -133,3 +134,66 @@ func NewFileTokenStore(path string) *token.FileStore { return token.NewFileStore
 //
 // Deprecated: use [token.ErrNotFound].
 var ErrNoToken = token.ErrNotFound
+
+// OAuth is the old name of [oauth.Config].
+//
+// Deprecated: use [oauth.Config]; go fix -inline rewrites it.
+//
+//go:fix inline
+type OAuth = oauth.Config
+
+// ClientCredentials is the old name of [oauth.ClientCredentials].
+//
+// Deprecated: use [oauth.ClientCredentials]; go fix -inline rewrites it.
+//
+//go:fix inline
+type ClientCredentials = oauth.ClientCredentials
+
+// AuthorizationRequest is the old name of [oauth.AuthorizationRequest].
+//
+// Deprecated: use [oauth.AuthorizationRequest]; go fix -inline rewrites it.
+//
+//go:fix inline
+type AuthorizationRequest = oauth.AuthorizationRequest
+
+// AuthorizationHandler is the old name of [oauth.AuthorizationHandler].
+//
+// Deprecated: use [oauth.AuthorizationHandler]; go fix -inline rewrites it.
+//
+//go:fix inline
+type AuthorizationHandler = oauth.AuthorizationHandler
+
+// DPoP is the old name of [oauth.DPoP].
+//
+// Deprecated: use [oauth.DPoP]; go fix -inline rewrites it.
+//
+//go:fix inline
+type DPoP = oauth.DPoP
+
+// EnterpriseAuth is the old name of [oauth.Enterprise].
+//
+// Deprecated: use [oauth.Enterprise]; go fix -inline rewrites it.
+//
+//go:fix inline
+type EnterpriseAuth = oauth.Enterprise
+
+// WorkloadIdentity is the old name of [oauth.WorkloadIdentity].
+//
+// Deprecated: use [oauth.WorkloadIdentity]; go fix -inline rewrites it.
+//
+//go:fix inline
+type WorkloadIdentity = oauth.WorkloadIdentity
+
+// DefaultRedirectURL is the old name of [oauth.DefaultRedirectURL].
+//
+// Deprecated: use [oauth.DefaultRedirectURL]; go fix -inline rewrites it.
+//
+//go:fix inline
+const DefaultRedirectURL = oauth.DefaultRedirectURL
+
+// Loopback is the old name of [oauth.Loopback].
+//
+// Deprecated: use [oauth.Loopback]; go fix -inline rewrites it.
+//
+//go:fix inline
+func Loopback(open func(url string) error) oauth.AuthorizationHandler { return oauth.Loopback(open) }

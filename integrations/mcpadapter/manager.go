@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/oauth"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/pin"
 	"github.com/agentadapter/agentadapter/registry"
 )
@@ -105,7 +106,7 @@ type Server struct {
 
 	// OAuth, if set, authorizes the requests to URL (streamable HTTP) with
 	// OAuth bearer tokens; see [OAuth].
-	OAuth *OAuth
+	OAuth *oauth.Config
 	// Roots are advertised to this server in addition to
 	// ManagerOptions.Roots.
 	Roots []*mcp.Root

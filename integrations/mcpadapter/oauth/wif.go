@@ -1,6 +1,7 @@
-package mcpadapter
+package oauth
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -46,7 +47,7 @@ func (w *WorkloadIdentity) validate() error {
 
 // workload obtains a token with the JWT-bearer grant. A refused grant is
 // not retried with another grant type: the error names the server's code.
-func (h *oauthHandler) workload(ctx context.Context, mcpURL string, cs []oauthex.Challenge) error {
+func (h *Handler) workload(ctx context.Context, mcpURL string, cs []oauthex.Challenge) error {
 	prm, asm, err := h.discover(ctx, mcpURL, cs)
 	if err != nil {
 		return err
@@ -82,7 +83,7 @@ type wifSource struct {
 	asm      *oauthex.AuthServerMeta
 	scopes   []string
 	resource string
-	h        *oauthHandler
+	h        *Handler
 
 	first *oauth2.Token // the token of the grant workload made, handed out once
 }
@@ -98,7 +99,7 @@ func (s *wifSource) Token() (*oauth2.Token, error) {
 }
 
 func (s *wifSource) grant(ctx context.Context) (*oauth2.Token, error) {
-	aud := cmpOr(s.asm.Issuer, s.asm.TokenEndpoint)
+	aud := cmp.Or(s.asm.Issuer, s.asm.TokenEndpoint)
 	assertion, err := s.w.Assertion(ctx, aud)
 	if err != nil {
 		return nil, fmt.Errorf("workload identity assertion: %w", err)
