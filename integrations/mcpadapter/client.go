@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/oauth"
 )
 
 // conn is the manager's link to one server: its session (replaced on
@@ -51,8 +52,8 @@ type conn struct {
 	progressTools sync.Map    // remote name → *atomic.Int32, see settleProgress
 	tasks         taskTable   // the server's task-only tools, see task_import.go
 
-	oauth        *oauthHandler // nil without Server.OAuth
-	samplingSpec *adapter.Spec // see govern.go
+	oauth        *oauth.Handler // nil without Server.OAuth
+	samplingSpec *adapter.Spec  // see govern.go
 	elicitSpec   *adapter.Spec
 	rootsMu      sync.Mutex
 	roots        []mcp.Root // advertised, see roots.go
@@ -171,7 +172,7 @@ func (c *conn) transport() (mcp.Transport, error) {
 			return nil, err
 		}
 		// With DPoP, each request to the server carries a proof.
-		hc = c.oauth.resourceClient(hc)
+		hc = c.oauth.ResourceClient(hc)
 		return &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: hc, MaxEventSize: maxEvent, OAuthHandler: c.oauth}, nil
 	}
 }
@@ -393,4 +394,17 @@ func (c *conn) status() ServerStatus {
 	sortStrings(st.Tools)
 	sortStrings(st.Quarantined)
 	return st
+}
+
+// setupOAuth makes the connection's OAuth handler once; c.dialMu is held.
+func (c *conn) setupOAuth() error {
+	if c.oauth != nil {
+		return nil
+	}
+	h, err := oauth.NewHandler(c.cfg.Name, c.cfg.URL, c.cfg.OAuth, c.cfg.HTTPClient)
+	if err != nil {
+		return err
+	}
+	c.oauth = h
+	return nil
 }

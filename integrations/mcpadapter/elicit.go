@@ -2,6 +2,7 @@ package mcpadapter
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -38,7 +39,7 @@ func (c *conn) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitR
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "elicitation/create without params"}
 	}
 	p := req.Params
-	summary := map[string]any{"server": c.cfg.Name, "mode": cmpOr(p.Mode, "form"), "message": p.Message}
+	summary := map[string]any{"server": c.cfg.Name, "mode": cmp.Or(p.Mode, "form"), "message": p.Message}
 	if p.RequestedSchema != nil {
 		summary["requestedSchema"] = p.RequestedSchema
 	}
@@ -238,7 +239,7 @@ func fieldPrompt(server, name string, f *jsonschema.Schema, required bool) strin
 	b.WriteString("  ")
 	b.WriteString(server)
 	b.WriteString(" > ")
-	b.WriteString(termtext.Line(cmpOr(f.Title, name)))
+	b.WriteString(termtext.Line(cmp.Or(f.Title, name)))
 	if f.Description != "" {
 		fmt.Fprintf(&b, " (%s)", termtext.Line(f.Description))
 	}

@@ -15,6 +15,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/oauth"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/pin"
 	"github.com/agentadapter/agentadapter/registry"
 )
 
@@ -104,7 +106,7 @@ type Server struct {
 
 	// OAuth, if set, authorizes the requests to URL (streamable HTTP) with
 	// OAuth bearer tokens; see [OAuth].
-	OAuth *OAuth
+	OAuth *oauth.Config
 	// Roots are advertised to this server in addition to
 	// ManagerOptions.Roots.
 	Roots []*mcp.Root
@@ -171,7 +173,7 @@ type ManagerOptions struct {
 	QuarantineNew NewToolPolicy
 	// PinStore keeps the pins; nil means a new MemoryPinStore. Managers
 	// sharing one store (replicas) share their pins and quarantines.
-	PinStore PinStore
+	PinStore pin.Store
 	// OnQuarantine, if set, is called when a tool is quarantined.
 	OnQuarantine func(Quarantine)
 	// Logger receives operational logs; nil means slog.Default().
@@ -221,7 +223,7 @@ type Manager struct {
 	mu     sync.Mutex
 	conns  map[string]*conn
 	closed bool
-	pins   PinStore
+	pins   pin.Store
 	roots  []*mcp.Root
 	relay  relay // upstream notifications for exports, see upstream.go
 }
@@ -242,7 +244,7 @@ func NewManager(reg *registry.Registry, opts *ManagerOptions) *Manager {
 	}
 	m.pins = m.opts.PinStore
 	if m.pins == nil {
-		m.pins = NewMemoryPinStore(m.opts.Pins)
+		m.pins = pin.NewMemoryStore(m.opts.Pins)
 	} else {
 		for k, v := range m.opts.Pins {
 			if _, err := m.pins.SetIfAbsent(context.Background(), k, v); err != nil {

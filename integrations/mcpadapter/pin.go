@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	canon "github.com/agentadapter/agentadapter/adapter/canonical"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/pin"
 	"github.com/agentadapter/agentadapter/registry"
 )
 
@@ -182,10 +183,6 @@ func canonical(v any) any {
 	return g
 }
 
-// PinKey is the key of a tool's pin in [Manager.Pins] and
-// [ManagerOptions.Pins].
-func PinKey(server, remoteName string) string { return server + "/" + remoteName }
-
 // Pins returns the accepted definition hash of every tool seen, and the
 // envelope hash of every ui:// resource read, keyed by [PinKey]. Persist it and pass it back as ManagerOptions.Pins to detect
 // changes made between runs.
@@ -204,7 +201,7 @@ func (m *Manager) Pins() map[string]string {
 // pin returns the pin of a tool. A store that cannot answer quarantines
 // the tool (a pin no definition matches): failing closed.
 func (m *Manager) pin(server, remote string) (string, bool) {
-	h, ok, err := m.pins.Get(context.Background(), PinKey(server, remote))
+	h, ok, err := m.pins.Get(context.Background(), pin.Key(server, remote))
 	if err != nil {
 		m.logger.Error("mcpadapter: reading a pin failed; tool quarantined", "server", server, "tool", remote, "error", err)
 		return "unavailable", true
@@ -213,7 +210,7 @@ func (m *Manager) pin(server, remote string) (string, bool) {
 }
 
 func (m *Manager) setPinIfAbsent(server, remote, hash string) {
-	if _, err := m.pins.SetIfAbsent(context.Background(), PinKey(server, remote), hash); err != nil {
+	if _, err := m.pins.SetIfAbsent(context.Background(), pin.Key(server, remote), hash); err != nil {
 		m.logger.Error("mcpadapter: storing a pin failed", "server", server, "tool", remote, "error", err)
 	}
 }
@@ -244,17 +241,12 @@ func (m *Manager) Quarantined() []Quarantine {
 	return out
 }
 
-// ErrDefinitionChanged is wrapped by the error of an [Manager.Accept]
-// whose hash is not the quarantined definition's: the server changed it
-// again after the operator reviewed it.
-var ErrDefinitionChanged = errors.New("mcpadapter: the definition changed since you reviewed it; review again")
-
 // Accept accepts the changed definition of a quarantined tool (named as in
 // the registry) whose hash ([Quarantine.Got], [DefinitionHash]) is hash:
 // the definition is pinned, the registry gets the new spec, and calls are
 // served again. The hash is the one the operator reviewed: if the server
 // changed the definition since, Accept fails with an error wrapping
-// [ErrDefinitionChanged] and the new definition stays quarantined. It also
+// [pin.ErrDefinitionChanged] and the new definition stays quarantined. It also
 // fails when the tool is not quarantined or the new definition cannot be
 // imported.
 //
@@ -291,7 +283,7 @@ func (m *Manager) Accept(server, tool, hash string) error {
 		return fmt.Errorf("mcpadapter: tool %q of server %q is not quarantined", tool, server)
 	}
 	if hash == "" || q.Got != hash {
-		return &ToolError{Server: server, Tool: q.RemoteName, Err: fmt.Errorf("%w (reviewed %s, now %s)", ErrDefinitionChanged, shortHash(hash), shortHash(q.Got))}
+		return &ToolError{Server: server, Tool: q.RemoteName, Err: fmt.Errorf("%w (reviewed %s, now %s)", pin.ErrDefinitionChanged, shortHash(hash), shortHash(q.Got))}
 	}
 	wire, err := encodeSchemas(q.Definition)
 	if err != nil {
@@ -307,7 +299,7 @@ func (m *Manager) Accept(server, tool, hash string) error {
 	} else if s, ok := m.reg.Lookup(q.Tool); ok {
 		return &ToolError{Server: server, Tool: q.RemoteName, Err: fmt.Errorf("%w: %q is already registered from %s%s", ErrCollision, q.Tool, s.Source, remoteOf(s))}
 	}
-	if err := m.pins.Set(context.Background(), PinKey(server, q.RemoteName), q.Got); err != nil {
+	if err := m.pins.Set(context.Background(), pin.Key(server, q.RemoteName), q.Got); err != nil {
 		return fmt.Errorf("mcpadapter: storing the pin: %w", err)
 	}
 	if err := m.reg.Update(ch); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/pin"
 )
 
 // An MCP App's ui:// resource is pinned like a tool: what a host applies
@@ -154,7 +155,7 @@ func (c *conn) checkUIPin(ctx context.Context, uri string, out *mcp.ReadResource
 	}
 	env := envelopeOf(uri, listed, out)
 	got := env.Hash()
-	pin, ok := c.m.pin(server, uri)
+	pinned, ok := c.m.pin(server, uri)
 	u := &c.up.ui
 	if !ok {
 		u.mu.Lock()
@@ -169,7 +170,7 @@ func (c *conn) checkUIPin(ctx context.Context, uri string, out *mcp.ReadResource
 			return &adapter.Error{Kind: adapter.KindGuardrailBlocked, Guard: QuarantineGuard,
 				Message: fmt.Sprintf("server %q has more than %d ui:// resources; the read is refused", server, maxUIPins), Err: ErrQuarantined}
 		}
-		stored, err := c.m.pins.SetIfAbsent(context.Background(), PinKey(server, uri), got)
+		stored, err := c.m.pins.SetIfAbsent(context.Background(), pin.Key(server, uri), got)
 		if err != nil {
 			c.m.logger.Error("mcpadapter: storing a pin failed; resource quarantined", "server", server, "uri", uri, "error", err)
 			stored = "unavailable"
@@ -177,15 +178,15 @@ func (c *conn) checkUIPin(ctx context.Context, uri string, out *mcp.ReadResource
 		u.mu.Lock()
 		u.mine(uri)
 		u.mu.Unlock()
-		pin = stored
+		pinned = stored
 	}
-	if pin == got {
+	if pinned == got {
 		u.mu.Lock()
 		delete(u.held, uri) // the server is back to the pinned envelope
 		u.mu.Unlock()
 		return nil
 	}
-	return c.holdUI(&Quarantine{Server: server, Tool: uri, RemoteName: uri, Pinned: pin, Got: got, Resource: env})
+	return c.holdUI(&Quarantine{Server: server, Tool: uri, RemoteName: uri, Pinned: pinned, Got: got, Resource: env})
 }
 
 // holdUI keeps q for review (reporting it when it is new) and returns the
@@ -260,9 +261,9 @@ func (c *conn) acceptUI(uri, hash string) (found bool, err error) {
 		return false, nil
 	}
 	if hash == "" || q.Got != hash {
-		return true, &ToolError{Server: q.Server, Tool: uri, Err: fmt.Errorf("%w (reviewed %s, now %s)", ErrDefinitionChanged, shortHash(hash), shortHash(q.Got))}
+		return true, &ToolError{Server: q.Server, Tool: uri, Err: fmt.Errorf("%w (reviewed %s, now %s)", pin.ErrDefinitionChanged, shortHash(hash), shortHash(q.Got))}
 	}
-	if err := c.m.pins.Set(context.Background(), PinKey(q.Server, uri), hash); err != nil {
+	if err := c.m.pins.Set(context.Background(), pin.Key(q.Server, uri), hash); err != nil {
 		return true, fmt.Errorf("mcpadapter: storing the pin: %w", err)
 	}
 	u.mu.Lock()

@@ -11,7 +11,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agentadapter/agentadapter/adapter"
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/pin"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
 )
 
 // Cache is an [adapter.Cache] in the database, shared by every replica.
@@ -59,7 +60,7 @@ func (c *Cache) Add(ctx context.Context, key string, r *adapter.Result, ttl time
 	}
 }
 
-// Pins is an [mcpadapter.PinStore] in the database: every manager using it
+// Pins is a [pin.Store] in the database: every manager using it
 // compares a tool's definition with the same pin, so every replica
 // quarantines the same changed tool, and an Accept through any of them
 // releases it in all.
@@ -67,7 +68,7 @@ type Pins struct {
 	s *Store
 }
 
-// Get implements [mcpadapter.PinStore].
+// Get implements [pin.Store].
 func (p *Pins) Get(ctx context.Context, key string) (string, bool, error) {
 	var h string
 	err := p.s.pool.QueryRow(ctx, "SELECT hash FROM pins WHERE key = $1", key).Scan(&h)
@@ -80,7 +81,7 @@ func (p *Pins) Get(ctx context.Context, key string) (string, bool, error) {
 	return h, true, nil
 }
 
-// SetIfAbsent implements [mcpadapter.PinStore].
+// SetIfAbsent implements [pin.Store].
 func (p *Pins) SetIfAbsent(ctx context.Context, key, hash string) (string, error) {
 	var h string
 	err := p.s.pool.QueryRow(ctx, `INSERT INTO pins (key, hash, updated) VALUES ($1, $2, $3)
@@ -91,7 +92,7 @@ func (p *Pins) SetIfAbsent(ctx context.Context, key, hash string) (string, error
 	return h, nil
 }
 
-// Set implements [mcpadapter.PinStore].
+// Set implements [pin.Store].
 func (p *Pins) Set(ctx context.Context, key, hash string) error {
 	_, err := p.s.pool.Exec(ctx, `INSERT INTO pins (key, hash, updated) VALUES ($1, $2, $3)
 		ON CONFLICT (key) DO UPDATE SET hash = excluded.hash, updated = excluded.updated`, key, hash, p.s.now().UnixNano())
@@ -101,32 +102,32 @@ func (p *Pins) Set(ctx context.Context, key, hash string) error {
 	return nil
 }
 
-// All implements [mcpadapter.PinStore].
-func (p *Pins) All(ctx context.Context) iter.Seq2[mcpadapter.Pin, error] {
-	return func(yield func(mcpadapter.Pin, error) bool) {
+// All implements [pin.Store].
+func (p *Pins) All(ctx context.Context) iter.Seq2[pin.Pin, error] {
+	return func(yield func(pin.Pin, error) bool) {
 		rows, err := p.s.pool.Query(ctx, "SELECT key, hash FROM pins ORDER BY key COLLATE \"C\"")
 		if err != nil {
-			yield(mcpadapter.Pin{}, fmt.Errorf("pgstore: %w", err))
+			yield(pin.Pin{}, fmt.Errorf("pgstore: %w", err))
 			return
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var pin mcpadapter.Pin
-			if err := rows.Scan(&pin.Key, &pin.Hash); err != nil {
-				yield(mcpadapter.Pin{}, fmt.Errorf("pgstore: %w", err))
+			var row pin.Pin
+			if err := rows.Scan(&row.Key, &row.Hash); err != nil {
+				yield(pin.Pin{}, fmt.Errorf("pgstore: %w", err))
 				return
 			}
-			if !yield(pin, nil) {
+			if !yield(row, nil) {
 				return
 			}
 		}
 		if err := rows.Err(); err != nil {
-			yield(mcpadapter.Pin{}, fmt.Errorf("pgstore: %w", err))
+			yield(pin.Pin{}, fmt.Errorf("pgstore: %w", err))
 		}
 	}
 }
 
-// Tokens is an [mcpadapter.TokenStore] in the database: replicas share the
+// Tokens is a [token.Store] in the database: replicas share the
 // OAuth grants of their upstream servers, and a restarted process finds
 // them. Tokens are secrets stored as they are: restrict who may read the
 // tokens table.
@@ -134,25 +135,25 @@ type Tokens struct {
 	s *Store
 }
 
-// Token implements [mcpadapter.TokenStore].
-func (t *Tokens) Token(ctx context.Context, key mcpadapter.TokenKey) (*mcpadapter.Token, error) {
+// Token implements [token.Store].
+func (t *Tokens) Token(ctx context.Context, key token.Key) (*token.Token, error) {
 	var b []byte
 	err := t.s.pool.QueryRow(ctx, "SELECT token FROM tokens WHERE server = $1 AND resource = $2", key.Server, key.Resource).Scan(&b)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, mcpadapter.ErrNoToken
+		return nil, token.ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: %w", err)
 	}
-	var tok mcpadapter.Token
+	var tok token.Token
 	if err := json.Unmarshal(b, &tok); err != nil {
 		return nil, fmt.Errorf("pgstore: stored token unreadable: %w", err)
 	}
 	return &tok, nil
 }
 
-// PutToken implements [mcpadapter.TokenStore].
-func (t *Tokens) PutToken(ctx context.Context, key mcpadapter.TokenKey, tok *mcpadapter.Token) error {
+// PutToken implements [token.Store].
+func (t *Tokens) PutToken(ctx context.Context, key token.Key, tok *token.Token) error {
 	b, err := json.Marshal(tok)
 	if err != nil {
 		return fmt.Errorf("pgstore: encoding token: %w", err)
@@ -166,8 +167,8 @@ func (t *Tokens) PutToken(ctx context.Context, key mcpadapter.TokenKey, tok *mcp
 	return nil
 }
 
-// DeleteToken implements [mcpadapter.TokenStore].
-func (t *Tokens) DeleteToken(ctx context.Context, key mcpadapter.TokenKey) error {
+// DeleteToken implements [token.Store].
+func (t *Tokens) DeleteToken(ctx context.Context, key token.Key) error {
 	if _, err := t.s.pool.Exec(ctx, "DELETE FROM tokens WHERE server = $1 AND resource = $2", key.Server, key.Resource); err != nil {
 		return fmt.Errorf("pgstore: %w", err)
 	}

@@ -69,7 +69,7 @@
 //	              (ticket_open_total), kept by triggers, for the caps
 //	              (version 5)
 //	cache         cached results by key, with their expiry (indexed)
-//	pins          accepted definition hashes by mcpadapter.PinKey
+//	pins          accepted definition hashes by pin.Key
 //	tokens        OAuth tokens by server and resource (secrets: Open creates
 //	              the file readable by its owner only)
 //

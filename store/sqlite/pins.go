@@ -7,10 +7,10 @@ import (
 	"fmt"
 	"iter"
 
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/pin"
 )
 
-// Pins is an [mcpadapter.PinStore] in the database: every manager using it
+// Pins is a [pin.Store] in the database: every manager using it
 // compares a tool's definition with the same pin, so every replica
 // quarantines the same changed tool, and an Accept through any of them
 // releases it in all.
@@ -18,7 +18,7 @@ type Pins struct {
 	s *Store
 }
 
-// Get implements [mcpadapter.PinStore].
+// Get implements [pin.Store].
 func (p *Pins) Get(ctx context.Context, key string) (string, bool, error) {
 	var h string
 	err := p.s.db.QueryRowContext(ctx, "SELECT hash FROM pins WHERE key = ?", key).Scan(&h)
@@ -31,7 +31,7 @@ func (p *Pins) Get(ctx context.Context, key string) (string, bool, error) {
 	return h, true, nil
 }
 
-// SetIfAbsent implements [mcpadapter.PinStore].
+// SetIfAbsent implements [pin.Store].
 func (p *Pins) SetIfAbsent(ctx context.Context, key, hash string) (string, error) {
 	var h string
 	err := p.s.db.QueryRowContext(ctx, `INSERT INTO pins (key, hash, updated) VALUES (?, ?, ?)
@@ -42,7 +42,7 @@ func (p *Pins) SetIfAbsent(ctx context.Context, key, hash string) (string, error
 	return h, nil
 }
 
-// Set implements [mcpadapter.PinStore].
+// Set implements [pin.Store].
 func (p *Pins) Set(ctx context.Context, key, hash string) error {
 	_, err := p.s.db.ExecContext(ctx, `INSERT INTO pins (key, hash, updated) VALUES (?, ?, ?)
 		ON CONFLICT (key) DO UPDATE SET hash = excluded.hash, updated = excluded.updated`, key, hash, p.s.now().UnixNano())
@@ -52,27 +52,27 @@ func (p *Pins) Set(ctx context.Context, key, hash string) error {
 	return nil
 }
 
-// All implements [mcpadapter.PinStore].
-func (p *Pins) All(ctx context.Context) iter.Seq2[mcpadapter.Pin, error] {
-	return func(yield func(mcpadapter.Pin, error) bool) {
+// All implements [pin.Store].
+func (p *Pins) All(ctx context.Context) iter.Seq2[pin.Pin, error] {
+	return func(yield func(pin.Pin, error) bool) {
 		rows, err := p.s.db.QueryContext(ctx, "SELECT key, hash FROM pins ORDER BY key")
 		if err != nil {
-			yield(mcpadapter.Pin{}, fmt.Errorf("sqlitestore: %w", err))
+			yield(pin.Pin{}, fmt.Errorf("sqlitestore: %w", err))
 			return
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var pin mcpadapter.Pin
-			if err := rows.Scan(&pin.Key, &pin.Hash); err != nil {
-				yield(mcpadapter.Pin{}, fmt.Errorf("sqlitestore: %w", err))
+			var row pin.Pin
+			if err := rows.Scan(&row.Key, &row.Hash); err != nil {
+				yield(pin.Pin{}, fmt.Errorf("sqlitestore: %w", err))
 				return
 			}
-			if !yield(pin, nil) {
+			if !yield(row, nil) {
 				return
 			}
 		}
 		if err := rows.Err(); err != nil {
-			yield(mcpadapter.Pin{}, fmt.Errorf("sqlitestore: %w", err))
+			yield(pin.Pin{}, fmt.Errorf("sqlitestore: %w", err))
 		}
 	}
 }

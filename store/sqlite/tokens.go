@@ -7,10 +7,10 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
 )
 
-// Tokens is an [mcpadapter.TokenStore] in the database: replicas share the
+// Tokens is a [token.Store] in the database: replicas share the
 // OAuth grants of their upstream servers, and a restarted process finds
 // them. Tokens are secrets stored as they are: keep the database file
 // private (Open creates it readable by its owner only).
@@ -18,17 +18,17 @@ type Tokens struct {
 	s *Store
 }
 
-// Token implements [mcpadapter.TokenStore].
-func (t *Tokens) Token(ctx context.Context, key mcpadapter.TokenKey) (*mcpadapter.Token, error) {
+// Token implements [token.Store].
+func (t *Tokens) Token(ctx context.Context, key token.Key) (*token.Token, error) {
 	var b []byte
 	err := t.s.db.QueryRowContext(ctx, "SELECT token FROM tokens WHERE server = ? AND resource = ?", key.Server, key.Resource).Scan(&b)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, mcpadapter.ErrNoToken
+		return nil, token.ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: %w", err)
 	}
-	var tok mcpadapter.Token
+	var tok token.Token
 	if err := json.Unmarshal(b, &tok); err != nil {
 		// The error of encoding/json never quotes the token's text.
 		return nil, fmt.Errorf("sqlitestore: stored token unreadable: %w", err)
@@ -36,8 +36,8 @@ func (t *Tokens) Token(ctx context.Context, key mcpadapter.TokenKey) (*mcpadapte
 	return &tok, nil
 }
 
-// PutToken implements [mcpadapter.TokenStore].
-func (t *Tokens) PutToken(ctx context.Context, key mcpadapter.TokenKey, tok *mcpadapter.Token) error {
+// PutToken implements [token.Store].
+func (t *Tokens) PutToken(ctx context.Context, key token.Key, tok *token.Token) error {
 	b, err := json.Marshal(tok)
 	if err != nil {
 		return fmt.Errorf("sqlitestore: encoding token: %w", err)
@@ -51,8 +51,8 @@ func (t *Tokens) PutToken(ctx context.Context, key mcpadapter.TokenKey, tok *mcp
 	return nil
 }
 
-// DeleteToken implements [mcpadapter.TokenStore].
-func (t *Tokens) DeleteToken(ctx context.Context, key mcpadapter.TokenKey) error {
+// DeleteToken implements [token.Store].
+func (t *Tokens) DeleteToken(ctx context.Context, key token.Key) error {
 	if _, err := t.s.db.ExecContext(ctx, "DELETE FROM tokens WHERE server = ? AND resource = ?", key.Server, key.Resource); err != nil {
 		return fmt.Errorf("sqlitestore: %w", err)
 	}

@@ -1,12 +1,11 @@
 // Package mcpadaptertest checks implementations of the MCP module's
-// stores: any [mcpadapter.PinStore] or [mcpadapter.TokenStore] runs the
-// same checks as the ones this module ships, in the spirit of
-// testing/slogtest.
+// stores: any [pin.Store] or [token.Store] runs the same checks as the
+// ones this module ships, in the spirit of testing/slogtest.
 //
 //	func TestPins(t *testing.T) {
-//		mcpadaptertest.TestPinStore(t, func(t *testing.T) adaptertest.Opener[mcpadapter.PinStore] {
-//			s := mcpadapter.NewMemoryPinStore(nil)
-//			return func() mcpadapter.PinStore { return s }
+//		mcpadaptertest.TestPinStore(t, func(t *testing.T) adaptertest.Opener[pin.Store] {
+//			s := pin.NewMemoryStore(nil)
+//			return func() pin.Store { return s }
 //		})
 //	}
 package mcpadaptertest
@@ -20,16 +19,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentadapter/agentadapter/adapter/adaptertest"
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/pin"
 )
 
-// TestPinStore checks an [mcpadapter.PinStore]. newDB is as for
+// TestPinStore checks an [pin.Store]. newDB is as for
 // [adaptertest.TestLedgerQuery].
 //
 // It checks Get, SetIfAbsent (atomic: of many racing first pins, one
 // wins and all see it), Set, All in key order, and that two replicas see
 // each other's pins.
-func TestPinStore(t *testing.T, newDB func(t *testing.T) adaptertest.Opener[mcpadapter.PinStore]) {
+func TestPinStore(t *testing.T, newDB func(t *testing.T) adaptertest.Opener[pin.Store]) {
 	ctx := context.Background()
 	open := newDB(t)
 	a, b := open(), open()

@@ -10,11 +10,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
 )
 
-func sampleToken(i int) *mcpadapter.Token {
-	return &mcpadapter.Token{
+func sampleToken(i int) *token.Token {
+	return &token.Token{
 		AccessToken:  fmt.Sprintf("access-%d", i),
 		TokenType:    "Bearer",
 		RefreshToken: fmt.Sprintf("refresh-%d", i),
@@ -28,17 +28,17 @@ func sampleToken(i int) *mcpadapter.Token {
 
 var tokenOpts = cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })
 
-// TestTokenStore checks a [mcpadapter.TokenStore]. newStore returns a new,
+// TestTokenStore checks a [token.Store]. newStore returns a new,
 // empty store.
-func TestTokenStore(t *testing.T, newStore func(t *testing.T) mcpadapter.TokenStore) {
+func TestTokenStore(t *testing.T, newStore func(t *testing.T) token.Store) {
 	ctx := context.Background()
-	k1 := mcpadapter.TokenKey{Server: "docs", Resource: "https://docs.example/mcp"}
-	k2 := mcpadapter.TokenKey{Server: "docs", Resource: "https://other.example/mcp"}
-	k3 := mcpadapter.TokenKey{Server: "other", Resource: "https://docs.example/mcp"}
+	k1 := token.Key{Server: "docs", Resource: "https://docs.example/mcp"}
+	k2 := token.Key{Server: "docs", Resource: "https://other.example/mcp"}
+	k3 := token.Key{Server: "other", Resource: "https://docs.example/mcp"}
 
 	t.Run("Missing", func(t *testing.T) {
 		s := newStore(t)
-		if tok, err := s.Token(ctx, k1); !errors.Is(err, mcpadapter.ErrNoToken) {
+		if tok, err := s.Token(ctx, k1); !errors.Is(err, token.ErrNotFound) {
 			t.Fatalf("Token of an empty store = %v, %v; want ErrNoToken", tok, err)
 		}
 	})
@@ -64,8 +64,8 @@ func TestTokenStore(t *testing.T, newStore func(t *testing.T) mcpadapter.TokenSt
 		if err := s.PutToken(ctx, k1, sampleToken(1)); err != nil {
 			t.Fatal(err)
 		}
-		for _, k := range []mcpadapter.TokenKey{k2, k3} {
-			if tok, err := s.Token(ctx, k); !errors.Is(err, mcpadapter.ErrNoToken) {
+		for _, k := range []token.Key{k2, k3} {
+			if tok, err := s.Token(ctx, k); !errors.Is(err, token.ErrNotFound) {
 				t.Errorf("Token(%+v) = %v, %v; want ErrNoToken", k, tok, err)
 			}
 		}
@@ -75,7 +75,7 @@ func TestTokenStore(t *testing.T, newStore func(t *testing.T) mcpadapter.TokenSt
 		if err := s.DeleteToken(ctx, k3); err != nil {
 			t.Fatal(err)
 		}
-		for k, want := range map[mcpadapter.TokenKey]*mcpadapter.Token{k1: sampleToken(1), k2: sampleToken(2)} {
+		for k, want := range map[token.Key]*token.Token{k1: sampleToken(1), k2: sampleToken(2)} {
 			got, err := s.Token(ctx, k)
 			if err != nil {
 				t.Fatalf("Token(%+v): %v", k, err)
@@ -134,7 +134,7 @@ func TestTokenStore(t *testing.T, newStore func(t *testing.T) mcpadapter.TokenSt
 		if err := s.DeleteToken(ctx, k1); err != nil {
 			t.Fatal(err)
 		}
-		if tok, err := s.Token(ctx, k1); !errors.Is(err, mcpadapter.ErrNoToken) {
+		if tok, err := s.Token(ctx, k1); !errors.Is(err, token.ErrNotFound) {
 			t.Fatalf("Token after DeleteToken = %v, %v; want ErrNoToken", tok, err)
 		}
 	})
@@ -147,7 +147,7 @@ func TestTokenStore(t *testing.T, newStore func(t *testing.T) mcpadapter.TokenSt
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				k := mcpadapter.TokenKey{Server: fmt.Sprintf("s%d", i), Resource: "https://r.example/mcp"}
+				k := token.Key{Server: fmt.Sprintf("s%d", i), Resource: "https://r.example/mcp"}
 				for j := range 3 {
 					if err := s.PutToken(ctx, k, sampleToken(j)); err != nil {
 						errs <- err
@@ -166,7 +166,7 @@ func TestTokenStore(t *testing.T, newStore func(t *testing.T) mcpadapter.TokenSt
 			t.Error(err)
 		}
 		for i := range n {
-			k := mcpadapter.TokenKey{Server: fmt.Sprintf("s%d", i), Resource: "https://r.example/mcp"}
+			k := token.Key{Server: fmt.Sprintf("s%d", i), Resource: "https://r.example/mcp"}
 			got, err := s.Token(ctx, k)
 			if err != nil {
 				t.Fatalf("Token(%+v) after concurrent writes: %v", k, err)

@@ -20,8 +20,9 @@ import (
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/adapter/adaptertest"
 	"github.com/agentadapter/agentadapter/adapter/ledger"
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/mcpadaptertest"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/pin"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
 	"github.com/agentadapter/agentadapter/store/internal/migrations"
 	"github.com/agentadapter/agentadapter/store/internal/sqlledger"
 )
@@ -47,8 +48,8 @@ type Store struct {
 	Ledger  Ledger
 	Tickets Tickets
 	Cache   adapter.Cache
-	Pins    mcpadapter.PinStore
-	Tokens  mcpadapter.TokenStore
+	Pins    pin.Store
+	Tokens  token.Store
 	// Secret is the store's Secret (see TestSecret).
 	Secret func(ctx context.Context, name string, size int) ([]byte, error)
 	// LedgerStats returns the ledger's counters.
@@ -154,10 +155,10 @@ func TestConformance(t *testing.T, k *Kit) {
 		adaptertest.TestTicketEditor(t, tickets)
 	})
 	t.Run("Pins", func(t *testing.T) {
-		mcpadaptertest.TestPinStore(t, opener(k, Options{}, func(s *Store) mcpadapter.PinStore { return s.Pins }))
+		mcpadaptertest.TestPinStore(t, opener(k, Options{}, func(s *Store) pin.Store { return s.Pins }))
 	})
 	t.Run("Tokens", func(t *testing.T) {
-		mcpadaptertest.TestTokenStore(t, func(t *testing.T) mcpadapter.TokenStore { return k.Opener(t, Options{})().Tokens })
+		mcpadaptertest.TestTokenStore(t, func(t *testing.T) token.Store { return k.Opener(t, Options{})().Tokens })
 	})
 }
 

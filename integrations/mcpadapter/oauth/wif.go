@@ -1,6 +1,7 @@
-package mcpadapter
+package oauth
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -12,6 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
 )
 
 // grantJWTBearer is the JWT-bearer authorization grant (RFC 7523 §2.1).
@@ -44,7 +47,7 @@ func (w *WorkloadIdentity) validate() error {
 
 // workload obtains a token with the JWT-bearer grant. A refused grant is
 // not retried with another grant type: the error names the server's code.
-func (h *oauthHandler) workload(ctx context.Context, mcpURL string, cs []oauthex.Challenge) error {
+func (h *Handler) workload(ctx context.Context, mcpURL string, cs []oauthex.Challenge) error {
 	prm, asm, err := h.discover(ctx, mcpURL, cs)
 	if err != nil {
 		return err
@@ -63,7 +66,7 @@ func (h *oauthHandler) workload(ctx context.Context, mcpURL string, cs []oauthex
 	h.mu.Lock()
 	h.refusedAssertion = ""
 	h.mu.Unlock()
-	ts := &persistingSource{h: h, base: oauth2.ReuseTokenSource(nil, src), meta: Token{TokenURL: asm.TokenEndpoint}}
+	ts := &persistingSource{h: h, base: oauth2.ReuseTokenSource(nil, src), meta: token.Token{TokenURL: asm.TokenEndpoint}}
 	if _, err := ts.Token(); err != nil {
 		return err
 	}
@@ -80,7 +83,7 @@ type wifSource struct {
 	asm      *oauthex.AuthServerMeta
 	scopes   []string
 	resource string
-	h        *oauthHandler
+	h        *Handler
 
 	first *oauth2.Token // the token of the grant workload made, handed out once
 }
@@ -96,7 +99,7 @@ func (s *wifSource) Token() (*oauth2.Token, error) {
 }
 
 func (s *wifSource) grant(ctx context.Context) (*oauth2.Token, error) {
-	aud := cmpOr(s.asm.Issuer, s.asm.TokenEndpoint)
+	aud := cmp.Or(s.asm.Issuer, s.asm.TokenEndpoint)
 	assertion, err := s.w.Assertion(ctx, aud)
 	if err != nil {
 		return nil, fmt.Errorf("workload identity assertion: %w", err)

@@ -1,4 +1,4 @@
-package mcpadapter
+package oauth
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/outbound"
 )
 
 // Loopback returns an AuthorizationHandler for command-line programs
@@ -49,7 +51,7 @@ func Loopback(open func(url string) error) AuthorizationHandler {
 			q := r.URL.Query()
 			a := answer{res: &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}}
 			if e := q.Get("error"); e != "" {
-				a = answer{err: fmt.Errorf("authorization refused: %s %s", truncate(e, 100), truncate(q.Get("error_description"), 300))}
+				a = answer{err: fmt.Errorf("authorization refused: %s %s", outbound.Truncate(e, 100), outbound.Truncate(q.Get("error_description"), 300))}
 			} else if a.res.Code == "" {
 				http.Error(w, "no authorization code in this request", http.StatusBadRequest)
 				return

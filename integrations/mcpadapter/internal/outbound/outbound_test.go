@@ -1,4 +1,4 @@
-package mcpadapter
+package outbound
 
 import (
 	"errors"
@@ -24,8 +24,8 @@ func TestOriginOf(t *testing.T) {
 	for _, tt := range tests {
 		a, _ := url.Parse(tt.a)
 		b, _ := url.Parse(tt.b)
-		if got := originOf(a) == originOf(b); got != tt.same {
-			t.Errorf("same origin %s, %s = %v (%s, %s), want %v", tt.a, tt.b, got, originOf(a), originOf(b), tt.same)
+		if got := OriginOf(a) == OriginOf(b); got != tt.same {
+			t.Errorf("same origin %s, %s = %v (%s, %s), want %v", tt.a, tt.b, got, OriginOf(a), OriginOf(b), tt.same)
 		}
 	}
 }
@@ -44,38 +44,12 @@ func TestCheckEndpoint(t *testing.T) {
 		"/token":                          false,
 		"ftp://127.0.0.1/token":           false,
 	} {
-		err := checkEndpoint("token endpoint", raw)
+		err := CheckEndpoint("token endpoint", raw)
 		if (err == nil) != ok {
-			t.Errorf("checkEndpoint(%q) = %v, want ok=%v", raw, err, ok)
+			t.Errorf("CheckEndpoint(%q) = %v, want ok=%v", raw, err, ok)
 		}
 		if err != nil && !errors.Is(err, ErrOutbound) {
-			t.Errorf("checkEndpoint(%q) = %v, not ErrOutbound", raw, err)
-		}
-	}
-}
-
-// TestIssuerPolicy: a pin admits its issuer only; without one, credentials
-// stay on the resource's origin and a public client goes where it is sent.
-func TestIssuerPolicy(t *testing.T) {
-	const resource = "https://mcp.example.com/mcp"
-	tests := []struct {
-		name string
-		p    issuerPolicy
-		as   string
-		ok   bool
-	}{
-		{"PinMatches", issuerPolicy{resource: resource, pin: "https://login.example.com", credentials: true}, "https://login.example.com/", true},
-		{"PinOther", issuerPolicy{resource: resource, pin: "https://login.example.com"}, "https://evil.example", false},
-		{"PinNotResourceOrigin", issuerPolicy{resource: resource, pin: "https://login.example.com", credentials: true}, "https://mcp.example.com", false},
-		{"CredentialsSameOrigin", issuerPolicy{resource: resource, credentials: true}, "https://mcp.example.com/tenant", true},
-		{"CredentialsForeign", issuerPolicy{resource: resource, credentials: true}, "https://login.example.com", false},
-		{"CredentialsOtherPort", issuerPolicy{resource: resource, credentials: true}, "https://mcp.example.com:8443", false},
-		{"PublicForeign", issuerPolicy{resource: resource}, "https://login.example.com", true},
-	}
-	for _, tt := range tests {
-		err := tt.p.check(tt.as)
-		if (err == nil) != tt.ok {
-			t.Errorf("%s: check(%q) = %v, want ok=%v", tt.name, tt.as, err, tt.ok)
+			t.Errorf("CheckEndpoint(%q) = %v, not ErrOutbound", raw, err)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package mcpadapter
+package pin
 
 import (
 	"crypto/sha256"
@@ -48,8 +48,8 @@ type LaunchEnv struct {
 	ValueHash string `json:"value_sha256"`
 }
 
-// LaunchKey is the key of a server's launch pin in a [PinStore]. It
-// cannot collide with a tool's [PinKey], which always holds a '/'
+// LaunchKey is the key of a server's launch pin in a [Store]. It
+// cannot collide with a tool's [Key], which always holds a '/'
 // after a server name (server names never hold a ':').
 func LaunchKey(server string) string { return "launch:" + server }
 

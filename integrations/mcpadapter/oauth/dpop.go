@@ -1,4 +1,4 @@
-package mcpadapter
+package oauth
 
 import (
 	"bytes"
@@ -280,7 +280,7 @@ func originOfRaw(u string) string { return origin(u) }
 
 // resourceClient returns hc with proofs for the MCP server's requests when
 // DPoP is on.
-func (h *oauthHandler) resourceClient(hc *http.Client) *http.Client {
+func (h *Handler) ResourceClient(hc *http.Client) *http.Client {
 	if h.dpop == nil {
 		return hc
 	}

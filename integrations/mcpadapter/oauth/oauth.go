@@ -1,6 +1,7 @@
-package mcpadapter
+package oauth
 
 import (
+	"cmp"
 	"context"
 	"crypto"
 	"crypto/ecdsa"
@@ -22,6 +23,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/outbound"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
 )
 
 // DefaultRedirectURL is where the authorization server sends the user back
@@ -29,7 +33,7 @@ import (
 // listens on.
 const DefaultRedirectURL = "http://127.0.0.1:8976/callback"
 
-// OAuth configures how the manager obtains bearer tokens for a server
+// Config configures how the manager obtains bearer tokens for a server
 // reached over streamable HTTP (Server.URL). It builds on go-sdk's auth and
 // oauthex packages: protected-resource and authorization-server metadata
 // discovery (with the 2025-03-26 fallbacks), authorization code with PKCE,
@@ -50,7 +54,7 @@ const DefaultRedirectURL = "http://127.0.0.1:8976/callback"
 // The zero value signs a user in with the authorization code grant,
 // registering the client dynamically, through a loopback redirect on
 // DefaultRedirectURL, and keeps tokens in memory.
-type OAuth struct {
+type Config struct {
 	// Authorize sends the user to the authorization server and returns the
 	// parameters of the redirect back. Nil means Loopback(nil): print the URL
 	// and wait for the redirect on RedirectURL.
@@ -84,7 +88,7 @@ type OAuth struct {
 	ClientCredentials *ClientCredentials
 	// Enterprise, if set, obtains tokens by enterprise-managed
 	// authorization (cross-app access) instead.
-	Enterprise *EnterpriseAuth
+	Enterprise *Enterprise
 	// WorkloadIdentity, if set, obtains tokens with the workload's own
 	// JWT (workload identity federation) instead.
 	WorkloadIdentity *WorkloadIdentity
@@ -110,8 +114,8 @@ type OAuth struct {
 	AnyIssuer bool
 
 	// Tokens keeps tokens across connections and processes; nil means a
-	// MemoryTokenStore of the server's own.
-	Tokens TokenStore
+	// token.MemoryStore of the server's own.
+	Tokens token.Store
 	// HTTPClient makes the discovery, registration and token requests; nil
 	// means the server's HTTPClient, then http.DefaultClient. Its
 	// CheckRedirect is kept, after the manager's own redirect rules (no
@@ -151,13 +155,14 @@ type AuthorizationRequest struct {
 // and issuer of the redirect back to req.RedirectURL. It must honour ctx.
 type AuthorizationHandler func(ctx context.Context, req *AuthorizationRequest) (*auth.AuthorizationResult, error)
 
-// oauthHandler implements go-sdk's auth.OAuthHandler for one server.
-type oauthHandler struct {
-	cfg      *OAuth
+// Handler implements go-sdk's auth.OAuthHandler for one server: it
+// obtains, refreshes and stores the server's tokens as its [Config] says.
+type Handler struct {
+	cfg      *Config
 	server   string
 	resource string
-	key      TokenKey
-	store    TokenStore
+	key      token.Key
+	store    token.Store
 	hc       *http.Client
 	code     *auth.AuthorizationCodeHandler // nil with client credentials
 	policy   issuerPolicy
@@ -187,15 +192,18 @@ type oauthHandler struct {
 	refusedWhy       error
 }
 
-var _ auth.OAuthHandler = (*oauthHandler)(nil)
+var _ auth.OAuthHandler = (*Handler)(nil)
 
-func newOAuthHandler(s *Server) (*oauthHandler, error) {
-	cfg := s.OAuth
-	h := &oauthHandler{cfg: cfg, server: s.Name, resource: s.URL, key: TokenKey{Server: s.Name, Resource: s.URL}, store: cfg.Tokens}
+// NewHandler returns the handler of cfg for the MCP server named server
+// at resource (its URL), to give go-sdk's streamable client transport as
+// its OAuthHandler. hc makes the requests when cfg.HTTPClient is nil; nil
+// means http.DefaultClient. It fails when cfg is not valid.
+func NewHandler(server, resource string, cfg *Config, hc *http.Client) (*Handler, error) {
+	h := &Handler{cfg: cfg, server: server, resource: resource, key: token.Key{Server: server, Resource: resource}, store: cfg.Tokens}
 	if h.store == nil {
-		h.store = new(MemoryTokenStore)
+		h.store = new(token.MemoryStore)
 	}
-	h.hc = oauthClient(firstClient(cfg.HTTPClient, s.HTTPClient))
+	h.hc = oauthClient(firstClient(cfg.HTTPClient, hc))
 	if cfg.DPoP != nil {
 		d, err := newDPoPSigner(cfg.DPoP)
 		if err != nil {
@@ -205,13 +213,13 @@ func newOAuthHandler(s *Server) (*oauthHandler, error) {
 		h.hc = tokenClient(h.hc, d)
 	}
 	h.authMu = make(chan struct{}, 1)
-	h.policy = issuerPolicy{resource: s.URL, pin: cfg.Issuer,
+	h.policy = issuerPolicy{resource: resource, pin: cfg.Issuer,
 		credentials: !cfg.AnyIssuer && (cfg.ClientSecret != "" || cfg.ClientCredentials != nil || cfg.Enterprise != nil || cfg.WorkloadIdentity != nil)}
 	if cfg.Issuer != "" && cfg.AnyIssuer {
 		return nil, errors.New("OAuth: set at most one of Issuer and AnyIssuer")
 	}
 	if cfg.Issuer != "" {
-		if err := checkEndpoint("issuer", cfg.Issuer); err != nil {
+		if err := outbound.CheckEndpoint("issuer", cfg.Issuer); err != nil {
 			return nil, fmt.Errorf("OAuth.Issuer: %w", err)
 		}
 	}
@@ -236,7 +244,7 @@ func newOAuthHandler(s *Server) (*oauthHandler, error) {
 		}
 		return h, nil
 	}
-	redirect := cmpOr(cfg.RedirectURL, DefaultRedirectURL)
+	redirect := cmp.Or(cfg.RedirectURL, DefaultRedirectURL)
 	authorize := cfg.Authorize
 	if authorize == nil {
 		authorize = Loopback(nil)
@@ -248,7 +256,7 @@ func newOAuthHandler(s *Server) (*oauthHandler, error) {
 			if err := sameEndpoint(a.URL, h.expectAuthURL); err != nil {
 				return nil, err
 			}
-			return authorize(ctx, &AuthorizationRequest{Server: s.Name, URL: a.URL, RedirectURL: redirect})
+			return authorize(ctx, &AuthorizationRequest{Server: server, URL: a.URL, RedirectURL: redirect})
 		},
 		ScopeFilter:         cfg.Scopes,
 		RequestRefreshToken: !cfg.NoOfflineAccess,
@@ -278,7 +286,7 @@ func newOAuthHandler(s *Server) (*oauthHandler, error) {
 	return h, nil
 }
 
-func (h *oauthHandler) registration(redirect string) *oauthex.ClientRegistrationMetadata {
+func (h *Handler) registration(redirect string) *oauthex.ClientRegistrationMetadata {
 	grants := []string{"authorization_code"}
 	if !h.cfg.NoOfflineAccess {
 		grants = append(grants, "refresh_token")
@@ -287,7 +295,7 @@ func (h *oauthHandler) registration(redirect string) *oauthex.ClientRegistration
 		RedirectURIs:  []string{redirect},
 		GrantTypes:    grants,
 		ResponseTypes: []string{"code"},
-		ClientName:    cmpOr(h.cfg.ClientName, "agentadapter"),
+		ClientName:    cmp.Or(h.cfg.ClientName, "agentadapter"),
 	}
 }
 
@@ -310,23 +318,14 @@ func firstClient(cs ...*http.Client) *http.Client {
 	return http.DefaultClient
 }
 
-func cmpOr(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
-}
-
 // TokenSource implements auth.OAuthHandler: the current token, or one from
 // the store, or none (the server then answers 401 and Authorize runs).
-func (h *oauthHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
+func (h *Handler) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.ts == nil {
 		tok, err := h.store.Token(ctx, h.key)
-		if errors.Is(err, ErrNoToken) {
+		if errors.Is(err, token.ErrNotFound) {
 			return nil, nil
 		}
 		if err != nil {
@@ -344,9 +343,9 @@ func (h *oauthHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, err
 
 // sourceFor returns a source that starts from a stored token and refreshes
 // it when it expires, if it can.
-func (h *oauthHandler) sourceFor(tok *Token) oauth2.TokenSource {
-	ot := tok.oauth2()
-	if tok.RefreshToken == "" || tok.TokenURL == "" || checkEndpoint("token endpoint", tok.TokenURL) != nil {
+func (h *Handler) sourceFor(tok *token.Token) oauth2.TokenSource {
+	ot := tokenOAuth2(tok)
+	if tok.RefreshToken == "" || tok.TokenURL == "" || outbound.CheckEndpoint("token endpoint", tok.TokenURL) != nil {
 		// A stored token URL in clear (an edited token file) is not sent
 		// the refresh token and secret: the grant starts over instead.
 		return oauth2.StaticTokenSource(ot)
@@ -354,20 +353,20 @@ func (h *oauthHandler) sourceFor(tok *Token) oauth2.TokenSource {
 	return &persistingSource{h: h, base: h.refreshConfig(tok).TokenSource(h.background(), ot), meta: *tok, last: tok.AccessToken}
 }
 
-func (h *oauthHandler) refreshConfig(tok *Token) *oauth2.Config {
+func (h *Handler) refreshConfig(tok *token.Token) *oauth2.Config {
 	return &oauth2.Config{ClientID: tok.ClientID, ClientSecret: tok.ClientSecret, Endpoint: oauth2.Endpoint{TokenURL: tok.TokenURL}}
 }
 
 // background is the context refreshes run under: not a request's, which
 // ends long before the token does.
-func (h *oauthHandler) background() context.Context {
+func (h *Handler) background() context.Context {
 	return context.WithValue(context.Background(), oauth2.HTTPClient, h.hc)
 }
 
 // persist wraps the token source go-sdk made after an authorization so
 // that every new token reaches the store.
-func (h *oauthHandler) persist(_ context.Context, c *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
-	meta := Token{TokenURL: c.Endpoint.TokenURL, ClientID: c.ClientID, ClientSecret: c.ClientSecret}
+func (h *Handler) persist(_ context.Context, c *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
+	meta := token.Token{TokenURL: c.Endpoint.TokenURL, ClientID: c.ClientID, ClientSecret: c.ClientSecret}
 	s := &persistingSource{h: h, base: c.TokenSource(h.background(), t), meta: meta}
 	if _, err := s.Token(); err != nil {
 		return nil, err
@@ -377,9 +376,9 @@ func (h *oauthHandler) persist(_ context.Context, c *oauth2.Config, t *oauth2.To
 
 // persistingSource stores each new token of base.
 type persistingSource struct {
-	h    *oauthHandler
+	h    *Handler
 	base oauth2.TokenSource
-	meta Token // the client fields of stored tokens
+	meta token.Token // the client fields of stored tokens
 
 	mu   sync.Mutex
 	last string
@@ -402,12 +401,12 @@ func (s *persistingSource) Token() (*oauth2.Token, error) {
 	return t, nil
 }
 
-func (t *Token) oauth2() *oauth2.Token {
+func tokenOAuth2(t *token.Token) *oauth2.Token {
 	return &oauth2.Token{AccessToken: t.AccessToken, TokenType: t.TokenType, RefreshToken: t.RefreshToken, Expiry: t.Expiry}
 }
 
-func tokenFromOAuth2(t *oauth2.Token, meta *Token) *Token {
-	tok := &Token{AccessToken: t.AccessToken, TokenType: t.TokenType, RefreshToken: t.RefreshToken, Expiry: t.Expiry,
+func tokenFromOAuth2(t *oauth2.Token, meta *token.Token) *token.Token {
+	tok := &token.Token{AccessToken: t.AccessToken, TokenType: t.TokenType, RefreshToken: t.RefreshToken, Expiry: t.Expiry,
 		TokenURL: meta.TokenURL, ClientID: meta.ClientID, ClientSecret: meta.ClientSecret}
 	if s, ok := t.Extra("scope").(string); ok {
 		tok.Scopes = strings.Fields(s)
@@ -429,23 +428,14 @@ func safeOAuthError(what string, err error) error {
 		if code == "" && re.Response != nil {
 			code = re.Response.Status
 		}
-		return fmt.Errorf("%s: the authorization server answered %s", what, truncate(code, 200))
+		return fmt.Errorf("%s: the authorization server answered %s", what, outbound.Truncate(code, 200))
 	}
 	return fmt.Errorf("%s: %w", what, err)
 }
 
-// truncate bounds s, text from a peer quoted in an error, to n bytes and
-// an ellipsis, cut on a character boundary (a rune cut in two is left out).
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
-}
-
 // Authorize implements auth.OAuthHandler: after a 401 it first refreshes a
 // refresh token the server has not refused yet, then runs the grant again.
-func (h *oauthHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
 	select {
 	case h.authMu <- struct{}{}:
 	case <-ctx.Done():
@@ -520,9 +510,9 @@ func drain(resp *http.Response) {
 // refresh forces a refresh of the stored grant after a 401 (the access
 // token may be revoked before it expires). It reports whether a new token
 // is in place.
-func (h *oauthHandler) refresh(ctx context.Context) bool {
+func (h *Handler) refresh(ctx context.Context) bool {
 	tok, err := h.store.Token(ctx, h.key)
-	if err != nil || tok.RefreshToken == "" || tok.TokenURL == "" || checkEndpoint("token endpoint", tok.TokenURL) != nil {
+	if err != nil || tok.RefreshToken == "" || tok.TokenURL == "" || outbound.CheckEndpoint("token endpoint", tok.TokenURL) != nil {
 		return false
 	}
 	h.mu.Lock()
@@ -563,7 +553,7 @@ func challengeParam(cs []oauthex.Challenge, name string) string {
 // specification did: without resource metadata, the server's origin is the
 // authorization server; without authorization server metadata, its
 // endpoints are /authorize, /token and /register.
-func (h *oauthHandler) discover(ctx context.Context, mcpURL string, cs []oauthex.Challenge) (*oauthex.ProtectedResourceMetadata, *oauthex.AuthServerMeta, error) {
+func (h *Handler) discover(ctx context.Context, mcpURL string, cs []oauthex.Challenge) (*oauthex.ProtectedResourceMetadata, *oauthex.AuthServerMeta, error) {
 	prm := h.resourceMetadata(ctx, mcpURL, cs)
 	legacy := prm == nil
 	if legacy {
@@ -591,12 +581,12 @@ func (h *oauthHandler) discover(ctx context.Context, mcpURL string, cs []oauthex
 		if e.url == "" && e.what == "registration endpoint" {
 			continue
 		}
-		if err := checkEndpoint(e.what, e.url); err != nil {
+		if err := outbound.CheckEndpoint(e.what, e.url); err != nil {
 			return nil, nil, err
 		}
 	}
 	if h.policy.pin != "" && !issuersEqual(asm.Issuer, h.policy.pin) {
-		return nil, nil, fmt.Errorf("%w: the authorization server's metadata names issuer %q, not the configured %q", ErrOutbound, truncate(asm.Issuer, 200), h.policy.pin)
+		return nil, nil, fmt.Errorf("%w: the authorization server's metadata names issuer %q, not the configured %q", outbound.ErrOutbound, outbound.Truncate(asm.Issuer, 200), h.policy.pin)
 	}
 	return prm, asm, nil
 }
@@ -604,7 +594,7 @@ func (h *oauthHandler) discover(ctx context.Context, mcpURL string, cs []oauthex
 // resourceMetadata looks for protected resource metadata where the
 // specification says: the challenge's resource_metadata, then the
 // well-known URL at the endpoint's path, then at the root. Nil means none.
-func (h *oauthHandler) resourceMetadata(ctx context.Context, mcpURL string, cs []oauthex.Challenge) *oauthex.ProtectedResourceMetadata {
+func (h *Handler) resourceMetadata(ctx context.Context, mcpURL string, cs []oauthex.Challenge) *oauthex.ProtectedResourceMetadata {
 	u, err := url.Parse(mcpURL)
 	if err != nil {
 		return nil
@@ -642,7 +632,7 @@ func origin(raw string) string {
 // a 2025-03-26 server, whose issuer may name a path under the server's
 // origin (the server's origin is the authority there). An issuer on another
 // origin is refused, as RFC 8414 requires.
-func (h *oauthHandler) legacyServerMetadata(ctx context.Context, base string) (*oauthex.AuthServerMeta, error) {
+func (h *Handler) legacyServerMetadata(ctx context.Context, base string) (*oauthex.AuthServerMeta, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/.well-known/oauth-authorization-server", nil)
 	if err != nil {
 		return nil, err
@@ -664,7 +654,7 @@ func (h *oauthHandler) legacyServerMetadata(ctx context.Context, base string) (*
 	}
 	for _, e := range []string{asm.AuthorizationEndpoint, asm.TokenEndpoint} {
 		if !strings.HasPrefix(e, "https://") && !strings.HasPrefix(e, "http://") {
-			return nil, fmt.Errorf("authorization server metadata has an invalid endpoint %q", truncate(e, 200))
+			return nil, fmt.Errorf("authorization server metadata has an invalid endpoint %q", outbound.Truncate(e, 200))
 		}
 	}
 	return &asm, nil
@@ -673,7 +663,7 @@ func (h *oauthHandler) legacyServerMetadata(ctx context.Context, base string) (*
 // legacy reports whether mcpURL is a 2025-03-26 server whose metadata
 // go-sdk refuses: no protected resource metadata anywhere, and root
 // authorization server metadata whose issuer is not the server's origin.
-func (h *oauthHandler) legacy(ctx context.Context, mcpURL string, cs []oauthex.Challenge) bool {
+func (h *Handler) legacy(ctx context.Context, mcpURL string, cs []oauthex.Challenge) bool {
 	if h.resourceMetadata(ctx, mcpURL, cs) != nil {
 		return false
 	}
@@ -685,12 +675,12 @@ func (h *oauthHandler) legacy(ctx context.Context, mcpURL string, cs []oauthex.C
 // server whose metadata go-sdk refuses (its issuer names a path under the
 // server's origin). It uses the same building blocks as go-sdk: oauthex for
 // registration, x/oauth2 for PKCE and the exchange.
-func (h *oauthHandler) legacyAuthorize(ctx context.Context, mcpURL string, cs []oauthex.Challenge) error {
+func (h *Handler) legacyAuthorize(ctx context.Context, mcpURL string, cs []oauthex.Challenge) error {
 	_, asm, err := h.discover(ctx, mcpURL, cs)
 	if err != nil {
 		return err
 	}
-	redirect := cmpOr(h.cfg.RedirectURL, DefaultRedirectURL)
+	redirect := cmp.Or(h.cfg.RedirectURL, DefaultRedirectURL)
 	cfg := &oauth2.Config{ClientID: h.cfg.ClientID, ClientSecret: h.cfg.ClientSecret, RedirectURL: redirect,
 		Endpoint: oauth2.Endpoint{AuthURL: asm.AuthorizationEndpoint, TokenURL: asm.TokenEndpoint}}
 	switch {
@@ -727,7 +717,7 @@ func (h *oauthHandler) legacyAuthorize(ctx context.Context, mcpURL string, cs []
 	// RFC 9207: an iss in the response must be the issuer the user was
 	// sent to; one the server promises must be there.
 	if (res.Iss != "" || asm.AuthorizationResponseIssParameterSupported) && !issuersEqual(res.Iss, asm.Issuer) {
-		return fmt.Errorf("the authorization response's issuer %q is not %q", truncate(res.Iss, 200), asm.Issuer)
+		return fmt.Errorf("the authorization response's issuer %q is not %q", outbound.Truncate(res.Iss, 200), asm.Issuer)
 	}
 	t, err := cfg.Exchange(context.WithValue(ctx, oauth2.HTTPClient, h.hc), res.Code,
 		oauth2.VerifierOption(verifier), oauth2.SetAuthURLParam("resource", mcpURL))
@@ -757,7 +747,7 @@ func scopesFrom(cs []oauthex.Challenge, supported []string) []string {
 // request that triggered it (so the grant cannot be renewed once that
 // request is over); this uses the same discovery and x/oauth2 request, with
 // private_key_jwt, the resource, and a fresh context per grant.
-func (h *oauthHandler) clientCredentials(ctx context.Context, mcpURL string, cs []oauthex.Challenge) error {
+func (h *Handler) clientCredentials(ctx context.Context, mcpURL string, cs []oauthex.Challenge) error {
 	prm, asm, err := h.discover(ctx, mcpURL, cs)
 	if err != nil {
 		return err
@@ -771,7 +761,7 @@ func (h *oauthHandler) clientCredentials(ctx context.Context, mcpURL string, cs 
 	if _, err := src.Token(); err != nil {
 		return err
 	}
-	meta := Token{TokenURL: asm.TokenEndpoint}
+	meta := token.Token{TokenURL: asm.TokenEndpoint}
 	ts := &persistingSource{h: h, base: oauth2.ReuseTokenSource(nil, src), meta: meta}
 	if _, err := ts.Token(); err != nil {
 		return err
@@ -846,7 +836,7 @@ func (s *ccSource) assertion() (string, error) {
 	claims := jwt.RegisteredClaims{
 		Issuer:    s.cc.ClientID,
 		Subject:   s.cc.ClientID,
-		Audience:  jwt.ClaimStrings{cmpOr(s.asm.Issuer, s.asm.TokenEndpoint)},
+		Audience:  jwt.ClaimStrings{cmp.Or(s.asm.Issuer, s.asm.TokenEndpoint)},
 		IssuedAt:  jwt.NewNumericDate(now),
 		ExpiresAt: jwt.NewNumericDate(now.Add(5 * time.Minute)),
 		ID:        rand.Text(),
@@ -856,17 +846,4 @@ func (s *ccSource) assertion() (string, error) {
 		t.Header["kid"] = s.cc.KeyID
 	}
 	return t.SignedString(s.cc.PrivateKey)
-}
-
-// setupOAuth makes the connection's OAuth handler once; c.dialMu is held.
-func (c *conn) setupOAuth() error {
-	if c.oauth != nil {
-		return nil
-	}
-	h, err := newOAuthHandler(&c.cfg)
-	if err != nil {
-		return err
-	}
-	c.oauth = h
-	return nil
 }

@@ -1,4 +1,4 @@
-package mcpadapter_test
+package token_test
 
 import (
 	"bytes"
@@ -11,17 +11,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/mcpadaptertest"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
 )
 
 func TestMemoryTokenStore(t *testing.T) {
-	mcpadaptertest.TestTokenStore(t, func(t *testing.T) mcpadapter.TokenStore { return new(mcpadapter.MemoryTokenStore) })
+	mcpadaptertest.TestTokenStore(t, func(t *testing.T) token.Store { return new(token.MemoryStore) })
 }
 
 func TestFileTokenStore(t *testing.T) {
-	mcpadaptertest.TestTokenStore(t, func(t *testing.T) mcpadapter.TokenStore {
-		return mcpadapter.NewFileTokenStore(filepath.Join(t.TempDir(), "sub", "tokens.json"))
+	mcpadaptertest.TestTokenStore(t, func(t *testing.T) token.Store {
+		return token.NewFileStore(filepath.Join(t.TempDir(), "sub", "tokens.json"))
 	})
 }
 
@@ -29,9 +29,9 @@ func TestFileTokenStorePermissionsAndReopen(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "state")
 	path := filepath.Join(dir, "tokens.json")
-	key := mcpadapter.TokenKey{Server: "docs", Resource: "https://docs.example/mcp"}
-	tok := &mcpadapter.Token{AccessToken: "at-secret", RefreshToken: "rt-secret", TokenType: "Bearer"}
-	if err := mcpadapter.NewFileTokenStore(path).PutToken(ctx, key, tok); err != nil {
+	key := token.Key{Server: "docs", Resource: "https://docs.example/mcp"}
+	tok := &token.Token{AccessToken: "at-secret", RefreshToken: "rt-secret", TokenType: "Bearer"}
+	if err := token.NewFileStore(path).PutToken(ctx, key, tok); err != nil {
 		t.Fatal(err)
 	}
 	for p, want := range map[string]os.FileMode{path: 0o600, dir: 0o700} {
@@ -49,7 +49,7 @@ func TestFileTokenStorePermissionsAndReopen(t *testing.T) {
 		t.Errorf("directory holds %v, want only the token file", names)
 	}
 	// Another store on the same file (a restarted process) sees the token.
-	got, err := mcpadapter.NewFileTokenStore(path).Token(ctx, key)
+	got, err := token.NewFileStore(path).Token(ctx, key)
 	if err != nil || got.RefreshToken != "rt-secret" {
 		t.Fatalf("reopened store: %v, %v", got, err)
 	}
@@ -62,18 +62,18 @@ func TestFileTokenStoreCorruptFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte(`[{"key":{"server":"a"},"token":{"access_token":"at-secret"`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := mcpadapter.NewFileTokenStore(path)
-	_, err := s.Token(context.Background(), mcpadapter.TokenKey{Server: "a"})
+	s := token.NewFileStore(path)
+	_, err := s.Token(context.Background(), token.Key{Server: "a"})
 	if err == nil || strings.Contains(err.Error(), "at-secret") {
 		t.Fatalf("Token on a corrupt file = %v; want an error that does not quote the file", err)
 	}
-	if err := s.PutToken(context.Background(), mcpadapter.TokenKey{Server: "b"}, &mcpadapter.Token{AccessToken: "x"}); err == nil {
+	if err := s.PutToken(context.Background(), token.Key{Server: "b"}, &token.Token{AccessToken: "x"}); err == nil {
 		t.Fatal("PutToken overwrote a corrupt token file")
 	}
 }
 
 func TestTokenRedacted(t *testing.T) {
-	tok := mcpadapter.Token{AccessToken: "at-secret", RefreshToken: "rt-secret", ClientSecret: "cs-secret",
+	tok := token.Token{AccessToken: "at-secret", RefreshToken: "rt-secret", ClientSecret: "cs-secret",
 		TokenType: "Bearer", Expiry: time.Now(), Scopes: []string{"read"}}
 	var buf bytes.Buffer
 	log := slog.New(slog.NewJSONHandler(&buf, nil))

@@ -1,4 +1,4 @@
-package mcpadapter
+package oauth
 
 import (
 	"context"
@@ -9,15 +9,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
+
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/outbound"
 )
 
-// EnterpriseAuth configures enterprise-managed authorization (SEP-990,
+// Enterprise configures enterprise-managed authorization (SEP-990,
 // "cross-app access"): the user's ID token from the enterprise identity
 // provider is exchanged there for an identity assertion grant (ID-JAG, RFC
 // 8693 token exchange), which the MCP server's authorization server takes
 // in a JWT-bearer grant (RFC 7523) for an access token. The user signs in
 // once, at the IdP; no MCP server sends them anywhere.
-type EnterpriseAuth struct {
+type Enterprise struct {
 	// IDToken returns the user's OpenID Connect ID token from the IdP (an
 	// OIDC login, or a token the application already holds). Required.
 	IDToken func(ctx context.Context) (string, error)
@@ -36,7 +38,7 @@ type EnterpriseAuth struct {
 	Scopes []string
 }
 
-func (e *EnterpriseAuth) validate() error {
+func (e *Enterprise) validate() error {
 	if e.IDToken == nil || e.IdPTokenURL == "" || e.IdPClientID == "" || e.ClientID == "" {
 		return errors.New("OAuth.Enterprise needs IDToken, IdPTokenURL, IdPClientID and ClientID")
 	}
@@ -48,7 +50,7 @@ func (e *EnterpriseAuth) validate() error {
 // (go-sdk's extauth.EnterpriseHandler needs the MCP authorization server's
 // URL up front and IdP metadata advertising PKCE; this discovers the former
 // and is given the IdP's token endpoint.)
-func (h *oauthHandler) enterprise(ctx context.Context, mcpURL string, cs []oauthex.Challenge) error {
+func (h *Handler) enterprise(ctx context.Context, mcpURL string, cs []oauthex.Challenge) error {
 	prm, asm, err := h.discover(ctx, mcpURL, cs)
 	if err != nil {
 		return err
@@ -58,7 +60,7 @@ func (h *oauthHandler) enterprise(ctx context.Context, mcpURL string, cs []oauth
 	if scopes == nil {
 		scopes = scopesFrom(cs, prm.ScopesSupported)
 	}
-	if err := checkEndpoint("identity provider's token endpoint", e.IdPTokenURL); err != nil {
+	if err := outbound.CheckEndpoint("identity provider's token endpoint", e.IdPTokenURL); err != nil {
 		return err
 	}
 	idToken, err := e.IDToken(ctx)

@@ -1,4 +1,17 @@
-package mcpadapter
+// Package token keeps the OAuth tokens an MCP client obtained, per server
+// and resource, so that a program restarted does not send its user through
+// authorization again. It imports no MCP SDK and no OAuth library: a
+// database store implements [Store] with this package alone.
+//
+//	store := token.NewFileStore(filepath.Join(dir, "myagent", "tokens.json"))
+//	t, err := store.Token(ctx, token.Key{Server: "notes", Resource: "https://notes.example/mcp"})
+//	if errors.Is(err, token.ErrNotFound) {
+//		// authorize
+//	}
+//
+// Everything in a [Token] is a secret: its String, GoString and LogValue
+// methods redact it.
+package token
 
 import (
 	"context"
@@ -13,13 +26,13 @@ import (
 	"time"
 )
 
-// ErrNoToken is returned by a [TokenStore] that holds no token for a key.
-var ErrNoToken = errors.New("mcpadapter: no token stored")
+// ErrNotFound is returned by a [Store] that holds no token for a key.
+var ErrNotFound = errors.New("mcpadapter: no token stored")
 
-// TokenKey identifies a stored token: the server's name (Server.Name) and
+// Key identifies a stored token: the server's name (Server.Name) and
 // the resource the token was issued for (the server's canonical URL). A
 // token is only ever sent to the resource it is stored under.
-type TokenKey struct {
+type Key struct {
 	Server   string `json:"server"`
 	Resource string `json:"resource"`
 }
@@ -75,88 +88,88 @@ func (t *Token) clone() *Token {
 	return &c
 }
 
-// A TokenStore keeps OAuth tokens per server and resource, so that a
+// A Store keeps OAuth tokens per server and resource, so that a
 // program restarted does not send its user through authorization again.
 // Implementations must be safe for concurrent use, return copies (a caller
 // may modify what it gets), and treat everything in a Token as a secret:
 // never log it. The adaptertest package checks an implementation
 // (mcpadaptertest.TestTokenStore).
-type TokenStore interface {
+type Store interface {
 	// Token returns the token stored under key, or an error wrapping
-	// ErrNoToken.
-	Token(ctx context.Context, key TokenKey) (*Token, error)
+	// ErrNotFound.
+	Token(ctx context.Context, key Key) (*Token, error)
 	// PutToken stores t under key, replacing any token there.
-	PutToken(ctx context.Context, key TokenKey, t *Token) error
+	PutToken(ctx context.Context, key Key, t *Token) error
 	// DeleteToken removes the token stored under key; removing an absent
 	// token is not an error.
-	DeleteToken(ctx context.Context, key TokenKey) error
+	DeleteToken(ctx context.Context, key Key) error
 }
 
-// MemoryTokenStore is a TokenStore in memory: tokens last as long as the
+// MemoryStore is a [Store] in memory: tokens last as long as the
 // process. The zero value is ready to use.
-type MemoryTokenStore struct {
+type MemoryStore struct {
 	mu     sync.Mutex
-	tokens map[TokenKey]*Token
+	tokens map[Key]*Token
 }
 
-// Token implements TokenStore.
-func (s *MemoryTokenStore) Token(_ context.Context, key TokenKey) (*Token, error) {
+// Token implements [Store].
+func (s *MemoryStore) Token(_ context.Context, key Key) (*Token, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t, ok := s.tokens[key]
 	if !ok {
-		return nil, ErrNoToken
+		return nil, ErrNotFound
 	}
 	return t.clone(), nil
 }
 
-// PutToken implements TokenStore.
-func (s *MemoryTokenStore) PutToken(_ context.Context, key TokenKey, t *Token) error {
+// PutToken implements [Store].
+func (s *MemoryStore) PutToken(_ context.Context, key Key, t *Token) error {
 	if t == nil {
 		return errors.New("mcpadapter: PutToken with a nil token")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.tokens == nil {
-		s.tokens = map[TokenKey]*Token{}
+		s.tokens = map[Key]*Token{}
 	}
 	s.tokens[key] = t.clone()
 	return nil
 }
 
-// DeleteToken implements TokenStore.
-func (s *MemoryTokenStore) DeleteToken(_ context.Context, key TokenKey) error {
+// DeleteToken implements [Store].
+func (s *MemoryStore) DeleteToken(_ context.Context, key Key) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.tokens, key)
 	return nil
 }
 
-// FileTokenStore is a TokenStore in one JSON file, readable and writable by
+// FileStore is a [Store] in one JSON file, readable and writable by
 // its owner only (0600, in a directory created 0700). Every change rewrites
 // the file atomically (a temporary file renamed over it), so a crash leaves
 // the old or the new contents, never a mix. It serialises the writers of
 // one process; processes sharing a file must not write at the same time.
-type FileTokenStore struct {
+type FileStore struct {
 	path string
 	mu   sync.Mutex
 }
 
-// NewFileTokenStore returns a store kept in the file at path, which need
+// NewFileStore returns a store kept in the file at path, which need
 // not exist yet.
-func NewFileTokenStore(path string) *FileTokenStore {
-	return &FileTokenStore{path: path}
+func NewFileStore(path string) *FileStore {
+	return &FileStore{path: path}
 }
 
 type fileEntry struct {
-	Key   TokenKey `json:"key"`
-	Token *Token   `json:"token"`
+	Key   Key    `json:"key"`
+	Token *Token `json:"token"`
 }
 
 // maxTokenFile bounds what is read: a token file is a few kilobytes.
 const maxTokenFile = 16 << 20
 
-func (s *FileTokenStore) load() ([]fileEntry, error) {
+func (s *FileStore) load() ([]fileEntry, error) {
 	f, err := os.Open(s.path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -180,7 +193,7 @@ func (s *FileTokenStore) load() ([]fileEntry, error) {
 	return entries, nil
 }
 
-func (s *FileTokenStore) save(entries []fileEntry) error {
+func (s *FileStore) save(entries []fileEntry) error {
 	dir := filepath.Dir(s.path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -220,8 +233,8 @@ func (s *FileTokenStore) save(entries []fileEntry) error {
 	return nil
 }
 
-// Token implements TokenStore.
-func (s *FileTokenStore) Token(_ context.Context, key TokenKey) (*Token, error) {
+// Token implements [Store].
+func (s *FileStore) Token(_ context.Context, key Key) (*Token, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	entries, err := s.load()
@@ -233,11 +246,11 @@ func (s *FileTokenStore) Token(_ context.Context, key TokenKey) (*Token, error) 
 			return e.Token, nil
 		}
 	}
-	return nil, ErrNoToken
+	return nil, ErrNotFound
 }
 
-// PutToken implements TokenStore.
-func (s *FileTokenStore) PutToken(_ context.Context, key TokenKey, t *Token) error {
+// PutToken implements [Store].
+func (s *FileStore) PutToken(_ context.Context, key Key, t *Token) error {
 	if t == nil {
 		return errors.New("mcpadapter: PutToken with a nil token")
 	}
@@ -252,8 +265,8 @@ func (s *FileTokenStore) PutToken(_ context.Context, key TokenKey, t *Token) err
 	return s.save(entries)
 }
 
-// DeleteToken implements TokenStore.
-func (s *FileTokenStore) DeleteToken(_ context.Context, key TokenKey) error {
+// DeleteToken implements [Store].
+func (s *FileStore) DeleteToken(_ context.Context, key Key) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	entries, err := s.load()
