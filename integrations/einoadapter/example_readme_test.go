@@ -24,16 +24,19 @@ import (
 // omit" is left out of the README, one marked "README: uncomment" is
 // printed without its leading "// ".
 
+// README: begin type
 type ReportIn struct {
 	Name string `json:"name" jsonschema:"the report's file name"`
 }
+
+// README: end type
 
 // readmeTools registers the README's two tools: delete_report, built with
 // nil options (destructive and open-world, so held), and get_time, marked
 // read-only and closed-world (never held).
 func readmeTools(deleted, timed *atomic.Int32) *registry.Registry {
-	reg := registry.New()
 	// README: begin tools
+	reg := registry.New()
 	reg.MustRegister(
 		adapter.MustTool("delete_report", "Delete a report.",
 			func(ctx context.Context, in ReportIn) (string, error) {
@@ -57,10 +60,10 @@ func readmeModel() *scriptedModel {
 
 // readmeAgent is the README's Eino snippet as printed there; generate is
 // its last statement, so a test can run the agent more than once.
-func readmeAgent(ctx context.Context, reg *registry.Registry, chatModel model.ToolCallingChatModel) (generate func(context.Context, []*schema.Message) (*schema.Message, error), deferred *adapter.Deferred, exec *adapter.Executor) {
+func readmeAgent(ctx context.Context, reg *registry.Registry, chatModel model.ToolCallingChatModel) (func(context.Context, []*schema.Message) (*schema.Message, error), *adapter.Deferred, *adapter.Executor) {
 	// README: begin agent
-	deferred = &adapter.Deferred{}
-	exec = adapter.NewExecutor(reg, &adapter.ExecutorOptions{
+	deferred := &adapter.Deferred{}
+	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{
 		Approval: adapter.ApprovalOptions{Port: deferred},
 	})
 	// defer exec.Close() // README: uncomment
@@ -81,7 +84,7 @@ func readmeAgent(ctx context.Context, reg *registry.Registry, chatModel model.To
 	if err != nil {
 		log.Fatal(err)
 	}
-	generate = func(ctx context.Context, msgs []*schema.Message) (*schema.Message, error) { // README: omit
+	generate := func(ctx context.Context, msgs []*schema.Message) (*schema.Message, error) { // README: omit
 		msg, err := a.Generate(ctx, msgs,
 			agent.WithComposeOptions(compose.WithCallbacks(einoadapter.RunScope(nil))))
 		// README: end agent
