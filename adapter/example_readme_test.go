@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log"
 	"time"
 
 	"github.com/agentadapter/agentadapter/adapter"
@@ -64,7 +65,7 @@ func Example_doc() {
 	defer exec.Close()
 	res, err := exec.Call(ctx, "add", json.RawMessage(`{"a": 2, "b": 3}`))
 	if err != nil {
-		panic(err)
+		log.Fatal(err)
 	}
 	structured, _ := res.StructuredJSON()
 	fmt.Println(adapter.Render(res, nil)) // 5: the text channel, for the model
