@@ -7,10 +7,14 @@
 //		B int `json:"b" jsonschema:"second addend"`
 //	}
 //
-//	add := adapter.MustTool("add", "Add two integers",
-//		func(ctx context.Context, in AddArgs) (int, error) { return in.A + in.B, nil }, nil)
+//	reg := registry.New()
+//	reg.MustRegister(adapter.MustTool("add", "Add two integers",
+//		func(ctx context.Context, in AddArgs) (int, error) { return in.A + in.B, nil },
+//		&adapter.ToolOptions{Annotations: adapter.Annotations{ReadOnly: true, OpenWorld: new(bool)}}))
 //
-//	res, err := add.Call(ctx, json.RawMessage(`{"a": 2, "b": 3}`))
+//	exec := adapter.NewExecutor(reg, nil)
+//	defer exec.Close()
+//	res, err := exec.Call(ctx, "add", json.RawMessage(`{"a": 2, "b": 3}`))
 //	if err != nil {
 //		log.Fatal(err)
 //	}
@@ -18,13 +22,16 @@
 //	fmt.Println(adapter.Render(res, nil)) // 5: the text channel, for the model
 //	fmt.Println(string(structured))       // {"result":5}: the structured channel
 //
-// The package's Example runs this code.
+// The package's example "doc" runs this code. The tool is marked read-only
+// and closed-world so that an approval port, once the executor has one,
+// does not hold it (see Annotations below).
 //
 // Agent code calls tools through an [Executor], which adds policy (approval,
-// guards, limits, timeouts, cache, ledger); [Spec.Call] runs one tool bare.
-// "Call" is always this verb — run a tool on arguments, get its [Result] —
-// with policy ([Executor.Call]) or without ([Spec.Call]); the call in
-// flight, as hooks and guards see it, is a [ToolCall].
+// guards, limits, timeouts, cache, ledger); [Spec.Call] runs one tool bare,
+// skipping all of it, and is meant for tests. "Call" is always this verb —
+// run a tool on arguments, get its [Result] — with policy ([Executor.Call])
+// or without ([Spec.Call]); the call in flight, as hooks and guards see it,
+// is a [ToolCall].
 //
 // # Specs
 //
@@ -64,6 +71,35 @@
 // with integer property names. Other custom json.Marshaler types are
 // described by their Go shape; map them with [ToolOptions.For]
 // (jsonschema.ForOptions.TypeSchemas) when their JSON differs.
+//
+// # Annotations
+//
+// A local tool gets its [Annotations] from [ToolOptions.Annotations], given
+// to [NewTool], [NewRawTool] or their Must variants, and from nowhere else;
+// an imported MCP tool gets its server's, trusted only when the server is
+// (an untrusted server's tools count as destructive and open-world whatever
+// they say; see the mcpadapter package).
+//
+// As in MCP, an unset Destructive or OpenWorld hint means true, so a tool
+// built with nil options, or with options that leave Annotations zero, is
+// destructive and open-world ([Annotations.IsDestructive],
+// [Annotations.IsOpenWorld]). The default approval policy,
+// [ApproveByAnnotations], holds every call of a destructive or open-world
+// tool, so once the executor has an approval port ([ApprovalOptions.Port],
+// such as a [Deferred]) even a harmless get_time built with nil options is
+// held with a ticket. ReadOnly alone makes a tool non-destructive, not
+// closed-world. Mark a harmless tool read-only and closed-world
+// (new(bool) is a pointer to false):
+//
+//	adapter.MustTool("get_time", "The current time.", now,
+//		&adapter.ToolOptions{Annotations: adapter.Annotations{ReadOnly: true, OpenWorld: new(bool)}})
+//
+// A read-only tool that does reach outside (a web search) is open-world:
+// rather than mislabel it, exempt it by name with
+// [ApprovalOptions.Tools] (map[string]ApprovalPolicy{"search": ApproveNever}).
+// The executor also caches only read-only or idempotent tools
+// ([CacheOptions.Tools]). The package's example "readmeAnnotations" runs
+// both kinds of tool behind a Deferred port.
 //
 // # Output rules
 //
@@ -165,17 +201,28 @@
 //
 // # Approval
 //
-// A call that needs approval (by [ApprovalOptions.Policy]: by default,
-// destructive or open-world tools) is put to the [ApprovalPort]: a blocking
-// [ApprovalFunc] decides at once; a [Deferred] port answers
-// [KindApprovalPending] with a ticket bound to the tool, the canonical
-// hash of the arguments and the caller's scope ([ApprovalOptions.Scope]: by
-// default the verified subject, so one caller's approval never runs another
-// caller's call), which is approved or denied later from any goroutine and
-// is used once. Open tickets are capped per caller and in all, and expire
-// ([DefaultTicketTTL]). The integrations map a pending call onto their
-// framework's own pause (an eino interrupt, a genkit interrupt, an MCP
-// elicitation).
+// A call that needs approval (by [ApprovalOptions.Policy]: by default
+// [ApproveByAnnotations], see Annotations above) is put to the executor's
+// approval port: a blocking port decides at once; a [Deferred] port answers
+// [KindApprovalPending] with a one-use ticket bound to the tool, the
+// canonical hash of the arguments and the caller's scope, to be approved or
+// denied later from any goroutine. Ports, tickets, ticket stores, scopes and
+// standing decisions are the adapter/approval package's, which documents
+// them; the executor keeps only which calls need approval and how a
+// decision becomes a result or an [*Error]. The integrations map a pending
+// call onto their framework's own pause (an eino interrupt, a genkit
+// interrupt, an MCP elicitation).
+//
+// # Ledger
+//
+// [ExecutorOptions.Ledger] records every call exactly once, whatever its
+// outcome, with secrets in its arguments masked ([ExecutorOptions.Redact]):
+// from a goroutine of the executor's own, in batches, or on the call's path
+// for a durable ledger that asks for it; a full buffer delays a call at most
+// [ExecutorOptions.LedgerWait] before its record is dropped and counted.
+// Records, the memory and JSONL ledgers, queries and the tamper-evident hash
+// chain with its verification are the adapter/ledger package's, which
+// documents them.
 //
 // # Streaming
 //
