@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
 )
 
 func TestDeferredApproveEdited(t *testing.T) {
@@ -68,7 +69,7 @@ func TestDeferredApproveEditedRefusals(t *testing.T) {
 	e, _ := newExec(t, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: d}}, destructiveTool("rm", &runs))
 	ctx := context.Background()
 	tk := pending(t, e, "rm", `{"x":1}`)
-	if err := d.ApproveEdited(ctx, tk, "a", json.RawMessage(`{"x":`)); kindOf(t, err) != adapter.KindArgsInvalid {
+	if err := d.ApproveEdited(ctx, tk, "a", json.RawMessage(`{"x":`)); !errors.Is(err, approval.ErrArgsInvalid) {
 		t.Errorf("malformed edit: %v, want args_invalid", err)
 	}
 	if err := d.ApproveEdited(ctx, "tkt_nope", "a", json.RawMessage(`{}`)); !errors.Is(err, adapter.ErrTicketNotFound) {

@@ -71,7 +71,7 @@ func TestBlockingApproval(t *testing.T) {
 				t.Errorf("handler got %s, want %s", got, tt.handlerArg)
 			}
 			wantHash, _ := adapter.CanonicalHash(json.RawMessage(`{"x":1,"s":"d"}`))
-			if seen == nil || seen.Call.Tool != "rm" || seen.ArgsHash != wantHash {
+			if seen == nil || seen.Tool != "rm" || seen.ArgsHash != wantHash {
 				t.Errorf("port saw %+v, want tool rm and hash of the validated args", seen)
 			}
 			recs := records(t, e, ml)
@@ -128,7 +128,7 @@ func TestApprovalPolicies(t *testing.T) {
 			opts := tt.opts
 			if !tt.noPort {
 				opts.Port = adapter.ApprovalFunc(func(_ context.Context, r *adapter.ApprovalRequest) (adapter.Decision, error) {
-					asked = append(asked, r.Call.Tool)
+					asked = append(asked, r.Tool)
 					return adapter.Decision{Verdict: adapter.VerdictApproved}, nil
 				})
 			}

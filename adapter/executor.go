@@ -2,6 +2,7 @@ package adapter
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,6 +22,7 @@ import (
 	"go.opentelemetry.io/otel/trace/noop"
 	"golang.org/x/sync/singleflight"
 
+	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/runsync"
 )
@@ -203,7 +205,7 @@ func NewExecutor(tools Catalog, opts *ExecutorOptions) *Executor {
 	if err := opts.Limits.Validate(); err != nil {
 		panic(err.Error())
 	}
-	if !opts.Approval.Scope.valid() {
+	if !opts.Approval.Scope.Valid() {
 		panic(fmt.Sprintf("adapter: unknown approval scope %q", opts.Approval.Scope))
 	}
 	e.policy = opts.Approval.Policy
@@ -248,11 +250,11 @@ var defaultExecutor atomic.Pointer[Executor]
 // approve for it, so it holds every call that needs approval (by default:
 // destructive and open-world tools) instead of running it unapproved.
 var fallbackExecutor = sync.OnceValue(func() *Executor {
-	return NewExecutor(nil, &ExecutorOptions{Approval: ApprovalOptions{Port: ApprovalFunc(holdUnapproved)}})
+	return NewExecutor(nil, &ExecutorOptions{Approval: ApprovalOptions{Port: approval.Func(holdUnapproved)}})
 })
 
-func holdUnapproved(context.Context, *ApprovalRequest) (Decision, error) {
-	return Decision{Verdict: VerdictDenied, Reason: "this tool needs approval and no approver is configured (the default executor holds destructive and open-world tools)"}, nil
+func holdUnapproved(context.Context, *approval.Request) (approval.Decision, error) {
+	return approval.Decision{Verdict: approval.VerdictDenied, Reason: "this tool needs approval and no approver is configured (the default executor holds destructive and open-world tools)"}, nil
 }
 
 // SetDefault makes e the default executor, used by integrations that are
@@ -292,7 +294,7 @@ type Request struct {
 	// Timeout overrides the tool's timeout for this call.
 	Timeout time.Duration
 	// Approval overrides the executor's approval port for this call.
-	Approval ApprovalPort
+	Approval approval.Port
 }
 
 // Call runs the named tool with raw JSON arguments.
@@ -308,7 +310,7 @@ type callState struct {
 	e        *Executor
 	reqArgs  json.RawMessage // the arguments as given
 	timeout  time.Duration   // Request.Timeout
-	port     ApprovalPort    // Request.Approval
+	port     approval.Port   // Request.Approval
 	compiled *compiled
 	valid    json.RawMessage // the arguments as validated
 	start    time.Time
@@ -318,7 +320,7 @@ type callState struct {
 	ticket    string
 	cacheKey  string // set when known before the cache stage
 	hctx      callCtx
-	approval  Verdict
+	approval  approval.Verdict
 	hctxUsed  atomic.Bool
 	cacheHit  bool
 	// argsChanged is set when a hook or an approver replaced the arguments
@@ -633,8 +635,8 @@ func (e *Executor) approve(ctx context.Context, st *callState, call *ToolCall) e
 	if err != nil {
 		return &Error{Kind: KindInternal, Message: "hashing arguments", Err: err}
 	}
-	scope := e.opts.Approval.Scope.orDefault()
-	d, err := port.Decide(ctx, &ApprovalRequest{Call: call, ArgsHash: hash, Scope: scope, ScopeID: scope.scopeID(call)})
+	scope := cmp.Or(e.opts.Approval.Scope, approval.ScopeSubject)
+	d, err := port.Decide(ctx, approvalRequest(call, hash, scope))
 	if err != nil {
 		if errors.Is(ctx.Err(), context.Canceled) {
 			return &Error{Kind: KindCancelled, Message: "the caller cancelled the call while it awaited approval", Err: err}
@@ -646,7 +648,7 @@ func (e *Executor) approve(ctx context.Context, st *callState, call *ToolCall) e
 	}
 	st.approval, st.approver, st.ticket, st.requester = d.Verdict, d.Approver, d.Ticket, d.Requester
 	switch d.Verdict {
-	case VerdictApproved:
+	case approval.VerdictApproved:
 		if len(d.Args) > 0 {
 			args, err := st.compiled.prepareArgs(d.Args, e.maxArgs)
 			if err != nil {
@@ -655,13 +657,13 @@ func (e *Executor) approve(ctx context.Context, st *callState, call *ToolCall) e
 			call.Args, st.valid, st.argsChanged = args, args, true
 		}
 		return nil
-	case VerdictDenied:
+	case approval.VerdictDenied:
 		msg := "the call was denied"
 		if d.Reason != "" {
 			msg += ": " + d.Reason
 		}
 		return &Error{Kind: KindApprovalDenied, Message: msg, Ticket: d.Ticket}
-	case VerdictPending:
+	case approval.VerdictPending:
 		return &Error{Kind: KindApprovalPending, Ticket: d.Ticket,
 			Message: fmt.Sprintf("the call is waiting for approval (ticket %s); retry the same call once it is approved", d.Ticket)}
 	}

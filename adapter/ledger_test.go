@@ -79,7 +79,7 @@ func kindsExecutor(t testing.TB, ledger adapter.Ledger) (e *adapter.Executor, ca
 				return strings.Contains(string(c.Args), "approval_")
 			},
 			Port: adapter.ApprovalFunc(func(_ context.Context, r *adapter.ApprovalRequest) (adapter.Decision, error) {
-				if strings.Contains(string(r.Call.Args), "approval_pending") {
+				if strings.Contains(string(r.Args), "approval_pending") {
 					return adapter.Decision{Verdict: adapter.VerdictPending, Ticket: "tkt"}, nil
 				}
 				return adapter.Decision{Verdict: adapter.VerdictDenied, Reason: "no"}, nil

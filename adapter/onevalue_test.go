@@ -73,7 +73,7 @@ func TestOneArgumentValue(t *testing.T) {
 		t.Errorf("handler got %s, want the canonical value %s", got, want)
 	}
 	hash, _ := adapter.CanonicalHash(got)
-	if asked == nil || asked.ArgsHash != hash || string(asked.Call.Args) != string(got) {
+	if asked == nil || asked.ArgsHash != hash || string(asked.Args) != string(got) {
 		t.Errorf("approval saw %+v, want the handler's bytes and their hash", asked)
 	}
 	recs := records(t, e, ml)

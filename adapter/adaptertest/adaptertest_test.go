@@ -60,10 +60,6 @@ func TestMemoryCache(t *testing.T) {
 	}
 }
 
-func TestMemoryTicketStore(t *testing.T) {
-	adaptertest.TestTicketStore(t, func(t *testing.T) adapter.TicketStore { return adapter.NewMemoryTicketStore() })
-}
-
 func TestMemoryLedgerQuery(t *testing.T) {
 	newDB := func(t *testing.T) adaptertest.Opener[ledger.Ledger] {
 		l := ledger.NewMemory(1000)
@@ -78,16 +74,5 @@ func TestMemoryReplicas(t *testing.T) {
 	adaptertest.TestCacheReplicas(t, func(t *testing.T) adaptertest.Opener[adapter.Cache] {
 		c := adapter.NewMemoryCache(100, time.Hour)
 		return func() adapter.Cache { return c }
-	})
-	adaptertest.TestTicketReplicas(t, func(t *testing.T) adaptertest.Opener[adapter.TicketStore] {
-		s := adapter.NewMemoryTicketStore()
-		return func() adapter.TicketStore { return s }
-	})
-}
-
-func TestMemoryTicketEditor(t *testing.T) {
-	adaptertest.TestTicketEditor(t, func(t *testing.T) adaptertest.Opener[adapter.TicketStore] {
-		s := adapter.NewMemoryTicketStore()
-		return func() adapter.TicketStore { return s }
 	})
 }

@@ -422,7 +422,7 @@ func TestPerCallOptions(t *testing.T) {
 		}), Policy: adapter.ApproveAlways}})
 	defer other.Close()
 	deny := adapter.ApprovalFunc(func(_ context.Context, r *adapter.ApprovalRequest) (adapter.Decision, error) {
-		return adapter.Decision{Verdict: adapter.VerdictDenied, Reason: "per-call port says no to " + r.Call.Tool}, nil
+		return adapter.Decision{Verdict: adapter.VerdictDenied, Reason: "per-call port says no to " + r.Tool}, nil
 	})
 	for _, f := range flavours {
 		t.Run(f.name, func(t *testing.T) {

@@ -61,8 +61,8 @@ func TestBlockingApproval(t *testing.T) {
 			}()
 			select {
 			case req := <-asked:
-				if req.Call.Tool != "delete" || string(req.Call.Args) != `{"path":"/tmp/a"}` {
-					t.Errorf("approval asked for %s %s", req.Call.Tool, req.Call.Args)
+				if req.Tool != "delete" || string(req.Args) != `{"path":"/tmp/a"}` {
+					t.Errorf("approval asked for %s %s", req.Tool, req.Args)
 				}
 			case <-time.After(10 * time.Second):
 				t.Fatal("approval never asked")

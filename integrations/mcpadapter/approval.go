@@ -214,7 +214,7 @@ func (c *continuation) Decide(ctx context.Context, req *adapter.ApprovalRequest)
 	if err != nil {
 		return adapter.Decision{}, err
 	}
-	if t.State != adapter.TicketConsumed || t.Approver == "" || t.Tool != req.Call.Spec.Name || t.ArgsHash != req.ArgsHash ||
+	if t.State != adapter.TicketConsumed || t.Approver == "" || t.Tool != req.Tool || t.ArgsHash != req.ArgsHash ||
 		t.Scope != req.Scope || t.ScopeID != req.ScopeID || (!t.Expires.IsZero() && !time.Now().Before(t.Expires)) {
 		return lapsed, nil
 	}

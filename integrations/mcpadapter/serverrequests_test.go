@@ -118,7 +118,7 @@ func TestEverythingSampling(t *testing.T) {
 		before := len(got)
 		mu.Unlock()
 		deny := adapter.ApprovalFunc(func(ctx context.Context, req *adapter.ApprovalRequest) (adapter.Decision, error) {
-			if req.Call.Tool != mcpadapter.SamplingTool {
+			if req.Tool != mcpadapter.SamplingTool {
 				return adapter.Decision{Verdict: adapter.VerdictApproved}, nil
 			}
 			return adapter.Decision{Verdict: adapter.VerdictDenied, Reason: "no sampling today", Approver: "policy"}, nil

@@ -11,11 +11,11 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/store/internal/ticketwait"
 )
 
-// Tickets is an [adapter.TicketStore] in the database, shared by every
+// Tickets is an [approval.Store] in the database, shared by every
 // replica: a ticket created through one may be decided through another
 // and is consumed exactly once (each transition is one conditional
 // UPDATE); caps are checked (against counts a trigger keeps) and the ticket
@@ -28,8 +28,8 @@ type Tickets struct {
 
 const ticketColumns = "id, tool, args_hash, args, args_size, scope, scope_id, call_id, run_id, session, subject, state, reason, approver, created, expires, edited"
 
-func scanTicket(sc interface{ Scan(...any) error }) (*adapter.Ticket, error) {
-	var t adapter.Ticket
+func scanTicket(sc interface{ Scan(...any) error }) (*approval.Ticket, error) {
+	var t approval.Ticket
 	var created, expires, size int64
 	var args, edited []byte
 	var scope string
@@ -45,8 +45,8 @@ func scanTicket(sc interface{ Scan(...any) error }) (*adapter.Ticket, error) {
 		t.Edited = edited
 	}
 	t.ArgsSize = int(size)
-	t.Scope = adapter.ApprovalScope(scope)
-	t.State = adapter.TicketState(state)
+	t.Scope = approval.Scope(scope)
+	t.State = approval.TicketState(state)
 	t.Created = fromNanos(created)
 	t.Expires = fromNanos(expires)
 	return &t, nil
@@ -66,10 +66,10 @@ func fromNanos(n int64) time.Time {
 	return time.Unix(0, n).UTC()
 }
 
-// Create implements [adapter.TicketStore].
-func (s *Tickets) Create(ctx context.Context, t *adapter.Ticket, caps adapter.TicketCaps) error {
+// Create implements [approval.Store].
+func (s *Tickets) Create(ctx context.Context, t *approval.Ticket, caps approval.Caps) error {
 	if err := retryDeadlock(func() error { return s.create(ctx, t, caps) }); err != nil {
-		var ce *adapter.TicketCapError
+		var ce *approval.CapError
 		if errors.As(err, &ce) {
 			return err
 		}
@@ -78,14 +78,14 @@ func (s *Tickets) Create(ctx context.Context, t *adapter.Ticket, caps adapter.Ti
 	return nil
 }
 
-func (s *Tickets) create(ctx context.Context, t *adapter.Ticket, caps adapter.TicketCaps) error {
+func (s *Tickets) create(ctx context.Context, t *approval.Ticket, caps approval.Caps) error {
 	tx, err := s.s.pool.Begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback(ctx)
 	at := t.Created.UnixNano()
-	// Expired tickets go as new ones come, as in adapter.MemoryTicketStore
+	// Expired tickets go as new ones come, as in approval.MemoryStore
 	// (the trigger counts them out). Their rows are locked before the
 	// total's, as every change to a ticket locks them, and in id order:
 	// Creates on several connections delete the same expired tickets, and
@@ -126,11 +126,11 @@ func (s *Tickets) create(ctx context.Context, t *adapter.Ticket, caps adapter.Ti
 				return err
 			}
 			if n >= int64(caps.PerSubject) {
-				return &adapter.TicketCapError{PerSubject: true, Cap: caps.PerSubject}
+				return &approval.CapError{PerSubject: true, Cap: caps.PerSubject}
 			}
 		}
 		if caps.Total > 0 && total >= int64(caps.Total) {
-			return &adapter.TicketCapError{Cap: caps.Total}
+			return &approval.CapError{Cap: caps.Total}
 		}
 	}
 	var args, edited []byte
@@ -148,11 +148,11 @@ func (s *Tickets) create(ctx context.Context, t *adapter.Ticket, caps adapter.Ti
 	return tx.Commit(ctx)
 }
 
-// Get implements [adapter.TicketStore].
-func (s *Tickets) Get(ctx context.Context, id string) (*adapter.Ticket, error) {
+// Get implements [approval.Store].
+func (s *Tickets) Get(ctx context.Context, id string) (*approval.Ticket, error) {
 	t, err := scanTicket(s.s.pool.QueryRow(ctx, "SELECT "+ticketColumns+" FROM tickets WHERE id = $1", id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, adapter.ErrTicketNotFound
+		return nil, approval.ErrTicketNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: %w", err)
@@ -160,13 +160,13 @@ func (s *Tickets) Get(ctx context.Context, id string) (*adapter.Ticket, error) {
 	return t, nil
 }
 
-// Find implements [adapter.TicketStore].
-func (s *Tickets) Find(ctx context.Context, k adapter.TicketKey, now time.Time) (*adapter.Ticket, error) {
+// Find implements [approval.Store].
+func (s *Tickets) Find(ctx context.Context, k approval.TicketKey, now time.Time) (*approval.Ticket, error) {
 	t, err := scanTicket(s.s.pool.QueryRow(ctx, "SELECT "+ticketColumns+` FROM tickets
 		WHERE tool = $1 AND args_hash = $2 AND scope = $3 AND scope_id = $4 AND state <> 4 AND (expires = 0 OR expires >= $5)
 		ORDER BY n DESC LIMIT 1`, k.Tool, k.ArgsHash, string(k.Scope), k.ScopeID, now.UnixNano()))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, adapter.ErrTicketNotFound
+		return nil, approval.ErrTicketNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("pgstore: %w", err)
@@ -174,9 +174,9 @@ func (s *Tickets) Find(ctx context.Context, k adapter.TicketKey, now time.Time) 
 	return t, nil
 }
 
-// Transition implements [adapter.TicketStore] with one conditional UPDATE,
+// Transition implements [approval.Store] with one conditional UPDATE,
 // atomic across every replica, that also notifies them.
-func (s *Tickets) Transition(ctx context.Context, id string, from, to adapter.TicketState, reason, approver string, now time.Time) error {
+func (s *Tickets) Transition(ctx context.Context, id string, from, to approval.TicketState, reason, approver string, now time.Time) error {
 	return s.update(ctx, id, from, now, `state = $4,
 		reason = CASE WHEN $5 <> '' THEN $5 ELSE reason END,
 		approver = CASE WHEN $6 <> '' THEN $6 ELSE approver END`, int32(to), reason, approver)
@@ -185,7 +185,7 @@ func (s *Tickets) Transition(ctx context.Context, id string, from, to adapter.Ti
 // update sets the columns of set (whose parameters are args, from $4) on
 // the ticket id if it is in state from and unexpired at now, and
 // notifies every replica; else it says why not.
-func (s *Tickets) update(ctx context.Context, id string, from adapter.TicketState, now time.Time, set string, args ...any) error {
+func (s *Tickets) update(ctx context.Context, id string, from approval.TicketState, now time.Time, set string, args ...any) error {
 	n := 0
 	err := retryDeadlock(func() error {
 		rows, err := s.s.pool.Query(ctx, `WITH u AS (
@@ -214,14 +214,14 @@ func (s *Tickets) update(ctx context.Context, id string, from adapter.TicketStat
 		return err
 	}
 	if t.State != from {
-		return fmt.Errorf("%w: ticket %s is %s, not %s", adapter.ErrTicketState, id, t.State, from)
+		return fmt.Errorf("%w: ticket %s is %s, not %s", approval.ErrTicketState, id, t.State, from)
 	}
-	return adapter.ErrTicketExpired
+	return approval.ErrTicketExpired
 }
 
-// List implements [adapter.TicketStore].
-func (s *Tickets) List(ctx context.Context, state adapter.TicketState) iter.Seq2[*adapter.Ticket, error] {
-	return func(yield func(*adapter.Ticket, error) bool) {
+// List implements [approval.Store].
+func (s *Tickets) List(ctx context.Context, state approval.TicketState) iter.Seq2[*approval.Ticket, error] {
+	return func(yield func(*approval.Ticket, error) bool) {
 		rows, err := s.s.pool.Query(ctx, "SELECT "+ticketColumns+" FROM tickets WHERE $1 = 0 OR state = $1 ORDER BY n", int32(state))
 		if err != nil {
 			yield(nil, fmt.Errorf("pgstore: %w", err))
@@ -247,8 +247,8 @@ func (s *Tickets) List(ctx context.Context, state adapter.TicketState) iter.Seq2
 // Wait blocks until the ticket is no longer pending (or ctx ends) and
 // returns it. A decision made through any replica wakes it at once
 // (LISTEN/NOTIFY); it also re-reads the ticket every Options.PollInterval.
-func (s *Tickets) Wait(ctx context.Context, id string) (*adapter.Ticket, error) {
-	return ticketwait.Wait(ctx, s.s.wake, s.s.opts.PollInterval, func(ctx context.Context) (*adapter.Ticket, error) { return s.Get(ctx, id) })
+func (s *Tickets) Wait(ctx context.Context, id string) (*approval.Ticket, error) {
+	return ticketwait.Wait(ctx, s.s.wake, s.s.opts.PollInterval, func(ctx context.Context) (*approval.Ticket, error) { return s.Get(ctx, id) })
 }
 
 // retryDeadlock runs f again (twice at most) when PostgreSQL chose its

@@ -8,11 +8,11 @@ import (
 	"iter"
 	"time"
 
-	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/store/internal/ticketwait"
 )
 
-// Tickets is an [adapter.TicketStore] in the database, shared by every
+// Tickets is an [approval.Store] in the database, shared by every
 // Store open on it: a ticket created through one may be decided through
 // another and is consumed exactly once (each transition is one
 // conditional UPDATE); caps are checked (against counts triggers keep)
@@ -24,8 +24,8 @@ type Tickets struct {
 
 const ticketColumns = "id, tool, args_hash, args, args_size, scope, scope_id, call_id, run_id, session, subject, state, reason, approver, created, expires, edited"
 
-func scanTicket(sc interface{ Scan(...any) error }) (*adapter.Ticket, error) {
-	var t adapter.Ticket
+func scanTicket(sc interface{ Scan(...any) error }) (*approval.Ticket, error) {
+	var t approval.Ticket
 	var created, expires int64
 	var args, edited []byte
 	if err := sc.Scan(&t.ID, &t.Tool, &t.ArgsHash, &args, &t.ArgsSize, &t.Scope, &t.ScopeID, &t.CallID, &t.RunID, &t.Session,
@@ -57,10 +57,10 @@ func fromNanos(n int64) time.Time {
 	return time.Unix(0, n).UTC()
 }
 
-// Create implements [adapter.TicketStore].
-func (s *Tickets) Create(ctx context.Context, t *adapter.Ticket, caps adapter.TicketCaps) error {
+// Create implements [approval.Store].
+func (s *Tickets) Create(ctx context.Context, t *approval.Ticket, caps approval.Caps) error {
 	if err := s.create(ctx, t, caps); err != nil {
-		var ce *adapter.TicketCapError
+		var ce *approval.CapError
 		if errors.As(err, &ce) {
 			return err
 		}
@@ -70,14 +70,14 @@ func (s *Tickets) Create(ctx context.Context, t *adapter.Ticket, caps adapter.Ti
 	return nil
 }
 
-func (s *Tickets) create(ctx context.Context, t *adapter.Ticket, caps adapter.TicketCaps) error {
+func (s *Tickets) create(ctx context.Context, t *approval.Ticket, caps approval.Caps) error {
 	tx, err := s.s.db.BeginTx(ctx, nil) // BEGIN IMMEDIATE: the counts and the insert are one step
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
 	at := t.Created.UnixNano()
-	// Expired tickets go as new ones come, as in adapter.MemoryTicketStore
+	// Expired tickets go as new ones come, as in approval.MemoryStore
 	// (the triggers of ticket_open count them out).
 	if _, err := tx.ExecContext(ctx, "DELETE FROM tickets WHERE expires > 0 AND expires < ?", at); err != nil {
 		return err
@@ -89,7 +89,7 @@ func (s *Tickets) create(ctx context.Context, t *adapter.Ticket, caps adapter.Ti
 			return err
 		}
 		if n >= caps.PerSubject {
-			return &adapter.TicketCapError{PerSubject: true, Cap: caps.PerSubject}
+			return &approval.CapError{PerSubject: true, Cap: caps.PerSubject}
 		}
 	}
 	if caps.Total > 0 {
@@ -98,7 +98,7 @@ func (s *Tickets) create(ctx context.Context, t *adapter.Ticket, caps adapter.Ti
 			return err
 		}
 		if n >= caps.Total {
-			return &adapter.TicketCapError{Cap: caps.Total}
+			return &approval.CapError{Cap: caps.Total}
 		}
 	}
 	var args, edited any
@@ -116,11 +116,11 @@ func (s *Tickets) create(ctx context.Context, t *adapter.Ticket, caps adapter.Ti
 	return tx.Commit()
 }
 
-// Get implements [adapter.TicketStore].
-func (s *Tickets) Get(ctx context.Context, id string) (*adapter.Ticket, error) {
+// Get implements [approval.Store].
+func (s *Tickets) Get(ctx context.Context, id string) (*approval.Ticket, error) {
 	t, err := scanTicket(s.s.db.QueryRowContext(ctx, "SELECT "+ticketColumns+" FROM tickets WHERE id = ?", id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, adapter.ErrTicketNotFound
+		return nil, approval.ErrTicketNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: %w", err)
@@ -128,13 +128,13 @@ func (s *Tickets) Get(ctx context.Context, id string) (*adapter.Ticket, error) {
 	return t, nil
 }
 
-// Find implements [adapter.TicketStore].
-func (s *Tickets) Find(ctx context.Context, k adapter.TicketKey, now time.Time) (*adapter.Ticket, error) {
+// Find implements [approval.Store].
+func (s *Tickets) Find(ctx context.Context, k approval.TicketKey, now time.Time) (*approval.Ticket, error) {
 	t, err := scanTicket(s.s.db.QueryRowContext(ctx, "SELECT "+ticketColumns+` FROM tickets
 		WHERE tool = ? AND args_hash = ? AND scope = ? AND scope_id = ? AND state <> 4 AND (expires = 0 OR expires >= ?)
 		ORDER BY n DESC LIMIT 1`, k.Tool, k.ArgsHash, string(k.Scope), k.ScopeID, now.UnixNano()))
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, adapter.ErrTicketNotFound
+		return nil, approval.ErrTicketNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("sqlitestore: %w", err)
@@ -142,9 +142,9 @@ func (s *Tickets) Find(ctx context.Context, k adapter.TicketKey, now time.Time) 
 	return t, nil
 }
 
-// Transition implements [adapter.TicketStore] with one conditional UPDATE,
+// Transition implements [approval.Store] with one conditional UPDATE,
 // atomic across every process using the database.
-func (s *Tickets) Transition(ctx context.Context, id string, from, to adapter.TicketState, reason, approver string, now time.Time) error {
+func (s *Tickets) Transition(ctx context.Context, id string, from, to approval.TicketState, reason, approver string, now time.Time) error {
 	res, err := s.s.db.ExecContext(ctx, `UPDATE tickets SET state = ?,
 		reason = CASE WHEN ? <> '' THEN ? ELSE reason END,
 		approver = CASE WHEN ? <> '' THEN ? ELSE approver END, updated = ?
@@ -158,7 +158,7 @@ func (s *Tickets) Transition(ctx context.Context, id string, from, to adapter.Ti
 
 // updated ends a conditional UPDATE of the ticket id from state from:
 // it wakes the waiters if a row changed, else it says why none did.
-func (s *Tickets) updated(ctx context.Context, res sql.Result, id string, from adapter.TicketState) error {
+func (s *Tickets) updated(ctx context.Context, res sql.Result, id string, from approval.TicketState) error {
 	if n, _ := res.RowsAffected(); n == 1 {
 		s.s.wake.Notify()
 		return nil
@@ -168,14 +168,14 @@ func (s *Tickets) updated(ctx context.Context, res sql.Result, id string, from a
 		return err
 	}
 	if t.State != from {
-		return fmt.Errorf("%w: ticket %s is %s, not %s", adapter.ErrTicketState, id, t.State, from)
+		return fmt.Errorf("%w: ticket %s is %s, not %s", approval.ErrTicketState, id, t.State, from)
 	}
-	return adapter.ErrTicketExpired
+	return approval.ErrTicketExpired
 }
 
-// List implements [adapter.TicketStore].
-func (s *Tickets) List(ctx context.Context, state adapter.TicketState) iter.Seq2[*adapter.Ticket, error] {
-	return func(yield func(*adapter.Ticket, error) bool) {
+// List implements [approval.Store].
+func (s *Tickets) List(ctx context.Context, state approval.TicketState) iter.Seq2[*approval.Ticket, error] {
+	return func(yield func(*approval.Ticket, error) bool) {
 		q := "SELECT " + ticketColumns + " FROM tickets ORDER BY n"
 		args := []any{}
 		if state != 0 {
@@ -208,6 +208,6 @@ func (s *Tickets) List(ctx context.Context, state adapter.TicketState) iter.Seq2
 // returns it. A decision made through any Store of this process on the
 // same file wakes it at once; one made by another process is seen within
 // Options.PollInterval.
-func (s *Tickets) Wait(ctx context.Context, id string) (*adapter.Ticket, error) {
-	return ticketwait.Wait(ctx, s.s.wake.Waker, s.s.opts.PollInterval, func(ctx context.Context) (*adapter.Ticket, error) { return s.Get(ctx, id) })
+func (s *Tickets) Wait(ctx context.Context, id string) (*approval.Ticket, error) {
+	return ticketwait.Wait(ctx, s.s.wake.Waker, s.s.opts.PollInterval, func(ctx context.Context) (*approval.Ticket, error) { return s.Get(ctx, id) })
 }

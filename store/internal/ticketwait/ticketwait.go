@@ -4,7 +4,7 @@
 // ring and at a polling interval, for decisions no ring announces.
 //
 //	w := ticketwait.NewWaker()
-//	t, err := ticketwait.Wait(ctx, w, time.Second, func(ctx context.Context) (*adapter.Ticket, error) { return store.Get(ctx, id) })
+//	t, err := ticketwait.Wait(ctx, w, time.Second, func(ctx context.Context) (*approval.Ticket, error) { return store.Get(ctx, id) })
 package ticketwait
 
 import (
@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
 )
 
 // Waker tells waiters that a ticket changed. It is safe for concurrent use.
@@ -42,13 +42,13 @@ func (w *Waker) Notify() {
 // Wait returns the ticket get reads once it is no longer pending (or
 // get's error, or ctx's), reading it again at each Notify of w and every
 // poll.
-func Wait(ctx context.Context, w *Waker, poll time.Duration, get func(context.Context) (*adapter.Ticket, error)) (*adapter.Ticket, error) {
+func Wait(ctx context.Context, w *Waker, poll time.Duration, get func(context.Context) (*approval.Ticket, error)) (*approval.Ticket, error) {
 	t := time.NewTicker(poll)
 	defer t.Stop()
 	for {
 		changed := w.Changed() // before reading: no wake-up is missed
 		tk, err := get(ctx)
-		if err != nil || tk.State != adapter.TicketPending {
+		if err != nil || tk.State != approval.TicketPending {
 			return tk, err
 		}
 		select {

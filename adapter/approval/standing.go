@@ -1,4 +1,4 @@
-package adapter
+package approval
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// Standing is an [ApprovalPort] that answers from standing decisions an
+// Standing is an [Port] that answers from standing decisions an
 // approver took — "always approve this tool for this caller", "always deny
 // it" — and asks Port about every other call. A standing decision covers
 // one tool and one caller (the verified subject; "" is the unauthenticated
@@ -19,7 +19,7 @@ import (
 // "always" only where the policy permits it. It is safe for concurrent use.
 type Standing struct {
 	// Port decides the calls no standing decision covers. Required.
-	Port ApprovalPort
+	Port Port
 	// Allowed reports whether standing decisions may be taken for a tool.
 	// Nil allows none.
 	Allowed func(tool string) bool
@@ -100,18 +100,13 @@ func (s *Standing) Rules() []StandingRule {
 	return out
 }
 
-// Decide implements [ApprovalPort].
-func (s *Standing) Decide(ctx context.Context, req *ApprovalRequest) (Decision, error) {
-	c := req.Call
-	subject := ""
-	if c.Identity != nil {
-		subject = c.Identity.Subject
-	}
+// Decide implements [Port].
+func (s *Standing) Decide(ctx context.Context, req *Request) (Decision, error) {
 	s.mu.RLock()
-	r, ok := s.rules[standingKey{c.Spec.Name, subject}]
+	r, ok := s.rules[standingKey{req.Tool, req.Subject}]
 	s.mu.RUnlock()
 	// A rule outlives a policy change only until the next call.
-	if ok && s.Allows(c.Spec.Name) {
+	if ok && s.Allows(req.Tool) {
 		return Decision{Verdict: r.Verdict, Reason: r.Reason, Approver: r.Approver}, nil
 	}
 	if s.Port == nil {

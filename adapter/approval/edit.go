@@ -1,16 +1,22 @@
-package adapter
+package approval
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 )
 
-// A TicketEditor is a [TicketStore] that can approve a ticket with
+// ErrArgsInvalid is returned by [Deferred.ApproveEdited] for replacement
+// arguments that are not valid JSON. Its text is that of the adapter's
+// args_invalid error it replaces.
+var ErrArgsInvalid = errors.New("args_invalid: edited arguments are not valid JSON")
+
+// A Editor is a [Store] that can approve a ticket with
 // arguments the approver edited. Stores that implement it let
-// [Deferred.ApproveEdited] work; MemoryTicketStore does.
-type TicketEditor interface {
+// [Deferred.ApproveEdited] work; MemoryStore does.
+type Editor interface {
 	// ApproveEdited moves a pending ticket to approved, recording approver
 	// and the replacement arguments (Ticket.Edited), atomically: it fails
 	// with ErrTicketState if the ticket is not pending and with
@@ -18,8 +24,8 @@ type TicketEditor interface {
 	ApproveEdited(ctx context.Context, id string, args json.RawMessage, approver string, now time.Time) error
 }
 
-// ApproveEdited implements [TicketEditor].
-func (m *MemoryTicketStore) ApproveEdited(_ context.Context, id string, args json.RawMessage, approver string, now time.Time) error {
+// ApproveEdited implements [Editor].
+func (m *MemoryStore) ApproveEdited(_ context.Context, id string, args json.RawMessage, approver string, now time.Time) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	mt, ok := m.tickets[id]
@@ -42,23 +48,23 @@ func (m *MemoryTicketStore) ApproveEdited(_ context.Context, id string, args jso
 // runs with args instead. The executor validates args against the tool's
 // input schema again before the handler sees them, and records them in the
 // ledger as the arguments that ran. The store must implement
-// [TicketEditor].
+// [Editor].
 func (d *Deferred) ApproveEdited(ctx context.Context, ticket, approver string, args json.RawMessage) error {
 	d.init()
-	ed, ok := d.Store.(TicketEditor)
+	ed, ok := d.Store.(Editor)
 	if !ok {
-		return fmt.Errorf("adapter: ticket store %T cannot approve with edited arguments (it does not implement TicketEditor)", d.Store)
+		return fmt.Errorf("adapter: ticket store %T cannot approve with edited arguments (it does not implement Editor)", d.Store)
 	}
 	if !json.Valid(args) {
-		return &Error{Kind: KindArgsInvalid, Message: "edited arguments are not valid JSON"}
+		return ErrArgsInvalid
 	}
 	return ed.ApproveEdited(ctx, ticket, args, approver, d.now())
 }
 
 // CanApproveEdited reports whether the ticket store supports
-// [Deferred.ApproveEdited] (implements [TicketEditor]).
+// [Deferred.ApproveEdited] (implements [Editor]).
 func (d *Deferred) CanApproveEdited() bool {
 	d.init()
-	_, ok := d.Store.(TicketEditor)
+	_, ok := d.Store.(Editor)
 	return ok
 }
