@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
@@ -15,6 +16,9 @@ import (
 	"time"
 
 	_ "github.com/ncruces/go-sqlite3/driver" // to look at the store behind the gateways' backs
+
+	"github.com/agentadapter/agentadapter/console"
+	sqlitestore "github.com/agentadapter/agentadapter/store/sqlite"
 )
 
 // Two gateway replicas on one SQLite file share console sign-ins and
@@ -145,4 +149,58 @@ func TestServeConsoleSessionsReplicas(t *testing.T) {
 	}
 	a.stop(t)
 	b.stop(t)
+}
+
+// A session an older gateway kept in the result cache (CacheSessions)
+// still holds after the upgrade, for one release, and signing out ends
+// it there too.
+func TestServeConsoleSessionsUpgrade(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"agentadapter": {"store": "sqlite:%s/state.db",
+  "console": {"operators": [{"subject": "alice", "token": "alice-token-5f2c9a1e7b3d8f4a6c0e"}]}}}`, dir))
+	ctx := context.Background()
+	st, err := sqlitestore.Open(ctx, filepath.Join(dir, "state.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cred := sha256.Sum256([]byte("alice-token-5f2c9a1e7b3d8f4a6c0e"))
+	sum := sha256.Sum256([]byte("legacy-cookie"))
+	key := hex.EncodeToString(sum[:])
+	legacy := console.CacheSessions(st.Cache())
+	if err := legacy.Put(ctx, key, console.Session{Operator: "alice", CSRF: "legacy-csrf", Expires: time.Now().Add(time.Hour), Credential: hex.EncodeToString(cred[:])}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+
+	s := startServe(t, dir, nil, "--config", "gateway.json")
+	get := func() int {
+		t.Helper()
+		r, _ := http.NewRequest("GET", s.base+"/console/approvals", nil)
+		r.Header.Set("Cookie", "agentadapter_console=legacy-cookie")
+		res, err := http.DefaultTransport.RoundTrip(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if code := get(); code != http.StatusOK {
+		t.Fatalf("a session the older gateway kept: %d, want 200", code)
+	}
+	form := url.Values{"csrf": {"legacy-csrf"}}
+	r, _ := http.NewRequest("POST", s.base+"/console/logout", strings.NewReader(form.Encode()))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r.Header.Set("Cookie", "agentadapter_console=legacy-cookie")
+	res, err := http.DefaultTransport.RoundTrip(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("logout: %d", res.StatusCode)
+	}
+	if code := get(); code != http.StatusSeeOther {
+		t.Errorf("the legacy session outlived its sign-out: %d", code)
+	}
+	s.stop(t)
 }
