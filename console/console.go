@@ -120,7 +120,7 @@ type Options struct {
 	SessionTTL time.Duration
 	// Sessions keeps login sessions; nil keeps them in this process's
 	// memory, so a restart signs operators out and a replica knows only
-	// its own. CacheSessions over a shared, durable cache shares them.
+	// its own. KVSessions over a store's sessions table shares them.
 	Sessions SessionStore
 
 	// Why, if set, says why a ticket's call was held (which rule or

@@ -76,9 +76,14 @@
 // connections to and from loopback that name a loopback Host only (a
 // DNS-rebinding page names its own). Login sessions live in [Options.Sessions]: by default
 // this process's memory, so a restart signs operators out and a replica
-// knows only its own sessions; [CacheSessions] over a durable, shared cache
+// knows only its own sessions; [KVSessions] over a store's sessions table
 // (as `agentadapter serve` does with a SQLite or PostgreSQL store) makes
-// them outlive restarts and reach every replica, sign-outs included. The
+// them outlive restarts and reach every replica, sign-outs included, and
+// a session the table cannot keep fails the sign-in. The deprecated
+// [CacheSessions] kept them in the result cache, where clearing cached
+// results signed operators out; [UpgradeSessions] still reads the
+// sessions it left for one release, after which operators it had signed
+// in sign in once more. The
 // store is keyed by a hash of the cookie, never the cookie itself. Every
 // form carries a per-session CSRF token, and
 // cross-origin requests are refused (http.CrossOriginProtection). Pages are

@@ -114,6 +114,11 @@ func (s *memorySessions) Delete(_ context.Context, key string) error {
 // replica. Delete overwrites the session with a tombstone that lives as
 // long as the session would have, since a cache has no delete. A cache
 // that evicts an entry signs its operator out: the safe direction.
+//
+// Deprecated: clearing or evicting cached results signs operators out,
+// and a session the cache fails to keep is lost without an error. Use
+// [KVSessions] over a store's sessions table ([UpgradeSessions] for the
+// release that moves them).
 func CacheSessions(c adapter.Cache) SessionStore { return cacheSessions{c} }
 
 type cacheSessions struct{ c adapter.Cache }

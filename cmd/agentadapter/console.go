@@ -202,11 +202,13 @@ func (m *consoleMount) operators() []config.Token {
 	return nil
 }
 
-// sessions keeps login sessions in the store's cache when it has one
-// (SQLite, PostgreSQL): they outlive restarts and reach every replica.
+// sessions keeps login sessions in the store's sessions table when it
+// has one (SQLite, PostgreSQL): they outlive restarts, reach every
+// replica, and survive clearing the result cache. For one release, the
+// sessions an older gateway kept in the cache still hold.
 func sessions(st state.Store) console.SessionStore {
-	if c := st.Cache(); c != nil {
-		return console.CacheSessions(c)
+	if kv := st.Sessions(); kv != nil {
+		return console.UpgradeSessions(kv, st.Cache())
 	}
 	return nil
 }

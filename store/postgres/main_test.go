@@ -79,6 +79,7 @@ var kit = &storetest.Kit{
 		}
 		return &storetest.Store{
 			Ledger: s.Ledger(), Tickets: s.Tickets(), Cache: s.Cache(), Pins: s.Pins(), Tokens: s.Tokens(), Secret: s.Secret,
+			Sessions:    s.Sessions(),
 			LedgerStats: func() sqlledger.Stats { return sqlledger.Stats(s.Ledger().Stats()) },
 			Sweep:       s.Sweep,
 			Exec: func(ctx context.Context, stmt string, args ...any) error {
@@ -95,4 +96,7 @@ var kit = &storetest.Kit{
 	ErrLedgerFull: ErrLedgerFull,
 	// A minute: only NOTIFY can wake a waiter in another process in time.
 	ChildPollInterval: time.Minute,
+
+	// The limits of Sessions.Put.
+	ErrSessionTooLarge: ErrSessionTooLarge, MaxSessionKey: MaxSessionKey, MaxSessionValue: MaxSessionValue,
 }

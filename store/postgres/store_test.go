@@ -32,6 +32,8 @@ func TestTicketCounts(t *testing.T) { storetest.TestTicketCounts(t, kit) }
 
 func TestSecret(t *testing.T) { storetest.TestSecret(t, kit) }
 
+func TestSessions(t *testing.T) { storetest.TestSessions(t, kit) }
+
 // TestReplicaProcesses: the waiters poll once a minute, so a prompt wake-up
 // in another process is NOTIFY's.
 func TestReplicaProcesses(t *testing.T) { storetest.TestReplicaProcesses(t, kit) }

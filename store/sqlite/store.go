@@ -48,7 +48,7 @@ type Options struct {
 	// every record.
 	Retention time.Duration
 	// SweepInterval is how often the sweep runs (it also drops expired
-	// cache entries and tickets); zero means a minute.
+	// cache entries, tickets and login sessions); zero means a minute.
 	SweepInterval time.Duration
 	// LedgerBuffer bounds the records waiting for a batch; zero means
 	// DefaultLedgerBuffer.
@@ -240,8 +240,9 @@ func (s *Store) sweepLoop(ctx context.Context) {
 	}
 }
 
-// Sweep deletes ledger records older than Options.Retention and expired
-// cache entries (expired tickets go as new ones are created). The
+// Sweep deletes ledger records older than Options.Retention, expired
+// cache entries and expired login sessions (expired tickets go as new
+// ones are created). The
 // background sweep calls it every Options.SweepInterval.
 func (s *Store) Sweep(ctx context.Context) error {
 	now := s.now()
@@ -250,6 +251,8 @@ func (s *Store) Sweep(ctx context.Context) error {
 		errs = append(errs, s.ledger.sweep(ctx, now.Add(-s.opts.Retention)))
 	}
 	_, err := s.db.ExecContext(ctx, "DELETE FROM cache WHERE expires <= ?", now.UnixNano())
+	errs = append(errs, err)
+	_, err = s.db.ExecContext(ctx, "DELETE FROM console_sessions WHERE expires <= ?", now.UnixNano())
 	errs = append(errs, err)
 	return errors.Join(errs...)
 }

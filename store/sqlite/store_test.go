@@ -25,6 +25,7 @@ var kit = &storetest.Kit{
 		}
 		return &storetest.Store{
 			Ledger: s.Ledger(), Tickets: s.Tickets(), Cache: s.Cache(), Pins: s.Pins(), Tokens: s.Tokens(), Secret: s.Secret,
+			Sessions:    s.Sessions(),
 			LedgerStats: func() sqlledger.Stats { return sqlledger.Stats(s.Ledger().Stats()) },
 			Sweep:       s.Sweep,
 			Exec: func(ctx context.Context, stmt string, args ...any) error {
@@ -41,6 +42,9 @@ var kit = &storetest.Kit{
 	ErrLedgerFull: ErrLedgerFull,
 	// Other processes see a decision by polling.
 	ChildPollInterval: 20 * time.Millisecond,
+
+	// The limits of Sessions.Put.
+	ErrSessionTooLarge: ErrSessionTooLarge, MaxSessionKey: MaxSessionKey, MaxSessionValue: MaxSessionValue,
 }
 
 func TestMain(m *testing.M) {
@@ -63,6 +67,8 @@ func TestRetention(t *testing.T) { storetest.TestRetention(t, kit) }
 func TestTicketCounts(t *testing.T) { storetest.TestTicketCounts(t, kit) }
 
 func TestSecret(t *testing.T) { storetest.TestSecret(t, kit) }
+
+func TestSessions(t *testing.T) { storetest.TestSessions(t, kit) }
 
 // TestReplicaProcesses: the waiter in another process polls every 20 ms.
 func TestReplicaProcesses(t *testing.T) { storetest.TestReplicaProcesses(t, kit) }

@@ -50,6 +50,8 @@ type Store struct {
 	Cache   adapter.Cache
 	Pins    pin.Store
 	Tokens  token.Store
+	// Sessions is the store's table of login sessions (see TestSessions).
+	Sessions SessionKV
 	// Secret is the store's Secret (see TestSecret).
 	Secret func(ctx context.Context, name string, size int) ([]byte, error)
 	// LedgerStats returns the ledger's counters.
@@ -83,6 +85,10 @@ type Kit struct {
 	Param func(n int) string
 	// ErrLedgerFull is the store's sentinel for a refused record.
 	ErrLedgerFull error
+	// ErrSessionTooLarge is the store's sentinel for a session key or
+	// value over MaxSessionKey or MaxSessionValue, its limits.
+	ErrSessionTooLarge             error
+	MaxSessionKey, MaxSessionValue int
 	// ChildPollInterval is Options.PollInterval in the child processes of
 	// TestReplicaProcesses: a store that notifies other processes sets it
 	// long, to show that the notification woke the waiter.

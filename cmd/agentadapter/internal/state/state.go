@@ -1,6 +1,7 @@
 // Package state opens the gateway's durable state: approval tickets, the
-// ledger, the result cache and definition pins, shared by a running gateway
-// and the approvals, ledger and pins commands (other processes).
+// ledger, the result cache, console login sessions and definition pins,
+// shared by a running gateway and the approvals, ledger and pins commands
+// (other processes).
 package state
 
 import (
@@ -18,6 +19,7 @@ import (
 	"sync"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/console"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 	pgstore "github.com/agentadapter/agentadapter/store/postgres"
 	sqlitestore "github.com/agentadapter/agentadapter/store/sqlite"
@@ -41,6 +43,9 @@ type Store interface {
 	VerifyHead(ctx context.Context, kept adapter.ChainHead) error
 	// Cache holds cached results; nil means one in process memory.
 	Cache() adapter.Cache
+	// Sessions holds console login sessions, apart from cached results;
+	// nil means the console keeps them in process memory.
+	Sessions() console.SessionKV
 	// Pins keeps accepted tool definition hashes.
 	Pins() mcpadapter.PinStore
 	// Quarantines are the changed definitions awaiting review, as the
@@ -85,7 +90,7 @@ func Open(ctx context.Context, spec string) (Store, error) {
 		if err != nil {
 			return nil, fmt.Errorf("opening %s: %w", rest, err)
 		}
-		return &durable{tickets: db.Tickets(), ledger: db.Ledger(), cache: db.Cache(), pins: db.Pins(), close: db.Close,
+		return &durable{tickets: db.Tickets(), ledger: db.Ledger(), cache: db.Cache(), sessions: db.Sessions(), pins: db.Pins(), close: db.Close,
 			secret: db.Secret, quarantine: rest + ".quarantine.json"}, nil
 	case "postgres", "postgresql":
 		db, err := pgstore.Open(ctx, spec, nil)
@@ -100,7 +105,7 @@ func Open(ctx context.Context, spec string) (Store, error) {
 			db.Close()
 			return nil, err
 		}
-		return &durable{tickets: db.Tickets(), ledger: db.Ledger(), cache: db.Cache(), pins: db.Pins(), close: db.Close,
+		return &durable{tickets: db.Tickets(), ledger: db.Ledger(), cache: db.Cache(), sessions: db.Sessions(), pins: db.Pins(), close: db.Close,
 			secret: db.Secret, quarantine: filepath.Join(dir, hex.EncodeToString(sum[:8])+".json")}, nil
 	}
 	return nil, fmt.Errorf("store %q: use sqlite:PATH, postgres://... or memory:", spec)
@@ -128,6 +133,7 @@ func (m *Memory) Records(ctx context.Context, q adapter.LedgerQuery) iter.Seq2[a
 }
 func (m *Memory) Verify(ctx context.Context) error { return m.ledger.Verify(ctx) }
 func (m *Memory) Cache() adapter.Cache             { return nil }
+func (m *Memory) Sessions() console.SessionKV      { return nil }
 func (m *Memory) Pins() mcpadapter.PinStore        { return m.pins }
 func (m *Memory) Quarantines(context.Context) ([]Quarantine, error) {
 	m.mu.Lock()
@@ -187,6 +193,7 @@ type durable struct {
 	tickets    adapter.TicketStore
 	ledger     ledger
 	cache      adapter.Cache
+	sessions   console.SessionKV
 	pins       mcpadapter.PinStore
 	close      func() error
 	secret     func(ctx context.Context, name string, size int) ([]byte, error)
@@ -200,6 +207,7 @@ func (s *durable) Records(ctx context.Context, q adapter.LedgerQuery) iter.Seq2[
 }
 func (s *durable) Verify(ctx context.Context) error { return s.ledger.Verify(ctx) }
 func (s *durable) Cache() adapter.Cache             { return s.cache }
+func (s *durable) Sessions() console.SessionKV      { return s.sessions }
 func (s *durable) Pins() mcpadapter.PinStore        { return s.pins }
 func (s *durable) Quarantines(context.Context) ([]Quarantine, error) {
 	b, err := os.ReadFile(s.quarantine)
