@@ -13,8 +13,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/agentadapter/agentadapter/adapter/canonical"
 )
 
 // An ApprovalPolicy decides whether a call needs approval.
@@ -175,20 +173,6 @@ type ApprovalFunc func(ctx context.Context, req *ApprovalRequest) (Decision, err
 // Decide calls f.
 func (f ApprovalFunc) Decide(ctx context.Context, req *ApprovalRequest) (Decision, error) {
 	return f(ctx, req)
-}
-
-// CanonicalHash returns the hex SHA-256 of [CanonicalJSON] of args: it
-// ignores key order and white space, so {"a":1,"b":2} and { "b":2, "a":1 }
-// hash the same. Numbers keep their text, so 10 and 10.0 differ.
-func CanonicalHash(args json.RawMessage) (string, error) {
-	return canonical.Hash(args)
-}
-
-// CanonicalJSON re-encodes a JSON value with sorted keys and no white space.
-// Empty input is the empty object. Input that is already canonical (as
-// validated arguments with defaults applied are) is returned as is.
-func CanonicalJSON(args json.RawMessage) ([]byte, error) {
-	return canonical.JSON(args)
 }
 
 // TicketState is the state of an approval ticket.
