@@ -2,10 +2,8 @@ package adapter
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/agentadapter/agentadapter/adapter/approval"
-	"github.com/agentadapter/agentadapter/adapter/canonical"
 )
 
 // An ApprovalPolicy decides whether a call needs approval.
@@ -61,18 +59,4 @@ func approvalRequest(call *ToolCall, hash string, scope approval.Scope) *approva
 		req.ScopeID = call.Session
 	}
 	return req
-}
-
-// CanonicalHash returns the hex SHA-256 of [CanonicalJSON] of args: it
-// ignores key order and white space, so {"a":1,"b":2} and { "b":2, "a":1 }
-// hash the same. Numbers keep their text, so 10 and 10.0 differ.
-func CanonicalHash(args json.RawMessage) (string, error) {
-	return canonical.Hash(args)
-}
-
-// CanonicalJSON re-encodes a JSON value with sorted keys and no white space.
-// Empty input is the empty object. Input that is already canonical (as
-// validated arguments with defaults applied are) is returned as is.
-func CanonicalJSON(args json.RawMessage) ([]byte, error) {
-	return canonical.JSON(args)
 }
