@@ -3,8 +3,41 @@
 package adapter
 
 import (
+	"io"
+	"iter"
+
+	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/adapter/canonical"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
+
+// ApprovalFunc is the old name of [approval.Func].
+//
+// Deprecated: use [approval.Func]; go fix -inline rewrites it.
+//
+//go:fix inline
+type ApprovalFunc = approval.Func
+
+// ApprovalPort is the old name of [approval.Port].
+//
+// Deprecated: use [approval.Port]; go fix -inline rewrites it.
+//
+//go:fix inline
+type ApprovalPort = approval.Port
+
+// ApprovalRequest is the old name of [approval.Request].
+//
+// Deprecated: use [approval.Request]; go fix -inline rewrites it.
+//
+//go:fix inline
+type ApprovalRequest = approval.Request
+
+// ApprovalScope is the old name of [approval.Scope].
+//
+// Deprecated: use [approval.Scope]; go fix -inline rewrites it.
+//
+//go:fix inline
+type ApprovalScope = approval.Scope
 
 // CanonicalHash is the old name of [canonical.Hash].
 //
@@ -22,4 +55,487 @@ func CanonicalHash(b []byte) (string, error) {
 //go:fix inline
 func CanonicalJSON(args []byte) ([]byte, error) {
 	return canonical.JSON(args)
+}
+
+// ChainDeleted is the old name of [ledger.Deleted].
+//
+// Deprecated: use [ledger.Deleted]; go fix -inline rewrites it.
+//
+//go:fix inline
+const ChainDeleted = ledger.Deleted
+
+// ChainEdited is the old name of [ledger.Edited].
+//
+// Deprecated: use [ledger.Edited]; go fix -inline rewrites it.
+//
+//go:fix inline
+const ChainEdited = ledger.Edited
+
+// ChainError is the old name of [ledger.ChainError].
+//
+// Deprecated: use [ledger.ChainError]; go fix -inline rewrites it.
+//
+//go:fix inline
+type ChainError = ledger.ChainError
+
+// ChainHash is the old name of [ledger.Hash].
+//
+// Deprecated: use [ledger.Hash]; go fix -inline rewrites it.
+//
+//go:fix inline
+func ChainHash(r *ledger.Record) string {
+	return ledger.Hash(r)
+}
+
+// ChainHead is the old name of [ledger.Head].
+//
+// Deprecated: use [ledger.Head]; go fix -inline rewrites it.
+//
+//go:fix inline
+type ChainHead = ledger.Head
+
+// ChainInserted is the old name of [ledger.Inserted].
+//
+// Deprecated: use [ledger.Inserted]; go fix -inline rewrites it.
+//
+//go:fix inline
+const ChainInserted = ledger.Inserted
+
+// ChainProblem is the old name of [ledger.Problem].
+//
+// Deprecated: use [ledger.Problem]; go fix -inline rewrites it.
+//
+//go:fix inline
+type ChainProblem = ledger.Problem
+
+// ChainReplaced is the old name of [ledger.Replaced].
+//
+// Deprecated: use [ledger.Replaced]; go fix -inline rewrites it.
+//
+//go:fix inline
+const ChainReplaced = ledger.Replaced
+
+// CheckHead is the old name of [ledger.CheckHead].
+//
+// Deprecated: use [ledger.CheckHead]; go fix -inline rewrites it.
+//
+//go:fix inline
+func CheckHead(last ledger.Head, head ledger.Head) error {
+	return ledger.CheckHead(last, head)
+}
+
+// Decision is the old name of [approval.Decision].
+//
+// Deprecated: use [approval.Decision]; go fix -inline rewrites it.
+//
+//go:fix inline
+type Decision = approval.Decision
+
+// DefaultMaxOpenTickets is the old name of [approval.DefaultMaxOpenTickets].
+//
+// Deprecated: use [approval.DefaultMaxOpenTickets]; go fix -inline rewrites it.
+//
+//go:fix inline
+const DefaultMaxOpenTickets = approval.DefaultMaxOpenTickets
+
+// DefaultMaxOpenTicketsPerSubject is the old name of [approval.DefaultMaxOpenTicketsPerSubject].
+//
+// Deprecated: use [approval.DefaultMaxOpenTicketsPerSubject]; go fix -inline rewrites it.
+//
+//go:fix inline
+const DefaultMaxOpenTicketsPerSubject = approval.DefaultMaxOpenTicketsPerSubject
+
+// DefaultTicketTTL is the old name of [approval.DefaultTicketTTL].
+//
+// Deprecated: use [approval.DefaultTicketTTL]; go fix -inline rewrites it.
+//
+//go:fix inline
+const DefaultTicketTTL = approval.DefaultTicketTTL
+
+// Deferred is the old name of [approval.Deferred].
+//
+// Deprecated: use [approval.Deferred]; go fix -inline rewrites it.
+//
+//go:fix inline
+type Deferred = approval.Deferred
+
+// DurableLedger is the old name of [ledger.Durable].
+//
+// Deprecated: use [ledger.Durable]; go fix -inline rewrites it.
+//
+//go:fix inline
+type DurableLedger = ledger.Durable
+
+// ErrChainBroken is the old name of [ledger.ErrChainBroken].
+//
+// Deprecated: use [ledger.ErrChainBroken].
+var ErrChainBroken = ledger.ErrChainBroken
+
+// ErrHeadSyntax is the old name of [ledger.ErrHeadSyntax].
+//
+// Deprecated: use [ledger.ErrHeadSyntax].
+var ErrHeadSyntax = ledger.ErrHeadSyntax
+
+// ErrStandingNotAllowed is the old name of [approval.ErrStandingNotAllowed].
+//
+// Deprecated: use [approval.ErrStandingNotAllowed].
+var ErrStandingNotAllowed = approval.ErrStandingNotAllowed
+
+// ErrTicketCap is the old name of [approval.ErrTicketCap].
+//
+// Deprecated: use [approval.ErrTicketCap].
+var ErrTicketCap = approval.ErrTicketCap
+
+// ErrTicketExpired is the old name of [approval.ErrTicketExpired].
+//
+// Deprecated: use [approval.ErrTicketExpired].
+var ErrTicketExpired = approval.ErrTicketExpired
+
+// ErrTicketNotFound is the old name of [approval.ErrTicketNotFound].
+//
+// Deprecated: use [approval.ErrTicketNotFound].
+var ErrTicketNotFound = approval.ErrTicketNotFound
+
+// ErrTicketState is the old name of [approval.ErrTicketState].
+//
+// Deprecated: use [approval.ErrTicketState].
+var ErrTicketState = approval.ErrTicketState
+
+// HeadVerifier is the old name of [ledger.HeadVerifier].
+//
+// Deprecated: use [ledger.HeadVerifier]; go fix -inline rewrites it.
+//
+//go:fix inline
+type HeadVerifier = ledger.HeadVerifier
+
+// JSONLLedger is the old name of [ledger.JSONL].
+//
+// Deprecated: use [ledger.JSONL]; go fix -inline rewrites it.
+//
+//go:fix inline
+type JSONLLedger = ledger.JSONL
+
+// Ledger is the old name of [ledger.Ledger].
+//
+// Deprecated: use [ledger.Ledger]; go fix -inline rewrites it.
+//
+//go:fix inline
+type Ledger = ledger.Ledger
+
+// LedgerQuery is the old name of [ledger.Query].
+//
+// Deprecated: use [ledger.Query]; go fix -inline rewrites it.
+//
+//go:fix inline
+type LedgerQuery = ledger.Query
+
+// LedgerReader is the old name of [ledger.Reader].
+//
+// Deprecated: use [ledger.Reader]; go fix -inline rewrites it.
+//
+//go:fix inline
+type LedgerReader = ledger.Reader
+
+// LedgerVerifier is the old name of [ledger.Verifier].
+//
+// Deprecated: use [ledger.Verifier]; go fix -inline rewrites it.
+//
+//go:fix inline
+type LedgerVerifier = ledger.Verifier
+
+// MaxLedgerLine is the old name of [ledger.MaxLine].
+//
+// Deprecated: use [ledger.MaxLine]; go fix -inline rewrites it.
+//
+//go:fix inline
+const MaxLedgerLine = ledger.MaxLine
+
+// MaxTicketArgBytes is the old name of [approval.MaxTicketArgBytes].
+//
+// Deprecated: use [approval.MaxTicketArgBytes]; go fix -inline rewrites it.
+//
+//go:fix inline
+const MaxTicketArgBytes = approval.MaxTicketArgBytes
+
+// MemoryLedger is the old name of [ledger.Memory].
+//
+// Deprecated: use [ledger.Memory]; go fix -inline rewrites it.
+//
+//go:fix inline
+type MemoryLedger = ledger.Memory
+
+// MemoryTicketStore is the old name of [approval.MemoryStore].
+//
+// Deprecated: use [approval.MemoryStore]; go fix -inline rewrites it.
+//
+//go:fix inline
+type MemoryTicketStore = approval.MemoryStore
+
+// NewJSONLLedger is the old name of [ledger.NewJSONL].
+//
+// Deprecated: use [ledger.NewJSONL]; go fix -inline rewrites it.
+//
+//go:fix inline
+func NewJSONLLedger(w io.Writer) *ledger.JSONL {
+	return ledger.NewJSONL(w)
+}
+
+// NewMemoryLedger is the old name of [ledger.NewMemory].
+//
+// Deprecated: use [ledger.NewMemory]; go fix -inline rewrites it.
+//
+//go:fix inline
+func NewMemoryLedger(capacity int) *ledger.Memory {
+	return ledger.NewMemory(capacity)
+}
+
+// NewMemoryTicketStore is the old name of [approval.NewMemoryStore].
+//
+// Deprecated: use [approval.NewMemoryStore]; go fix -inline rewrites it.
+//
+//go:fix inline
+func NewMemoryTicketStore() *approval.MemoryStore {
+	return approval.NewMemoryStore()
+}
+
+// OpenJSONLLedger is the old name of [ledger.OpenJSONL].
+//
+// Deprecated: use [ledger.OpenJSONL]; go fix -inline rewrites it.
+//
+//go:fix inline
+func OpenJSONLLedger(path string) (*ledger.JSONL, error) {
+	return ledger.OpenJSONL(path)
+}
+
+// OutcomeOK is the old name of [ledger.OutcomeOK].
+//
+// Deprecated: use [ledger.OutcomeOK]; go fix -inline rewrites it.
+//
+//go:fix inline
+const OutcomeOK = ledger.OutcomeOK
+
+// ParseChainHead is the old name of [ledger.ParseHead].
+//
+// Deprecated: use [ledger.ParseHead]; go fix -inline rewrites it.
+//
+//go:fix inline
+func ParseChainHead(s string) (ledger.Head, error) {
+	return ledger.ParseHead(s)
+}
+
+// ReadLedgerJSONL is the old name of [ledger.ReadJSONL].
+//
+// Deprecated: use [ledger.ReadJSONL]; go fix -inline rewrites it.
+//
+//go:fix inline
+func ReadLedgerJSONL(r io.Reader) iter.Seq2[ledger.Record, error] {
+	return ledger.ReadJSONL(r)
+}
+
+// Record is the old name of [ledger.Record].
+//
+// Deprecated: use [ledger.Record]; go fix -inline rewrites it.
+//
+//go:fix inline
+type Record = ledger.Record
+
+// ScopeGlobal is the old name of [approval.ScopeGlobal].
+//
+// Deprecated: use [approval.ScopeGlobal]; go fix -inline rewrites it.
+//
+//go:fix inline
+const ScopeGlobal = approval.ScopeGlobal
+
+// ScopeRun is the old name of [approval.ScopeRun].
+//
+// Deprecated: use [approval.ScopeRun]; go fix -inline rewrites it.
+//
+//go:fix inline
+const ScopeRun = approval.ScopeRun
+
+// ScopeSession is the old name of [approval.ScopeSession].
+//
+// Deprecated: use [approval.ScopeSession]; go fix -inline rewrites it.
+//
+//go:fix inline
+const ScopeSession = approval.ScopeSession
+
+// ScopeSubject is the old name of [approval.ScopeSubject].
+//
+// Deprecated: use [approval.ScopeSubject]; go fix -inline rewrites it.
+//
+//go:fix inline
+const ScopeSubject = approval.ScopeSubject
+
+// SessionSubject is the old name of [approval.SessionSubject].
+//
+// Deprecated: use [approval.SessionSubject]; go fix -inline rewrites it.
+//
+//go:fix inline
+func SessionSubject(subject string, session string) string {
+	return approval.SessionSubject(subject, session)
+}
+
+// Standing is the old name of [approval.Standing].
+//
+// Deprecated: use [approval.Standing]; go fix -inline rewrites it.
+//
+//go:fix inline
+type Standing = approval.Standing
+
+// StandingRule is the old name of [approval.StandingRule].
+//
+// Deprecated: use [approval.StandingRule]; go fix -inline rewrites it.
+//
+//go:fix inline
+type StandingRule = approval.StandingRule
+
+// Ticket is the old name of [approval.Ticket].
+//
+// Deprecated: use [approval.Ticket]; go fix -inline rewrites it.
+//
+//go:fix inline
+type Ticket = approval.Ticket
+
+// TicketApproved is the old name of [approval.TicketApproved].
+//
+// Deprecated: use [approval.TicketApproved]; go fix -inline rewrites it.
+//
+//go:fix inline
+const TicketApproved = approval.TicketApproved
+
+// TicketCapError is the old name of [approval.CapError].
+//
+// Deprecated: use [approval.CapError]; go fix -inline rewrites it.
+//
+//go:fix inline
+type TicketCapError = approval.CapError
+
+// TicketCaps is the old name of [approval.Caps].
+//
+// Deprecated: use [approval.Caps]; go fix -inline rewrites it.
+//
+//go:fix inline
+type TicketCaps = approval.Caps
+
+// TicketConsumed is the old name of [approval.TicketConsumed].
+//
+// Deprecated: use [approval.TicketConsumed]; go fix -inline rewrites it.
+//
+//go:fix inline
+const TicketConsumed = approval.TicketConsumed
+
+// TicketDenied is the old name of [approval.TicketDenied].
+//
+// Deprecated: use [approval.TicketDenied]; go fix -inline rewrites it.
+//
+//go:fix inline
+const TicketDenied = approval.TicketDenied
+
+// TicketEditor is the old name of [approval.Editor].
+//
+// Deprecated: use [approval.Editor]; go fix -inline rewrites it.
+//
+//go:fix inline
+type TicketEditor = approval.Editor
+
+// TicketKey is the old name of [approval.TicketKey].
+//
+// Deprecated: use [approval.TicketKey]; go fix -inline rewrites it.
+//
+//go:fix inline
+type TicketKey = approval.TicketKey
+
+// TicketPending is the old name of [approval.TicketPending].
+//
+// Deprecated: use [approval.TicketPending]; go fix -inline rewrites it.
+//
+//go:fix inline
+const TicketPending = approval.TicketPending
+
+// TicketState is the old name of [approval.TicketState].
+//
+// Deprecated: use [approval.TicketState]; go fix -inline rewrites it.
+//
+//go:fix inline
+type TicketState = approval.TicketState
+
+// TicketStore is the old name of [approval.Store].
+//
+// Deprecated: use [approval.Store]; go fix -inline rewrites it.
+//
+//go:fix inline
+type TicketStore = approval.Store
+
+// Verdict is the old name of [approval.Verdict].
+//
+// Deprecated: use [approval.Verdict]; go fix -inline rewrites it.
+//
+//go:fix inline
+type Verdict = approval.Verdict
+
+// VerdictApproved is the old name of [approval.VerdictApproved].
+//
+// Deprecated: use [approval.VerdictApproved]; go fix -inline rewrites it.
+//
+//go:fix inline
+const VerdictApproved = approval.VerdictApproved
+
+// VerdictDenied is the old name of [approval.VerdictDenied].
+//
+// Deprecated: use [approval.VerdictDenied]; go fix -inline rewrites it.
+//
+//go:fix inline
+const VerdictDenied = approval.VerdictDenied
+
+// VerdictPending is the old name of [approval.VerdictPending].
+//
+// Deprecated: use [approval.VerdictPending]; go fix -inline rewrites it.
+//
+//go:fix inline
+const VerdictPending = approval.VerdictPending
+
+// VerifyChain is the old name of [ledger.Verify].
+//
+// Deprecated: use [ledger.Verify]; go fix -inline rewrites it.
+//
+//go:fix inline
+func VerifyChain(records iter.Seq2[ledger.Record, error], from ledger.Head) (ledger.Head, error) {
+	return ledger.Verify(records, from)
+}
+
+// VerifyChainHead is the old name of [ledger.VerifyHead].
+//
+// Deprecated: use [ledger.VerifyHead]; go fix -inline rewrites it.
+//
+//go:fix inline
+func VerifyChainHead(records iter.Seq2[ledger.Record, error], from ledger.Head, kept ledger.Head) (ledger.Head, error) {
+	return ledger.VerifyHead(records, from, kept)
+}
+
+// VerifyLedger is the old name of [ledger.VerifyBetween].
+//
+// Deprecated: use [ledger.VerifyBetween]; go fix -inline rewrites it.
+//
+//go:fix inline
+func VerifyLedger(records iter.Seq2[ledger.Record, error], anchor ledger.Head, head ledger.Head, kept ledger.Head) error {
+	return ledger.VerifyBetween(records, anchor, head, kept)
+}
+
+// VerifyLedgerJSONL is the old name of [ledger.VerifyJSONL].
+//
+// Deprecated: use [ledger.VerifyJSONL]; go fix -inline rewrites it.
+//
+//go:fix inline
+func VerifyLedgerJSONL(r io.Reader, kept ledger.Head) (ledger.Head, error) {
+	return ledger.VerifyJSONL(r, kept)
+}
+
+// WriteLedgerJSONL is the old name of [ledger.WriteJSONL].
+//
+// Deprecated: use [ledger.WriteJSONL]; go fix -inline rewrites it.
+//
+//go:fix inline
+func WriteLedgerJSONL(w io.Writer, records iter.Seq2[ledger.Record, error]) error {
+	return ledger.WriteJSONL(w, records)
 }
