@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/registry"
 )
 
@@ -94,7 +95,7 @@ func Example_readmeAnnotations() {
 		// doc.go: end
 	)
 	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{
-		Approval: adapter.ApprovalOptions{Port: &adapter.Deferred{}},
+		Approval: adapter.ApprovalOptions{Port: &approval.Deferred{}},
 	})
 	defer exec.Close()
 

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 	"github.com/agentadapter/agentadapter/registry"
 	sqlitestore "github.com/agentadapter/agentadapter/store/sqlite"
@@ -30,7 +32,7 @@ func readmeDurable(ctx context.Context, reg *registry.Registry, use func(*adapte
 	defer db.Close()
 	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{
 		Ledger:   db.Ledger(),
-		Approval: adapter.ApprovalOptions{Port: &adapter.Deferred{Store: db.Tickets()}},
+		Approval: adapter.ApprovalOptions{Port: &approval.Deferred{Store: db.Tickets()}},
 		Cache:    &adapter.CacheOptions{Store: db.Cache(), Tools: map[string]time.Duration{"search": 0}}, // read-only or idempotent tools only
 	})
 	defer exec.Close()
@@ -96,7 +98,7 @@ func TestReadmeDurable(t *testing.T) {
 		t.Errorf("reopened file: ticket %s = %+v %v, want pending for delete_report", ticket, tk, err)
 	}
 	var outcomes []string
-	for r, err := range db.Ledger().Query(ctx, adapter.LedgerQuery{}) {
+	for r, err := range db.Ledger().Query(ctx, ledger.Query{}) {
 		if err != nil {
 			t.Fatal(err)
 		}
