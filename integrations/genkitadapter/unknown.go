@@ -7,6 +7,7 @@ import (
 	"github.com/firebase/genkit/go/ai"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/kit"
 )
 
 // maxUnknownRounds bounds the model calls one turn may spend on made-up
@@ -67,12 +68,8 @@ func unknownTools(exec *adapter.Executor) ai.ModelMiddleware {
 				}
 				answers := make([]*ai.Part, len(unknown))
 				for i, p := range unknown {
-					nf := adapter.UnknownTool(p.ToolRequest.Name)
-					if exec != nil {
-						args, _ := json.Marshal(p.ToolRequest.Input)
-						nf = exec.Unknown(ctx, &adapter.Request{Tool: p.ToolRequest.Name, Args: args, CallID: p.ToolRequest.Ref, Integration: Integration})
-					}
-					payload, _ := adapter.ModelPayload(nf)
+					args, _ := json.Marshal(p.ToolRequest.Input)
+					payload := kit.Unknown(ctx, exec, &adapter.Request{Tool: p.ToolRequest.Name, Args: args, CallID: p.ToolRequest.Ref, Integration: Integration})
 					answers[i] = ai.NewToolResponsePart(&ai.ToolResponse{
 						Name: p.ToolRequest.Name, Ref: p.ToolRequest.Ref, Output: json.RawMessage(payload), // as this package outputs every payload
 					})
