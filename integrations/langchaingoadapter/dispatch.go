@@ -89,14 +89,11 @@ func (d *Dispatcher) Tools() []llms.Tool { return d.defs }
 func (d *Dispatcher) Issues() []kit.Issue { return d.issues }
 
 // Dispatch runs the tool calls of one model turn through the executor, at
-// most Parallelism at once, in the run scope of ctx (a turn is part of an
-// agent run: [Dispatcher.Loop] opens one per loop), and
-// returns one tool message per call, in the calls' order, each holding an
-// llms.ToolCallResponse. A failure the model should read becomes that
-// call's content, as a payload ({"error":{"kind":...}}). Connection and
-// internal faults are returned, joined, as the error; the messages are
-// complete even then (the failed calls answered with their kind), so a
-// caller may choose to go on.
+// most Parallelism at once, in the run scope of ctx, and returns one tool
+// message per call, in order, each holding an llms.ToolCallResponse: the
+// output, or the payload of a failure the model should read. Connection
+// and internal faults are returned, joined, as the error; the messages are
+// complete even then ([kit.FaultPayload]), so a caller may go on.
 func (d *Dispatcher) Dispatch(ctx context.Context, calls []llms.ToolCall) ([]llms.MessageContent, error) {
 	if len(calls) == 0 {
 		return nil, nil

@@ -119,18 +119,12 @@ func (t *Tool) Description() string { return t.desc }
 // Spec returns the spec the tool was built from.
 func (t *Tool) Spec() *adapter.Spec { return t.spec }
 
-// Call runs the tool. input is what the agent wrote: see the package
-// documentation for the forms accepted. A failure the model should read
-// (bad arguments, a tool error, a denial, a pending approval, a timeout, ...)
-// is returned as its payload, {"error":{"kind":...,"message":...}}, with a
-// nil error, so that the agent continues; connection and internal faults
-// are returned as errors (an *adapter.Error), which end langchaingo's agent
-// run.
-//
-// The executor sees Integration "langchaingo" and the input string as
-// [adapter.Request.Native]. The call counts against the run scope of ctx:
-// run the agent with [Run] (or open a scope with adapter.WithRun) so that
-// run limits span the agent run.
+// Call runs the tool on input, what the agent wrote (see the package
+// documentation). A failure the model should read is returned as its
+// payload with a nil error, so that the agent goes on; connection and
+// internal faults are errors. The executor sees Integration "langchaingo"
+// and input as [adapter.Request.Native]; the call counts against the run
+// scope of ctx (see [Run]).
 func (t *Tool) Call(ctx context.Context, input string) (string, error) {
 	return observe(ctx, t.opts.Callbacks, input, func() (string, error) {
 		spec := t.spec
