@@ -55,14 +55,7 @@ func unknownTools(exec *adapter.Executor) ai.ModelMiddleware {
 				if err != nil || resp == nil || resp.Message == nil || round == maxUnknownRounds {
 					return resp, err
 				}
-				var unknown, rest []*ai.Part
-				for _, p := range resp.Message.Content {
-					if p.IsToolRequest() && !known[p.ToolRequest.Name] {
-						unknown = append(unknown, p)
-					} else {
-						rest = append(rest, p)
-					}
-				}
+				unknown, rest, hasCalls := kit.SplitUnknown(resp.Message.Content, toolName, func(n string) bool { return known[n] })
 				if len(unknown) == 0 {
 					return resp, nil
 				}
@@ -76,13 +69,6 @@ func unknownTools(exec *adapter.Executor) ai.ModelMiddleware {
 				}
 				asked := *resp.Message
 				asked.Content = unknown
-				hasCalls := false
-				for _, p := range rest {
-					if p.IsToolRequest() {
-						hasCalls = true
-						break
-					}
-				}
 				if !hasCalls {
 					// The turn's text goes with the unknown calls: the model
 					// is asked again and answers afresh.
@@ -99,4 +85,11 @@ func unknownTools(exec *adapter.Executor) ai.ModelMiddleware {
 			}
 		}
 	}
+}
+
+func toolName(p *ai.Part) (string, bool) {
+	if !p.IsToolRequest() {
+		return "", false
+	}
+	return p.ToolRequest.Name, true
 }
