@@ -1,7 +1,6 @@
 package genkitadapter
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +11,7 @@ import (
 	"github.com/firebase/genkit/go/genkit"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/kit"
 )
 
 // Approval is an approval interrupt raised by a tool of this package: the
@@ -36,27 +36,12 @@ type Approval struct {
 // approval_denied.
 func (a *Approval) Restart() *ai.Part { return restartPart(a.Part, nil) }
 
-// Interrupt metadata keys, as found in an interrupted part's
-// Metadata["interrupt"].
-const (
-	metaKind    = "kind"
-	metaTicket  = "ticket"
-	metaTool    = "tool"
-	metaMessage = "message"
-)
-
 // approvalInterrupt turns a pending approval into a genkit tool interrupt:
 // Generate stops with FinishReason "interrupted" and the ticket in the
-// interrupted part's metadata.
-func approvalInterrupt(ctx context.Context, e *adapter.Error, args json.RawMessage) error {
-	meta := map[string]any{
-		metaKind:    string(adapter.KindApprovalPending),
-		metaTicket:  e.Ticket,
-		metaTool:    e.Tool,
-		metaMessage: e.Message,
-	}
+// interrupted part's metadata ([kit.Held.Metadata]).
+func approvalInterrupt(ctx context.Context, e *adapter.Error) error {
 	tc := &ai.ToolContext{Context: ctx}
-	return tc.Interrupt(&ai.InterruptOptions{Metadata: meta})
+	return tc.Interrupt(&ai.InterruptOptions{Metadata: kit.HeldOf(e).Metadata()})
 }
 
 // Approvals returns the approval interrupts of resp raised by this
@@ -76,15 +61,11 @@ func approvalOf(p *ai.Part) *Approval {
 		return nil
 	}
 	meta, _ := p.Metadata["interrupt"].(map[string]any)
-	if meta[metaKind] != string(adapter.KindApprovalPending) {
+	h, ok := kit.HeldFromMetadata(meta)
+	if !ok {
 		return nil
 	}
-	ticket, _ := meta[metaTicket].(string)
-	if ticket == "" {
-		return nil
-	}
-	a := &Approval{Part: p, Tool: p.ToolRequest.Name, Ticket: ticket}
-	a.Message, _ = meta[metaMessage].(string)
+	a := &Approval{Part: p, Tool: p.ToolRequest.Name, Ticket: h.Ticket, Message: h.Message}
 	if b, err := json.Marshal(p.ToolRequest.Input); err == nil {
 		a.Args = b
 	}
@@ -124,41 +105,9 @@ func Resume(ctx context.Context, g *genkit.Genkit, resp *ai.ModelResponse, decid
 	return genkit.Generate(ctx, g, all...)
 }
 
-// A restarted approval carries its ticket in the tool request's input, the
-// one value genkit hands a tool on restart:
-//
-//	{"$agentadapter_resume":{"ticket":"tkt_...","ref":"...","args":{...}}}
-//
-// Only the restart part holds it; the history keeps the original request.
-// A model that forged it would gain nothing: a ticket only admits the
-// arguments it was issued for.
-const resumeKey = "$agentadapter_resume"
-
-var resumePrefix = []byte(`{"` + resumeKey + `":`)
-
-type resume struct {
-	Ticket string          `json:"ticket"`
-	Ref    string          `json:"ref,omitempty"`
-	Args   json.RawMessage `json:"args"`
-}
-
-func decodeResume(input json.RawMessage) (*resume, bool) {
-	if !bytes.HasPrefix(input, resumePrefix) {
-		return nil, false
-	}
-	var env struct {
-		R *resume `json:"$agentadapter_resume"`
-	}
-	d := json.NewDecoder(bytes.NewReader(input))
-	d.DisallowUnknownFields()
-	if d.Decode(&env) != nil || env.R == nil || env.R.Ticket == "" {
-		return nil, false
-	}
-	return env.R, true
-}
-
 // restartPart mirrors ai.ToolDef.Restart, and carries the ticket of an
-// approval interrupt in the input.
+// approval interrupt in the input, the one value genkit hands a tool on
+// restart ([kit.Resume]); the history keeps the original request.
 func restartPart(p *ai.Part, opts *ai.RestartOptions) *ai.Part {
 	if opts == nil {
 		opts = &ai.RestartOptions{}
@@ -174,7 +123,7 @@ func restartPart(p *ai.Part, opts *ai.RestartOptions) *ai.Part {
 	}
 	if a := approvalOf(p); a != nil {
 		if args, err := json.Marshal(input); err == nil {
-			input = map[string]any{resumeKey: resume{Ticket: a.Ticket, Ref: p.ToolRequest.Ref, Args: args}}
+			input = kit.Resume{Ticket: a.Ticket, Ref: p.ToolRequest.Ref, Args: args}.Input()
 		}
 	}
 	meta["resumed"] = true

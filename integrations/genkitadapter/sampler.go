@@ -2,7 +2,6 @@ package genkitadapter
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 
 	"github.com/firebase/genkit/go/ai"
@@ -26,16 +25,19 @@ func Sampler(g *genkit.Genkit, modelName string) kit.Sampler {
 		panic("genkitadapter: Sampler with a nil Genkit")
 	}
 	return func(ctx context.Context, p *kit.SampleRequest) (*kit.SampleResult, error) {
-		name := modelName
-		for _, h := range p.ModelHints {
-			if genkit.LookupModel(g, h) != nil {
-				name = h
-				break
+		name := kit.ChooseModel(p, func(h string) bool { return genkit.LookupModel(g, h) != nil }, modelName)
+		msgs, err := kit.Messages(p, nil, func(r kit.Role, c kit.Part) (*ai.Message, error) {
+			part := ai.NewTextPart(c.Text)
+			if c.Kind != kit.PartText {
+				part = ai.NewMediaPart(c.MIMEType, kit.DataURL(c.MIMEType, c.Data))
 			}
-		}
-		msgs, err := samplingMessages(p)
+			if r == kit.RoleAssistant {
+				return ai.NewModelMessage(part), nil
+			}
+			return ai.NewUserMessage(part), nil
+		})
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("genkitadapter: %w", err)
 		}
 		opts := []ai.GenerateOption{ai.WithModelName(name), ai.WithMessages(msgs...),
 			ai.WithConfig(&ai.GenerationCommonConfig{MaxOutputTokens: int(p.MaxTokens), StopSequences: p.StopSequences, Temperature: p.Temperature})}
@@ -46,31 +48,6 @@ func Sampler(g *genkit.Genkit, modelName string) kit.Sampler {
 		if err != nil {
 			return nil, err
 		}
-		res := &kit.SampleResult{Text: resp.Text(), Model: name, StopReason: kit.StopEndTurn}
-		if resp.FinishReason == ai.FinishReasonLength {
-			res.StopReason = kit.StopMaxTokens
-		}
-		return res, nil
+		return &kit.SampleResult{Text: resp.Text(), Model: name, StopReason: kit.StopReasonOf(string(resp.FinishReason))}, nil
 	}
-}
-
-func samplingMessages(p *kit.SampleRequest) ([]*ai.Message, error) {
-	msgs := make([]*ai.Message, 0, len(p.Messages))
-	for i, m := range p.Messages {
-		var part *ai.Part
-		switch c := m.Content; c.Kind {
-		case kit.PartText:
-			part = ai.NewTextPart(c.Text)
-		case kit.PartImage, kit.PartAudio:
-			part = ai.NewMediaPart(c.MIMEType, "data:"+c.MIMEType+";base64,"+base64.StdEncoding.EncodeToString(c.Data))
-		default:
-			return nil, fmt.Errorf("genkitadapter: message %d: content %q cannot be sent to the model", i, c.Kind)
-		}
-		if m.Role == kit.RoleAssistant {
-			msgs = append(msgs, ai.NewModelMessage(part))
-		} else {
-			msgs = append(msgs, ai.NewUserMessage(part))
-		}
-	}
-	return msgs, nil
 }

@@ -1,13 +1,10 @@
 package genkitadapter
 
 import (
-	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/firebase/genkit/go/ai"
@@ -127,7 +124,7 @@ func Definition(spec *adapter.Spec) (*ai.ToolDefinition, error) {
 // (required). It fails with [ErrNameClash] if g already has a tool of that
 // name. opts may be nil.
 func DefineTool(g *genkit.Genkit, spec *adapter.Spec, exec *adapter.Executor, opts *Options) (*Tool, error) {
-	ts, err := define(g, []*adapter.Spec{spec}, exec, opts)
+	ts, err := define(g, []*adapter.Spec{spec}, exec, opts, true)
 	if err != nil {
 		return nil, err
 	}
@@ -140,23 +137,7 @@ func DefineTool(g *genkit.Genkit, spec *adapter.Spec, exec *adapter.Executor, op
 // registered on g is reported with [ErrNameClash] and no tools are
 // returned. Calls run through exec (required). opts may be nil.
 func Tools(g *genkit.Genkit, reg *registry.Registry, exec *adapter.Executor, opts *Options) ([]ai.ToolRef, error) {
-	specs, err := selectSpecs(reg, exec, opts)
-	if err != nil {
-		return nil, err
-	}
-	if err := checkClashes(g, specs); err != nil {
-		return nil, err
-	}
-	out := make([]ai.ToolRef, 0, len(specs))
-	runs := newRunScopes() // the tools of one agent share its run scopes
-	for _, s := range specs {
-		t, err := newTool(s, exec, opts, runs)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, nil
+	return refs(build(g, reg, exec, opts, false))
 }
 
 // DefineTools registers the registry's specs exported to genkit on g, so
@@ -164,11 +145,10 @@ func Tools(g *genkit.Genkit, reg *registry.Registry, exec *adapter.Executor, opt
 // *Tool) in name order. A name clash registers nothing. Calls run through
 // exec (required). opts may be nil.
 func DefineTools(g *genkit.Genkit, reg *registry.Registry, exec *adapter.Executor, opts *Options) ([]ai.ToolRef, error) {
-	specs, err := selectSpecs(reg, exec, opts)
-	if err != nil {
-		return nil, err
-	}
-	ts, err := define(g, specs, exec, opts)
+	return refs(build(g, reg, exec, opts, true))
+}
+
+func refs(ts []*Tool, err error) ([]ai.ToolRef, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +159,7 @@ func DefineTools(g *genkit.Genkit, reg *registry.Registry, exec *adapter.Executo
 	return out, nil
 }
 
-func selectSpecs(reg *registry.Registry, exec *adapter.Executor, opts *Options) ([]*adapter.Spec, error) {
+func build(g *genkit.Genkit, reg *registry.Registry, exec *adapter.Executor, opts *Options, register bool) ([]*Tool, error) {
 	var f registry.Filter
 	if opts != nil {
 		f = opts.Filter
@@ -188,10 +168,12 @@ func selectSpecs(reg *registry.Registry, exec *adapter.Executor, opts *Options) 
 	if err != nil {
 		return nil, fmt.Errorf("genkitadapter: %w", err)
 	}
-	return specs, nil
+	return define(g, specs, exec, opts, register)
 }
 
-func define(g *genkit.Genkit, specs []*adapter.Spec, exec *adapter.Executor, opts *Options) ([]*Tool, error) {
+// define builds the tools of specs, which share their run scopes (those
+// of one agent), and registers them on g if register is set.
+func define(g *genkit.Genkit, specs []*adapter.Spec, exec *adapter.Executor, opts *Options, register bool) ([]*Tool, error) {
 	if g == nil {
 		return nil, errors.New("genkitadapter: nil *genkit.Genkit")
 	}
@@ -211,8 +193,10 @@ func define(g *genkit.Genkit, specs []*adapter.Spec, exec *adapter.Executor, opt
 		ts = append(ts, t)
 	}
 	for _, t := range ts {
-		delete(t.act.desc.Metadata, "dynamic")
-		genkit.RegisterAction(g, t)
+		if register { // a registered tool is not "dynamic"
+			delete(t.act.desc.Metadata, "dynamic")
+			genkit.RegisterAction(g, t)
+		}
 	}
 	return ts, nil
 }
@@ -220,9 +204,6 @@ func define(g *genkit.Genkit, specs []*adapter.Spec, exec *adapter.Executor, opt
 // checkClashes reports specs named like a tool already registered on g (or
 // like each other).
 func checkClashes(g *genkit.Genkit, specs []*adapter.Spec) error {
-	if g == nil {
-		return errors.New("genkitadapter: nil *genkit.Genkit")
-	}
 	seen := make(map[string]bool, len(specs))
 	var errs []error
 	for _, s := range specs {
@@ -350,18 +331,16 @@ func (a *action) RunJSONWithTelemetry(ctx context.Context, input json.RawMessage
 // MultipartToolResponse: {"output": ..., "content": [...]}.
 func (t *Tool) call(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
 	req := &adapter.Request{Spec: t.spec, Args: input, Integration: Integration, Native: t, Timeout: t.opts.Timeout}
-	if r, ok := decodeResume(input); ok {
+	if r, ok := kit.DecodeResume(input); ok {
 		req.Args, req.Ticket, req.CallID = r.Args, r.Ticket, r.Ref
 	}
-	if isNull(req.Args) {
-		req.Args = nil // genkit marshals a missing input as null
-	}
+	req.Args = kit.OmitNull(req.Args) // genkit marshals a missing input as null
 	ctx = t.runs.context(ctx)
 	res, err := t.exec.Do(ctx, req)
 	if err != nil {
 		switch o := kit.Triage(err); {
 		case o.Pending != nil:
-			return nil, approvalInterrupt(ctx, o.Pending, req.Args)
+			return nil, approvalInterrupt(ctx, o.Pending)
 		case o.Err != nil:
 			return nil, o.Err
 		default:
@@ -369,11 +348,6 @@ func (t *Tool) call(ctx context.Context, input json.RawMessage) (json.RawMessage
 		}
 	}
 	return encodeResponse(adapter.RenderParts(res, &t.opts.Render))
-}
-
-func isNull(b json.RawMessage) bool {
-	b = bytes.TrimSpace(b)
-	return len(b) == 0 || string(b) == "null"
 }
 
 type response struct {
@@ -388,32 +362,11 @@ type response struct {
 // that is a JSON object or list travels as that JSON value (the model reads
 // the JSON, not a quoted string of it); other text travels as a string.
 func encodeResponse(parts []adapter.Part) (json.RawMessage, error) {
-	var r response
-	text := adapter.PartsText(parts)
-	r.Output = text
-	if t := strings.TrimSpace(text); t != "" && (t[0] == '{' || t[0] == '[') && json.Valid([]byte(t)) {
-		r.Output = json.RawMessage(t)
-	}
+	r := response{Output: kit.TextValue(adapter.PartsText(parts))}
 	for _, p := range parts {
 		if p.Media != nil {
-			r.Content = append(r.Content, ai.NewMediaPart(p.Media.MIMEType, dataURL(p.Media.MIMEType, p.Media.Data)))
+			r.Content = append(r.Content, ai.NewMediaPart(p.Media.MIMEType, kit.DataURL(p.Media.MIMEType, p.Media.Data)))
 		}
 	}
-	return marshalNoEscape(r)
-}
-
-// marshalNoEscape encodes without HTML escaping, so that the text genkit
-// hands on is the text the renderer wrote.
-func marshalNoEscape(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
-}
-
-func dataURL(mime string, data []byte) string {
-	return "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)
+	return kit.Marshal(r) // no HTML escaping: genkit hands on the text the renderer wrote
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/firebase/genkit/go/ai"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/kit"
 )
 
 // maxUnknownRounds bounds the model calls one turn may spend on made-up
@@ -54,38 +55,20 @@ func unknownTools(exec *adapter.Executor) ai.ModelMiddleware {
 				if err != nil || resp == nil || resp.Message == nil || round == maxUnknownRounds {
 					return resp, err
 				}
-				var unknown, rest []*ai.Part
-				for _, p := range resp.Message.Content {
-					if p.IsToolRequest() && !known[p.ToolRequest.Name] {
-						unknown = append(unknown, p)
-					} else {
-						rest = append(rest, p)
-					}
-				}
+				unknown, rest, hasCalls := kit.SplitUnknown(resp.Message.Content, toolName, func(n string) bool { return known[n] })
 				if len(unknown) == 0 {
 					return resp, nil
 				}
 				answers := make([]*ai.Part, len(unknown))
 				for i, p := range unknown {
-					nf := adapter.UnknownTool(p.ToolRequest.Name)
-					if exec != nil {
-						args, _ := json.Marshal(p.ToolRequest.Input)
-						nf = exec.Unknown(ctx, &adapter.Request{Tool: p.ToolRequest.Name, Args: args, CallID: p.ToolRequest.Ref, Integration: Integration})
-					}
-					payload, _ := adapter.ModelPayload(nf)
+					args, _ := json.Marshal(p.ToolRequest.Input)
+					payload := kit.Unknown(ctx, exec, &adapter.Request{Tool: p.ToolRequest.Name, Args: args, CallID: p.ToolRequest.Ref, Integration: Integration})
 					answers[i] = ai.NewToolResponsePart(&ai.ToolResponse{
 						Name: p.ToolRequest.Name, Ref: p.ToolRequest.Ref, Output: json.RawMessage(payload), // as this package outputs every payload
 					})
 				}
 				asked := *resp.Message
 				asked.Content = unknown
-				hasCalls := false
-				for _, p := range rest {
-					if p.IsToolRequest() {
-						hasCalls = true
-						break
-					}
-				}
 				if !hasCalls {
 					// The turn's text goes with the unknown calls: the model
 					// is asked again and answers afresh.
@@ -102,4 +85,11 @@ func unknownTools(exec *adapter.Executor) ai.ModelMiddleware {
 			}
 		}
 	}
+}
+
+func toolName(p *ai.Part) (string, bool) {
+	if !p.IsToolRequest() {
+		return "", false
+	}
+	return p.ToolRequest.Name, true
 }

@@ -41,6 +41,7 @@
 // that cannot uses [TriagePayload], which hands the model the
 // approval_pending payload, ticket included. Which kinds are payloads is
 // [adapter.Kind.ModelFacing]'s decision, the same in every integration.
+// Helpers: [CallText], [Unknown] and [Resolve] for calls, [Held] and [Resume] for interrupts.
 //
 // # Run scopes
 //

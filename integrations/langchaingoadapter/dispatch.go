@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/tmc/langchaingo/callbacks"
@@ -61,9 +60,7 @@ type Dispatcher struct {
 	filter registry.Filter
 	defs   []llms.Tool
 	issues []kit.Issue
-
-	mu     sync.Mutex
-	shapes map[*adapter.Spec]*kit.Shape
+	shapes kit.Shapes
 }
 
 // NewDispatcher returns a dispatcher over reg whose calls run through exec
@@ -80,9 +77,7 @@ func NewDispatcher(reg *registry.Registry, exec *adapter.Executor, opts *Dispatc
 	if opts != nil {
 		d.opts = *opts
 	}
-	d.filter = d.opts.Filter
-	d.filter.Target = adapter.TargetLangchaingo
-	d.filter.Model = true // an app-only tool is answered as unknown
+	d.filter = kit.Filter(d.opts.Filter, adapter.TargetLangchaingo) // an app-only tool is answered as unknown
 	d.defs, d.issues = Definitions(reg, &DefinitionOptions{Filter: d.filter, Strict: d.opts.Strict})
 	return d, nil
 }
@@ -94,14 +89,11 @@ func (d *Dispatcher) Tools() []llms.Tool { return d.defs }
 func (d *Dispatcher) Issues() []kit.Issue { return d.issues }
 
 // Dispatch runs the tool calls of one model turn through the executor, at
-// most Parallelism at once, in the run scope of ctx (a turn is part of an
-// agent run: [Dispatcher.Loop] opens one per loop), and
-// returns one tool message per call, in the calls' order, each holding an
-// llms.ToolCallResponse. A failure the model should read becomes that
-// call's content, as a payload ({"error":{"kind":...}}). Connection and
-// internal faults are returned, joined, as the error; the messages are
-// complete even then (the failed calls answered with their kind), so a
-// caller may choose to go on.
+// most Parallelism at once, in the run scope of ctx, and returns one tool
+// message per call, in order, each holding an llms.ToolCallResponse: the
+// output, or the payload of a failure the model should read. Connection
+// and internal faults are returned, joined, as the error; the messages are
+// complete even then ([kit.FaultPayload]), so a caller may go on.
 func (d *Dispatcher) Dispatch(ctx context.Context, calls []llms.ToolCall) ([]llms.MessageContent, error) {
 	if len(calls) == 0 {
 		return nil, nil
@@ -119,7 +111,7 @@ func (d *Dispatcher) Dispatch(ctx context.Context, calls []llms.ToolCall) ([]llm
 		content := outs[i]
 		if err := errs[i]; err != nil {
 			faults = append(faults, err)
-			content = faultPayload(err)
+			content = kit.FaultPayload(err)
 		}
 		msgs[i] = llms.MessageContent{
 			Role:  llms.ChatMessageTypeTool,
@@ -135,69 +127,20 @@ func (d *Dispatcher) one(ctx context.Context, tc llms.ToolCall) (string, error) 
 	if tc.FunctionCall != nil {
 		args = tc.FunctionCall.Arguments
 	}
-	cb := d.opts.Callbacks
-	if cb != nil {
-		cb.HandleToolStart(ctx, args)
-	}
-	out, err := d.run(ctx, tc, args)
-	if err != nil {
-		if cb != nil {
-			cb.HandleToolError(ctx, err)
+	return observe(ctx, d.opts.Callbacks, args, func() (string, error) {
+		name := callName(tc)
+		if tc.FunctionCall == nil || (tc.Type != "" && tc.Type != "function") {
+			return "", &adapter.Error{Kind: adapter.KindNotFound, Tool: name, CallID: tc.ID,
+				Message: fmt.Sprintf("tool call of type %q is not a function call", tc.Type)}
 		}
-		if payload, ok := adapter.ModelPayload(err); ok {
-			return payload, nil
-		}
-		return "", err
-	}
-	if cb != nil {
-		cb.HandleToolEnd(ctx, out)
-	}
-	return out, nil
-}
-
-func (d *Dispatcher) run(ctx context.Context, tc llms.ToolCall, input string) (string, error) {
-	name := callName(tc)
-	if tc.FunctionCall == nil || (tc.Type != "" && tc.Type != "function") {
-		return "", &adapter.Error{Kind: adapter.KindNotFound, Tool: name, CallID: tc.ID,
-			Message: fmt.Sprintf("tool call of type %q is not a function call", tc.Type)}
-	}
-	spec, ok := d.reg.Lookup(name)
-	if !ok || !d.filter.Match(spec) {
 		// A made-up (or filtered) name has a record like any call.
-		return "", d.exec.Unknown(ctx, &adapter.Request{Tool: name, Args: json.RawMessage(input), CallID: tc.ID, Integration: Integration, Native: tc})
-	}
-	a := d.shape(spec)
-	args, perr := kit.ParseInput(input, a)
-	if perr != nil {
-		perr.Tool, perr.CallID = name, tc.ID
-		return "", perr
-	}
-	if d.opts.Strict {
-		args = kit.DropOmittedNulls(args, spec.InputSchema)
-	}
-	res, err := d.exec.Do(ctx, &adapter.Request{Spec: spec, Args: args, CallID: tc.ID, Integration: Integration, Native: tc, Timeout: d.opts.Timeout})
-	if err != nil {
-		return "", a.Explain(err)
-	}
-	return adapter.Render(res, &d.opts.Render), nil
-}
-
-// maxShapes bounds the dispatcher's cache of argument shapes; registries
-// that replace specs often just recompute them.
-const maxShapes = 1024
-
-func (d *Dispatcher) shape(spec *adapter.Spec) *kit.Shape {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if a, ok := d.shapes[spec]; ok {
-		return a
-	}
-	if d.shapes == nil || len(d.shapes) >= maxShapes {
-		d.shapes = map[*adapter.Spec]*kit.Shape{}
-	}
-	a := kit.NewShape(spec.InputSchema)
-	d.shapes[spec] = a
-	return a
+		spec, err := kit.Resolve(ctx, d.reg, d.exec, d.filter, &adapter.Request{Tool: name, Args: json.RawMessage(args), CallID: tc.ID, Integration: Integration, Native: tc})
+		if err != nil {
+			return "", err
+		}
+		req := &adapter.Request{Spec: spec, CallID: tc.ID, Integration: Integration, Native: tc, Timeout: d.opts.Timeout}
+		return kit.CallText(ctx, d.exec, req, args, d.shapes.Of(spec.InputSchema), &kit.TextOptions{Render: d.opts.Render, DropOmittedNulls: d.opts.Strict})
+	})
 }
 
 func callName(tc llms.ToolCall) string {
@@ -205,13 +148,6 @@ func callName(tc llms.ToolCall) string {
 		return ""
 	}
 	return tc.FunctionCall.Name
-}
-
-// faultPayload answers a call that failed for reasons the model cannot fix,
-// in the payload's shape, without the fault's details.
-func faultPayload(err error) string {
-	kind := adapter.KindOf(err)
-	return fmt.Sprintf(`{"error":{"kind":%q,"message":"the tool is unavailable"}}`, kind)
 }
 
 // AssistantMessage returns the model's turn as a message to append before

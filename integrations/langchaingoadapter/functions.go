@@ -32,10 +32,7 @@ func Definitions(reg *registry.Registry, opts *DefinitionOptions) (defs []llms.T
 	if opts == nil {
 		opts = &DefinitionOptions{}
 	}
-	f := opts.Filter
-	f.Target = adapter.TargetLangchaingo
-	f.Model = true // MCP Apps' app-only tools are not offered
-	for s := range reg.List(f) {
+	for s := range reg.List(kit.Filter(opts.Filter, adapter.TargetLangchaingo)) { // no app-only tools
 		def, is := Definition(s, opts.Strict)
 		defs = append(defs, def)
 		issues = append(issues, is...)

@@ -26,9 +26,11 @@ func Sampler(m llms.Model) kit.Sampler {
 		panic("langchaingoadapter: Sampler with a nil model")
 	}
 	return func(ctx context.Context, p *kit.SampleRequest) (*kit.SampleResult, error) {
-		msgs, err := samplingMessages(p)
+		msgs, err := kit.Messages(p, func(prompt string) llms.MessageContent {
+			return llms.TextParts(llms.ChatMessageTypeSystem, prompt)
+		}, message)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("langchaingoadapter: %w", err)
 		}
 		var opts []llms.CallOption
 		if p.MaxTokens > 0 {
@@ -48,35 +50,18 @@ func Sampler(m llms.Model) kit.Sampler {
 			return nil, errors.New("langchaingoadapter: the model returned no choice")
 		}
 		c := resp.Choices[0]
-		res := &kit.SampleResult{Text: c.Content, Model: "langchaingo", StopReason: kit.StopEndTurn}
-		switch c.StopReason {
-		case "length", "max_tokens", "MAX_TOKENS":
-			res.StopReason = kit.StopMaxTokens
-		}
-		return res, nil
+		return &kit.SampleResult{Text: c.Content, Model: "langchaingo", StopReason: kit.StopReasonOf(c.StopReason)}, nil
 	}
 }
 
-func samplingMessages(p *kit.SampleRequest) ([]llms.MessageContent, error) {
-	msgs := make([]llms.MessageContent, 0, len(p.Messages)+1)
-	if p.SystemPrompt != "" {
-		msgs = append(msgs, llms.TextParts(llms.ChatMessageTypeSystem, p.SystemPrompt))
+func message(r kit.Role, c kit.Part) (llms.MessageContent, error) {
+	role := llms.ChatMessageTypeHuman
+	if r == kit.RoleAssistant {
+		role = llms.ChatMessageTypeAI
 	}
-	for i, m := range p.Messages {
-		role := llms.ChatMessageTypeHuman
-		if m.Role == kit.RoleAssistant {
-			role = llms.ChatMessageTypeAI
-		}
-		var part llms.ContentPart
-		switch c := m.Content; c.Kind {
-		case kit.PartText:
-			part = llms.TextPart(c.Text)
-		case kit.PartImage, kit.PartAudio:
-			part = llms.BinaryPart(c.MIMEType, c.Data)
-		default:
-			return nil, fmt.Errorf("langchaingoadapter: message %d: content %q cannot be sent to the model", i, c.Kind)
-		}
-		msgs = append(msgs, llms.MessageContent{Role: role, Parts: []llms.ContentPart{part}})
+	part := llms.ContentPart(llms.TextPart(c.Text))
+	if c.Kind != kit.PartText {
+		part = llms.BinaryPart(c.MIMEType, c.Data)
 	}
-	return msgs, nil
+	return llms.MessageContent{Role: role, Parts: []llms.ContentPart{part}}, nil
 }

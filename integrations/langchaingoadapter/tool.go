@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"time"
 
 	"github.com/tmc/langchaingo/callbacks"
@@ -46,13 +45,13 @@ var errNilExecutor = fmt.Errorf("langchaingoadapter: %w", kit.ErrNilExecutor)
 // Tool is a langchaingo [tools.Tool] that runs an [adapter.Spec] through an
 // [adapter.Executor].
 type Tool struct {
-	spec *adapter.Spec
-	exec *adapter.Executor
-	reg  *registry.Registry // non-nil: look the spec up at call time
-	f    registry.Filter    // with reg: the spec must still match it
-	opts Options
-	desc string
-	args atomic.Pointer[kit.Shape]
+	spec   *adapter.Spec
+	exec   *adapter.Executor
+	reg    *registry.Registry // non-nil: look the spec up at call time
+	f      registry.Filter    // with reg: the spec must still match it
+	opts   Options
+	desc   string
+	shapes kit.Shapes
 }
 
 var _ tools.Tool = (*Tool)(nil)
@@ -78,7 +77,6 @@ func newTool(spec *adapter.Spec, reg *registry.Registry, exec *adapter.Executor,
 	if opts != nil {
 		t.opts = *opts
 	}
-	t.args.Store(kit.NewShape(spec.InputSchema))
 	t.desc = kit.Description(spec)
 	return t
 }
@@ -121,69 +119,46 @@ func (t *Tool) Description() string { return t.desc }
 // Spec returns the spec the tool was built from.
 func (t *Tool) Spec() *adapter.Spec { return t.spec }
 
-// Call runs the tool. input is what the agent wrote: see the package
-// documentation for the forms accepted. A failure the model should read
-// (bad arguments, a tool error, a denial, a pending approval, a timeout, ...)
-// is returned as its payload, {"error":{"kind":...,"message":...}}, with a
-// nil error, so that the agent continues; connection and internal faults
-// are returned as errors (an *adapter.Error), which end langchaingo's agent
-// run.
-//
-// The executor sees Integration "langchaingo" and the input string as
-// [adapter.Request.Native]. The call counts against the run scope of ctx:
-// run the agent with [Run] (or open a scope with adapter.WithRun) so that
-// run limits span the agent run.
+// Call runs the tool on input, what the agent wrote (see the package
+// documentation). A failure the model should read is returned as its
+// payload with a nil error, so that the agent goes on; connection and
+// internal faults are errors. The executor sees Integration "langchaingo"
+// and input as [adapter.Request.Native]; the call counts against the run
+// scope of ctx (see [Run]).
 func (t *Tool) Call(ctx context.Context, input string) (string, error) {
-	if cb := t.opts.Callbacks; cb != nil {
+	return observe(ctx, t.opts.Callbacks, input, func() (string, error) {
+		spec := t.spec
+		if t.reg != nil {
+			// Removed since the agent was built: a record like any call.
+			s, err := kit.Resolve(ctx, t.reg, t.exec, t.f, &adapter.Request{Tool: spec.Name, Args: json.RawMessage(input), Integration: Integration})
+			if err != nil {
+				return "", err
+			}
+			spec = s
+		}
+		req := &adapter.Request{Spec: spec, Integration: Integration, Native: input, Timeout: t.opts.Timeout}
+		return kit.CallText(ctx, t.exec, req, input, t.shapes.Of(spec.InputSchema), &kit.TextOptions{Render: t.opts.Render})
+	})
+}
+
+// observe runs a call, telling cb (if set) of its start and end, and
+// returns a model-facing failure as its payload.
+func observe(ctx context.Context, cb callbacks.Handler, input string, run func() (string, error)) (string, error) {
+	if cb != nil {
 		cb.HandleToolStart(ctx, input)
 	}
-	out, err := t.call(ctx, input)
+	out, err := run()
 	if err != nil {
-		if cb := t.opts.Callbacks; cb != nil {
+		if cb != nil {
 			cb.HandleToolError(ctx, err)
 		}
 		o := kit.TriagePayload(err)
 		return o.Payload, o.Err
 	}
-	if cb := t.opts.Callbacks; cb != nil {
+	if cb != nil {
 		cb.HandleToolEnd(ctx, out)
 	}
 	return out, nil
-}
-
-func (t *Tool) call(ctx context.Context, input string) (string, error) {
-	spec := t.spec
-	if t.reg != nil {
-		s, ok := t.reg.Lookup(spec.Name)
-		if !ok || !t.f.Match(s) {
-			// Removed since the agent was built: a record like any call.
-			return "", t.exec.Unknown(ctx, &adapter.Request{Tool: spec.Name, Args: json.RawMessage(input), Integration: Integration})
-		}
-		spec = s
-	}
-	a := t.shape(spec)
-	args, perr := kit.ParseInput(input, a)
-	if perr != nil {
-		perr.Tool = spec.Name
-		return "", perr
-	}
-	res, err := t.exec.Do(ctx, &adapter.Request{Spec: spec, Args: args, Integration: Integration, Native: input, Timeout: t.opts.Timeout})
-	if err != nil {
-		return "", a.Explain(err)
-	}
-	return adapter.Render(res, &t.opts.Render), nil
-}
-
-// shape returns the argument shape of spec, recomputed only when the
-// registry holds a spec with another input schema.
-func (t *Tool) shape(spec *adapter.Spec) *kit.Shape {
-	a := t.args.Load()
-	if a.Schema() == spec.InputSchema {
-		return a
-	}
-	a = kit.NewShape(spec.InputSchema)
-	t.args.Store(a)
-	return a
 }
 
 // Run runs a langchaingo chain, such as an agents.Executor, on input in a
