@@ -249,7 +249,7 @@ func (t *enhancedTool) InvokableRun(ctx context.Context, arg *schema.ToolArgumen
 		return nil, err
 	}
 	if payload != "" {
-		return &schema.ToolResult{Parts: []schema.ToolOutputPart{{Type: schema.ToolPartTypeText, Text: payload}}}, nil
+		return textResult(payload), nil
 	}
 	return toolResult(res, &t.render), nil
 }
