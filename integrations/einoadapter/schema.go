@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"slices"
 
 	ejs "github.com/eino-contrib/jsonschema"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -148,49 +147,14 @@ func fromNode(n *kit.SchemaNode) (*ejs.Schema, error) {
 	return s, nil
 }
 
-// setScalars decodes the scalar keywords into s. A keyword whose value the
-// field cannot hold, or which the field would drop on output (omitempty
-// fields drop null and empty values), goes to extras instead, unless it is
-// a value that means nothing (false, "", an empty "required").
+// setScalars decodes the scalar keywords into s (kit.DecodeKeywords); those
+// eino's type cannot carry go to extras.
 func setScalars(s *ejs.Schema, scalars, extras map[string]json.RawMessage) error {
-	if len(scalars) == 0 {
-		return nil
-	}
-	if b, err := json.Marshal(scalars); err == nil && unmarshalSchema(b, s) == nil {
-		return keepDropped(s, scalars, extras)
-	}
-	// Some value does not fit its field: decode one keyword at a time.
-	for _, k := range slices.Sorted(maps.Keys(scalars)) {
-		one, _ := json.Marshal(map[string]json.RawMessage{k: scalars[k]})
-		var probe ejs.Schema
-		if unmarshalSchema(one, &probe) != nil {
-			extras[k] = scalars[k]
-			delete(scalars, k)
-		}
-	}
-	// One decode for all that fit: decoding resets "type" when it is absent.
-	b, err := json.Marshal(scalars)
+	rest, err := kit.DecodeKeywords(s, scalars, unmarshalSchema)
 	if err != nil {
 		return err
 	}
-	if err := unmarshalSchema(b, s); err != nil {
-		return err
-	}
-	return keepDropped(s, scalars, extras)
-}
-
-// unmarshalSchema decodes into eino's schema type, whose decoder panics on
-// some inputs (a null "type").
-func unmarshalSchema(data []byte, s *ejs.Schema) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("eino's schema decoder failed: %v", p)
-		}
-	}()
-	return json.Unmarshal(data, s)
-}
-
-func keepDropped(s *ejs.Schema, scalars, extras map[string]json.RawMessage) error {
+	maps.Copy(extras, rest)
 	// Values of any type decode numbers as float64, which rounds big
 	// integers: decode them again keeping the number's text.
 	for k, dst := range map[string]*any{"default": &s.Default, "const": &s.Const} {
@@ -207,24 +171,18 @@ func keepDropped(s *ejs.Schema, scalars, extras map[string]json.RawMessage) erro
 			}
 		}
 	}
-	// s holds only scalars yet: its JSON is what eino keeps of them.
-	b, err := json.Marshal(s)
-	if err != nil {
-		return err
-	}
-	kept := map[string]json.RawMessage{}
-	if string(b) != "true" {
-		if err := json.Unmarshal(b, &kept); err != nil {
-			return err
-		}
-	}
-	for k, v := range scalars {
-		if _, ok := kept[k]; ok || kit.Vacuous(k, v) {
-			continue
-		}
-		extras[k] = v
-	}
 	return nil
+}
+
+// unmarshalSchema decodes into eino's schema type, whose decoder panics on
+// some inputs (a null "type").
+func unmarshalSchema(data []byte, s *ejs.Schema) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("eino's schema decoder failed: %v", p)
+		}
+	}()
+	return json.Unmarshal(data, s)
 }
 
 func decodeNumbers[T any](data []byte, v *T) error {
