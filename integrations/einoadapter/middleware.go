@@ -14,24 +14,13 @@ import (
 	"github.com/agentadapter/agentadapter/integrations/kit"
 )
 
-// Middleware returns a ToolsNode middleware that applies this package's
-// error policy to eino tools it did not build (utils.InferTool tools,
-// eino-ext tools...), so that their failures no longer abort the graph:
-//
-//   - an [*adapter.Error] of a model-facing kind, or any other error, or a
-//     panic, becomes the payload {"error":{"kind":...,"message":...}} the
-//     model reads (plain errors and panics as tool_error, a deadline as
-//     timeout);
-//   - eino interrupts, a canceled context, and adapter errors of kinds
-//     connection and internal stay Go errors.
-//
-// Tools built by [Tool] already return payloads; the middleware leaves
-// them alone. Install it with
-//
-//	compose.ToolsNodeConfig{Tools: tools, ToolCallMiddlewares: []compose.ToolMiddleware{einoadapter.Middleware()}}
-//
-// Errors that occur in the middle of a tool's output stream are passed on
-// unchanged: part of the answer has already gone to the model.
+// Middleware returns a ToolsNode middleware that gives eino tools this
+// package did not build (utils.InferTool, eino-ext...) its error policy, so
+// that their failures no longer abort the graph: an error or a panic
+// becomes the payload the model reads ([kit.FailurePayload],
+// [kit.PanicPayload]); eino interrupts, a canceled context and faults stay
+// Go errors, as do errors in the middle of an output stream (part of the
+// answer has gone to the model). Tools built by [Tool] pass unchanged.
 func Middleware() compose.ToolMiddleware {
 	stream := func(p string) *compose.StreamToolOutput {
 		return &compose.StreamToolOutput{Result: schema.StreamReaderFromArray([]string{p})}
@@ -89,17 +78,12 @@ func textResult(p string) *schema.ToolResult {
 	return &schema.ToolResult{Parts: []schema.ToolOutputPart{{Type: schema.ToolPartTypeText, Text: p}}}
 }
 
-// RunScope returns a callback handler that opens an adapter run scope
-// (adapter.WithRun) when a graph or agent run starts, so that the tool
-// calls of one run share its limits and its ledger run id. Nested graphs
-// share the outer run, as does a ctx that already carries one. opts may be
-// nil; a fixed opts.ID names every run alike.
+// RunScope returns a callback handler that opens a run scope
+// (adapter.WithRun) when a graph or agent run starts, so that the calls of
+// one run share its limits and ledger run id; nested graphs, and a ctx that
+// has one, keep the outer scope. opts may be nil.
 //
-//	agent.Generate(ctx, msgs, agent.WithComposeOptions(compose.WithCallbacks(einoadapter.RunScope(nil))))
 //	runnable.Invoke(ctx, in, compose.WithCallbacks(einoadapter.RunScope(nil)))
-//
-// Without it (and without adapter.WithRun on the ctx), calls count where
-// the executor counts calls made outside a run.
 func RunScope(opts *adapter.RunOptions) callbacks.Handler {
 	open := func(ctx context.Context) context.Context {
 		ctx, _ = adapter.WithRun(ctx, opts)

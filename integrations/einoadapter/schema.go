@@ -14,20 +14,11 @@ import (
 )
 
 // Schema converts one of our JSON schemas to eino's schema type without
-// losing a keyword:
-//
-//   - draft-07 "definitions" become "$defs" (eino's type has no
-//     "definitions", so a "$ref" to one would dangle) and every local "$ref"
-//     into them is rewritten to match;
-//   - keywords eino's type has no field for ("unevaluatedProperties",
-//     "additionalItems", "dependencies", "$dynamicAnchor", a draft-07 array
-//     "items", vendor extensions...) and values its fields cannot hold (a
-//     null "const" or "default", an empty "enum") are kept in Extras, which
-//     eino marshals inline, so the JSON a model provider receives is the
-//     JSON we started from;
-//   - property order is kept.
-//
-// A nil schema converts to nil.
+// losing a keyword: "definitions" become "$defs" with their "$ref"s
+// rewritten ([kit.ParseSchema]), property order is kept, and keywords and
+// values eino's fields cannot hold (vendor extensions, a draft-07 array
+// "items", a null "const"...) go to Extras, which eino marshals inline: a
+// model provider receives the JSON we started from. Nil converts to nil.
 func Schema(s *jsonschema.Schema) (*ejs.Schema, error) {
 	if s == nil {
 		return nil, nil
