@@ -39,16 +39,6 @@ func SchemaFromJSON(data []byte) (*ejs.Schema, error) {
 	return s, nil
 }
 
-// The keywords eino's Schema has a scalar field for.
-var scalarKeys = map[string]bool{"$schema": true, "$id": true, "$anchor": true, "$ref": true, "$dynamicRef": true,
-	"$comment": true, "type": true, "enum": true, "const": true, "multipleOf": true, "maximum": true,
-	"exclusiveMaximum": true, "minimum": true, "exclusiveMinimum": true, "maxLength": true, "minLength": true,
-	"pattern": true, "maxItems": true, "minItems": true, "uniqueItems": true, "maxContains": true,
-	"minContains": true, "maxProperties": true, "minProperties": true, "required": true,
-	"dependentRequired": true, "format": true, "contentEncoding": true, "contentMediaType": true,
-	"title": true, "description": true, "default": true, "deprecated": true, "readOnly": true,
-	"writeOnly": true, "examples": true}
-
 func convert(data []byte) (*ejs.Schema, error) {
 	n, err := kit.ParseSchema(data)
 	if err != nil {
@@ -71,12 +61,11 @@ func fromNode(n *kit.SchemaNode) (*ejs.Schema, error) {
 	scalars := map[string]json.RawMessage{}
 	extras := map[string]json.RawMessage{}
 	for _, k := range n.Keywords {
-		if k.Sub == nil && k.List == nil && k.Map == nil {
-			if scalarKeys[k.Name] {
-				scalars[k.Name] = k.Value
-			} else {
-				extras[k.Name] = k.Value
-			}
+		switch {
+		case k.Name == "items" && k.Sub == nil: // draft-07 tuple: eino's Items is one schema
+			extras[k.Name] = k.Value
+		case k.Sub == nil && k.List == nil && k.Map == nil:
+			scalars[k.Name] = k.Value // those eino has no field for come back from setScalars
 		}
 	}
 	// Scalars first, while s has no subschemas: setScalars marshals s to
