@@ -22,7 +22,7 @@ type streamTool struct{ textTool }
 // error.
 func (t *streamTool) StreamableRun(ctx context.Context, argumentsInJSON string, opts ...tool.Option) (*schema.StreamReader[string], error) {
 	exec, req := t.request(ctx, argumentsInJSON, opts, t)
-	ts, err := kit.StreamText(ctx, exec, req, &t.render)
+	ts, err := kit.StreamText(ctx, exec, req, &t.opts.Render)
 	if err != nil {
 		payload, err := t.failure(ctx, req, argumentsInJSON, err)
 		if err != nil {

@@ -42,13 +42,6 @@ type Options struct {
 	Render adapter.RenderOptions
 }
 
-func (o *Options) multimodal(s *adapter.Spec) bool {
-	if o.Multimodal != nil {
-		return o.Multimodal(s)
-	}
-	return s.HasTag(TagMultimodal)
-}
-
 // Tool returns spec as an eino tool that runs each call through exec
 // (required: nil is an error, so that no policy is dropped in silence): a
 // tool.InvokableTool, a tool.EnhancedInvokableTool when the spec is
@@ -72,8 +65,12 @@ func Tool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (tool.BaseT
 	if err != nil {
 		return nil, err
 	}
-	b := &base{spec: spec, exec: exec, info: info, pendingPayload: opts.PendingAsPayload, timeout: opts.Timeout, render: opts.Render}
-	if opts.multimodal(spec) {
+	b := &base{spec: spec, exec: exec, info: info, opts: *opts}
+	multimodal := spec.HasTag(TagMultimodal)
+	if opts.Multimodal != nil {
+		multimodal = opts.Multimodal(spec)
+	}
+	if multimodal {
 		return &enhancedTool{b}, nil
 	}
 	if spec.Streaming {
@@ -130,12 +127,10 @@ var errNilExecutor = fmt.Errorf("einoadapter: %w", kit.ErrNilExecutor)
 
 // base is what every tool shares.
 type base struct {
-	spec           *adapter.Spec
-	exec           *adapter.Executor
-	info           *schema.ToolInfo
-	pendingPayload bool
-	timeout        time.Duration
-	render         adapter.RenderOptions
+	spec *adapter.Spec
+	exec *adapter.Executor
+	info *schema.ToolInfo
+	opts Options
 }
 
 // Info returns the tool's description for the model, built once.
@@ -173,7 +168,7 @@ func (b *base) request(ctx context.Context, args string, opts []tool.Option, nat
 	}
 	timeout := o.timeout
 	if timeout == 0 {
-		timeout = b.timeout
+		timeout = b.opts.Timeout
 	}
 	req := &adapter.Request{
 		Spec:        b.spec,
@@ -195,7 +190,7 @@ func (b *base) request(ctx context.Context, args string, opts []tool.Option, nat
 // failure maps a failed call (kit.Triage), approval_pending to an interrupt.
 func (b *base) failure(ctx context.Context, req *adapter.Request, args string, err error) (payload string, _ error) {
 	o := kit.Triage(err)
-	if b.pendingPayload {
+	if b.opts.PendingAsPayload {
 		o = kit.TriagePayload(err)
 	}
 	if e := o.Pending; e != nil {
@@ -218,7 +213,7 @@ func (t *textTool) InvokableRun(ctx context.Context, argumentsInJSON string, opt
 	if payload != "" {
 		return payload, nil
 	}
-	return adapter.Render(res, &t.render), nil
+	return adapter.Render(res, &t.opts.Render), nil
 }
 
 // enhancedTool is a tool.EnhancedInvokableTool: content reaches the model
@@ -238,7 +233,7 @@ func (t *enhancedTool) InvokableRun(ctx context.Context, arg *schema.ToolArgumen
 	if payload != "" {
 		return textResult(payload), nil
 	}
-	return toolResult(res, &t.render), nil
+	return toolResult(res, &t.opts.Render), nil
 }
 
 // Pending is the info of the interrupt of a call held for approval:
