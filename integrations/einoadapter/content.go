@@ -11,9 +11,8 @@ import (
 	"github.com/agentadapter/agentadapter/adapter"
 )
 
-// toolResult places a result's parts, as adapter.RenderParts gives them, in
-// eino's multimodal tool result: text parts as text, images and audio as
-// image and audio parts (base64 in eino's data field, never in the text).
+// toolResult places a result's parts (adapter.RenderParts) in eino's
+// multimodal result, media as base64 data parts, never in the text.
 func toolResult(r *adapter.Result, opts *adapter.RenderOptions) *schema.ToolResult {
 	parts := adapter.RenderParts(r, opts)
 	out := &schema.ToolResult{Parts: make([]schema.ToolOutputPart, 0, len(parts))}
@@ -38,15 +37,10 @@ func data(m *adapter.Media) schema.MessagePartCommon {
 }
 
 // UnknownToolsHandler returns the handler of a call to a tool the agent
-// does not have (a name the model made up): it answers the not_found
-// payload, so that the model reads it and the run goes on instead of
-// failing, and the call leaves one ledger record, like every call through
-// exec ([adapter.Executor.Unknown]). Install it in the tools node:
-//
-//	compose.ToolsNodeConfig{Tools: tools, UnknownToolsHandler: einoadapter.UnknownToolsHandler(exec)}
-//
-// The react agent passes its ToolsConfig through, so the same line serves
-// it. exec is required: nil panics here, not at the first made-up name.
+// does not have (ToolsNodeConfig.UnknownToolsHandler; the react agent's
+// too): the model reads the not_found payload and the run goes on, and the
+// call has its ledger record ([adapter.Executor.Unknown]). exec is
+// required: nil panics here, not at the first made-up name.
 func UnknownToolsHandler(exec *adapter.Executor) func(ctx context.Context, name, input string) (string, error) {
 	if exec == nil {
 		panic(errNilExecutor)

@@ -2,7 +2,6 @@ package einoadapter
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -12,72 +11,66 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/kit"
 )
 
-// Middleware returns a ToolsNode middleware that applies this package's
-// error policy to eino tools it did not build (utils.InferTool tools,
-// eino-ext tools...), so that their failures no longer abort the graph:
-//
-//   - an [*adapter.Error] of a model-facing kind, or any other error, or a
-//     panic, becomes the payload {"error":{"kind":...,"message":...}} the
-//     model reads (plain errors and panics as tool_error, a deadline as
-//     timeout);
-//   - eino interrupts, a canceled context, and adapter errors of kinds
-//     connection and internal stay Go errors.
-//
-// Tools built by [Tool] already return payloads; the middleware leaves
-// them alone. Install it with
-//
-//	compose.ToolsNodeConfig{Tools: tools, ToolCallMiddlewares: []compose.ToolMiddleware{einoadapter.Middleware()}}
-//
-// Errors that occur in the middle of a tool's output stream are passed on
-// unchanged: part of the answer has already gone to the model.
+// Middleware returns a ToolsNode middleware that gives eino tools this
+// package did not build (utils.InferTool, eino-ext...) its error policy, so
+// that their failures no longer abort the graph: an error or a panic
+// becomes the payload the model reads ([kit.FailurePayload],
+// [kit.PanicPayload]); eino interrupts, a canceled context and faults stay
+// Go errors, as do errors in the middle of an output stream (part of the
+// answer has gone to the model). Tools built by [Tool] pass unchanged.
 func Middleware() compose.ToolMiddleware {
+	stream := func(p string) *compose.StreamToolOutput {
+		return &compose.StreamToolOutput{Result: schema.StreamReaderFromArray([]string{p})}
+	}
+	enhanced := func(p string) *compose.EnhancedInvokableToolOutput {
+		return &compose.EnhancedInvokableToolOutput{Result: textResult(p)}
+	}
+	enhancedStream := func(p string) *compose.EnhancedStreamableToolOutput {
+		return &compose.EnhancedStreamableToolOutput{Result: schema.StreamReaderFromArray([]*schema.ToolResult{textResult(p)})}
+	}
 	return compose.ToolMiddleware{
 		Invokable: func(next compose.InvokableToolEndpoint) compose.InvokableToolEndpoint {
-			return func(ctx context.Context, in *compose.ToolInput) (out *compose.ToolOutput, err error) {
-				defer recoverPayload(in, &err, func(p string) { out = &compose.ToolOutput{Result: p} })
-				out, err = next(ctx, in)
-				if p, ok := policy(ctx, in, err); ok {
-					return &compose.ToolOutput{Result: p}, nil
-				}
-				return out, err
-			}
+			return withPolicy(next, func(p string) *compose.ToolOutput { return &compose.ToolOutput{Result: p} })
 		},
 		Streamable: func(next compose.StreamableToolEndpoint) compose.StreamableToolEndpoint {
-			return func(ctx context.Context, in *compose.ToolInput) (out *compose.StreamToolOutput, err error) {
-				defer recoverPayload(in, &err, func(p string) {
-					out = &compose.StreamToolOutput{Result: schema.StreamReaderFromArray([]string{p})}
-				})
-				out, err = next(ctx, in)
-				if p, ok := policy(ctx, in, err); ok {
-					return &compose.StreamToolOutput{Result: schema.StreamReaderFromArray([]string{p})}, nil
-				}
-				return out, err
-			}
+			return withPolicy(next, stream)
 		},
 		EnhancedInvokable: func(next compose.EnhancedInvokableToolEndpoint) compose.EnhancedInvokableToolEndpoint {
-			return func(ctx context.Context, in *compose.ToolInput) (out *compose.EnhancedInvokableToolOutput, err error) {
-				defer recoverPayload(in, &err, func(p string) { out = &compose.EnhancedInvokableToolOutput{Result: textResult(p)} })
-				out, err = next(ctx, in)
-				if p, ok := policy(ctx, in, err); ok {
-					return &compose.EnhancedInvokableToolOutput{Result: textResult(p)}, nil
-				}
-				return out, err
-			}
+			return withPolicy(next, enhanced)
 		},
 		EnhancedStreamable: func(next compose.EnhancedStreamableToolEndpoint) compose.EnhancedStreamableToolEndpoint {
-			return func(ctx context.Context, in *compose.ToolInput) (out *compose.EnhancedStreamableToolOutput, err error) {
-				defer recoverPayload(in, &err, func(p string) {
-					out = &compose.EnhancedStreamableToolOutput{Result: schema.StreamReaderFromArray([]*schema.ToolResult{textResult(p)})}
-				})
-				out, err = next(ctx, in)
-				if p, ok := policy(ctx, in, err); ok {
-					return &compose.EnhancedStreamableToolOutput{Result: schema.StreamReaderFromArray([]*schema.ToolResult{textResult(p)})}, nil
-				}
-				return out, err
-			}
+			return withPolicy(next, enhancedStream)
 		},
+	}
+}
+
+// withPolicy wraps one endpoint: a failure or panic that is to be a
+// payload becomes the output out(payload).
+func withPolicy[O any](next func(context.Context, *compose.ToolInput) (O, error), out func(string) O) func(context.Context, *compose.ToolInput) (O, error) {
+	return func(ctx context.Context, in *compose.ToolInput) (o O, err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				slog.Default().Error("einoadapter: tool panicked", "tool", in.Name, "call_id", in.CallID, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				o, err = out(kit.PanicPayload(in.Name, in.CallID)), nil
+			}
+		}()
+		o, err = next(ctx, in)
+		if err == nil {
+			return o, nil
+		}
+		if _, ok := compose.IsInterruptRerunError(err); ok {
+			return o, err
+		}
+		if _, ok := compose.ExtractInterruptInfo(err); ok {
+			return o, err
+		}
+		if p, ok := kit.FailurePayload(ctx, in.Name, in.CallID, err); ok {
+			return out(p), nil
+		}
+		return o, err
 	}
 }
 
@@ -85,68 +78,12 @@ func textResult(p string) *schema.ToolResult {
 	return &schema.ToolResult{Parts: []schema.ToolOutputPart{{Type: schema.ToolPartTypeText, Text: p}}}
 }
 
-// policy decides whether err becomes a payload for the model.
-func policy(ctx context.Context, in *compose.ToolInput, err error) (string, bool) {
-	if err == nil {
-		return "", false
-	}
-	if _, ok := compose.IsInterruptRerunError(err); ok {
-		return "", false
-	}
-	if _, ok := compose.ExtractInterruptInfo(err); ok {
-		return "", false
-	}
-	if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-		return "", false
-	}
-	var e *adapter.Error
-	switch {
-	case errors.As(err, &e):
-		if !e.Kind.ModelFacing() {
-			return "", false
-		}
-		if e.Tool == "" || e.CallID == "" {
-			c := *e
-			if c.Tool == "" {
-				c.Tool = in.Name
-			}
-			if c.CallID == "" {
-				c.CallID = in.CallID
-			}
-			e = &c
-		}
-	case errors.Is(err, context.DeadlineExceeded):
-		e = &adapter.Error{Kind: adapter.KindTimeout, Tool: in.Name, CallID: in.CallID, Message: "the tool did not finish before its deadline", Err: err}
-	default:
-		e = &adapter.Error{Kind: adapter.KindToolError, Tool: in.Name, CallID: in.CallID, Message: err.Error(), Err: err}
-	}
-	return adapter.ModelPayload(e)
-}
-
-// recoverPayload turns a panicking foreign tool into a tool_error payload,
-// as the executor does for handlers.
-func recoverPayload(in *compose.ToolInput, err *error, set func(string)) {
-	v := recover()
-	if v == nil {
-		return
-	}
-	slog.Default().Error("einoadapter: tool panicked", "tool", in.Name, "call_id", in.CallID, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-	p, _ := adapter.ModelPayload(&adapter.Error{Kind: adapter.KindToolError, Tool: in.Name, CallID: in.CallID, Message: "the tool failed unexpectedly (it panicked)"})
-	set(p)
-	*err = nil
-}
-
-// RunScope returns a callback handler that opens an adapter run scope
-// (adapter.WithRun) when a graph or agent run starts, so that the tool
-// calls of one run share its limits and its ledger run id. Nested graphs
-// share the outer run, as does a ctx that already carries one. opts may be
-// nil; a fixed opts.ID names every run alike.
+// RunScope returns a callback handler that opens a run scope
+// (adapter.WithRun) when a graph or agent run starts, so that the calls of
+// one run share its limits and ledger run id; nested graphs, and a ctx that
+// has one, keep the outer scope. opts may be nil.
 //
-//	agent.Generate(ctx, msgs, agent.WithComposeOptions(compose.WithCallbacks(einoadapter.RunScope(nil))))
 //	runnable.Invoke(ctx, in, compose.WithCallbacks(einoadapter.RunScope(nil)))
-//
-// Without it (and without adapter.WithRun on the ctx), calls count where
-// the executor counts calls made outside a run.
 func RunScope(opts *adapter.RunOptions) callbacks.Handler {
 	open := func(ctx context.Context) context.Context {
 		ctx, _ = adapter.WithRun(ctx, opts)

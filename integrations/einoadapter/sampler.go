@@ -14,16 +14,12 @@ import (
 )
 
 // Sampler returns a [kit.Sampler] that answers MCP servers' sampling
-// requests with m, the agent's own model: set mcpadapter.Sample(Sampler(m))
-// as ManagerOptions.Sampler and the servers an agent imports can ask its
-// model for completions, governed by the executor like any call.
-//
-// The system prompt becomes a system message; text, image and audio
-// content become user or assistant messages (images and audio as base64
-// data parts); maxTokens, stopSequences and temperature become
-// model.WithMaxTokens, WithStop and WithTemperature. One model answers
-// every request: the server's model preferences cannot choose another, and
-// the result names m's type as its model.
+// requests with m, the agent's own model (mcpadapter.Sample(Sampler(m))
+// as ManagerOptions.Sampler). The system prompt becomes a system message,
+// images and audio base64 data parts of user messages; maxTokens,
+// stopSequences and temperature become model options. One model answers
+// every request, whatever the server's preferences; the result names its
+// type.
 func Sampler(m model.BaseChatModel) kit.Sampler {
 	if m == nil {
 		panic("einoadapter: Sampler with a nil model")

@@ -2,12 +2,11 @@ package einoadapter
 
 import (
 	"context"
-	"iter"
 
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/schema"
 
-	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/kit"
 )
 
 // streamTool is a streaming spec as eino sees it: a tool.InvokableTool
@@ -23,12 +22,8 @@ type streamTool struct{ textTool }
 // error.
 func (t *streamTool) StreamableRun(ctx context.Context, argumentsInJSON string, opts ...tool.Option) (*schema.StreamReader[string], error) {
 	exec, req := t.request(ctx, argumentsInJSON, opts, t)
-	next, stop := iter.Pull2(exec.Stream(ctx, req))
-	// Wait for the first part: failures that come before any output
-	// (arguments, approval, guards) are answered like InvokableRun's.
-	first, err, ok := next()
-	if ok && first == nil && err != nil {
-		stop()
+	ts, err := kit.StreamText(ctx, exec, req, &t.opts.Render)
+	if err != nil {
 		payload, err := t.failure(ctx, req, argumentsInJSON, err)
 		if err != nil {
 			return nil, err
@@ -38,20 +33,9 @@ func (t *streamTool) StreamableRun(ctx context.Context, argumentsInJSON string, 
 	sr, sw := schema.Pipe[string](4)
 	go func() {
 		defer sw.Close()
-		defer stop()
-		for c, err, ok := first, err, ok; ok; c, err, ok = next() {
-			if err != nil {
-				if p, isPayload := adapter.ModelPayload(err); isPayload {
-					sw.Send(p, nil)
-				} else {
-					sw.Send("", err)
-				}
+		for text, err := range ts.All() {
+			if sw.Send(text, err) { // the reader has gone
 				return
-			}
-			if text := adapter.Render(&adapter.Result{Content: []adapter.Content{c}}, &t.render); text != "" {
-				if sw.Send(text, nil) { // the reader has gone
-					return
-				}
 			}
 		}
 	}()

@@ -26,42 +26,28 @@ const TagMultimodal = "multimodal"
 
 // Options configure [Tool] and [Tools]. The zero value is valid.
 type Options struct {
-	// Multimodal reports whether a spec's results carry images, audio or
-	// files, and so whether its tool is a tool.EnhancedInvokableTool (the
-	// content reaches the model as parts) rather than a tool.InvokableTool
-	// (the model reads the result's text). Nil means: the spec has the tag
-	// TagMultimodal.
+	// Multimodal reports whether a spec's tool is a
+	// tool.EnhancedInvokableTool (results reach the model as parts). Nil
+	// means: the spec has the tag TagMultimodal.
 	Multimodal func(*adapter.Spec) bool
-	// PendingAsPayload turns a call held for approval into a payload the
-	// model reads (with the ticket) instead of an eino interrupt. Use it
-	// in graphs that run without a checkpoint store and so cannot resume.
+	// PendingAsPayload hands the model a held call's payload (with the
+	// ticket) instead of interrupting, for graphs with no checkpoint store.
 	PendingAsPayload bool
-	// Filter selects the specs [Tools] exports; its Target is always
-	// adapter.TargetEino.
+	// Filter selects the specs [Tools] exports; its Target is always eino.
 	Filter registry.Filter
-	// Timeout bounds each call, overriding the spec's and the executor's
-	// timeout; zero leaves theirs. A per-call [WithTimeout] overrides it.
+	// Timeout bounds each call, overriding the spec's and the executor's;
+	// zero leaves theirs. A per-call [WithTimeout] overrides it.
 	Timeout time.Duration
-	// Render configures how results read to the model (adapter.Render);
-	// the zero value is the default policy.
+	// Render configures the text the model reads (adapter.Render).
 	Render adapter.RenderOptions
 }
 
-func (o *Options) multimodal(s *adapter.Spec) bool {
-	if o.Multimodal != nil {
-		return o.Multimodal(s)
-	}
-	return s.HasTag(TagMultimodal)
-}
-
-// Tool returns spec as an eino tool that runs each call through exec, which
-// is required: a nil exec is an error, so that no policy is dropped in
-// silence. The tool is a
-// tool.InvokableTool, or a tool.EnhancedInvokableTool when the spec is
-// multimodal (see [Options.Multimodal]). Its [schema.ToolInfo] is built
-// once, here. A streaming spec ([adapter.Spec.Streaming]) is also a
-// tool.StreamableTool whose text arrives in parts as the tool produces
-// them. opts may be nil.
+// Tool returns spec as an eino tool that runs each call through exec
+// (required: nil is an error, so that no policy is dropped in silence): a
+// tool.InvokableTool, a tool.EnhancedInvokableTool when the spec is
+// multimodal ([Options.Multimodal]), and for a streaming spec also a
+// tool.StreamableTool. Its [schema.ToolInfo] is built once, here. opts may
+// be nil.
 func Tool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (tool.BaseTool, error) {
 	if opts == nil {
 		opts = &Options{}
@@ -79,8 +65,12 @@ func Tool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (tool.BaseT
 	if err != nil {
 		return nil, err
 	}
-	b := &base{spec: spec, exec: exec, info: info, pendingPayload: opts.PendingAsPayload, timeout: opts.Timeout, render: opts.Render}
-	if opts.multimodal(spec) {
+	b := &base{spec: spec, exec: exec, info: info, opts: *opts}
+	multimodal := spec.HasTag(TagMultimodal)
+	if opts.Multimodal != nil {
+		multimodal = opts.Multimodal(spec)
+	}
+	if multimodal {
 		return &enhancedTool{b}, nil
 	}
 	if spec.Streaming {
@@ -89,9 +79,8 @@ func Tool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (tool.BaseT
 	return &textTool{b}, nil
 }
 
-// Tools returns every spec of reg exported to eino (and matching
-// opts.Filter) as an eino tool, in the registry's order, each running its
-// calls through exec (required). opts may be nil. See [Tool].
+// Tools returns the specs of reg exported to eino and matching opts.Filter
+// as eino tools ([Tool]), in the registry's order. opts may be nil.
 func Tools(reg *registry.Registry, exec *adapter.Executor, opts *Options) ([]tool.BaseTool, error) {
 	if opts == nil {
 		opts = &Options{}
@@ -111,22 +100,20 @@ func Tools(reg *registry.Registry, exec *adapter.Executor, opts *Options) ([]too
 	return out, nil
 }
 
-// Per-call options, passed with compose.WithToolOption or
-// react.WithToolOptions.
+// Per-call options (compose.WithToolOption, react.WithToolOptions).
 type callOptions struct {
 	timeout  time.Duration
 	approval adapter.ApprovalPort
 	exec     *adapter.Executor
 }
 
-// WithTimeout bounds each call made with this option, overriding the
-// spec's and the executor's timeout.
+// WithTimeout bounds the calls made with this option, overriding every
+// other timeout.
 func WithTimeout(d time.Duration) tool.Option {
 	return tool.WrapImplSpecificOptFn(func(o *callOptions) { o.timeout = d })
 }
 
-// WithApproval asks port, instead of the executor's port, for the calls
-// made with this option that need approval.
+// WithApproval asks port, not the executor's, to approve these calls.
 func WithApproval(port adapter.ApprovalPort) tool.Option {
 	return tool.WrapImplSpecificOptFn(func(o *callOptions) { o.approval = port })
 }
@@ -138,14 +125,12 @@ func WithExecutor(e *adapter.Executor) tool.Option {
 
 var errNilExecutor = fmt.Errorf("einoadapter: %w", kit.ErrNilExecutor)
 
-// base is what the text and multimodal tools share.
+// base is what every tool shares.
 type base struct {
-	spec           *adapter.Spec
-	exec           *adapter.Executor
-	info           *schema.ToolInfo
-	pendingPayload bool
-	timeout        time.Duration
-	render         adapter.RenderOptions
+	spec *adapter.Spec
+	exec *adapter.Executor
+	info *schema.ToolInfo
+	opts Options
 }
 
 // Info returns the tool's description for the model, built once.
@@ -162,8 +147,8 @@ func SpecOf(t tool.BaseTool) (*adapter.Spec, bool) {
 	return s.adapterSpec(), true
 }
 
-// call runs one call through the executor. A model-facing error comes back
-// as its payload (payload != ""), approval_pending as an interrupt error.
+// call runs one call: a model-facing error comes back as its payload,
+// approval_pending as an interrupt error.
 func (b *base) call(ctx context.Context, args string, opts []tool.Option, native any) (res *adapter.Result, payload string, err error) {
 	exec, req := b.request(ctx, args, opts, native)
 	res, err = exec.Do(ctx, req)
@@ -183,7 +168,7 @@ func (b *base) request(ctx context.Context, args string, opts []tool.Option, nat
 	}
 	timeout := o.timeout
 	if timeout == 0 {
-		timeout = b.timeout
+		timeout = b.opts.Timeout
 	}
 	req := &adapter.Request{
 		Spec:        b.spec,
@@ -194,20 +179,18 @@ func (b *base) request(ctx context.Context, args string, opts []tool.Option, nat
 		Timeout:     timeout,
 		Approval:    o.approval,
 	}
-	// Resumed after an approval interrupt: present the ticket, so that only
-	// the approved arguments run, and only once (tickets are one-use; a
-	// resumed checkpoint that re-runs the call gets a new ticket).
+	// Resumed after an approval interrupt: present the ticket (one-use), so
+	// that only the approved arguments run, once.
 	if was, has, st := tool.GetInterruptState[*pendingState](ctx); was && has && st != nil {
 		req.Ticket = st.Ticket
 	}
 	return exec, req
 }
 
-// failure maps a failed call: approval_pending to an interrupt, a
-// model-facing error to its payload, anything else to a Go error.
+// failure maps a failed call (kit.Triage), approval_pending to an interrupt.
 func (b *base) failure(ctx context.Context, req *adapter.Request, args string, err error) (payload string, _ error) {
 	o := kit.Triage(err)
-	if b.pendingPayload {
+	if b.opts.PendingAsPayload {
 		o = kit.TriagePayload(err)
 	}
 	if e := o.Pending; e != nil {
@@ -221,8 +204,7 @@ func (b *base) failure(ctx context.Context, req *adapter.Request, args string, e
 // textTool is a tool.InvokableTool: the model reads the result's text.
 type textTool struct{ *base }
 
-// InvokableRun runs the call. A model-facing failure is returned as its
-// payload with a nil error, so that the agent keeps going.
+// InvokableRun runs the call; a model-facing failure is its payload.
 func (t *textTool) InvokableRun(ctx context.Context, argumentsInJSON string, opts ...tool.Option) (string, error) {
 	res, payload, err := t.call(ctx, argumentsInJSON, opts, t)
 	if err != nil {
@@ -231,11 +213,11 @@ func (t *textTool) InvokableRun(ctx context.Context, argumentsInJSON string, opt
 	if payload != "" {
 		return payload, nil
 	}
-	return adapter.Render(res, &t.render), nil
+	return adapter.Render(res, &t.opts.Render), nil
 }
 
-// enhancedTool is a tool.EnhancedInvokableTool: images, audio and files
-// reach the model as parts.
+// enhancedTool is a tool.EnhancedInvokableTool: content reaches the model
+// as parts.
 type enhancedTool struct{ *base }
 
 // InvokableRun runs the call; see textTool.InvokableRun.
@@ -249,23 +231,22 @@ func (t *enhancedTool) InvokableRun(ctx context.Context, arg *schema.ToolArgumen
 		return nil, err
 	}
 	if payload != "" {
-		return &schema.ToolResult{Parts: []schema.ToolOutputPart{{Type: schema.ToolPartTypeText, Text: payload}}}, nil
+		return textResult(payload), nil
 	}
-	return toolResult(res, &t.render), nil
+	return toolResult(res, &t.opts.Render), nil
 }
 
-// Pending is the info of the interrupt raised when a call is held for
-// approval: approve Ticket (adapter.Deferred.Approve) and resume the graph
-// from its checkpoint; the resumed call presents the ticket and runs with
-// exactly the arguments that were approved.
+// Pending is the info of the interrupt of a call held for approval:
+// approve Ticket (adapter.Deferred.Approve) and resume the graph from its
+// checkpoint; the resumed call runs exactly the approved arguments.
 type Pending struct {
 	Ticket string
 	Tool   string
 	CallID string
 	// Args are the arguments held, as the model sent them.
 	Args string
-	// InterruptID is the eino interrupt id to resume (compose.Resume,
-	// adk.ResumeParams.Targets); PendingFromError sets it.
+	// InterruptID is the interrupt to resume (compose.Resume,
+	// adk.ResumeParams.Targets).
 	InterruptID string
 }
 
@@ -282,8 +263,8 @@ func init() {
 	schema.RegisterName[*pendingState]("agentadapter_einoadapter_pending_state")
 }
 
-// PendingFromError returns the calls held for approval that interrupted a
-// graph run (the error of Invoke or Generate), in the order eino reports them.
+// PendingFromError returns the held calls that interrupted a graph run
+// (Invoke's or Generate's error), in eino's order.
 func PendingFromError(err error) []*Pending {
 	if info, ok := compose.ExtractInterruptInfo(err); ok && info != nil {
 		return PendingFrom(info.InterruptContexts)
@@ -299,9 +280,8 @@ func PendingFromError(err error) []*Pending {
 	return nil
 }
 
-// PendingFrom returns the calls held for approval among interrupt contexts:
-// those of compose.InterruptInfo, or of an ADK event
-// (AgentEvent.Action.Interrupted.InterruptContexts).
+// PendingFrom returns the held calls among interrupt contexts (of
+// compose.InterruptInfo, or AgentEvent.Action.Interrupted).
 func PendingFrom(contexts []*compose.InterruptCtx) []*Pending {
 	var out []*Pending
 	for _, ic := range contexts {

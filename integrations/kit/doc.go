@@ -5,6 +5,7 @@
 // and a framework-neutral sampler. An integration adds only its
 // framework's calling convention and types. Package kittest checks an
 // integration against the promises all of them keep.
+// Helpers for the conversions: [ParseSchema] and [DecodeKeywords] (schemas), [ToolMeta] (tool metadata), [StreamText] (streamed text), [FailurePayload] (the framework's own tools failing).
 //
 // A minimal integration, for a framework whose tool is a func from JSON
 // text to text:
