@@ -197,3 +197,31 @@ const DefaultRedirectURL = oauth.DefaultRedirectURL
 //
 //go:fix inline
 func Loopback(open func(url string) error) oauth.AuthorizationHandler { return oauth.Loopback(open) }
+
+// Server is the old name of [Upstream].
+//
+// Deprecated: use [Upstream]; go fix -inline rewrites it.
+//
+//go:fix inline
+type Server = Upstream
+
+// ServerError is the old name of [UpstreamError].
+//
+// Deprecated: use [UpstreamError]; go fix -inline rewrites it.
+//
+//go:fix inline
+type ServerError = UpstreamError
+
+// ServerStatus is the old name of [UpstreamStatus].
+//
+// Deprecated: use [UpstreamStatus]; go fix -inline rewrites it.
+//
+//go:fix inline
+type ServerStatus = UpstreamStatus
+
+// ToolError is the old name of [ImportError].
+//
+// Deprecated: use [ImportError]; go fix -inline rewrites it.
+//
+//go:fix inline
+type ToolError = ImportError

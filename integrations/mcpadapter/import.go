@@ -28,16 +28,16 @@ type imported struct {
 	quarantine atomic.Pointer[Quarantine]
 }
 
-// ToolError reports a tool that could not be imported.
-type ToolError struct {
+// ImportError reports a tool that could not be imported.
+type ImportError struct {
 	Server, Tool string // Tool is the remote name
 	Err          error
 }
 
-func (e *ToolError) Error() string {
+func (e *ImportError) Error() string {
 	return fmt.Sprintf("tool %q: %v", e.Tool, e.Err)
 }
-func (e *ToolError) Unwrap() error { return e.Err }
+func (e *ImportError) Unwrap() error { return e.Err }
 
 // ErrCollision is wrapped by the error of a tool whose registry name is
 // already taken.
@@ -147,7 +147,7 @@ func (c *conn) apply(tools []*mcp.Tool) error {
 	held := map[string]*Quarantine{}
 	locals := map[string]string{} // registry name → remote name, this server
 	var quarantined []Quarantine
-	var skipped []ToolError
+	var skipped []ImportError
 	first := c.known == nil
 	if first {
 		c.known = map[string]bool{}
@@ -159,7 +159,7 @@ func (c *conn) apply(tools []*mcp.Tool) error {
 		isNew := !first && !c.known[t.Name]
 		c.known[t.Name] = true
 		fail := func(err error) {
-			te := &ToolError{Server: c.cfg.Name, Tool: t.Name, Err: err}
+			te := &ImportError{Server: c.cfg.Name, Tool: t.Name, Err: err}
 			errs = append(errs, te)
 			skipped = append(skipped, *te)
 		}

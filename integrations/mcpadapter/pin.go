@@ -283,21 +283,21 @@ func (m *Manager) Accept(server, tool, hash string) error {
 		return fmt.Errorf("mcpadapter: tool %q of server %q is not quarantined", tool, server)
 	}
 	if hash == "" || q.Got != hash {
-		return &ToolError{Server: server, Tool: q.RemoteName, Err: fmt.Errorf("%w (reviewed %s, now %s)", pin.ErrDefinitionChanged, shortHash(hash), shortHash(q.Got))}
+		return &ImportError{Server: server, Tool: q.RemoteName, Err: fmt.Errorf("%w (reviewed %s, now %s)", pin.ErrDefinitionChanged, shortHash(hash), shortHash(q.Got))}
 	}
 	wire, err := encodeSchemas(q.Definition)
 	if err != nil {
-		return &ToolError{Server: server, Tool: q.RemoteName, Err: err}
+		return &ImportError{Server: server, Tool: q.RemoteName, Err: err}
 	}
 	imp, err := c.newImport(q.Definition, wire, q.Tool, q.Got)
 	if err != nil {
-		return &ToolError{Server: server, Tool: q.RemoteName, Err: err}
+		return &ImportError{Server: server, Tool: q.RemoteName, Err: err}
 	}
 	ch := registry.Change{Op: registry.Added, Name: q.Tool, New: imp.spec}
 	if prev != nil {
 		ch.Op = registry.Replaced
 	} else if s, ok := m.reg.Lookup(q.Tool); ok {
-		return &ToolError{Server: server, Tool: q.RemoteName, Err: fmt.Errorf("%w: %q is already registered from %s%s", ErrCollision, q.Tool, s.Source, remoteOf(s))}
+		return &ImportError{Server: server, Tool: q.RemoteName, Err: fmt.Errorf("%w: %q is already registered from %s%s", ErrCollision, q.Tool, s.Source, remoteOf(s))}
 	}
 	if err := m.pins.Set(context.Background(), pin.Key(server, q.RemoteName), q.Got); err != nil {
 		return fmt.Errorf("mcpadapter: storing the pin: %w", err)

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// ErrSchemaLimit is wrapped by the [ToolError] of an imported tool whose
+// ErrSchemaLimit is wrapped by the [ImportError] of an imported tool whose
 // input or output schema is nested more than 64 schemas deep, holds more
 // than 512 schemas, or would cost more than 512 KiB of encoding work on
 // each listing (its encoded size, each byte counted once for every schema
