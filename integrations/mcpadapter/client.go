@@ -39,7 +39,7 @@ type conn struct {
 	tools     map[string]*imported // by remote name
 	held      map[string]*Quarantine
 	known     map[string]bool // remote names listed so far; nil before the first listing
-	skipped   []ImportError     // tools of the last listing not imported
+	skipped   []ImportError   // tools of the last listing not imported
 
 	refreshCh chan struct{}
 	bg        context.Context // cancelled when the conn closes

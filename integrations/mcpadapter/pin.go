@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/schema"
 	"sort"
 	"strconv"
 	"strings"
@@ -135,7 +136,7 @@ func (w wireSchemas) hash(t *mcp.Tool) string {
 	}
 	if ok && t.Meta != nil {
 		b = append(b, `,"_meta":`...)
-		m, isJSON := appendJSON(b, map[string]any(t.Meta))
+		m, isJSON := schema.AppendJSON(b, map[string]any(t.Meta))
 		if isJSON {
 			b = m
 		} else {
@@ -158,29 +159,6 @@ func appendMarshal(b []byte, v any) ([]byte, bool) {
 		return b, false
 	}
 	return append(b, m...), true
-}
-
-// canonical turns a schema of any Go type into generic JSON, whose maps
-// encoding/json writes with sorted keys.
-func canonical(v any) any {
-	if v == nil {
-		return nil
-	}
-	if m, ok := v.(map[string]any); ok {
-		if m == nil {
-			return nil
-		}
-		return v
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return v
-	}
-	var g any
-	if json.Unmarshal(b, &g) != nil {
-		return v
-	}
-	return g
 }
 
 // Pins returns the accepted definition hash of every tool seen, and the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/schema"
 	"log/slog"
 	"strings"
 	"sync"
@@ -278,9 +279,9 @@ func toolToMCP(spec *adapter.Spec) *mcp.Tool {
 		c.Type, c.Types = "object", nil
 		in = &c
 	}
-	t.InputSchema = wireSchema(in)
+	t.InputSchema = schema.Wire(in)
 	if spec.OutputSchema != nil {
-		t.OutputSchema = wireSchema(spec.OutputSchema)
+		t.OutputSchema = schema.Wire(spec.OutputSchema)
 	}
 	return t
 }
