@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/schema"
+	mcpwire "github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/wire"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -376,7 +377,7 @@ func (c *conn) newImport(t *mcp.Tool, wire wireSchemas, local, hash string) (*im
 	if title == "" && t.Annotations != nil {
 		title = t.Annotations.Title
 	}
-	hints := toolAnnotationsFromMCP(t.Annotations)
+	hints := mcpwire.ToolAnnotationsFromMCP(t.Annotations)
 	policy := adapter.Annotations{} // the most cautious: destructive, open-world
 	if c.cfg.Trust {
 		policy = hints

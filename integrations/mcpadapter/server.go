@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/schema"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/wire"
 	"log/slog"
 	"strings"
 	"sync"
@@ -163,7 +164,7 @@ func NewExporter(reg *registry.Registry, exec *adapter.Executor, opts *ExportOpt
 	s.up.start()
 	s.mcp.AddReceivingMiddleware(s.unknownTools, discoverVersions(mopts.SupportedProtocolVersions))
 	// Outside the middleware that answers calls, reads and gets itself.
-	s.mcp.AddReceivingMiddleware(completeResultType, s.appNames)
+	s.mcp.AddReceivingMiddleware(wire.CompleteResultType, s.appNames)
 	if s.opts.Tasks != nil {
 		if err := registerTaskMethods(s.mcp); err != nil {
 			return nil, err
@@ -268,7 +269,7 @@ func toolToMCP(spec *adapter.Spec) *mcp.Tool {
 		Name:        spec.Name,
 		Title:       spec.Title,
 		Description: spec.Description,
-		Annotations: toolAnnotationsToMCP(spec.Title, spec.Annotations),
+		Annotations: wire.ToolAnnotationsToMCP(spec.Title, spec.Annotations),
 		Meta:        mcp.Meta(spec.Meta),
 	}
 	in := spec.InputSchema
