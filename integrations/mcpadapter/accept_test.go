@@ -24,7 +24,7 @@ func TestAcceptReviewedHash(t *testing.T) {
 	}
 	define("v1", "v1")
 	e := newImportEnv(t, nil)
-	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "srv", Transport: inMemoryTo(t, srv)}); err != nil {
+	if err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "srv", Transport: inMemoryTo(t, srv)}); err != nil {
 		t.Fatal(err)
 	}
 	quarantined := func(desc string) func() bool {

@@ -32,7 +32,7 @@ func TestAllocsImportedCall(t *testing.T) {
 		}
 	})
 	e := newImportEnv(t, nil)
-	if err := e.m.Connect(ctx, mcpadapter.Server{Name: "srv", Allow: []string{"add"}, Transport: inMemoryTo(t, newImportServer())}); err != nil {
+	if err := e.m.Connect(ctx, mcpadapter.Upstream{Name: "srv", Allow: []string{"add"}, Transport: inMemoryTo(t, newImportServer())}); err != nil {
 		t.Fatal(err)
 	}
 	imported := testing.AllocsPerRun(200, func() {

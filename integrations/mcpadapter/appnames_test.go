@@ -60,8 +60,8 @@ func TestAppToolsKeepTheirNames(t *testing.T) {
 			m := mcpadapter.NewManager(reg, nil)
 			t.Cleanup(func() { m.Close() })
 			if err := m.Connect(ctx,
-				mcpadapter.Server{Name: "mon", Prefix: true, Transport: inMemoryTo(t, appsUpstream("mon", "poll", "info", "modelonly", "plain"))},
-				mcpadapter.Server{Name: "mon2", Prefix: true, Transport: inMemoryTo(t, appsUpstream("mon2", "poll"))}); err != nil {
+				mcpadapter.Upstream{Name: "mon", Prefix: true, Transport: inMemoryTo(t, appsUpstream("mon", "poll", "info", "modelonly", "plain"))},
+				mcpadapter.Upstream{Name: "mon2", Prefix: true, Transport: inMemoryTo(t, appsUpstream("mon2", "poll"))}); err != nil {
 				t.Fatal(err)
 			}
 			led := adapter.NewMemoryLedger(0)
@@ -120,7 +120,7 @@ func TestAppToolKeepsItsNameRealServer(t *testing.T) {
 	reg := registry.New()
 	m := mcpadapter.NewManager(reg, nil)
 	t.Cleanup(func() { m.Close() })
-	if err := m.Connect(context.Background(), mcpadapter.Server{Name: "monitor", Prefix: true, Command: cmd.Path, Args: cmd.Args[1:], Env: cmd.Env,
+	if err := m.Connect(context.Background(), mcpadapter.Upstream{Name: "monitor", Prefix: true, Command: cmd.Path, Args: cmd.Args[1:], Env: cmd.Env,
 		ConnectTimeout: time.Minute, CallTimeout: time.Minute}); err != nil {
 		t.Fatal(err)
 	}

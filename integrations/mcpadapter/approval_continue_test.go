@@ -56,7 +56,7 @@ func contEnv(t *testing.T, upstream bool) (ex *mcpadapter.Exporter, d *adapter.D
 		t.Cleanup(func() { ss.Close() })
 		m := mcpadapter.NewManager(reg, &mcpadapter.ManagerOptions{Executor: exec})
 		t.Cleanup(func() { m.Close() })
-		if err := m.Connect(context.Background(), mcpadapter.Server{Name: "up", Transport: ct, Trust: true}); err != nil {
+		if err := m.Connect(context.Background(), mcpadapter.Upstream{Name: "up", Transport: ct, Trust: true}); err != nil {
 			t.Fatal(err)
 		}
 	} else {

@@ -214,7 +214,7 @@ func TestAppsExportKeepsUIMeta(t *testing.T) {
 			reg := registry.New()
 			m := mcpadapter.NewManager(reg, nil)
 			t.Cleanup(func() { m.Close() })
-			if err := m.Connect(context.Background(), mcpadapter.Server{Name: srv.name, Command: cmd.Path, Args: cmd.Args[1:], Env: cmd.Env,
+			if err := m.Connect(context.Background(), mcpadapter.Upstream{Name: srv.name, Command: cmd.Path, Args: cmd.Args[1:], Env: cmd.Env,
 				ConnectTimeout: time.Minute, CallTimeout: time.Minute}); err != nil {
 				t.Fatal(err)
 			}
@@ -317,7 +317,7 @@ func TestAppsVisibilityChangeQuarantined(t *testing.T) {
 			}
 			add(appOnly, "v1")
 			e := newImportEnv(t, nil)
-			if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "srv", Transport: inMemoryTo(t, srv)}); err != nil {
+			if err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "srv", Transport: inMemoryTo(t, srv)}); err != nil {
 				t.Fatal(err)
 			}
 			if s, ok := e.reg.Lookup("poll"); !ok || s.ModelVisible() {

@@ -33,7 +33,7 @@ func TestCallLogsFromNewEraUpstream(t *testing.T) {
 		}
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil, nil
 	})
-	f := primExportWith(t, []mcpadapter.Server{primServer(t, "up", up, mcpadapter.Server{})}, nil, nil, nil, "2025-11-25")
+	f := primExportWith(t, []mcpadapter.Upstream{primServer(t, "up", up, mcpadapter.Upstream{})}, nil, nil, nil, "2025-11-25")
 
 	// A second session that asks for no logs.
 	quiet := make(chan string, 16)

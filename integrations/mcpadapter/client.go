@@ -21,7 +21,7 @@ import (
 // reconnect), the tools imported from it and its background refresher.
 type conn struct {
 	m      *Manager
-	cfg    Server
+	cfg    Upstream
 	client *mcp.Client
 
 	dialMu  sync.Mutex // serialises (re)connection
@@ -39,7 +39,7 @@ type conn struct {
 	tools     map[string]*imported // by remote name
 	held      map[string]*Quarantine
 	known     map[string]bool // remote names listed so far; nil before the first listing
-	skipped   []ToolError     // tools of the last listing not imported
+	skipped   []ImportError   // tools of the last listing not imported
 
 	refreshCh chan struct{}
 	bg        context.Context // cancelled when the conn closes
@@ -61,7 +61,7 @@ type conn struct {
 }
 
 // newConn is called with m.mu held.
-func newConn(m *Manager, s Server) *conn {
+func newConn(m *Manager, s Upstream) *conn {
 	c := &conn{m: m, cfg: s, tools: map[string]*imported{}, held: map[string]*Quarantine{}, refreshCh: make(chan struct{}, 1)}
 	c.bg, c.cancel = context.WithCancel(m.bg)
 	impl := m.opts.Client
@@ -377,9 +377,9 @@ func (c *conn) stopRefresher() {
 	c.wg.Wait()
 }
 
-func (c *conn) status() ServerStatus {
+func (c *conn) status() UpstreamStatus {
 	c.mu.Lock()
-	st := ServerStatus{Name: c.cfg.Name, Connected: c.sess != nil, Err: c.down, Skipped: slices.Clone(c.skipped),
+	st := UpstreamStatus{Name: c.cfg.Name, Connected: c.sess != nil, Err: c.down, Skipped: slices.Clone(c.skipped),
 		Transport: c.cfg.transportName(), Reconnects: max(c.dials-1, 0), Trusted: c.cfg.Trust, LastError: c.lastErr, LastErrorAt: c.lastAt}
 	for _, imp := range c.tools {
 		st.Tools = append(st.Tools, imp.spec.Name)

@@ -182,6 +182,27 @@ func PinKey(server string, remoteName string) string {
 //go:fix inline
 type PinStore = pin.Store
 
+// Server is the old name of [Upstream].
+//
+// Deprecated: use [Upstream]; go fix -inline rewrites it.
+//
+//go:fix inline
+type Server = Upstream
+
+// ServerError is the old name of [UpstreamError].
+//
+// Deprecated: use [UpstreamError]; go fix -inline rewrites it.
+//
+//go:fix inline
+type ServerError = UpstreamError
+
+// ServerStatus is the old name of [UpstreamStatus].
+//
+// Deprecated: use [UpstreamStatus]; go fix -inline rewrites it.
+//
+//go:fix inline
+type ServerStatus = UpstreamStatus
+
 // Token is the old name of [token.Token].
 //
 // Deprecated: use [token.Token]; go fix -inline rewrites it.
@@ -202,6 +223,13 @@ type TokenKey = token.Key
 //
 //go:fix inline
 type TokenStore = token.Store
+
+// ToolError is the old name of [ImportError].
+//
+// Deprecated: use [ImportError]; go fix -inline rewrites it.
+//
+//go:fix inline
+type ToolError = ImportError
 
 // WorkloadIdentity is the old name of [oauth.WorkloadIdentity].
 //

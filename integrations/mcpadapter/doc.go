@@ -40,7 +40,7 @@
 // error wrapping [ErrCollision] that names both sources; nothing is
 // overwritten. Servers of one Connect call are imported in the order given,
 // so between two servers offering the same name the first always wins; the
-// other's tool is listed in [ServerStatus.Skipped].
+// other's tool is listed in [UpstreamStatus.Skipped].
 //
 // # Trust
 //
@@ -92,7 +92,7 @@
 //
 // A stdio server's launch is pinned the same way by a program that wants
 // it ([NewLaunch], [Launch.Hash] under [LaunchKey] in the [PinStore]; the
-// agentadapter gateway does): [Server.BeforeStart] refuses a start whose
+// agentadapter gateway does): [Upstream.BeforeStart] refuses a start whose
 // launch no operator accepted, on every reconnection too.
 //
 // # Reconnecting

@@ -278,7 +278,7 @@ func connectOIDC(t *testing.T, url string, o *mcpadapter.OAuth) (*adapter.Execut
 		m.Close()
 		exec.Close()
 	})
-	err := m.Connect(context.Background(), mcpadapter.Server{Name: "dpop", URL: url, Trust: true, OAuth: o})
+	err := m.Connect(context.Background(), mcpadapter.Upstream{Name: "dpop", URL: url, Trust: true, OAuth: o})
 	return exec, err
 }
 

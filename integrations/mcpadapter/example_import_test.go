@@ -44,7 +44,7 @@ func ExampleManager_Connect() {
 
 	// For a child process: Server{Name: "fs", Command: "mcp-server-filesystem", Args: []string{"/tmp"}}.
 	// For streamable HTTP: Server{Name: "remote", URL: "https://example.com/mcp", BearerToken: token}.
-	if err := m.Connect(ctx, mcpadapter.Server{Name: "math", Transport: exampleServer(), Prefix: true}); err != nil {
+	if err := m.Connect(ctx, mcpadapter.Upstream{Name: "math", Transport: exampleServer(), Prefix: true}); err != nil {
 		log.Fatal(err)
 	}
 	spec, _ := reg.Lookup("math_add")
@@ -82,7 +82,7 @@ func ExampleManager_Accept() {
 	if _, err := srv.Connect(ctx, st, nil); err != nil {
 		log.Fatal(err)
 	}
-	if err := m.Connect(ctx, mcpadapter.Server{Name: "notes", Transport: ct}); err != nil {
+	if err := m.Connect(ctx, mcpadapter.Upstream{Name: "notes", Transport: ct}); err != nil {
 		log.Fatal(err)
 	}
 

@@ -19,7 +19,7 @@ func ExampleOAuth() {
 	m := mcpadapter.NewManager(registry.New(), nil)
 	defer m.Close()
 	dir, _ := os.UserConfigDir()
-	err := m.Connect(ctx, mcpadapter.Server{
+	err := m.Connect(ctx, mcpadapter.Upstream{
 		Name: "docs", URL: "https://docs.example.com/mcp",
 		OAuth:          &mcpadapter.OAuth{Tokens: mcpadapter.NewFileTokenStore(filepath.Join(dir, "myagent", "tokens.json"))},
 		ConnectTimeout: 5 * time.Minute, // time for the user to sign in
@@ -33,7 +33,7 @@ func ExampleOAuth() {
 func ExampleClientCredentials() {
 	m := mcpadapter.NewManager(registry.New(), nil)
 	defer m.Close()
-	err := m.Connect(context.Background(), mcpadapter.Server{
+	err := m.Connect(context.Background(), mcpadapter.Upstream{
 		Name: "billing", URL: "https://billing.internal/mcp",
 		OAuth: &mcpadapter.OAuth{ClientCredentials: &mcpadapter.ClientCredentials{
 			ClientID: "agent", ClientSecret: os.Getenv("BILLING_CLIENT_SECRET"),

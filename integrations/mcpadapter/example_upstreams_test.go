@@ -28,7 +28,7 @@ func ExampleUpstreams() {
 	reg := registry.New()
 	m := mcpadapter.NewManager(reg, nil)
 	defer m.Close()
-	if err := m.Connect(ctx, mcpadapter.Server{Name: "docs", Transport: ct}); err != nil {
+	if err := m.Connect(ctx, mcpadapter.Upstream{Name: "docs", Transport: ct}); err != nil {
 		panic(err)
 	}
 	ledger := adapter.NewMemoryLedger(10)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/wire"
 	"maps"
 	"strings"
 
@@ -125,7 +126,7 @@ func callContext(ctx context.Context, req *mcp.CallToolRequest) context.Context 
 		ti := req.Extra.TokenInfo
 		ctx = adapter.WithIdentity(ctx, &adapter.Identity{Subject: ti.UserID, Scopes: ti.Scopes, Extra: ti.Extra})
 	}
-	ctx = withRemoteTrace(ctx, req.Params.Meta)
+	ctx = wire.WithRemoteTrace(ctx, req.Params.Meta)
 	if token := req.Params.GetProgressToken(); token != nil && req.Session != nil {
 		ss := req.Session
 		ctx = adapter.WithProgress(ctx, func(p adapter.Progress) {
@@ -180,7 +181,7 @@ func resultToMCP(r *adapter.Result, relayed bool) (*mcp.CallToolResult, error) {
 			meta = nil
 		}
 	}
-	out := &mcp.CallToolResult{Content: contentToMCP(r.Content), Meta: mcp.Meta(meta)}
+	out := &mcp.CallToolResult{Content: wire.ContentToMCP(r.Content), Meta: mcp.Meta(meta)}
 	sj, err := r.StructuredJSON()
 	if err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal: the structured result does not encode as JSON"}
@@ -262,7 +263,7 @@ func errorResult(err error) *mcp.CallToolResult {
 			meta["ticket"] = e.Ticket
 		}
 		if e.Kind == adapter.KindToolError && errors.Is(e.Err, errIsError) {
-			if content = contentToMCP(e.Content); content == nil {
+			if content = wire.ContentToMCP(e.Content); content == nil {
 				content = []mcp.Content{}
 			}
 		}

@@ -99,7 +99,7 @@ func TestRoundTrip(t *testing.T) {
 	dst := registry.New()
 	m := mcpadapter.NewManager(dst, nil)
 	defer m.Close()
-	if err := m.Connect(ctx, mcpadapter.Server{Name: "src", Trust: true, Transport: ct}); err != nil {
+	if err := m.Connect(ctx, mcpadapter.Upstream{Name: "src", Trust: true, Transport: ct}); err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
 	dstExec := adapter.NewExecutor(dst, nil)
@@ -209,7 +209,7 @@ func TestInboundTokenNeverForwarded(t *testing.T) {
 	m := mcpadapter.NewManager(reg, nil)
 	defer m.Close()
 	ctx := context.Background()
-	if err := m.Connect(ctx, mcpadapter.Server{Name: "up", URL: upstream.URL, BearerToken: "upstream-secret"}); err != nil {
+	if err := m.Connect(ctx, mcpadapter.Upstream{Name: "up", URL: upstream.URL, BearerToken: "upstream-secret"}); err != nil {
 		t.Fatalf("Connect upstream: %v", err)
 	}
 	exec := adapter.NewExecutor(reg, nil)

@@ -22,7 +22,7 @@ func BenchmarkGovernSampling(b *testing.B) {
 	}})
 	defer m.Close()
 	m.mu.Lock()
-	c := newConn(m, Server{Name: "bench", Command: "unused"})
+	c := newConn(m, Upstream{Name: "bench", Command: "unused"})
 	m.mu.Unlock()
 	req := &mcp.CreateMessageRequest{Params: &mcp.CreateMessageParams{MaxTokens: 100, SystemPrompt: "be brief",
 		Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "What is the capital of France?"}}}}}

@@ -26,7 +26,7 @@ func TestExportRefusedDefinition(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newImportEnv(t, nil)
-	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "srv", Transport: inMemoryTo(t, newImportServer())}); err != nil {
+	if err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "srv", Transport: inMemoryTo(t, newImportServer())}); err != nil {
 		t.Fatal(err)
 	}
 	before := newExporter(t, e.reg, e.exec, nil)

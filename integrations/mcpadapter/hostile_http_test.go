@@ -94,7 +94,7 @@ func TestHTTPServerCrashMidCall(t *testing.T) {
 				t.Cleanup(func() { ts.CloseClientConnections(); ts.Close() })
 
 				e := newImportEnv(t, nil)
-				if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "srv", URL: ts.URL, Trust: trust}); err != nil {
+				if err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "srv", URL: ts.URL, Trust: trust}); err != nil {
 					t.Fatal(err)
 				}
 				res, err := e.call(t, context.Background(), "work", `{}`)
@@ -139,7 +139,7 @@ func TestCallWaitsForServerBack(t *testing.T) {
 	}
 	ts := serve(ln)
 	e := newImportEnv(t, nil)
-	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "srv", URL: "http://" + addr}); err != nil {
+	if err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "srv", URL: "http://" + addr}); err != nil {
 		t.Fatal(err)
 	}
 	ts.CloseClientConnections()
@@ -225,7 +225,7 @@ func TestHugeResultBoundedMemory(t *testing.T) {
 		t.Run(fmt.Sprint("event-stream=", eventStream), func(t *testing.T) {
 			url := hugeServer(t, eventStream)
 			e := newImportEnv(t, nil)
-			if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "srv", URL: url}); err != nil {
+			if err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "srv", URL: url}); err != nil {
 				t.Fatal(err)
 			}
 			runtime.GC()
@@ -282,7 +282,7 @@ func TestEmptyBlocksCount(t *testing.T) {
 			return &mcp.CallToolResult{Content: c}, nil
 		})
 	e := newImportEnv(t, nil)
-	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "srv", Transport: inMemoryTo(t, srv)}); err != nil {
+	if err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "srv", Transport: inMemoryTo(t, srv)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.call(t, context.Background(), "blocks", `{}`); err == nil || err.Kind != adapter.KindToolError || !strings.Contains(err.Message, "larger than") {

@@ -47,7 +47,7 @@ func TestUntrustedAnnotationsAreHints(t *testing.T) {
 				Cache:    &adapter.CacheOptions{Tools: map[string]time.Duration{"wipe": time.Hour}},
 			})
 			defer exec.Close()
-			if err := m.Connect(context.Background(), mcpadapter.Server{Name: "liar", Trust: trust, Transport: inMemoryTo(t, liarServer(&calls))}); err != nil {
+			if err := m.Connect(context.Background(), mcpadapter.Upstream{Name: "liar", Trust: trust, Transport: inMemoryTo(t, liarServer(&calls))}); err != nil {
 				t.Fatal(err)
 			}
 			spec, _ := reg.Lookup("wipe")
@@ -92,7 +92,7 @@ func TestUntrustedToolIsNotCached(t *testing.T) {
 	defer m.Close()
 	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{Cache: &adapter.CacheOptions{Tools: map[string]time.Duration{"wipe": time.Hour}}})
 	defer exec.Close()
-	if err := m.Connect(context.Background(), mcpadapter.Server{Name: "liar", Transport: inMemoryTo(t, liarServer(&calls))}); err != nil {
+	if err := m.Connect(context.Background(), mcpadapter.Upstream{Name: "liar", Transport: inMemoryTo(t, liarServer(&calls))}); err != nil {
 		t.Fatal(err)
 	}
 	for range 3 {
@@ -108,7 +108,7 @@ func TestUntrustedToolIsNotCached(t *testing.T) {
 // A tool added after the first listing waits for Accept (untrusted server,
 // default policy), and so does one whose _meta or icons changed.
 func TestQuarantineNewAndMetaChanges(t *testing.T) {
-	eachTransport(t, func(t *testing.T, srv *mcp.Server, s mcpadapter.Server) {
+	eachTransport(t, func(t *testing.T, srv *mcp.Server, s mcpadapter.Upstream) {
 		var mu sync.Mutex
 		var seen []mcpadapter.Quarantine
 		e := newImportEnv(t, &mcpadapter.ManagerOptions{OnQuarantine: func(q mcpadapter.Quarantine) {
@@ -195,7 +195,7 @@ func TestQuarantineNewPolicies(t *testing.T) {
 		t.Run(fmt.Sprint(tt.policy, tt.trust), func(t *testing.T) {
 			srv := newImportServer()
 			e := newImportEnv(t, &mcpadapter.ManagerOptions{QuarantineNew: tt.policy})
-			if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "srv", Trust: tt.trust, Transport: inMemoryTo(t, srv)}); err != nil {
+			if err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "srv", Trust: tt.trust, Transport: inMemoryTo(t, srv)}); err != nil {
 				t.Fatal(err)
 			}
 			srv.AddTool(&mcp.Tool{Name: "late", InputSchema: impSchema(`{"type":"object"}`)},
@@ -240,8 +240,8 @@ func TestCollisionFollowsConfigurationOrder(t *testing.T) {
 			}
 			e := newImportEnv(t, nil)
 			err := e.m.Connect(context.Background(),
-				mcpadapter.Server{Name: "first", Allow: []string{"add"}, Transport: inMemoryTo(t, a)},
-				mcpadapter.Server{Name: "second", Allow: []string{"add", "divide"}, Transport: inMemoryTo(t, b)})
+				mcpadapter.Upstream{Name: "first", Allow: []string{"add"}, Transport: inMemoryTo(t, a)},
+				mcpadapter.Upstream{Name: "second", Allow: []string{"add", "divide"}, Transport: inMemoryTo(t, b)})
 			if !errors.Is(err, mcpadapter.ErrCollision) || !strings.Contains(err.Error(), `server "second"`) {
 				t.Fatalf("err = %v, want a collision reported for the second server", err)
 			}

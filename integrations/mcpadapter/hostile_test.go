@@ -49,7 +49,7 @@ func TestHostileSamplingRequest(t *testing.T) {
 		exec.Close()
 	}()
 	ctx := context.Background()
-	if err := m.Connect(ctx, mcpadapter.Server{Name: "hostile", URL: srv.URL, Trust: true}); err != nil {
+	if err := m.Connect(ctx, mcpadapter.Upstream{Name: "hostile", URL: srv.URL, Trust: true}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := exec.Call(ctx, "ask", json.RawMessage(`{}`))

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/schema"
+	mcpwire "github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/wire"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -28,20 +30,36 @@ type imported struct {
 	quarantine atomic.Pointer[Quarantine]
 }
 
-// ToolError reports a tool that could not be imported.
-type ToolError struct {
+// ImportError reports a tool that could not be imported.
+type ImportError struct {
 	Server, Tool string // Tool is the remote name
 	Err          error
 }
 
-func (e *ToolError) Error() string {
+func (e *ImportError) Error() string {
 	return fmt.Sprintf("tool %q: %v", e.Tool, e.Err)
 }
-func (e *ToolError) Unwrap() error { return e.Err }
+func (e *ImportError) Unwrap() error { return e.Err }
 
 // ErrCollision is wrapped by the error of a tool whose registry name is
 // already taken.
 var ErrCollision = errors.New("mcpadapter: tool name collision")
+
+// ErrSchemaLimit is wrapped by the [ImportError] of an imported tool whose
+// input or output schema is nested more than 64 schemas deep, holds more
+// than 512 schemas, or would cost more than 512 KiB of encoding work on
+// each listing (its encoded size, each byte counted once for every schema
+// that encloses it). The tool is not imported; the server's other tools
+// are.
+//
+// An export encodes every schema again on each tools/list. jsonschema-go
+// encodes each nested schema by itself, at a fixed cost per schema, and
+// encoding/json re-reads each one's encoding at every level above it, so
+// the cost grows with the count of schemas and with size times depth: an
+// upstream schema 3000 levels deep took seconds of CPU per listing. Real
+// schemas, $defs and $ref included, are far inside these bounds; the
+// worst accepted one lists in milliseconds.
+var ErrSchemaLimit = schema.ErrLimit
 
 // refresh re-lists the server's tools and applies the differences to the
 // registry.
@@ -147,7 +165,7 @@ func (c *conn) apply(tools []*mcp.Tool) error {
 	held := map[string]*Quarantine{}
 	locals := map[string]string{} // registry name → remote name, this server
 	var quarantined []Quarantine
-	var skipped []ToolError
+	var skipped []ImportError
 	first := c.known == nil
 	if first {
 		c.known = map[string]bool{}
@@ -159,7 +177,7 @@ func (c *conn) apply(tools []*mcp.Tool) error {
 		isNew := !first && !c.known[t.Name]
 		c.known[t.Name] = true
 		fail := func(err error) {
-			te := &ToolError{Server: c.cfg.Name, Tool: t.Name, Err: err}
+			te := &ImportError{Server: c.cfg.Name, Tool: t.Name, Err: err}
 			errs = append(errs, te)
 			skipped = append(skipped, *te)
 		}
@@ -315,51 +333,35 @@ type wireSchemas struct{ in, out json.RawMessage }
 // conversion to the spec's schemas.
 func encodeSchemas(t *mcp.Tool) (wireSchemas, error) {
 	var w wireSchemas
-	in, out := canonical(t.InputSchema), canonical(t.OutputSchema)
+	in, out := schema.Canonical(t.InputSchema), schema.Canonical(t.OutputSchema)
 	// Bounded before anything else reads them: see [ErrSchemaLimit].
-	if err := checkSchema(in); err != nil {
+	if err := schema.Check(in); err != nil {
 		return w, fmt.Errorf("input schema: %w", err)
 	}
-	if err := checkSchema(out); err != nil {
+	if err := schema.Check(out); err != nil {
 		return w, fmt.Errorf("output schema: %w", err)
 	}
 	var err error
-	if w.in, err = canonicalJSON(in); err != nil {
+	if w.in, err = schema.CanonicalJSON(in); err != nil {
 		return w, fmt.Errorf("input schema: %w", err)
 	}
-	if w.out, err = canonicalJSON(out); err != nil {
+	if w.out, err = schema.CanonicalJSON(out); err != nil {
 		return w, fmt.Errorf("output schema: %w", err)
 	}
 	return w, nil
 }
 
-// canonicalJSON encodes a schema of any Go type with sorted object keys;
-// nil (and JSON null) give nil.
-func canonicalJSON(v any) (json.RawMessage, error) {
-	if v == nil {
-		return nil, nil
-	}
-	if m, ok := v.(map[string]any); ok && m == nil {
-		return nil, nil
-	}
-	b, err := marshalJSON(canonical(v))
-	if err != nil || string(b) == "null" {
-		return nil, err
-	}
-	return b, nil
-}
-
 // newImport converts a remote tool into a spec named local, its schemas
 // decoded from the encoded wire schemas.
 func (c *conn) newImport(t *mcp.Tool, wire wireSchemas, local, hash string) (*imported, error) {
-	in, err := schemaFrom(t.InputSchema, wire.in)
+	in, err := schema.From(t.InputSchema, wire.in)
 	if err != nil {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}
 	if in == nil {
 		in = &jsonschema.Schema{Type: "object"}
 	}
-	out, err := schemaFrom(t.OutputSchema, wire.out)
+	out, err := schema.From(t.OutputSchema, wire.out)
 	if err != nil {
 		return nil, fmt.Errorf("output schema: %w", err)
 	}
@@ -375,7 +377,7 @@ func (c *conn) newImport(t *mcp.Tool, wire wireSchemas, local, hash string) (*im
 	if title == "" && t.Annotations != nil {
 		title = t.Annotations.Title
 	}
-	hints := toolAnnotationsFromMCP(t.Annotations)
+	hints := mcpwire.ToolAnnotationsFromMCP(t.Annotations)
 	policy := adapter.Annotations{} // the most cautious: destructive, open-world
 	if c.cfg.Trust {
 		policy = hints

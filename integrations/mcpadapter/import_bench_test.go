@@ -50,7 +50,7 @@ func listAll(tb testing.TB, srv *mcp.Server, n int) (*mcp.ClientSession, []*mcp.
 func importAll(tb testing.TB, srv *mcp.Server, n int) (*mcpadapter.Manager, *registry.Registry) {
 	reg := registry.New()
 	m := mcpadapter.NewManager(reg, nil)
-	if err := m.Connect(context.Background(), mcpadapter.Server{Name: "many", Transport: inMemoryTo(tb, srv), Trust: true}); err != nil {
+	if err := m.Connect(context.Background(), mcpadapter.Upstream{Name: "many", Transport: inMemoryTo(tb, srv), Trust: true}); err != nil {
 		tb.Fatal(err)
 	}
 	if reg.Len() != n {

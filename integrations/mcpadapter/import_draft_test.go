@@ -119,7 +119,7 @@ func (d *draftServer) calls(method string) []draftRequest {
 	return out
 }
 
-func importDraft(t *testing.T, url string, opts *mcpadapter.ManagerOptions, srv mcpadapter.Server) (*registry.Registry, *adapter.Executor, *mcpadapter.Manager) {
+func importDraft(t *testing.T, url string, opts *mcpadapter.ManagerOptions, srv mcpadapter.Upstream) (*registry.Registry, *adapter.Executor, *mcpadapter.Manager) {
 	t.Helper()
 	reg := registry.New()
 	exec := adapter.NewExecutor(reg, nil)
@@ -167,7 +167,7 @@ func TestImportParamHeaders(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "headers", Version: "v1"}, nil)
 	rawTool(s, "query", headerSchema, nil)
 	d := newDraftServer(t, s, nil)
-	_, exec, _ := importDraft(t, d.url, nil, mcpadapter.Server{})
+	_, exec, _ := importDraft(t, d.url, nil, mcpadapter.Upstream{})
 
 	for _, tc := range []struct {
 		args string
@@ -213,7 +213,7 @@ func TestImportParamHeadersAfterFailedRefresh(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "headers", Version: "v1"}, nil)
 	rawTool(s, "query", headerSchema, nil)
 	d := newDraftServer(t, s, func(d *draftServer) { d.failList = true })
-	_, exec, _ := importDraft(t, d.url, nil, mcpadapter.Server{RefreshInterval: 20 * time.Millisecond})
+	_, exec, _ := importDraft(t, d.url, nil, mcpadapter.Upstream{RefreshInterval: 20 * time.Millisecond})
 	deadline := time.Now().Add(5 * time.Second)
 	for len(d.calls("tools/list")) < 3 && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
@@ -246,7 +246,7 @@ func TestImportSkipsInvalidHeaderTools(t *testing.T) {
 			d.extraTools = append(d.extraTools, json.RawMessage(`{"name":"`+name+`","inputSchema":`+schema+`}`))
 		}
 	})
-	reg, exec, _ := importDraft(t, d.url, nil, mcpadapter.Server{})
+	reg, exec, _ := importDraft(t, d.url, nil, mcpadapter.Upstream{})
 	var names []string
 	for sp := range reg.List(registry.Filter{}) {
 		names = append(names, sp.Name)
@@ -308,7 +308,7 @@ func TestImportRequestState(t *testing.T) {
 			asked = append(asked, server+": "+p.Message)
 			mu.Unlock()
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirmed": true}}, nil
-		}}, mcpadapter.Server{})
+		}}, mcpadapter.Upstream{})
 	for _, name := range []string{"echo_state", "unrelated", "no_state"} {
 		res, err := exec.Call(context.Background(), name, json.RawMessage(`{}`))
 		if err != nil {
@@ -371,7 +371,7 @@ func TestImportPreservesSchema2020(t *testing.T) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "schema", Version: "v1"}, nil)
 	rawTool(s, "json_schema_2020_12_tool", schema, nil)
 	d := newDraftServer(t, s, nil)
-	reg, exec, _ := importDraft(t, d.url, nil, mcpadapter.Server{})
+	reg, exec, _ := importDraft(t, d.url, nil, mcpadapter.Upstream{})
 	sp, ok := reg.Lookup("json_schema_2020_12_tool")
 	if !ok {
 		t.Fatal("not imported")

@@ -62,19 +62,19 @@ func regNames(reg *registry.Registry) []string {
 
 // transports runs a test over in-memory and streamable HTTP connections to
 // a fresh test server.
-func eachTransport(t *testing.T, fn func(t *testing.T, srv *mcp.Server, s mcpadapter.Server)) {
+func eachTransport(t *testing.T, fn func(t *testing.T, srv *mcp.Server, s mcpadapter.Upstream)) {
 	t.Run("in-memory", func(t *testing.T) {
 		srv := newImportServer()
-		fn(t, srv, mcpadapter.Server{Name: "srv", Transport: inMemoryTo(t, srv)})
+		fn(t, srv, mcpadapter.Upstream{Name: "srv", Transport: inMemoryTo(t, srv)})
 	})
 	t.Run("http", func(t *testing.T) {
 		srv := newImportServer()
-		fn(t, srv, mcpadapter.Server{Name: "srv", URL: httpTo(t, srv)})
+		fn(t, srv, mcpadapter.Upstream{Name: "srv", URL: httpTo(t, srv)})
 	})
 }
 
 func TestImportFaithful(t *testing.T) {
-	eachTransport(t, func(t *testing.T, _ *mcp.Server, s mcpadapter.Server) {
+	eachTransport(t, func(t *testing.T, _ *mcp.Server, s mcpadapter.Upstream) {
 		s.Trust = true
 		e := newImportEnv(t, nil)
 		if err := e.m.Connect(context.Background(), s); err != nil {
@@ -134,7 +134,7 @@ func asGeneric(t testing.TB, v any) any {
 }
 
 func TestImportCalls(t *testing.T) {
-	eachTransport(t, func(t *testing.T, _ *mcp.Server, s mcpadapter.Server) {
+	eachTransport(t, func(t *testing.T, _ *mcp.Server, s mcpadapter.Upstream) {
 		s.CallTimeout = 20 * time.Second
 		e := newImportEnv(t, &mcpadapter.ManagerOptions{
 			Meta: func(ctx context.Context, server, tool string) map[string]any {
@@ -292,7 +292,7 @@ func TestImportCalls(t *testing.T) {
 // layer in memory takes seconds, tens of seconds under -race.
 func TestLargeResult(t *testing.T) {
 	e := newImportEnv(t, nil)
-	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "srv", URL: httpTo(t, newImportServer()), CallTimeout: 3 * time.Minute}); err != nil {
+	if err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "srv", URL: httpTo(t, newImportServer()), CallTimeout: 3 * time.Minute}); err != nil {
 		t.Fatal(err)
 	}
 	before := regNames(e.reg)
@@ -309,7 +309,7 @@ func TestLargeResult(t *testing.T) {
 }
 
 func TestCallTimeout(t *testing.T) {
-	eachTransport(t, func(t *testing.T, _ *mcp.Server, s mcpadapter.Server) {
+	eachTransport(t, func(t *testing.T, _ *mcp.Server, s mcpadapter.Upstream) {
 		s.CallTimeout = 300 * time.Millisecond
 		e := newImportEnv(t, nil)
 		if err := e.m.Connect(context.Background(), s); err != nil {
@@ -333,7 +333,7 @@ func TestCallTimeout(t *testing.T) {
 func TestUnknownRemoteToolIsNotFound(t *testing.T) {
 	srv := newImportServer()
 	e := newImportEnv(t, nil)
-	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "srv", Transport: inMemoryTo(t, srv)}); err != nil {
+	if err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "srv", Transport: inMemoryTo(t, srv)}); err != nil {
 		t.Fatal(err)
 	}
 	spec, _ := e.reg.Lookup("f5")
@@ -347,7 +347,7 @@ func TestUnknownRemoteToolIsNotFound(t *testing.T) {
 func TestImportPagination(t *testing.T) {
 	t.Run("page cap", func(t *testing.T) {
 		e := newImportEnv(t, &mcpadapter.ManagerOptions{MaxPages: 2})
-		err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "srv", Transport: inMemoryTo(t, newImportServer())})
+		err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "srv", Transport: inMemoryTo(t, newImportServer())})
 		if err == nil || !strings.Contains(err.Error(), "more than 2 pages") {
 			t.Fatalf("err = %v, want a page cap error", err)
 		}
@@ -366,7 +366,7 @@ func TestImportPagination(t *testing.T) {
 			}
 		})
 		e := newImportEnv(t, nil)
-		err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "srv", Transport: inMemoryTo(t, srv)})
+		err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "srv", Transport: inMemoryTo(t, srv)})
 		if err == nil || !strings.Contains(err.Error(), `repeated cursor "again"`) {
 			t.Fatalf("err = %v, want a repeated cursor error", err)
 		}
@@ -379,15 +379,15 @@ func TestImportPagination(t *testing.T) {
 func TestImportFiltersAndPrefix(t *testing.T) {
 	tests := []struct {
 		name string
-		s    mcpadapter.Server
+		s    mcpadapter.Upstream
 		want []string
 	}{
-		{"allow", mcpadapter.Server{Allow: []string{"add", "divide"}}, []string{"add", "divide"}},
-		{"deny", mcpadapter.Server{Deny: []string{"big", "block", "badout"}},
+		{"allow", mcpadapter.Upstream{Allow: []string{"add", "divide"}}, []string{"add", "divide"}},
+		{"deny", mcpadapter.Upstream{Deny: []string{"big", "block", "badout"}},
 			[]string{"add", "divide", "dotted_name", "f0", "f1", "f2", "f3", "f4", "f5", "image", "meta", "nested", "progress"}},
-		{"func", mcpadapter.Server{Filter: func(t *mcp.Tool) bool { return strings.HasPrefix(t.Name, "f") }},
+		{"func", mcpadapter.Upstream{Filter: func(t *mcp.Tool) bool { return strings.HasPrefix(t.Name, "f") }},
 			[]string{"f0", "f1", "f2", "f3", "f4", "f5"}},
-		{"prefix", mcpadapter.Server{Prefix: true, Allow: []string{"add", "dotted.name"}}, []string{"srv_add", "srv_dotted_name"}},
+		{"prefix", mcpadapter.Upstream{Prefix: true, Allow: []string{"add", "dotted.name"}}, []string{"srv_add", "srv_dotted_name"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -405,7 +405,7 @@ func TestImportFiltersAndPrefix(t *testing.T) {
 	t.Run("long prefix is cut with a hash", func(t *testing.T) {
 		e := newImportEnv(t, nil)
 		long := strings.Repeat("s", 60)
-		err := e.m.Connect(context.Background(), mcpadapter.Server{Name: long, Prefix: true, Allow: []string{"add", "divide"}, Transport: inMemoryTo(t, newImportServer())})
+		err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: long, Prefix: true, Allow: []string{"add", "divide"}, Transport: inMemoryTo(t, newImportServer())})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -434,7 +434,7 @@ func TestImportCollision(t *testing.T) {
 			return adapter.TextResult("local"), nil
 		}, nil)
 	e.reg.MustRegister(local)
-	err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "srv", Allow: []string{"add", "divide"}, Transport: inMemoryTo(t, newImportServer())})
+	err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "srv", Allow: []string{"add", "divide"}, Transport: inMemoryTo(t, newImportServer())})
 	if !errors.Is(err, mcpadapter.ErrCollision) {
 		t.Fatalf("err = %v, want ErrCollision", err)
 	}
@@ -450,7 +450,7 @@ func TestImportCollision(t *testing.T) {
 		t.Errorf("divide was not imported")
 	}
 	// A second server with the same tools, without prefix, collides by name.
-	err = e.m.Connect(context.Background(), mcpadapter.Server{Name: "other", Allow: []string{"divide"}, Transport: inMemoryTo(t, newImportServer())})
+	err = e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "other", Allow: []string{"divide"}, Transport: inMemoryTo(t, newImportServer())})
 	if !errors.Is(err, mcpadapter.ErrCollision) || !strings.Contains(err.Error(), "mcp:srv") || !strings.Contains(err.Error(), `server "other"`) {
 		t.Fatalf("err = %v, want a collision naming both servers", err)
 	}
@@ -478,7 +478,7 @@ func TestImportInvalidSchema(t *testing.T) {
 			return &mcp.CallToolResult{}, nil
 		})
 	e := newImportEnv(t, nil)
-	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "srv", Transport: inMemoryTo(t, srv)}); err != nil {
+	if err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "srv", Transport: inMemoryTo(t, srv)}); err != nil {
 		t.Fatal(err)
 	}
 	if e.reg.Len() != len(importServerTools)+2 {
@@ -516,8 +516,8 @@ func TestImportInvalidSchema(t *testing.T) {
 	}
 	t.Run("strict", func(t *testing.T) {
 		e := newImportEnv(t, &mcpadapter.ManagerOptions{Strict: true})
-		err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "srv", Transport: inMemoryTo(t, srv)})
-		var te *mcpadapter.ToolError
+		err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "srv", Transport: inMemoryTo(t, srv)})
+		var te *mcpadapter.ImportError
 		if !errors.As(err, &te) || (te.Tool != "broken" && te.Tool != "looping") {
 			t.Fatalf("err = %v, want a ToolError", err)
 		}
@@ -528,11 +528,11 @@ func TestImportInvalidSchema(t *testing.T) {
 }
 
 func TestConnectStrictAndLenient(t *testing.T) {
-	bad := mcpadapter.Server{Name: "bad", URL: "http://127.0.0.1:1/mcp", ConnectTimeout: 5 * time.Second}
+	bad := mcpadapter.Upstream{Name: "bad", URL: "http://127.0.0.1:1/mcp", ConnectTimeout: 5 * time.Second}
 	t.Run("lenient", func(t *testing.T) {
 		e := newImportEnv(t, nil)
-		err := e.m.Connect(context.Background(), bad, mcpadapter.Server{Name: "good", Allow: []string{"add"}, Transport: inMemoryTo(t, newImportServer())})
-		var se *mcpadapter.ServerError
+		err := e.m.Connect(context.Background(), bad, mcpadapter.Upstream{Name: "good", Allow: []string{"add"}, Transport: inMemoryTo(t, newImportServer())})
+		var se *mcpadapter.UpstreamError
 		if !errors.As(err, &se) || se.Server != "bad" {
 			t.Fatalf("err = %v, want a ServerError for bad", err)
 		}
@@ -546,8 +546,8 @@ func TestConnectStrictAndLenient(t *testing.T) {
 	})
 	t.Run("strict", func(t *testing.T) {
 		e := newImportEnv(t, &mcpadapter.ManagerOptions{Strict: true})
-		err := e.m.Connect(context.Background(), bad, mcpadapter.Server{Name: "good", Allow: []string{"add"}, Transport: inMemoryTo(t, newImportServer())})
-		var se *mcpadapter.ServerError
+		err := e.m.Connect(context.Background(), bad, mcpadapter.Upstream{Name: "good", Allow: []string{"add"}, Transport: inMemoryTo(t, newImportServer())})
+		var se *mcpadapter.UpstreamError
 		if !errors.As(err, &se) || se.Server != "bad" {
 			t.Fatalf("err = %v, want the ServerError of bad", err)
 		}
@@ -557,7 +557,7 @@ func TestConnectStrictAndLenient(t *testing.T) {
 	})
 	t.Run("invalid config", func(t *testing.T) {
 		e := newImportEnv(t, nil)
-		for _, s := range []mcpadapter.Server{{Name: "a.b", URL: "http://127.0.0.1:1"}, {Name: "x"}, {Name: "x", URL: "u", Command: "c"}} {
+		for _, s := range []mcpadapter.Upstream{{Name: "a.b", URL: "http://127.0.0.1:1"}, {Name: "x"}, {Name: "x", URL: "u", Command: "c"}} {
 			if err := e.m.Connect(context.Background(), s); err == nil {
 				t.Errorf("Connect(%+v) succeeded", s)
 			}
@@ -578,7 +578,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 }
 
 func TestListChangedAndQuarantine(t *testing.T) {
-	eachTransport(t, func(t *testing.T, srv *mcp.Server, s mcpadapter.Server) {
+	eachTransport(t, func(t *testing.T, srv *mcp.Server, s mcpadapter.Upstream) {
 		s.Trust = true // its new tools are imported as they appear
 		var qmu sync.Mutex
 		var quarantined []string
@@ -666,7 +666,7 @@ func TestListChangedAndQuarantine(t *testing.T) {
 
 func TestPinsFromEarlierRun(t *testing.T) {
 	e := newImportEnv(t, nil)
-	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "srv", Allow: []string{"add", "divide"}, Transport: inMemoryTo(t, newImportServer())}); err != nil {
+	if err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "srv", Allow: []string{"add", "divide"}, Transport: inMemoryTo(t, newImportServer())}); err != nil {
 		t.Fatal(err)
 	}
 	pins := e.m.Pins()
@@ -675,7 +675,7 @@ func TestPinsFromEarlierRun(t *testing.T) {
 	}
 	pins[mcpadapter.PinKey("srv", "add")] = "sha256:0000" // as if add changed since
 	e2 := newImportEnv(t, &mcpadapter.ManagerOptions{Pins: pins})
-	if err := e2.m.Connect(context.Background(), mcpadapter.Server{Name: "srv", Allow: []string{"add", "divide"}, Transport: inMemoryTo(t, newImportServer())}); err != nil {
+	if err := e2.m.Connect(context.Background(), mcpadapter.Upstream{Name: "srv", Allow: []string{"add", "divide"}, Transport: inMemoryTo(t, newImportServer())}); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff([]string{"divide"}, regNames(e2.reg)); diff != "" {
@@ -703,7 +703,7 @@ func TestResourcesAndPrompts(t *testing.T) {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "greet " + req.Params.Arguments["who"]}}}}, nil
 		})
 	e := newImportEnv(t, nil)
-	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "srv", Transport: inMemoryTo(t, srv)}); err != nil {
+	if err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "srv", Transport: inMemoryTo(t, srv)}); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
@@ -730,7 +730,7 @@ func TestResourcesAndPrompts(t *testing.T) {
 
 func TestCloseUnregisters(t *testing.T) {
 	e := newImportEnv(t, nil)
-	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "srv", Transport: inMemoryTo(t, newImportServer())}); err != nil {
+	if err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "srv", Transport: inMemoryTo(t, newImportServer())}); err != nil {
 		t.Fatal(err)
 	}
 	if e.reg.Len() == 0 {
@@ -742,7 +742,7 @@ func TestCloseUnregisters(t *testing.T) {
 	if e.reg.Len() != 0 {
 		t.Errorf("after Close the registry holds %v", regNames(e.reg))
 	}
-	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "x", Transport: inMemoryTo(t, newImportServer())}); !errors.Is(err, mcpadapter.ErrClosed) {
+	if err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "x", Transport: inMemoryTo(t, newImportServer())}); !errors.Is(err, mcpadapter.ErrClosed) {
 		t.Errorf("Connect after Close = %v, want ErrClosed", err)
 	}
 }
@@ -761,7 +761,7 @@ func TestRefreshInterval(t *testing.T) {
 		}
 	})
 	e := newImportEnv(t, &mcpadapter.ManagerOptions{QuarantineNew: mcpadapter.QuarantineNone})
-	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "srv", Transport: inMemoryTo(t, srv), RefreshInterval: 50 * time.Millisecond}); err != nil {
+	if err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "srv", Transport: inMemoryTo(t, srv), RefreshInterval: 50 * time.Millisecond}); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := e.reg.Lookup("ttl_tool"); ok {
@@ -785,7 +785,7 @@ func TestImportedSchemaAsDecoded(t *testing.T) {
 			return &mcp.CallToolResult{}, nil
 		})
 	e := newImportEnv(t, nil)
-	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "s", Transport: inMemoryTo(t, srv)}); err != nil {
+	if err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "s", Transport: inMemoryTo(t, srv)}); err != nil {
 		t.Fatal(err)
 	}
 	spec, ok := e.reg.Lookup("rich")

@@ -30,9 +30,9 @@ const (
 	DefaultStopGrace = 2 * time.Second
 )
 
-// Server describes one MCP server to import from. Set exactly one of
+// Upstream describes one MCP server to import from. Set exactly one of
 // Transport, NewTransport, Command or URL.
-type Server struct {
+type Upstream struct {
 	// Name identifies the server: 1 to 64 characters from [A-Za-z0-9_-]. It
 	// becomes Spec.Source.Server of every imported tool, and the prefix of
 	// their names when Prefix is set.
@@ -259,21 +259,21 @@ func NewManager(reg *registry.Registry, opts *ManagerOptions) *Manager {
 // ErrClosed is returned by a manager after Close.
 var ErrClosed = errors.New("mcpadapter: manager closed")
 
-// ServerError reports why a server could not be connected or imported.
-type ServerError struct {
+// UpstreamError reports why a server could not be connected or imported.
+type UpstreamError struct {
 	Server string
 	Err    error
 }
 
-func (e *ServerError) Error() string {
+func (e *UpstreamError) Error() string {
 	return fmt.Sprintf("mcpadapter: server %q: %v", e.Server, e.Err)
 }
-func (e *ServerError) Unwrap() error { return e.Err }
+func (e *UpstreamError) Unwrap() error { return e.Err }
 
 // Connect connects to servers in parallel, each under its connect timeout,
 // and imports their tools into the registry in the order given: when two
 // servers offer the same (unprefixed) name, the first wins and the other's
-// tool is reported, in the returned error and in [ServerStatus.Skipped].
+// tool is reported, in the returned error and in [UpstreamStatus.Skipped].
 //
 // Without Strict, a server that fails to connect is dropped, a tool that
 // cannot be imported (a schema not of type object, a name collision) is
@@ -282,7 +282,7 @@ func (e *ServerError) Unwrap() error { return e.Err }
 // first call (see [ManagerOptions.Strict]). With Strict, the first failure
 // cancels the others, nothing of this call stays connected or registered,
 // and that failure is returned.
-func (m *Manager) Connect(ctx context.Context, servers ...Server) error {
+func (m *Manager) Connect(ctx context.Context, servers ...Upstream) error {
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
@@ -292,11 +292,11 @@ func (m *Manager) Connect(ctx context.Context, servers ...Server) error {
 	for _, s := range servers {
 		if err := validateServer(&s); err != nil {
 			m.mu.Unlock()
-			return &ServerError{Server: s.Name, Err: err}
+			return &UpstreamError{Server: s.Name, Err: err}
 		}
 		if seen[s.Name] || m.conns[s.Name] != nil {
 			m.mu.Unlock()
-			return &ServerError{Server: s.Name, Err: errors.New("a server of this name is already connected")}
+			return &UpstreamError{Server: s.Name, Err: errors.New("a server of this name is already connected")}
 		}
 		seen[s.Name] = true
 	}
@@ -318,7 +318,7 @@ func (m *Manager) Connect(ctx context.Context, servers ...Server) error {
 		go func(prev <-chan struct{}) {
 			defer wg.Done()
 			if err := c.start(cctx, prev, done); err != nil {
-				errs[i] = &ServerError{Server: c.cfg.Name, Err: err}
+				errs[i] = &UpstreamError{Server: c.cfg.Name, Err: err}
 				if m.opts.Strict {
 					cancel()
 				}
@@ -402,7 +402,7 @@ func (m *Manager) Reconnect(ctx context.Context, names ...string) error {
 		go func() {
 			defer wg.Done()
 			if err := c.reconnect(ctx); err != nil {
-				errs[i] = &ServerError{Server: c.cfg.Name, Err: err}
+				errs[i] = &UpstreamError{Server: c.cfg.Name, Err: err}
 			}
 		}()
 	}
@@ -428,14 +428,14 @@ func (m *Manager) Refresh(ctx context.Context, names ...string) error {
 	var errs []error
 	for _, c := range conns {
 		if err := c.refresh(ctx); err != nil {
-			errs = append(errs, &ServerError{Server: c.cfg.Name, Err: err})
+			errs = append(errs, &UpstreamError{Server: c.cfg.Name, Err: err})
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// ServerStatus describes one server of a manager.
-type ServerStatus struct {
+// UpstreamStatus describes one server of a manager.
+type UpstreamStatus struct {
 	Name      string
 	Connected bool
 	// Err is why the server is down, if it is.
@@ -459,12 +459,12 @@ type ServerStatus struct {
 	// Skipped are the tools of its last listing that were not imported,
 	// with why: a name another server took first, a schema not of type
 	// object.
-	Skipped []ToolError
+	Skipped []ImportError
 }
 
 // Servers reports the state of every server, ordered by name.
-func (m *Manager) Servers() []ServerStatus {
-	var out []ServerStatus
+func (m *Manager) Servers() []UpstreamStatus {
+	var out []UpstreamStatus
 	for _, c := range m.all() {
 		out = append(out, c.status())
 	}
@@ -534,7 +534,7 @@ func (m *Manager) all() []*conn {
 	return out
 }
 
-func validateServer(s *Server) error {
+func validateServer(s *Upstream) error {
 	if err := adapter.ValidateName(s.Name); err != nil {
 		return fmt.Errorf("invalid server name: %w", err)
 	}
@@ -556,11 +556,11 @@ func validateServer(s *Server) error {
 	return nil
 }
 
-func (m *Manager) connectTimeout(s *Server) time.Duration {
+func (m *Manager) connectTimeout(s *Upstream) time.Duration {
 	return firstPositive(s.ConnectTimeout, m.opts.ConnectTimeout, DefaultConnectTimeout)
 }
 
-func (m *Manager) callTimeout(s *Server) time.Duration {
+func (m *Manager) callTimeout(s *Upstream) time.Duration {
 	return firstPositive(s.CallTimeout, m.opts.CallTimeout, DefaultCallTimeout)
 }
 

@@ -77,8 +77,8 @@ func TestHelperStdioServer(t *testing.T) {
 }
 
 // stdioHelper describes the test binary run as a stdio server.
-func stdioHelper(mode string) mcpadapter.Server {
-	return mcpadapter.Server{
+func stdioHelper(mode string) mcpadapter.Upstream {
+	return mcpadapter.Upstream{
 		Name:    "child",
 		Command: os.Args[0],
 		Args:    []string{"-test.run=^TestHelperStdioServer$"},
@@ -122,7 +122,7 @@ func TestConnectNeverAnswers(t *testing.T) {
 	s.ConnectTimeout = 500 * time.Millisecond
 	start := time.Now()
 	err := e.m.Connect(context.Background(), s)
-	var se *mcpadapter.ServerError
+	var se *mcpadapter.UpstreamError
 	if !errors.As(err, &se) || se.Server != "child" {
 		t.Fatalf("err = %v, want a ServerError", err)
 	}
@@ -138,7 +138,7 @@ func TestConnectNeverAnswers(t *testing.T) {
 func TestServerEverything(t *testing.T) {
 	cmd := testpeers.Command(t, "mcp-server-everything", "stdio")
 	e := newImportEnv(t, nil)
-	err := e.m.Connect(context.Background(), mcpadapter.Server{
+	err := e.m.Connect(context.Background(), mcpadapter.Upstream{
 		Name: "everything", Command: cmd.Path, Args: cmd.Args[1:], Env: cmd.Env,
 		ConnectTimeout: 60 * time.Second, CallTimeout: 60 * time.Second, Trust: true,
 	})

@@ -34,7 +34,7 @@ func TestMissingCapabilityRelayed(t *testing.T) {
 		return nil, nil, &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities, Message: strings.Repeat("é", 100000),
 			Data: json.RawMessage(`{"pad":"` + strings.Repeat("x", 100000) + `"}`)}
 	})
-	f := primExportWith(t, []mcpadapter.Server{primServer(t, "up", up, mcpadapter.Server{})}, nil, nil, nil, "")
+	f := primExportWith(t, []mcpadapter.Upstream{primServer(t, "up", up, mcpadapter.Upstream{})}, nil, nil, nil, "")
 	if v := f.client.InitializeResult().ProtocolVersion; v != "2026-07-28" {
 		t.Fatalf("the caller negotiated %s, want 2026-07-28", v)
 	}

@@ -329,7 +329,7 @@ func newOAuthEnv(t *testing.T, a *authServer, o *mcpadapter.OAuth, logs, ledger 
 		m.Close()
 		exec.Close()
 	})
-	err := m.Connect(context.Background(), mcpadapter.Server{Name: "protected", URL: a.url + "/mcp", OAuth: o, Trust: true})
+	err := m.Connect(context.Background(), mcpadapter.Upstream{Name: "protected", URL: a.url + "/mcp", OAuth: o, Trust: true})
 	return &oauthEnv{reg: reg, m: m, exec: exec}, err
 }
 
@@ -535,7 +535,7 @@ func TestOAuthConfigErrors(t *testing.T) {
 	m := mcpadapter.NewManager(reg, nil)
 	defer m.Close()
 	ctx := context.Background()
-	for name, s := range map[string]mcpadapter.Server{
+	for name, s := range map[string]mcpadapter.Upstream{
 		"Stdio":                {Name: "s", Command: "true", OAuth: &mcpadapter.OAuth{}},
 		"SSE":                  {Name: "s", URL: "http://127.0.0.1:1/sse", SSE: true, OAuth: &mcpadapter.OAuth{}},
 		"BothCredentials":      {Name: "s", URL: "http://127.0.0.1:1/mcp", OAuth: &mcpadapter.OAuth{ClientCredentials: &mcpadapter.ClientCredentials{ClientID: "x", ClientSecret: "y", PrivateKey: mustKey(t)}}},

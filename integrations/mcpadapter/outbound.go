@@ -26,7 +26,7 @@ func truncate(s string, n int) string { return outbound.Truncate(s, n) }
 // upstreamClient returns the client the transports use for s: s's client
 // (or http.DefaultClient) with its configured headers added only to
 // requests for the origin of s.URL, and redirects checked.
-func upstreamClient(s *Server) (*http.Client, error) {
+func upstreamClient(s *Upstream) (*http.Client, error) {
 	base := s.HTTPClient
 	if base == nil {
 		base = http.DefaultClient

@@ -58,7 +58,7 @@ func mcpHandler() http.Handler {
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return protectedServer() }, &mcp.StreamableHTTPOptions{Stateless: true})
 }
 
-func connect(t *testing.T, s mcpadapter.Server) error {
+func connect(t *testing.T, s mcpadapter.Upstream) error {
 	t.Helper()
 	m := mcpadapter.NewManager(registry.New(), nil)
 	t.Cleanup(func() { m.Close() })
@@ -81,7 +81,7 @@ func TestUpstreamHeadersStayWithTheirOrigin(t *testing.T) {
 			http.Redirect(w, r, other.srv.URL+"/mcp", http.StatusTemporaryRedirect)
 		}))
 		t.Cleanup(front.Close)
-		if err := connect(t, mcpadapter.Server{Name: "s", URL: front.URL + "/mcp", Headers: headers, BearerToken: pat}); err != nil {
+		if err := connect(t, mcpadapter.Upstream{Name: "s", URL: front.URL + "/mcp", Headers: headers, BearerToken: pat}); err != nil {
 			t.Fatalf("connecting through the redirect: %v", err)
 		}
 		got := other.requests()
@@ -110,7 +110,7 @@ func TestUpstreamHeadersStayWithTheirOrigin(t *testing.T) {
 		})
 		srv := httptest.NewServer(mux)
 		t.Cleanup(srv.Close)
-		if err := connect(t, mcpadapter.Server{Name: "s", URL: srv.URL + "/mcp", Headers: headers, BearerToken: pat}); err != nil {
+		if err := connect(t, mcpadapter.Upstream{Name: "s", URL: srv.URL + "/mcp", Headers: headers, BearerToken: pat}); err != nil {
 			t.Fatal(err)
 		}
 		mu.Lock()
@@ -130,7 +130,7 @@ func TestUpstreamHeadersStayWithTheirOrigin(t *testing.T) {
 			http.Redirect(w, r, plain.srv.URL+"/mcp", http.StatusTemporaryRedirect)
 		}))
 		t.Cleanup(front.Close)
-		err := connect(t, mcpadapter.Server{Name: "s", URL: front.URL + "/mcp", Headers: headers, HTTPClient: front.Client()})
+		err := connect(t, mcpadapter.Upstream{Name: "s", URL: front.URL + "/mcp", Headers: headers, HTTPClient: front.Client()})
 		if err == nil {
 			t.Fatal("connected through a redirect from https to http")
 		}
@@ -285,7 +285,7 @@ func TestOAuthCredentialsStayWithTheirIssuer(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			as := newFakeAS(t, []string{"client_secret_basic"}, "")
 			resource := resourceServer(t, as, as.srv.URL)
-			err := connect(t, mcpadapter.Server{Name: "s", URL: resource, OAuth: tt.oauth(as.srv.URL)})
+			err := connect(t, mcpadapter.Upstream{Name: "s", URL: resource, OAuth: tt.oauth(as.srv.URL)})
 			if tt.ok {
 				if err != nil {
 					t.Fatalf("with the issuer pinned: %v", err)
@@ -316,7 +316,7 @@ func TestOAuthTokenRedirectRefused(t *testing.T) {
 			thief := newRecorder(t, nil)
 			as := newFakeAS(t, []string{method}, thief.srv.URL+"/token")
 			resource := resourceServer(t, as, as.srv.URL)
-			err := connect(t, mcpadapter.Server{Name: "s", URL: resource, OAuth: &mcpadapter.OAuth{
+			err := connect(t, mcpadapter.Upstream{Name: "s", URL: resource, OAuth: &mcpadapter.OAuth{
 				ClientCredentials: &mcpadapter.ClientCredentials{ClientID: "m2m", ClientSecret: "m2m-secret"}, Issuer: as.srv.URL}})
 			if err == nil {
 				t.Fatal("connected through a redirected token request")
@@ -376,7 +376,7 @@ func TestOAuthLegacyPlainHTTPRefused(t *testing.T) {
 			mu.Lock()
 			leaked = nil
 			mu.Unlock()
-			err := connect(t, mcpadapter.Server{Name: "s", URL: srv.URL + "/mcp", OAuth: o})
+			err := connect(t, mcpadapter.Upstream{Name: "s", URL: srv.URL + "/mcp", OAuth: o})
 			if err == nil {
 				t.Fatal("connected")
 			}
@@ -431,7 +431,7 @@ func TestOAuthIssuerSwitchRefused(t *testing.T) {
 		return nil, auth.ErrInvalidToken
 	}, &auth.RequireBearerTokenOptions{ResourceMetadataURL: meta})
 	mux.Handle("/mcp", verify(mcpHandler()))
-	err := connect(t, mcpadapter.Server{Name: "s", URL: resource, OAuth: &mcpadapter.OAuth{ClientID: "m2m", ClientSecret: "m2m-secret", Authorize: noUser(t)}})
+	err := connect(t, mcpadapter.Upstream{Name: "s", URL: resource, OAuth: &mcpadapter.OAuth{ClientID: "m2m", ClientSecret: "m2m-secret", Authorize: noUser(t)}})
 	if err == nil {
 		t.Fatal("connected")
 	}
@@ -455,7 +455,7 @@ func TestOAuthIssuerConfigErrors(t *testing.T) {
 		"PlainHTTPIssuer":    {Issuer: "http://login.example.com"},
 		"IssuerAndAnyIssuer": {Issuer: "https://login.example.com", AnyIssuer: true},
 	} {
-		err := connect(t, mcpadapter.Server{Name: "s", URL: hits.srv.URL + "/mcp", OAuth: o})
+		err := connect(t, mcpadapter.Upstream{Name: "s", URL: hits.srv.URL + "/mcp", OAuth: o})
 		if err == nil || !strings.Contains(err.Error(), "OAuth") {
 			t.Errorf("%s: Connect = %v, want a configuration error", name, err)
 		}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/schema"
 	"sort"
 	"strconv"
 	"strings"
@@ -135,7 +136,7 @@ func (w wireSchemas) hash(t *mcp.Tool) string {
 	}
 	if ok && t.Meta != nil {
 		b = append(b, `,"_meta":`...)
-		m, isJSON := appendJSON(b, map[string]any(t.Meta))
+		m, isJSON := schema.AppendJSON(b, map[string]any(t.Meta))
 		if isJSON {
 			b = m
 		} else {
@@ -158,29 +159,6 @@ func appendMarshal(b []byte, v any) ([]byte, bool) {
 		return b, false
 	}
 	return append(b, m...), true
-}
-
-// canonical turns a schema of any Go type into generic JSON, whose maps
-// encoding/json writes with sorted keys.
-func canonical(v any) any {
-	if v == nil {
-		return nil
-	}
-	if m, ok := v.(map[string]any); ok {
-		if m == nil {
-			return nil
-		}
-		return v
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return v
-	}
-	var g any
-	if json.Unmarshal(b, &g) != nil {
-		return v
-	}
-	return g
 }
 
 // Pins returns the accepted definition hash of every tool seen, and the
@@ -283,21 +261,21 @@ func (m *Manager) Accept(server, tool, hash string) error {
 		return fmt.Errorf("mcpadapter: tool %q of server %q is not quarantined", tool, server)
 	}
 	if hash == "" || q.Got != hash {
-		return &ToolError{Server: server, Tool: q.RemoteName, Err: fmt.Errorf("%w (reviewed %s, now %s)", pin.ErrDefinitionChanged, shortHash(hash), shortHash(q.Got))}
+		return &ImportError{Server: server, Tool: q.RemoteName, Err: fmt.Errorf("%w (reviewed %s, now %s)", pin.ErrDefinitionChanged, shortHash(hash), shortHash(q.Got))}
 	}
 	wire, err := encodeSchemas(q.Definition)
 	if err != nil {
-		return &ToolError{Server: server, Tool: q.RemoteName, Err: err}
+		return &ImportError{Server: server, Tool: q.RemoteName, Err: err}
 	}
 	imp, err := c.newImport(q.Definition, wire, q.Tool, q.Got)
 	if err != nil {
-		return &ToolError{Server: server, Tool: q.RemoteName, Err: err}
+		return &ImportError{Server: server, Tool: q.RemoteName, Err: err}
 	}
 	ch := registry.Change{Op: registry.Added, Name: q.Tool, New: imp.spec}
 	if prev != nil {
 		ch.Op = registry.Replaced
 	} else if s, ok := m.reg.Lookup(q.Tool); ok {
-		return &ToolError{Server: server, Tool: q.RemoteName, Err: fmt.Errorf("%w: %q is already registered from %s%s", ErrCollision, q.Tool, s.Source, remoteOf(s))}
+		return &ImportError{Server: server, Tool: q.RemoteName, Err: fmt.Errorf("%w: %q is already registered from %s%s", ErrCollision, q.Tool, s.Source, remoteOf(s))}
 	}
 	if err := m.pins.Set(context.Background(), pin.Key(server, q.RemoteName), q.Got); err != nil {
 		return fmt.Errorf("mcpadapter: storing the pin: %w", err)

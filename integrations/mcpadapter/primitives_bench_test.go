@@ -32,7 +32,7 @@ func BenchmarkUpstreamRead(b *testing.B) {
 		})
 		b.Run(size.name+"/export", func(b *testing.B) {
 			up := primUpstream(b, "up", size.body)
-			f := primExport(b, []mcpadapter.Server{primServer(b, "up", up, mcpadapter.Server{})}, nil, nil)
+			f := primExport(b, []mcpadapter.Upstream{primServer(b, "up", up, mcpadapter.Upstream{})}, nil, nil)
 			benchRead(b, f.client)
 		})
 	}

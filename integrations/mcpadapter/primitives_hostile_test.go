@@ -24,7 +24,7 @@ import (
 func TestUpstreamReadApproval(t *testing.T) {
 	ctx := context.Background()
 	appr := &adapter.Deferred{}
-	f := primExportWith(t, []mcpadapter.Server{primServer(t, "up", primUpstream(t, "up", "secret text"), mcpadapter.Server{})}, nil, nil,
+	f := primExportWith(t, []mcpadapter.Upstream{primServer(t, "up", primUpstream(t, "up", "secret text"), mcpadapter.Upstream{})}, nil, nil,
 		&adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: appr, Policy: func(_ context.Context, c *adapter.ToolCall) bool {
 			return c.Spec.Name == mcpadapter.ResourceSpecName && strings.Contains(string(c.Args), "test://a")
 		}}}, "")
@@ -75,7 +75,7 @@ func TestUpstreamReadApproval(t *testing.T) {
 func TestUpstreamReadDenied(t *testing.T) {
 	ctx := context.Background()
 	appr := &adapter.Deferred{}
-	f := primExportWith(t, []mcpadapter.Server{primServer(t, "up", primUpstream(t, "up", "x"), mcpadapter.Server{})}, nil, nil,
+	f := primExportWith(t, []mcpadapter.Upstream{primServer(t, "up", primUpstream(t, "up", "x"), mcpadapter.Upstream{})}, nil, nil,
 		&adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: appr, Policy: func(context.Context, *adapter.ToolCall) bool { return true }}}, "")
 	_, err := f.client.GetPrompt(ctx, &mcp.GetPromptParams{Name: "greet"})
 	if _, kind := rpcKind(t, err); kind != "approval_pending" {
@@ -106,7 +106,7 @@ func TestUpstreamUnknownFlood(t *testing.T) {
 			return next(ctx, method, req)
 		}
 	})
-	f := primExport(t, []mcpadapter.Server{primServer(t, "up", up, mcpadapter.Server{})}, nil, nil)
+	f := primExport(t, []mcpadapter.Upstream{primServer(t, "up", up, mcpadapter.Upstream{})}, nil, nil)
 	start := time.Now()
 	for i := range 200 {
 		_, err := f.client.ReadResource(ctx, &mcp.ReadResourceParams{URI: fmt.Sprintf("test://made-up/%d/%s", i, strings.Repeat("x", 4096))})
@@ -136,7 +136,7 @@ func TestUpstreamHostilePrompts(t *testing.T) {
 			return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "got " + r.Params.Name}}}}, nil
 		})
 	}
-	f := primExport(t, []mcpadapter.Server{primServer(t, "evil", up, mcpadapter.Server{})}, nil, nil)
+	f := primExport(t, []mcpadapter.Upstream{primServer(t, "evil", up, mcpadapter.Upstream{})}, nil, nil)
 	lp, err := f.client.ListPrompts(ctx, nil)
 	if err != nil || len(lp.Prompts) != 3 {
 		t.Fatalf("prompts/list: %+v %v", lp, err)
@@ -163,7 +163,7 @@ func TestUpstreamHostilePrompts(t *testing.T) {
 // stream per URI and reports no refusal.)
 func TestUpstreamSubscriptionCap(t *testing.T) {
 	ctx := context.Background()
-	f := primExportWith(t, []mcpadapter.Server{primServer(t, "up", primUpstream(t, "up", "x"), mcpadapter.Server{})}, nil, nil, nil, "2025-11-25")
+	f := primExportWith(t, []mcpadapter.Upstream{primServer(t, "up", primUpstream(t, "up", "x"), mcpadapter.Upstream{})}, nil, nil, nil, "2025-11-25")
 	var err error
 	n := 0
 	for ; n < 1000 && err == nil; n++ {
@@ -187,7 +187,7 @@ func TestUpstreamReconnect(t *testing.T) {
 		defer mu.Unlock()
 		return len(sessions)
 	}
-	srv := mcpadapter.Server{Name: "up", NewTransport: func() (mcp.Transport, error) {
+	srv := mcpadapter.Upstream{Name: "up", NewTransport: func() (mcp.Transport, error) {
 		st, ct := mcp.NewInMemoryTransports()
 		ss, err := up.Connect(ctx, st, nil)
 		if err != nil {
@@ -198,7 +198,7 @@ func TestUpstreamReconnect(t *testing.T) {
 		mu.Unlock()
 		return ct, nil
 	}}
-	f := primExport(t, []mcpadapter.Server{srv}, nil, nil)
+	f := primExport(t, []mcpadapter.Upstream{srv}, nil, nil)
 	t.Cleanup(func() {
 		mu.Lock()
 		defer mu.Unlock()
@@ -239,7 +239,7 @@ func TestUpstreamReconnect(t *testing.T) {
 // served, and the local one stays ungoverned by Upstreams (no record).
 func TestUpstreamLocalFirst(t *testing.T) {
 	ctx := context.Background()
-	f := primExport(t, []mcpadapter.Server{primServer(t, "up", primUpstream(t, "up", "upstream"), mcpadapter.Server{})}, nil, nil)
+	f := primExport(t, []mcpadapter.Upstream{primServer(t, "up", primUpstream(t, "up", "upstream"), mcpadapter.Upstream{})}, nil, nil)
 	srv := f.exp.MCPServer()
 	srv.AddResource(&mcp.Resource{URI: "test://a", Name: "a"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "test://a", Text: "local"}}}, nil
@@ -276,7 +276,7 @@ func TestUpstreamHostileTemplate(t *testing.T) {
 		func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: "x://1", Text: "x"}}}, nil
 		})
-	f := primExport(t, []mcpadapter.Server{primServer(t, "evil", up, mcpadapter.Server{})}, nil, nil)
+	f := primExport(t, []mcpadapter.Upstream{primServer(t, "evil", up, mcpadapter.Upstream{})}, nil, nil)
 	_, err := f.client.ReadResource(ctx, &mcp.ReadResourceParams{URI: "x://1"})
 	if _, kind := rpcKind(t, err); kind != "not_found" {
 		t.Fatalf("read matching only a hostile template: %v; want not_found", err)
@@ -305,7 +305,7 @@ func TestUpstreamNullEntries(t *testing.T) {
 			return res, err
 		}
 	})
-	f := primExport(t, []mcpadapter.Server{primServer(t, "up", up, mcpadapter.Server{})}, nil, nil)
+	f := primExport(t, []mcpadapter.Upstream{primServer(t, "up", up, mcpadapter.Upstream{})}, nil, nil)
 	if lr, err := f.client.ListResources(ctx, nil); err != nil || len(lr.Resources) != 1 {
 		t.Fatalf("resources/list: %+v %v", lr, err)
 	}
@@ -327,9 +327,9 @@ func TestUpstreamForeignUpdate(t *testing.T) {
 	alpha := primUpstream(t, "alpha", "a")
 	evil := primUpstream(t, "evil", "e")
 	inject := make(chan jsonrpc.Message, 1)
-	evilSrv := primServer(t, "evil", evil, mcpadapter.Server{})
+	evilSrv := primServer(t, "evil", evil, mcpadapter.Upstream{})
 	evilSrv.Transport = &injectTransport{Transport: evilSrv.Transport, inject: inject}
-	f := primExport(t, []mcpadapter.Server{primServer(t, "alpha", alpha, mcpadapter.Server{}), evilSrv}, nil, nil)
+	f := primExport(t, []mcpadapter.Upstream{primServer(t, "alpha", alpha, mcpadapter.Upstream{}), evilSrv}, nil, nil)
 	if err := f.client.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://a"}); err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ func TestUpstreamBothErasHTTP(t *testing.T) {
 		t.Run(version, func(t *testing.T) {
 			ctx := context.Background()
 			up := primUpstream(t, "up", "hello")
-			f := primExport(t, []mcpadapter.Server{primServer(t, "up", up, mcpadapter.Server{})}, nil, nil)
+			f := primExport(t, []mcpadapter.Upstream{primServer(t, "up", up, mcpadapter.Upstream{})}, nil, nil)
 			srv := exServeHTTP(t, f.exp, &mcpadapter.HTTPOptions{Auth: &mcpadapter.AuthOptions{Verifier: exVerifier, Scopes: []string{"tools"}}})
 			note := func(e string) {
 				select {

@@ -83,7 +83,7 @@ func TestUpstreamSubscribeServerCap(t *testing.T) {
 	ctx := context.Background()
 	var subs atomic.Int64
 	up := subUpstream(t, func(context.Context, *mcp.SubscribeRequest) error { subs.Add(1); return nil })
-	f := primExportWith(t, []mcpadapter.Server{primServer(t, "up", up, mcpadapter.Server{})}, nil, nil, nil, "2025-11-25")
+	f := primExportWith(t, []mcpadapter.Upstream{primServer(t, "up", up, mcpadapter.Upstream{})}, nil, nil, nil, "2025-11-25")
 	sessions := []*mcp.ClientSession{f.client}
 	for range 9 {
 		cs, _ := otherClient(t, f, "2025-11-25")
@@ -134,7 +134,7 @@ func TestUpstreamSubscribeGoverned(t *testing.T) {
 	var subs atomic.Int64
 	up := subUpstream(t, func(context.Context, *mcp.SubscribeRequest) error { subs.Add(1); return nil }, "2025-11-25")
 	appr := &adapter.Deferred{}
-	f := primExportWith(t, []mcpadapter.Server{primServer(t, "up", up, mcpadapter.Server{})}, nil, nil,
+	f := primExportWith(t, []mcpadapter.Upstream{primServer(t, "up", up, mcpadapter.Upstream{})}, nil, nil,
 		&adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: appr, Policy: func(_ context.Context, c *adapter.ToolCall) bool {
 			return c.Spec.Name == mcpadapter.ResourceSpecName && strings.Contains(string(c.Args), "test://a")
 		}}}, "2025-11-25")
@@ -199,7 +199,7 @@ func TestUpstreamSubscribeInFlight(t *testing.T) {
 		}
 		return nil
 	}, "2025-11-25")
-	f := primExportWith(t, []mcpadapter.Server{primServer(t, "up", up, mcpadapter.Server{})}, nil, nil, nil, "2025-11-25")
+	f := primExportWith(t, []mcpadapter.Upstream{primServer(t, "up", up, mcpadapter.Upstream{})}, nil, nil, nil, "2025-11-25")
 	other, events := otherClient(t, f, "2025-11-25")
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -275,7 +275,7 @@ func TestUpstreamLogLevelShared(t *testing.T) {
 		}
 		return asked[len(asked)-1]
 	}
-	f := primExportWith(t, []mcpadapter.Server{primServer(t, "up", up, mcpadapter.Server{})}, nil, nil, nil, "2025-11-25")
+	f := primExportWith(t, []mcpadapter.Upstream{primServer(t, "up", up, mcpadapter.Upstream{})}, nil, nil, nil, "2025-11-25")
 	loud := f.client
 	quiet, quietEvents := otherClient(t, f, "2025-11-25")
 
@@ -337,7 +337,7 @@ func TestUpstreamSubscribeRefusedAfter(t *testing.T) {
 		}
 		return nil
 	}}
-	f := primExportWith(t, []mcpadapter.Server{primServer(t, "up", up, mcpadapter.Server{})}, nil, nil,
+	f := primExportWith(t, []mcpadapter.Upstream{primServer(t, "up", up, mcpadapter.Upstream{})}, nil, nil,
 		&adapter.ExecutorOptions{Guards: []adapter.Guard{guard}}, "2025-11-25")
 	for n := range 300 {
 		err := f.client.Subscribe(ctx, &mcp.SubscribeParams{URI: fmt.Sprintf("test://items/%d", n)})
@@ -370,7 +370,7 @@ func TestUpstreamSubscribeConcurrent(t *testing.T) {
 	up.AddResource(&mcp.Resource{URI: "test://a", Name: "a"}, func(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		return &mcp.ReadResourceResult{}, nil
 	})
-	f := primExportWith(t, []mcpadapter.Server{primServer(t, "up", up, mcpadapter.Server{})}, nil, nil, nil, "2025-11-25")
+	f := primExportWith(t, []mcpadapter.Upstream{primServer(t, "up", up, mcpadapter.Upstream{})}, nil, nil, nil, "2025-11-25")
 	type client struct {
 		cs     *mcp.ClientSession
 		events chan string

@@ -51,14 +51,14 @@ type primFixture struct {
 
 // primExport serves the upstream servers through an Exporter with
 // Upstreams, and connects a client to it.
-func primExport(t testing.TB, srvs []mcpadapter.Server, mopts *mcpadapter.ManagerOptions, eopts *mcpadapter.ExportOptions) *primFixture {
+func primExport(t testing.TB, srvs []mcpadapter.Upstream, mopts *mcpadapter.ManagerOptions, eopts *mcpadapter.ExportOptions) *primFixture {
 	t.Helper()
 	return primExportWith(t, srvs, mopts, eopts, nil, "")
 }
 
 // primExportWith is primExport with executor options and the protocol
 // version the client asks for ("": the newest).
-func primExportWith(t testing.TB, srvs []mcpadapter.Server, mopts *mcpadapter.ManagerOptions, eopts *mcpadapter.ExportOptions, xopts *adapter.ExecutorOptions, version string) *primFixture {
+func primExportWith(t testing.TB, srvs []mcpadapter.Upstream, mopts *mcpadapter.ManagerOptions, eopts *mcpadapter.ExportOptions, xopts *adapter.ExecutorOptions, version string) *primFixture {
 	t.Helper()
 	ctx := context.Background()
 	up := registry.New()
@@ -113,7 +113,7 @@ func primExportWith(t testing.TB, srvs []mcpadapter.Server, mopts *mcpadapter.Ma
 	return f
 }
 
-func primServer(t testing.TB, name string, srv *mcp.Server, s mcpadapter.Server) mcpadapter.Server {
+func primServer(t testing.TB, name string, srv *mcp.Server, s mcpadapter.Upstream) mcpadapter.Upstream {
 	t.Helper()
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := srv.Connect(context.Background(), st, nil)
@@ -172,7 +172,7 @@ func rpcKind(t testing.TB, err error) (int64, string) {
 func TestUpstreamResources(t *testing.T) {
 	ctx := context.Background()
 	up := primUpstream(t, "up", "hello")
-	f := primExport(t, []mcpadapter.Server{primServer(t, "up", up, mcpadapter.Server{})}, nil, nil)
+	f := primExport(t, []mcpadapter.Upstream{primServer(t, "up", up, mcpadapter.Upstream{})}, nil, nil)
 
 	lr, err := f.client.ListResources(ctx, nil)
 	if err != nil || len(lr.Resources) != 1 || lr.Resources[0].URI != "test://a" {
@@ -211,14 +211,14 @@ func TestUpstreamResourceSize(t *testing.T) {
 	ctx := context.Background()
 	html := strings.Repeat("<p>app</p>", 45_000) // 450 KB, an MCP App's size
 	up := primUpstream(t, "up", html)
-	f := primExport(t, []mcpadapter.Server{primServer(t, "up", up, mcpadapter.Server{})}, &mcpadapter.ManagerOptions{MaxResultBytes: 1 << 20}, nil)
+	f := primExport(t, []mcpadapter.Upstream{primServer(t, "up", up, mcpadapter.Upstream{})}, &mcpadapter.ManagerOptions{MaxResultBytes: 1 << 20}, nil)
 	rr, err := f.client.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://a"})
 	if err != nil || rr.Contents[0].Text != html {
 		t.Fatalf("a 450 KB resource did not pass unchanged: %v", err)
 	}
 
 	big := primUpstream(t, "big", strings.Repeat("x", 2<<20))
-	f = primExport(t, []mcpadapter.Server{primServer(t, "big", big, mcpadapter.Server{})}, &mcpadapter.ManagerOptions{MaxResultBytes: 1 << 20}, nil)
+	f = primExport(t, []mcpadapter.Upstream{primServer(t, "big", big, mcpadapter.Upstream{})}, &mcpadapter.ManagerOptions{MaxResultBytes: 1 << 20}, nil)
 	_, err = f.client.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://a"})
 	if _, kind := rpcKind(t, err); kind != "tool_error" || !strings.Contains(err.Error(), "limit") {
 		t.Fatalf("a 2 MiB resource over a 1 MiB limit: %v; want a tool_error naming the limit", err)
@@ -227,9 +227,9 @@ func TestUpstreamResourceSize(t *testing.T) {
 
 func TestUpstreamResourceClaimedTwice(t *testing.T) {
 	ctx := context.Background()
-	f := primExport(t, []mcpadapter.Server{
-		primServer(t, "zeta", primUpstream(t, "zeta", "from zeta"), mcpadapter.Server{}),
-		primServer(t, "alpha", primUpstream(t, "alpha", "from alpha"), mcpadapter.Server{}),
+	f := primExport(t, []mcpadapter.Upstream{
+		primServer(t, "zeta", primUpstream(t, "zeta", "from zeta"), mcpadapter.Upstream{}),
+		primServer(t, "alpha", primUpstream(t, "alpha", "from alpha"), mcpadapter.Upstream{}),
 	}, nil, nil)
 	lr, err := f.client.ListResources(ctx, nil)
 	if err != nil || len(lr.Resources) != 1 {
@@ -243,7 +243,7 @@ func TestUpstreamResourceClaimedTwice(t *testing.T) {
 
 func TestUpstreamFilter(t *testing.T) {
 	ctx := context.Background()
-	f := primExport(t, []mcpadapter.Server{primServer(t, "up", primUpstream(t, "up", "hello"), mcpadapter.Server{})}, nil,
+	f := primExport(t, []mcpadapter.Upstream{primServer(t, "up", primUpstream(t, "up", "hello"), mcpadapter.Upstream{})}, nil,
 		&mcpadapter.ExportOptions{Filter: registry.Filter{Func: func(s *adapter.Spec) bool { return s.Source.Server != "up" }}})
 	lr, err := f.client.ListResources(ctx, nil)
 	if err != nil || len(lr.Resources) != 0 {
@@ -265,7 +265,7 @@ func TestUpstreamFilter(t *testing.T) {
 
 func TestUpstreamPrompts(t *testing.T) {
 	ctx := context.Background()
-	f := primExport(t, []mcpadapter.Server{primServer(t, "up", primUpstream(t, "up", "hello"), mcpadapter.Server{Prefix: true, Deny: []string{"secret"}})}, nil, nil)
+	f := primExport(t, []mcpadapter.Upstream{primServer(t, "up", primUpstream(t, "up", "hello"), mcpadapter.Upstream{Prefix: true, Deny: []string{"secret"}})}, nil, nil)
 	lp, err := f.client.ListPrompts(ctx, nil)
 	if err != nil || len(lp.Prompts) != 1 || lp.Prompts[0].Name != "up_greet" {
 		t.Fatalf("prompts/list = %+v, %v; want up_greet alone (prefixed, secret denied)", lp, err)
@@ -301,7 +301,7 @@ func TestUpstreamPrompts(t *testing.T) {
 func TestUpstreamNotifications(t *testing.T) {
 	ctx := context.Background()
 	up := primUpstream(t, "up", "hello")
-	f := primExport(t, []mcpadapter.Server{primServer(t, "up", up, mcpadapter.Server{})}, nil, nil)
+	f := primExport(t, []mcpadapter.Upstream{primServer(t, "up", up, mcpadapter.Upstream{})}, nil, nil)
 
 	if err := f.client.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://a"}); err != nil {
 		t.Fatal(err)

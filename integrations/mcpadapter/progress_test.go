@@ -61,7 +61,7 @@ func (l *progressLog) lateReports() int {
 
 // everythingHTTP runs server-everything over streamable HTTP on a free
 // loopback port until the test ends.
-func everythingHTTP(t *testing.T) mcpadapter.Server {
+func everythingHTTP(t *testing.T) mcpadapter.Upstream {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -103,13 +103,13 @@ func everythingHTTP(t *testing.T) mcpadapter.Server {
 	case <-time.After(60 * time.Second):
 		t.Fatal("server-everything did not start listening in 60s")
 	}
-	return mcpadapter.Server{Name: "everything", URL: "http://127.0.0.1:" + port + "/mcp", Trust: true,
+	return mcpadapter.Upstream{Name: "everything", URL: "http://127.0.0.1:" + port + "/mcp", Trust: true,
 		ConnectTimeout: 60 * time.Second, CallTimeout: 60 * time.Second}
 }
 
-func everythingStdio(t *testing.T) mcpadapter.Server {
+func everythingStdio(t *testing.T) mcpadapter.Upstream {
 	cmd := testpeers.Command(t, "mcp-server-everything", "stdio")
-	return mcpadapter.Server{Name: "everything", Command: cmd.Path, Args: cmd.Args[1:], Env: cmd.Env, Trust: true,
+	return mcpadapter.Upstream{Name: "everything", Command: cmd.Path, Args: cmd.Args[1:], Env: cmd.Env, Trust: true,
 		ConnectTimeout: 60 * time.Second, CallTimeout: 60 * time.Second}
 }
 
@@ -118,7 +118,7 @@ func everythingStdio(t *testing.T) mcpadapter.Server {
 // 20 runs in a row over stdio and over streamable HTTP, and none after.
 func TestProgressBeforeResult(t *testing.T) {
 	const runs, steps = 20, 4
-	for name, server := range map[string]func(*testing.T) mcpadapter.Server{"stdio": everythingStdio, "http": everythingHTTP} {
+	for name, server := range map[string]func(*testing.T) mcpadapter.Upstream{"stdio": everythingStdio, "http": everythingHTTP} {
 		t.Run(name, func(t *testing.T) {
 			e := newImportEnv(t, nil)
 			if err := e.m.Connect(context.Background(), server(t)); err != nil {
@@ -237,7 +237,7 @@ func TestProgressFloodAfterResult(t *testing.T) {
 			})
 			srv := floodServer(stop, &flooders)
 			e := newImportEnv(t, nil)
-			s := mcpadapter.Server{Name: "flood", Trust: true}
+			s := mcpadapter.Upstream{Name: "flood", Trust: true}
 			if transport == "http" {
 				s.URL = httpTo(t, srv)
 			} else {
@@ -304,7 +304,7 @@ func TestProgressFirstCall(t *testing.T) {
 			for i := range 20 {
 				srv := quickReporter()
 				e := newImportEnv(t, nil)
-				s := mcpadapter.Server{Name: "quick", Trust: true}
+				s := mcpadapter.Upstream{Name: "quick", Trust: true}
 				if transport == "http" {
 					s.URL = httpTo(t, srv)
 				} else {

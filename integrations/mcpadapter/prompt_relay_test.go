@@ -119,7 +119,7 @@ func promptEnv(t *testing.T, s *mcp.Server, local mcpadapter.ElicitationPort) (*
 	t.Cleanup(func() { exec.Close() })
 	m := mcpadapter.NewManager(reg, &mcpadapter.ManagerOptions{Executor: exec, Elicitation: local})
 	t.Cleanup(func() { m.Close() })
-	if err := m.Connect(context.Background(), mcpadapter.Server{Name: "up", Transport: ct, Trust: true}); err != nil {
+	if err := m.Connect(context.Background(), mcpadapter.Upstream{Name: "up", Transport: ct, Trust: true}); err != nil {
 		t.Fatal(err)
 	}
 	return newExporter(t, reg, exec, &mcpadapter.ExportOptions{Upstreams: &mcpadapter.Upstreams{Manager: m}}), m

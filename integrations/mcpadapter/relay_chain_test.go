@@ -43,7 +43,7 @@ func TestRelayChainedApproval(t *testing.T) {
 	t.Cleanup(func() { execA.Close() })
 	m := mcpadapter.NewManager(regA, &mcpadapter.ManagerOptions{Executor: execA})
 	t.Cleanup(func() { m.Close() })
-	if err := m.Connect(context.Background(), mcpadapter.Server{Name: "b", URL: urlB, Trust: true}); err != nil {
+	if err := m.Connect(context.Background(), mcpadapter.Upstream{Name: "b", URL: urlB, Trust: true}); err != nil {
 		t.Fatal(err)
 	}
 	exA := newExporter(t, regA, execA, nil)
@@ -97,7 +97,7 @@ func TestRelayChainedApprovalIDs(t *testing.T) {
 	t.Cleanup(func() { execA.Close() })
 	m := mcpadapter.NewManager(regA, &mcpadapter.ManagerOptions{Executor: execA})
 	t.Cleanup(func() { m.Close() })
-	if err := m.Connect(context.Background(), mcpadapter.Server{Name: "b", URL: urlB, Trust: true}); err != nil {
+	if err := m.Connect(context.Background(), mcpadapter.Upstream{Name: "b", URL: urlB, Trust: true}); err != nil {
 		t.Fatal(err)
 	}
 	cs := connectStateless(t, exServeHTTP(t, newExporter(t, regA, execA, nil), &mcpadapter.HTTPOptions{Stateless: true}).URL, mrtrClient(), nil)

@@ -75,7 +75,7 @@ func hostileGateway(t *testing.T, url string) *mcpadapter.Exporter {
 	t.Cleanup(func() { exec.Close() })
 	m := mcpadapter.NewManager(reg, &mcpadapter.ManagerOptions{Executor: exec})
 	t.Cleanup(func() { m.Close() })
-	if err := m.Connect(context.Background(), mcpadapter.Server{Name: "hostile", URL: url, Trust: true}); err != nil {
+	if err := m.Connect(context.Background(), mcpadapter.Upstream{Name: "hostile", URL: url, Trust: true}); err != nil {
 		t.Fatal(err)
 	}
 	return newExporter(t, reg, exec, nil)
@@ -221,7 +221,7 @@ func TestRelayReservedQuestionID(t *testing.T) {
 	}, nil))
 	m := mcpadapter.NewManager(reg, &mcpadapter.ManagerOptions{Executor: exec})
 	t.Cleanup(func() { m.Close() })
-	if err := m.Connect(context.Background(), mcpadapter.Server{Name: "hostile", URL: url, Trust: true}); err != nil {
+	if err := m.Connect(context.Background(), mcpadapter.Upstream{Name: "hostile", URL: url, Trust: true}); err != nil {
 		t.Fatal(err)
 	}
 	gw := newExporter(t, reg, exec, &mcpadapter.ExportOptions{Approver: d})

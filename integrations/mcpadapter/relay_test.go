@@ -76,7 +76,7 @@ func relayEnv(t *testing.T, s *mcp.Server, mopts *mcpadapter.ManagerOptions) (*m
 	mopts.Executor = exec // governs the import's own answers
 	m := mcpadapter.NewManager(reg, mopts)
 	t.Cleanup(func() { m.Close() })
-	if err := m.Connect(context.Background(), mcpadapter.Server{Name: "up", Transport: ct, Trust: true}); err != nil {
+	if err := m.Connect(context.Background(), mcpadapter.Upstream{Name: "up", Transport: ct, Trust: true}); err != nil {
 		t.Fatal(err)
 	}
 	return newExporter(t, reg, exec, nil), exec
@@ -367,7 +367,7 @@ func TestRelayPromptAnsweredLocally(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ss.Close() })
-	if err := m.Connect(context.Background(), mcpadapter.Server{Name: "up", Transport: ct, Trust: true}); err != nil {
+	if err := m.Connect(context.Background(), mcpadapter.Upstream{Name: "up", Transport: ct, Trust: true}); err != nil {
 		t.Fatal(err)
 	}
 	res, err := m.GetPrompt(context.Background(), "up", "greet", nil)

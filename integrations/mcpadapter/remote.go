@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/wire"
 	"io"
 	"net"
 	"strconv"
@@ -279,7 +280,7 @@ func (c *conn) result(imp *imported, res *mcp.CallToolResult) (*adapter.Result, 
 			return nil, c.tooLarge()
 		}
 	}
-	content := contentFromMCP(res.Content)
+	content := wire.ContentFromMCP(res.Content)
 	if res.IsError {
 		var texts []string
 		for _, b := range content {

@@ -21,16 +21,16 @@ func BenchmarkCall(b *testing.B) {
 	args := json.RawMessage(`{"a":2,"b":3}`)
 	transports := []struct {
 		name string
-		dial func(b *testing.B) (mcp.Transport, mcpadapter.Server)
+		dial func(b *testing.B) (mcp.Transport, mcpadapter.Upstream)
 	}{
-		{"in-memory", func(b *testing.B) (mcp.Transport, mcpadapter.Server) {
-			return inMemoryTo(b, newImportServer()), mcpadapter.Server{Name: "srv", Allow: []string{"add"}, Transport: inMemoryTo(b, newImportServer())}
+		{"in-memory", func(b *testing.B) (mcp.Transport, mcpadapter.Upstream) {
+			return inMemoryTo(b, newImportServer()), mcpadapter.Upstream{Name: "srv", Allow: []string{"add"}, Transport: inMemoryTo(b, newImportServer())}
 		}},
-		{"http", func(b *testing.B) (mcp.Transport, mcpadapter.Server) {
+		{"http", func(b *testing.B) (mcp.Transport, mcpadapter.Upstream) {
 			url := httpTo(b, newImportServer())
-			return &mcp.StreamableClientTransport{Endpoint: url}, mcpadapter.Server{Name: "srv", Allow: []string{"add"}, URL: url}
+			return &mcp.StreamableClientTransport{Endpoint: url}, mcpadapter.Upstream{Name: "srv", Allow: []string{"add"}, URL: url}
 		}},
-		{"stdio", func(b *testing.B) (mcp.Transport, mcpadapter.Server) {
+		{"stdio", func(b *testing.B) (mcp.Transport, mcpadapter.Upstream) {
 			s := stdioHelper("tools")
 			cmd := exec.Command(s.Command, s.Args...)
 			cmd.Env = s.Env

@@ -72,7 +72,7 @@ func TestEmptyRequiredSurvivesExport(t *testing.T) {
 	upstream := exListTools(t, dcs)
 
 	e := newImportEnv(t, nil)
-	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "up", Trust: true, Transport: inMemoryTo(t, srv)}); err != nil {
+	if err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "up", Trust: true, Transport: inMemoryTo(t, srv)}); err != nil {
 		t.Fatal(err)
 	}
 	ex := newExporter(t, e.reg, e.exec, nil)

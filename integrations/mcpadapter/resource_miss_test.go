@@ -26,7 +26,7 @@ func TestResourceMissNamesURI(t *testing.T) {
 		return nil, mcp.ResourceNotFoundError(r.Params.URI)
 	})
 	for _, version := range []string{"", "2025-11-25"} {
-		f := primExportWith(t, []mcpadapter.Server{primServer(t, "up", up, mcpadapter.Server{})}, nil, nil, nil, version)
+		f := primExportWith(t, []mcpadapter.Upstream{primServer(t, "up", up, mcpadapter.Upstream{})}, nil, nil, nil, version)
 		for _, uri := range []string{"test://nowhere", "gone://x", "test://nowhere/\"}\u202e\x01" + strings.Repeat("é", 300)} {
 			_, err := f.client.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 			var we *jsonrpc.Error

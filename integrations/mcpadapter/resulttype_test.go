@@ -30,7 +30,7 @@ func TestResultTypeAt2026(t *testing.T) {
 	t.Cleanup(func() { m.Close() })
 	// server-everything speaks 2025-11-25: its answers carry no resultType.
 	ev := testpeers.Command(t, "mcp-server-everything", "stdio")
-	if err := m.Connect(ctx, mcpadapter.Server{Name: "everything", Command: ev.Path, Args: ev.Args[1:], Env: ev.Env, Trust: true,
+	if err := m.Connect(ctx, mcpadapter.Upstream{Name: "everything", Command: ev.Path, Args: ev.Args[1:], Env: ev.Env, Trust: true,
 		Allow: []string{"echo", "args-prompt"}, ConnectTimeout: time.Minute, CallTimeout: time.Minute}); err != nil {
 		t.Fatal(err)
 	}

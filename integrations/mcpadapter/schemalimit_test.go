@@ -120,9 +120,9 @@ func TestImportSchemaLimit(t *testing.T) {
 	for _, transport := range []string{"in-memory", "http"} {
 		t.Run(transport, func(t *testing.T) {
 			srv := schemaUpstream(t)
-			server := mcpadapter.Server{Name: "up", Transport: inMemoryTo(t, srv)}
+			server := mcpadapter.Upstream{Name: "up", Transport: inMemoryTo(t, srv)}
 			if transport == "http" {
-				server = mcpadapter.Server{Name: "up", URL: httpTo(t, srv)}
+				server = mcpadapter.Upstream{Name: "up", URL: httpTo(t, srv)}
 			}
 			e := newImportEnv(t, nil)
 			start := time.Now()
@@ -132,7 +132,7 @@ func TestImportSchemaLimit(t *testing.T) {
 				t.Error("Connect reported no refused tool")
 			}
 			refused := map[string]error{}
-			var te *mcpadapter.ToolError
+			var te *mcpadapter.ImportError
 			for _, leaf := range flatten(err) {
 				if errors.As(leaf, &te) {
 					refused[te.Tool] = te
@@ -337,7 +337,7 @@ func deepListServer(t *testing.T) string {
 func TestImportSchemaTooDeepToDecode(t *testing.T) {
 	for _, transport := range []string{"http", "stdio framing"} {
 		t.Run(transport, func(t *testing.T) {
-			server := mcpadapter.Server{Name: "deep", ConnectTimeout: 10 * time.Second}
+			server := mcpadapter.Upstream{Name: "deep", ConnectTimeout: 10 * time.Second}
 			if transport == "http" {
 				server.URL = deepListServer(t)
 			} else {
@@ -354,7 +354,7 @@ func TestImportSchemaTooDeepToDecode(t *testing.T) {
 			if _, ok := e.reg.Lookup("deep"); ok {
 				t.Errorf("the 3000-level tool is registered")
 			}
-			var se *mcpadapter.ServerError
+			var se *mcpadapter.UpstreamError
 			if errors.As(err, &se) && !errors.Is(err, mcpadapter.ErrSchemaLimit) {
 				// go-sdk v1.8.0: the listing is not decoded, no tool imports.
 				if _, ok := e.reg.Lookup("normal"); ok || se.Server != "deep" {
@@ -422,7 +422,7 @@ func TestImportSchemaLimitOnRefresh(t *testing.T) {
 	srv.AddTool(&mcp.Tool{Name: "stays", InputSchema: json.RawMessage(`{"type":"object"}`)}, ok)
 	srv.AddTool(&mcp.Tool{Name: "turns", InputSchema: json.RawMessage(`{"type":"object"}`)}, ok)
 	e := newImportEnv(t, nil)
-	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "up", Transport: inMemoryTo(t, srv)}); err != nil {
+	if err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "up", Transport: inMemoryTo(t, srv)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := e.reg.Lookup("turns"); !ok {

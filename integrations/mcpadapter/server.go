@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/schema"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/wire"
 	"log/slog"
 	"strings"
 	"sync"
@@ -162,7 +164,7 @@ func NewExporter(reg *registry.Registry, exec *adapter.Executor, opts *ExportOpt
 	s.up.start()
 	s.mcp.AddReceivingMiddleware(s.unknownTools, discoverVersions(mopts.SupportedProtocolVersions))
 	// Outside the middleware that answers calls, reads and gets itself.
-	s.mcp.AddReceivingMiddleware(completeResultType, s.appNames)
+	s.mcp.AddReceivingMiddleware(wire.CompleteResultType, s.appNames)
 	if s.opts.Tasks != nil {
 		if err := registerTaskMethods(s.mcp); err != nil {
 			return nil, err
@@ -267,7 +269,7 @@ func toolToMCP(spec *adapter.Spec) *mcp.Tool {
 		Name:        spec.Name,
 		Title:       spec.Title,
 		Description: spec.Description,
-		Annotations: toolAnnotationsToMCP(spec.Title, spec.Annotations),
+		Annotations: wire.ToolAnnotationsToMCP(spec.Title, spec.Annotations),
 		Meta:        mcp.Meta(spec.Meta),
 	}
 	in := spec.InputSchema
@@ -278,9 +280,9 @@ func toolToMCP(spec *adapter.Spec) *mcp.Tool {
 		c.Type, c.Types = "object", nil
 		in = &c
 	}
-	t.InputSchema = wireSchema(in)
+	t.InputSchema = schema.Wire(in)
 	if spec.OutputSchema != nil {
-		t.OutputSchema = wireSchema(spec.OutputSchema)
+		t.OutputSchema = schema.Wire(spec.OutputSchema)
 	}
 	return t
 }

@@ -38,7 +38,7 @@ func everything(t *testing.T, opts *mcpadapter.ManagerOptions, eopts *adapter.Ex
 		m.Close()
 		exec.Close()
 	})
-	err := m.Connect(context.Background(), mcpadapter.Server{
+	err := m.Connect(context.Background(), mcpadapter.Upstream{
 		Name: "everything", Command: cmd.Path, Args: cmd.Args[1:], Env: cmd.Env,
 		ConnectTimeout: 60 * time.Second, CallTimeout: 60 * time.Second, Trust: true,
 	})

@@ -28,7 +28,7 @@ func TestImportLegacySSE(t *testing.T) {
 	reg := registry.New()
 	m := mcpadapter.NewManager(reg, &mcpadapter.ManagerOptions{ConnectTimeout: 500 * time.Millisecond})
 	ctx := context.Background()
-	if err := m.Connect(ctx, mcpadapter.Server{Name: "old", URL: srv.URL, SSE: true}); err != nil {
+	if err := m.Connect(ctx, mcpadapter.Upstream{Name: "old", URL: srv.URL, SSE: true}); err != nil {
 		t.Fatalf("Connect: %v", err)
 	}
 	exec := adapter.NewExecutor(reg, nil)

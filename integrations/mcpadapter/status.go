@@ -1,7 +1,7 @@
 package mcpadapter
 
 // transportName names how s is reached, for status displays.
-func (s *Server) transportName() string {
+func (s *Upstream) transportName() string {
 	switch {
 	case s.Command != "":
 		return "stdio"

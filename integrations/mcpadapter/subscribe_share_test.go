@@ -21,7 +21,7 @@ func TestUpstreamSubscribeCallerShare(t *testing.T) {
 	ctx := context.Background()
 	var subs atomic.Int64
 	up := subUpstream(t, func(context.Context, *mcp.SubscribeRequest) error { subs.Add(1); return nil })
-	f := primExportWith(t, []mcpadapter.Server{primServer(t, "up", up, mcpadapter.Server{})}, nil, nil, nil, "2025-11-25")
+	f := primExportWith(t, []mcpadapter.Upstream{primServer(t, "up", up, mcpadapter.Upstream{})}, nil, nil, nil, "2025-11-25")
 	ok := 0
 	for n := range 300 {
 		err := f.client.Subscribe(ctx, &mcp.SubscribeParams{URI: fmt.Sprintf("test://items/%d", n)})
@@ -58,7 +58,7 @@ func TestUpstreamSubscribeCallerShare(t *testing.T) {
 func TestUpstreamSubscribeShareBySubject(t *testing.T) {
 	ctx := context.Background()
 	up := subUpstream(t, func(context.Context, *mcp.SubscribeRequest) error { return nil })
-	f := primExportWith(t, []mcpadapter.Server{primServer(t, "up", up, mcpadapter.Server{})}, nil, nil, nil, "2025-11-25")
+	f := primExportWith(t, []mcpadapter.Upstream{primServer(t, "up", up, mcpadapter.Upstream{})}, nil, nil, nil, "2025-11-25")
 	srv := exServeHTTP(t, f.exp, &mcpadapter.HTTPOptions{Auth: &mcpadapter.AuthOptions{Verifier: exVerifier}})
 	alice1 := exConnectHTTP(t, srv.URL, nil, bearerClient("alice"))
 	alice2 := exConnectHTTP(t, srv.URL, nil, bearerClient("alice"))
@@ -96,7 +96,7 @@ func TestUpstreamSubscribeShareBySubject(t *testing.T) {
 func TestUpstreamSubscribeShareStateless(t *testing.T) {
 	var subs atomic.Int64
 	up := subUpstream(t, func(context.Context, *mcp.SubscribeRequest) error { subs.Add(1); return nil })
-	f := primExportWith(t, []mcpadapter.Server{primServer(t, "up", up, mcpadapter.Server{})}, nil, nil, nil, "2025-11-25")
+	f := primExportWith(t, []mcpadapter.Upstream{primServer(t, "up", up, mcpadapter.Upstream{})}, nil, nil, nil, "2025-11-25")
 	url := exServeHTTP(t, f.exp, &mcpadapter.HTTPOptions{Stateless: true}).URL
 	cs := connectStateless(t, url, nil, nil)
 	for i := range 40 {

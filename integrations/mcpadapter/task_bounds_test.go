@@ -29,7 +29,7 @@ func newElicitingGateway(t *testing.T, url string) *rawClient {
 	e := newImportEnv(t, &mcpadapter.ManagerOptions{Executor: gexec, Elicitation: func(context.Context, string, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 		return nil, fmt.Errorf("not asked directly")
 	}})
-	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "up", Trust: true, URL: url, BearerToken: "alice"}); err != nil {
+	if err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "up", Trust: true, URL: url, BearerToken: "alice"}); err != nil {
 		t.Fatal(err)
 	}
 	gw := newExporter(t, e.reg, e.exec, &mcpadapter.ExportOptions{Tasks: &mcpadapter.TaskOptions{

@@ -50,7 +50,7 @@ func TestTaskCancelledWhileCreating(t *testing.T) {
 	t.Cleanup(front.Close)
 
 	e := newImportEnv(t, nil)
-	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "up", Trust: true, URL: front.URL, BearerToken: "alice"}); err != nil {
+	if err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "up", Trust: true, URL: front.URL, BearerToken: "alice"}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -96,7 +96,7 @@ func TestImportHostileTask(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := &hostileTaskServer{id: tt.id, getID: tt.getID}
 			e := newImportEnv(t, nil)
-			if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "hostile", Transport: h.connect(t), Trust: true}); err != nil {
+			if err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "hostile", Transport: h.connect(t), Trust: true}); err != nil {
 				t.Fatal(err)
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), tt.timeout)

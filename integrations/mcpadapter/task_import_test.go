@@ -25,7 +25,7 @@ import (
 func TestImportTaskOnlyTool(t *testing.T) {
 	cmd := testpeers.Command(t, "mcp-server-everything", "stdio")
 	e := newImportEnv(t, nil)
-	err := e.m.Connect(context.Background(), mcpadapter.Server{
+	err := e.m.Connect(context.Background(), mcpadapter.Upstream{
 		Name: "everything", Command: cmd.Path, Args: cmd.Args[1:], Env: cmd.Env,
 		ConnectTimeout: 60 * time.Second, CallTimeout: 60 * time.Second, Trust: true,
 	})
@@ -100,7 +100,7 @@ func testImportTasksExtension(t *testing.T, transport string) {
 	up := newTaskEnv(t, &mcpadapter.TaskOptions{PollInterval: 20 * time.Millisecond,
 		Support: func(*adapter.Spec, *mcp.CallToolRequest) mcpadapter.TaskSupport { return mcpadapter.TaskRequired }})
 	e := newImportEnv(t, nil)
-	srv := mcpadapter.Server{Name: "up", Trust: true, URL: up.url, BearerToken: "alice"}
+	srv := mcpadapter.Upstream{Name: "up", Trust: true, URL: up.url, BearerToken: "alice"}
 	if transport == "memory" {
 		ct, st := mcp.NewInMemoryTransports()
 		ctx, cancel := context.WithCancel(context.Background())
@@ -110,7 +110,7 @@ func testImportTasksExtension(t *testing.T, transport string) {
 			cancel()
 			<-served
 		})
-		srv = mcpadapter.Server{Name: "up", Transport: ct, Trust: true}
+		srv = mcpadapter.Upstream{Name: "up", Transport: ct, Trust: true}
 	}
 	if err := e.m.Connect(context.Background(), srv); err != nil {
 		t.Fatal(err)
@@ -167,7 +167,7 @@ func TestTasksThroughGateway(t *testing.T) {
 	up := newTaskEnv(t, &mcpadapter.TaskOptions{PollInterval: 20 * time.Millisecond,
 		Support: func(*adapter.Spec, *mcp.CallToolRequest) mcpadapter.TaskSupport { return mcpadapter.TaskRequired }})
 	e := newImportEnv(t, nil)
-	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "up", Trust: true, URL: up.url, BearerToken: "alice"}); err != nil {
+	if err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "up", Trust: true, URL: up.url, BearerToken: "alice"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.m.TaskSupport(mustLookup(t, e, "slow")); got != mcpadapter.TaskRequired {
@@ -233,7 +233,7 @@ func TestTaskInputThroughGateway(t *testing.T) {
 				}}
 			}
 			e := newImportEnv(t, mopts)
-			if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "up", Trust: true, URL: up.url, BearerToken: "alice"}); err != nil {
+			if err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "up", Trust: true, URL: up.url, BearerToken: "alice"}); err != nil {
 				t.Fatal(err)
 			}
 			gw := newExporter(t, e.reg, e.exec, &mcpadapter.ExportOptions{Tasks: &mcpadapter.TaskOptions{

@@ -34,7 +34,7 @@ func newRelayUpstream(t *testing.T, support func(*adapter.Spec, *mcp.CallToolReq
 func newRelayGateway(t *testing.T, url string) (*importEnv, *rawClient) {
 	t.Helper()
 	e := newImportEnv(t, nil)
-	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "up", Trust: true, URL: url, BearerToken: "alice"}); err != nil {
+	if err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "up", Trust: true, URL: url, BearerToken: "alice"}); err != nil {
 		t.Fatal(err)
 	}
 	gw := newExporter(t, e.reg, e.exec, &mcpadapter.ExportOptions{Tasks: &mcpadapter.TaskOptions{
@@ -267,7 +267,7 @@ func TestTaskMintBounded(t *testing.T) {
 				}
 			}, nil))
 	e := newImportEnv(t, nil)
-	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "up", Trust: true, URL: url, BearerToken: "alice"}); err != nil {
+	if err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "up", Trust: true, URL: url, BearerToken: "alice"}); err != nil {
 		t.Fatal(err)
 	}
 	gw := newExporter(t, e.reg, e.exec, &mcpadapter.ExportOptions{Tasks: &mcpadapter.TaskOptions{

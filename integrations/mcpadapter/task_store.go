@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/wire"
 	"sync"
 	"time"
 
@@ -105,7 +106,7 @@ func (st *taskStore) call(ctx context.Context, s *Exporter, next mcp.MethodHandl
 	default:
 		return next(ctx, "tools/call", req)
 	}
-	if support == TaskRequired && st.opts.OptionalForSessions && !modernSession(req) {
+	if support == TaskRequired && st.opts.OptionalForSessions && !wire.ModernSession(req) {
 		support = TaskOptional
 	}
 	if !negotiated(req.ClientCapabilities()) {

@@ -49,7 +49,7 @@ func TestImportTaskWatchAbandoned(t *testing.T) {
 		cancel()
 		<-served
 	})
-	if err := e.m.Connect(context.Background(), mcpadapter.Server{Name: "up", Transport: ct, Trust: true}); err != nil {
+	if err := e.m.Connect(context.Background(), mcpadapter.Upstream{Name: "up", Transport: ct, Trust: true}); err != nil {
 		t.Fatal(err)
 	}
 

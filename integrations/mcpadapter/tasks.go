@@ -3,6 +3,7 @@ package mcpadapter
 import (
 	"context"
 	"encoding/json"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/wire"
 	"strings"
 	"time"
 
@@ -168,7 +169,7 @@ func (s *Exporter) taskMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		case "tools/list":
 			res, err := next(ctx, method, req)
 			if lr, ok := res.(*mcp.ListToolsResult); ok && err == nil {
-				return s.tasks.withExecution(s, lr, modernSession(req)), nil
+				return s.tasks.withExecution(s, lr, wire.ModernSession(req)), nil
 			}
 			return res, err
 		case "tools/call":

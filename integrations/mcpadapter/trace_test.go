@@ -58,7 +58,7 @@ func traceFront(t *testing.T, up *metaSeen, tp trace.TracerProvider, upstreamHTT
 	m := mcpadapter.NewManager(reg, nil)
 	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{TracerProvider: tp})
 	t.Cleanup(func() { m.Close(); exec.Close() })
-	s := mcpadapter.Server{Name: "up", Trust: true}
+	s := mcpadapter.Upstream{Name: "up", Trust: true}
 	if upstreamHTTP {
 		s.URL = httpTo(t, up.server())
 	} else {

@@ -261,7 +261,7 @@ func (c *conn) acceptUI(uri, hash string) (found bool, err error) {
 		return false, nil
 	}
 	if hash == "" || q.Got != hash {
-		return true, &ToolError{Server: q.Server, Tool: uri, Err: fmt.Errorf("%w (reviewed %s, now %s)", pin.ErrDefinitionChanged, shortHash(hash), shortHash(q.Got))}
+		return true, &ImportError{Server: q.Server, Tool: uri, Err: fmt.Errorf("%w (reviewed %s, now %s)", pin.ErrDefinitionChanged, shortHash(hash), shortHash(q.Got))}
 	}
 	if err := c.m.pins.Set(context.Background(), pin.Key(q.Server, uri), hash); err != nil {
 		return true, fmt.Errorf("mcpadapter: storing the pin: %w", err)

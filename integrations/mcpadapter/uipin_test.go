@@ -77,7 +77,7 @@ type uiFixture struct {
 
 // uiExport imports srv into a Manager on store and serves its resources
 // through an Exporter to a go-sdk client.
-func uiExport(t *testing.T, srv mcpadapter.Server, mopts *mcpadapter.ManagerOptions) *uiFixture {
+func uiExport(t *testing.T, srv mcpadapter.Upstream, mopts *mcpadapter.ManagerOptions) *uiFixture {
 	t.Helper()
 	ctx := context.Background()
 	reg := registry.New()
@@ -166,7 +166,7 @@ func TestUIResourcePinned(t *testing.T) {
 	store := mcpadapter.NewMemoryPinStore(nil)
 	var reported []mcpadapter.Quarantine
 	var mu sync.Mutex
-	f := uiExport(t, primServer(t, "app", up.srv, mcpadapter.Server{Trust: true}), &mcpadapter.ManagerOptions{PinStore: store,
+	f := uiExport(t, primServer(t, "app", up.srv, mcpadapter.Upstream{Trust: true}), &mcpadapter.ManagerOptions{PinStore: store,
 		OnQuarantine: func(q mcpadapter.Quarantine) { mu.Lock(); reported = append(reported, q); mu.Unlock() }})
 
 	r := f.mustRead(t, appURI)
@@ -257,12 +257,12 @@ func TestUIResourcePinned(t *testing.T) {
 func TestUIResourcePinStore(t *testing.T) {
 	up := newAppUpstream()
 	store := mcpadapter.NewMemoryPinStore(nil)
-	first := uiExport(t, primServer(t, "app", up.srv, mcpadapter.Server{Trust: true}), &mcpadapter.ManagerOptions{PinStore: store})
+	first := uiExport(t, primServer(t, "app", up.srv, mcpadapter.Upstream{Trust: true}), &mcpadapter.ManagerOptions{PinStore: store})
 	first.mustRead(t, appURI)
 	first.m.Close()
 
 	up.set(func(u *appUpstream) { u.meta = cspMeta("*") })
-	next := uiExport(t, primServer(t, "app", up.srv, mcpadapter.Server{Trust: true}), &mcpadapter.ManagerOptions{PinStore: store})
+	next := uiExport(t, primServer(t, "app", up.srv, mcpadapter.Upstream{Trust: true}), &mcpadapter.ManagerOptions{PinStore: store})
 	next.refused(t, appURI)
 	q := next.quarantine(t, appURI)
 	if err := next.m.Accept("app", appURI, q.Got); err != nil {
@@ -297,7 +297,7 @@ func TestUIResourcePinStore(t *testing.T) {
 func TestUIResourceNewQuarantined(t *testing.T) {
 	for _, trust := range []bool{false, true} {
 		up := newAppUpstream()
-		f := uiExport(t, primServer(t, "app", up.srv, mcpadapter.Server{Trust: trust}), nil)
+		f := uiExport(t, primServer(t, "app", up.srv, mcpadapter.Upstream{Trust: trust}), nil)
 		f.mustRead(t, appURI) // first listing: pinned on first use
 		up.addApp("ui://stats/new.html")
 		// Until the upstream's list_changed reaches the manager, no server
@@ -391,7 +391,7 @@ func TestUIResourceSystemMonitor(t *testing.T) {
 	store := mcpadapter.NewMemoryPinStore(nil)
 	m := mcpadapter.NewManager(reg, &mcpadapter.ManagerOptions{PinStore: store})
 	t.Cleanup(func() { m.Close() })
-	if err := m.Connect(context.Background(), mcpadapter.Server{Name: "monitor", Command: cmd.Path, Args: cmd.Args[1:], Env: cmd.Env,
+	if err := m.Connect(context.Background(), mcpadapter.Upstream{Name: "monitor", Command: cmd.Path, Args: cmd.Args[1:], Env: cmd.Env,
 		ConnectTimeout: time.Minute, CallTimeout: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
@@ -519,7 +519,7 @@ func TestUITemplateReadsPinNothing(t *testing.T) {
 				mu.Lock()
 				before := len(reports)
 				mu.Unlock()
-				f = uiExport(t, primServer(t, "app", srv, mcpadapter.Server{Trust: trust}), &mcpadapter.ManagerOptions{PinStore: store,
+				f = uiExport(t, primServer(t, "app", srv, mcpadapter.Upstream{Trust: trust}), &mcpadapter.ManagerOptions{PinStore: store,
 					OnQuarantine: func(q mcpadapter.Quarantine) { mu.Lock(); reports = append(reports, q); mu.Unlock() }})
 				if _, err := f.client.ListResources(context.Background(), nil); err != nil {
 					t.Fatal(err)
@@ -622,7 +622,7 @@ func TestUITemplateNamedByTool(t *testing.T) {
 					})
 			}
 			store := mcpadapter.NewMemoryPinStore(nil)
-			f := uiExport(t, primServer(t, "app", srv, mcpadapter.Server{Trust: trust, Deny: []string{"hidden"}}), &mcpadapter.ManagerOptions{PinStore: store})
+			f := uiExport(t, primServer(t, "app", srv, mcpadapter.Upstream{Trust: trust, Deny: []string{"hidden"}}), &mcpadapter.ManagerOptions{PinStore: store})
 			f.mustRead(t, named)
 			pinned, ok, _ := store.Get(context.Background(), mcpadapter.PinKey("app", named))
 			if !ok {
@@ -672,7 +672,7 @@ func TestUIResourceFlood(t *testing.T) {
 		store := mcpadapter.NewMemoryPinStore(nil)
 		var reports int
 		var mu sync.Mutex
-		f := uiExport(t, primServer(t, "app", srv, mcpadapter.Server{Trust: trust}), &mcpadapter.ManagerOptions{PinStore: store,
+		f := uiExport(t, primServer(t, "app", srv, mcpadapter.Upstream{Trust: trust}), &mcpadapter.ManagerOptions{PinStore: store,
 			OnQuarantine: func(mcpadapter.Quarantine) { mu.Lock(); reports++; mu.Unlock() }})
 		if !trust {
 			// The first listing has no ui:// resource; the apps come after.

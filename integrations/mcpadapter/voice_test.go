@@ -30,7 +30,7 @@ func TestRenderGolden(t *testing.T) {
 	ex := newExporter(t, reg, nil, nil)
 	cs := exConnect(t, ex, nil, "")
 	env := newImportEnv(t, nil)
-	if err := env.m.Connect(context.Background(), mcpadapter.Server{Name: "ours", Transport: inMemoryTo(t, ex.MCPServer())}); err != nil {
+	if err := env.m.Connect(context.Background(), mcpadapter.Upstream{Name: "ours", Transport: inMemoryTo(t, ex.MCPServer())}); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range kittest.Cases() {
@@ -75,7 +75,7 @@ func TestGatewayRelaysResultsAsSent(t *testing.T) {
 			}, nil
 		})
 	env := newImportEnv(t, nil)
-	if err := env.m.Connect(context.Background(), mcpadapter.Server{Name: "up", Transport: inMemoryTo(t, up)}); err != nil {
+	if err := env.m.Connect(context.Background(), mcpadapter.Upstream{Name: "up", Transport: inMemoryTo(t, up)}); err != nil {
 		t.Fatal(err)
 	}
 	// Our own tool with the same shape gets the text fallback.

@@ -1,4 +1,4 @@
-package mcpadapter
+package schema
 
 import (
 	"context"
@@ -48,16 +48,16 @@ func FuzzSchemaLimit(f *testing.F) {
 		}
 		b, err := measureSchema(v)
 		if err != nil {
-			if !errors.Is(err, ErrSchemaLimit) {
-				t.Fatalf("%s: error %v does not wrap ErrSchemaLimit", src, err)
+			if !errors.Is(err, ErrLimit) {
+				t.Fatalf("%s: error %v does not wrap ErrLimit", src, err)
 			}
 			return
 		}
-		wire, err := canonicalJSON(v)
+		wire, err := CanonicalJSON(v)
 		if err != nil || wire == nil {
 			return
 		}
-		s, err := schemaFrom(v, wire)
+		s, err := From(v, wire)
 		if err != nil {
 			return // not a schema: not imported
 		}
@@ -99,7 +99,7 @@ func TestSchemaLimitRealSchemas(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", peer[0], err)
 			}
-			all = append(all, canonical(tool.InputSchema), canonical(tool.OutputSchema))
+			all = append(all, Canonical(tool.InputSchema), Canonical(tool.OutputSchema))
 			n++
 		}
 		cs.Close()

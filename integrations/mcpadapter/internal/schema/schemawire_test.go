@@ -1,4 +1,4 @@
-package mcpadapter
+package schema
 
 import (
 	"bytes"
@@ -33,7 +33,7 @@ func FuzzWireSchema(f *testing.F) {
 		if err != nil {
 			return // go-sdk refuses it
 		}
-		wire, err := json.Marshal(wireSchema(&s))
+		wire, err := json.Marshal(Wire(&s))
 		if err != nil {
 			t.Fatalf("wire encoding of %s: %v", src, err)
 		}
@@ -47,7 +47,7 @@ func FuzzWireSchema(f *testing.F) {
 		if hasEmptyRequired(&back) != hasEmptyRequired(&s) {
 			t.Fatalf("empty required lost: src %s wire %s", src, wire)
 		}
-		if again, _ := json.Marshal(wireSchema(&back)); !bytes.Equal(again, wire) {
+		if again, _ := json.Marshal(Wire(&back)); !bytes.Equal(again, wire) {
 			t.Fatalf("wire encoding is not stable:\n first  %s\n second %s", wire, again)
 		}
 	})
@@ -63,7 +63,7 @@ func TestWireSchemaDeep(t *testing.T) {
 	if err := json.Unmarshal([]byte(with), &v); err != nil {
 		t.Fatal(err)
 	}
-	s, err := schemaFrom(v, json.RawMessage(with)) // as an import makes it (UnmarshalJSON takes minutes here)
+	s, err := From(v, json.RawMessage(with)) // as an import makes it (UnmarshalJSON takes minutes here)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package mcpadapter
+package schema
 
 import (
 	"encoding/json"
@@ -55,7 +55,7 @@ var schemaSeeds = []string{
 	`true`, `false`, `null`, `[]`, `"object"`, `3`,
 }
 
-// checkSchemaFrom holds schemaFrom to what jsonschema-go's UnmarshalJSON
+// checkSchemaFrom holds From to what jsonschema-go's UnmarshalJSON
 // makes of the canonical encoding of the same decoded value.
 func checkSchemaFrom(t *testing.T, text string) {
 	t.Helper()
@@ -63,21 +63,21 @@ func checkSchemaFrom(t *testing.T, text string) {
 	if err := json.Unmarshal([]byte(text), &v); err != nil {
 		return
 	}
-	b, err := canonicalJSON(v)
+	b, err := CanonicalJSON(v)
 	if err != nil {
 		t.Fatalf("%s: encoding: %v", text, err)
 	}
-	got, gerr := schemaFrom(v, b)
+	got, gerr := From(v, b)
 	if b == nil {
 		if got != nil || gerr != nil {
-			t.Errorf("%s: schemaFrom = %v, %v; want no schema", text, got, gerr)
+			t.Errorf("%s: From = %v, %v; want no schema", text, got, gerr)
 		}
 		return
 	}
 	var want jsonschema.Schema
 	werr := want.UnmarshalJSON(b)
 	if (gerr != nil) != (werr != nil) {
-		t.Fatalf("%s: schemaFrom error %v, UnmarshalJSON error %v", text, gerr, werr)
+		t.Fatalf("%s: From error %v, UnmarshalJSON error %v", text, gerr, werr)
 	}
 	if werr != nil {
 		return

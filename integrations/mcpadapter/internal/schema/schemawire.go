@@ -1,4 +1,4 @@
-package mcpadapter
+package schema
 
 import (
 	"bytes"
@@ -8,12 +8,12 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// wireSchema is the value the export lists for s: s itself, or, when a
+// Wire is the value the export lists for s: s itself, or, when a
 // level of s has an empty (non-nil) Required, its JSON with "required": []
 // written back. jsonschema-go omits an empty Required, so an upstream's
 // `"required": []` would otherwise be dropped on the way through; schemas
 // pass as they are. It runs when a tool is added, not per call.
-func wireSchema(s *jsonschema.Schema) any {
+func Wire(s *jsonschema.Schema) any {
 	if !hasEmptyRequired(s) {
 		return s
 	}

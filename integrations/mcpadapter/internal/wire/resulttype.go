@@ -1,4 +1,4 @@
-package mcpadapter
+package wire
 
 import (
 	"context"
@@ -7,17 +7,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// completeResultType is receiving middleware that marks the tools/call,
+// CompleteResultType is receiving middleware that marks the tools/call,
 // prompts/get and resources/read results of a 2026-07-28 client
 // resultType "complete". go-sdk sets it only on results its own handlers
 // return; the export answers some of these methods in middleware (a
 // made-up tool's not_found, the upstreams' reads and prompts), and a
 // 2026-07-28 client must refuse a result without it (the TypeScript
 // client does). An input_required result is left as it is.
-func completeResultType(next mcp.MethodHandler) mcp.MethodHandler {
+func CompleteResultType(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
-		if err != nil || res == nil || !modernSession(req) {
+		if err != nil || res == nil || !ModernSession(req) {
 			return res, err
 		}
 		switch r := res.(type) {
@@ -52,9 +52,9 @@ func withComplete[T any]() *T {
 	return out
 }
 
-// modernSession reports whether req comes from a 2026-07-28 (or later)
+// ModernSession reports whether req comes from a 2026-07-28 (or later)
 // client, as go-sdk decides it for the results of its own handlers.
-func modernSession(req mcp.Request) bool {
+func ModernSession(req mcp.Request) bool {
 	ss, ok := req.GetSession().(*mcp.ServerSession)
 	if !ok || ss == nil {
 		return false

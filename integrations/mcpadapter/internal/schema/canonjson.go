@@ -1,4 +1,4 @@
-package mcpadapter
+package schema
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 	canon "github.com/agentadapter/agentadapter/adapter/canonical"
 )
 
-// appendJSON appends the encoding of a decoded JSON value (map[string]any,
+// AppendJSON appends the encoding of a decoded JSON value (map[string]any,
 // []any, string, float64, bool, nil) exactly as json.Marshal writes it:
 // keys sorted, <, > and & escaped, numbers as encoding/json formats them.
 // It reports false for anything else, which the caller leaves to
@@ -17,7 +17,7 @@ import (
 // json.Marshal's (TestAppendJSONMatchesMarshal, FuzzAppendJSON); writing
 // them directly avoids encoding/json's reflection, which was the largest
 // part of an import's own CPU once schemas compiled lazily.
-func appendJSON(dst []byte, v any) ([]byte, bool) {
+func AppendJSON(dst []byte, v any) ([]byte, bool) {
 	switch v := v.(type) {
 	case nil:
 		return append(dst, "null"...), true
@@ -51,7 +51,7 @@ func appendJSON(dst []byte, v any) ([]byte, bool) {
 				dst = append(dst, ',')
 			}
 			var ok bool
-			if dst, ok = appendJSON(dst, x); !ok {
+			if dst, ok = AppendJSON(dst, x); !ok {
 				return dst, false
 			}
 		}
@@ -73,7 +73,7 @@ func appendJSON(dst []byte, v any) ([]byte, bool) {
 			dst = canon.AppendString(dst, k)
 			dst = append(dst, ':')
 			var ok bool
-			if dst, ok = appendJSON(dst, v[k]); !ok {
+			if dst, ok = AppendJSON(dst, v[k]); !ok {
 				return dst, false
 			}
 		}
@@ -82,11 +82,50 @@ func appendJSON(dst []byte, v any) ([]byte, bool) {
 	return dst, false
 }
 
-// marshalJSON is json.Marshal for decoded JSON values, without reflection
+// Marshal is json.Marshal for decoded JSON values, without reflection
 // for the usual ones.
-func marshalJSON(v any) ([]byte, error) {
-	if b, ok := appendJSON(nil, v); ok {
+func Marshal(v any) ([]byte, error) {
+	if b, ok := AppendJSON(nil, v); ok {
 		return b, nil
 	}
 	return json.Marshal(v)
+}
+
+// CanonicalJSON encodes a schema of any Go type with sorted object keys;
+// nil (and JSON null) give nil.
+func CanonicalJSON(v any) (json.RawMessage, error) {
+	if v == nil {
+		return nil, nil
+	}
+	if m, ok := v.(map[string]any); ok && m == nil {
+		return nil, nil
+	}
+	b, err := Marshal(Canonical(v))
+	if err != nil || string(b) == "null" {
+		return nil, err
+	}
+	return b, nil
+}
+
+// Canonical turns a schema of any Go type into generic JSON, whose maps
+// encoding/json writes with sorted keys.
+func Canonical(v any) any {
+	if v == nil {
+		return nil
+	}
+	if m, ok := v.(map[string]any); ok {
+		if m == nil {
+			return nil
+		}
+		return v
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var g any
+	if json.Unmarshal(b, &g) != nil {
+		return v
+	}
+	return g
 }

@@ -1,4 +1,4 @@
-package mcpadapter
+package wire
 
 import (
 	"context"
@@ -21,13 +21,13 @@ const (
 	maxTracestate  = 512
 )
 
-// withRemoteTrace continues the W3C trace context (SEP-414) in a request's
+// WithRemoteTrace continues the W3C trace context (SEP-414) in a request's
 // _meta: the executor's span becomes a child of the client's, and the
 // upstream call carries the same trace. A context that already has a span
 // (an otelhttp handler's, say) keeps it. A malformed traceparent is ignored,
 // so nothing of it goes upstream; a malformed or oversized tracestate is
 // dropped and the traceparent kept, as W3C asks.
-func withRemoteTrace(ctx context.Context, meta map[string]any) context.Context {
+func WithRemoteTrace(ctx context.Context, meta map[string]any) context.Context {
 	tp, _ := meta[metaTraceparent].(string)
 	if tp == "" || len(tp) > maxTraceparent || trace.SpanContextFromContext(ctx).IsValid() {
 		return ctx

@@ -1,4 +1,4 @@
-package mcpadapter
+package schema
 
 import (
 	"bytes"
@@ -8,14 +8,14 @@ import (
 	"testing"
 )
 
-// checkAppendJSON holds appendJSON to json.Marshal's bytes for v.
+// checkAppendJSON holds AppendJSON to json.Marshal's bytes for v.
 func checkAppendJSON(t *testing.T, v any) {
 	t.Helper()
 	want, werr := json.Marshal(v)
-	got, ok := appendJSON(nil, v)
+	got, ok := AppendJSON(nil, v)
 	if werr != nil {
 		if ok {
-			t.Fatalf("%#v: appendJSON encoded %s; json.Marshal failed: %v", v, got, werr)
+			t.Fatalf("%#v: AppendJSON encoded %s; json.Marshal failed: %v", v, got, werr)
 		}
 		return
 	}
@@ -35,10 +35,10 @@ func TestAppendJSONMatchesMarshal(t *testing.T) {
 	} {
 		checkAppendJSON(t, v)
 	}
-	if _, ok := appendJSON(nil, math.NaN()); ok {
+	if _, ok := AppendJSON(nil, math.NaN()); ok {
 		t.Error("NaN encoded")
 	}
-	if _, ok := appendJSON(nil, map[string]any{"n": 1}); ok {
+	if _, ok := AppendJSON(nil, map[string]any{"n": 1}); ok {
 		t.Error("an int (not a decoded JSON value) was encoded instead of left to json.Marshal")
 	}
 	r := rand.New(rand.NewPCG(3, 4))

@@ -1,4 +1,4 @@
-package mcpadapter
+package schema
 
 import (
 	"errors"
@@ -6,21 +6,10 @@ import (
 	"strings"
 )
 
-// ErrSchemaLimit is wrapped by the [ToolError] of an imported tool whose
-// input or output schema is nested more than 64 schemas deep, holds more
-// than 512 schemas, or would cost more than 512 KiB of encoding work on
-// each listing (its encoded size, each byte counted once for every schema
-// that encloses it). The tool is not imported; the server's other tools
-// are.
-//
-// An export encodes every schema again on each tools/list. jsonschema-go
-// encodes each nested schema by itself, at a fixed cost per schema, and
-// encoding/json re-reads each one's encoding at every level above it, so
-// the cost grows with the count of schemas and with size times depth: an
-// upstream schema 3000 levels deep took seconds of CPU per listing. Real
-// schemas, $defs and $ref included, are far inside these bounds; the
-// worst accepted one lists in milliseconds.
-var ErrSchemaLimit = errors.New("mcpadapter: schema over the import limit")
+// ErrLimit is mcpadapter.ErrSchemaLimit: an imported schema is nested too
+// deep, holds too many schemas or would cost too much to encode on each
+// listing (the bounds below).
+var ErrLimit = errors.New("mcpadapter: schema over the import limit")
 
 const (
 	// maxSchemaDepth bounds schema nesting: the top schema is at depth 1,
@@ -39,10 +28,10 @@ type schemaBound struct {
 	deepest, count, work int
 }
 
-// checkSchema reports whether v, a wire schema as JSON decoding leaves it
+// Check reports whether v, a wire schema as JSON decoding leaves it
 // (map[string]any, []any, string, float64, bool, nil), is within the
 // import limits.
-func checkSchema(v any) error {
+func Check(v any) error {
 	_, err := measureSchema(v)
 	return err
 }
@@ -63,10 +52,10 @@ func (b *schemaBound) schema(v any, depth int) error {
 		nodes = 2 // jsonschema-go holds false (and a null) as {"not": {}}
 	}
 	if b.deepest = max(b.deepest, depth+nodes-1); b.deepest > maxSchemaDepth {
-		return fmt.Errorf("%w: nested more than %d schemas deep", ErrSchemaLimit, maxSchemaDepth)
+		return fmt.Errorf("%w: nested more than %d schemas deep", ErrLimit, maxSchemaDepth)
 	}
 	if b.count += nodes; b.count > maxSchemaCount {
-		return fmt.Errorf("%w: more than %d schemas", ErrSchemaLimit, maxSchemaCount)
+		return fmt.Errorf("%w: more than %d schemas", ErrLimit, maxSchemaCount)
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
@@ -178,7 +167,7 @@ func (b *schemaBound) data(v any, depth int) error {
 func (b *schemaBound) add(n, depth int) error {
 	b.work += n * depth
 	if b.work > maxSchemaWork {
-		return fmt.Errorf("%w: listing it would encode more than %d bytes (its size times its depth)", ErrSchemaLimit, maxSchemaWork)
+		return fmt.Errorf("%w: listing it would encode more than %d bytes (its size times its depth)", ErrLimit, maxSchemaWork)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package mcpadapter
+package wire
 
 import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -6,8 +6,8 @@ import (
 	"github.com/agentadapter/agentadapter/adapter"
 )
 
-// contentToMCP converts result content to MCP content blocks, losing nothing.
-func contentToMCP(cs []adapter.Content) []mcp.Content {
+// ContentToMCP converts result content to MCP content blocks, losing nothing.
+func ContentToMCP(cs []adapter.Content) []mcp.Content {
 	if cs == nil {
 		return nil
 	}
@@ -30,9 +30,9 @@ func contentToMCP(cs []adapter.Content) []mcp.Content {
 	return out
 }
 
-// contentFromMCP converts MCP content blocks to result content. Blocks that
+// ContentFromMCP converts MCP content blocks to result content. Blocks that
 // cannot appear in a tool result (tool use, tool results) are dropped.
-func contentFromMCP(cs []mcp.Content) []adapter.Content {
+func ContentFromMCP(cs []mcp.Content) []adapter.Content {
 	if cs == nil {
 		return nil
 	}
@@ -91,13 +91,13 @@ func annotationsFromMCP(a *mcp.Annotations) *adapter.ContentAnnotations {
 	return c
 }
 
-// toolAnnotationsToMCP maps spec annotations to MCP tool annotations.
-func toolAnnotationsToMCP(title string, a adapter.Annotations) *mcp.ToolAnnotations {
+// ToolAnnotationsToMCP maps spec annotations to MCP tool annotations.
+func ToolAnnotationsToMCP(title string, a adapter.Annotations) *mcp.ToolAnnotations {
 	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: a.ReadOnly, DestructiveHint: a.Destructive, IdempotentHint: a.Idempotent, OpenWorldHint: a.OpenWorld}
 }
 
-// toolAnnotationsFromMCP maps MCP tool annotations to spec annotations.
-func toolAnnotationsFromMCP(a *mcp.ToolAnnotations) adapter.Annotations {
+// ToolAnnotationsFromMCP maps MCP tool annotations to spec annotations.
+func ToolAnnotationsFromMCP(a *mcp.ToolAnnotations) adapter.Annotations {
 	if a == nil {
 		return adapter.Annotations{}
 	}

@@ -1,4 +1,4 @@
-package mcpadapter
+package schema
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// schemaFrom converts a wire schema, as JSON decoding leaves it
+// From converts a wire schema, as JSON decoding leaves it
 // (map[string]any and friends), into the *jsonschema.Schema that
 // jsonschema-go's UnmarshalJSON makes of its encoding b (canonical JSON of
 // v; nil for no schema), without decoding b: decoding it (twice per level, for each level of
@@ -19,7 +19,7 @@ import (
 // keyword only in case) is decoded by UnmarshalJSON instead.
 // TestSchemaFromMatchesUnmarshal and FuzzSchemaFrom hold the two to the
 // same result.
-func schemaFrom(v any, b json.RawMessage) (*jsonschema.Schema, error) {
+func From(v any, b json.RawMessage) (*jsonschema.Schema, error) {
 	if b == nil {
 		return nil, nil // no schema
 	}
