@@ -3,7 +3,12 @@
 package adapter
 
 import (
+	"context"
+	"encoding/json"
+
 	"github.com/agentadapter/agentadapter/adapter/canonical"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
+	"github.com/agentadapter/agentadapter/adapter/progress"
 )
 
 // CanonicalHash is the old name of [canonical.Hash].
@@ -22,4 +27,63 @@ func CanonicalHash(b []byte) (string, error) {
 //go:fix inline
 func CanonicalJSON(args []byte) ([]byte, error) {
 	return canonical.JSON(args)
+}
+
+// DefaultSecretKeys is the old name of [ledger.DefaultSecretKeys].
+//
+// Deprecated: use [ledger.DefaultSecretKeys]; go fix -inline rewrites it.
+//
+//go:fix inline
+func DefaultSecretKeys() []string {
+	return ledger.DefaultSecretKeys()
+}
+
+// Progress is the old name of [progress.Event].
+//
+// Deprecated: use [progress.Event]; go fix -inline rewrites it.
+//
+//go:fix inline
+type Progress = progress.Event
+
+// RedactKeys is the old name of [ledger.RedactKeys].
+//
+// Deprecated: use [ledger.RedactKeys]; go fix -inline rewrites it.
+//
+//go:fix inline
+func RedactKeys(keys ...string) func(tool string, args json.RawMessage) json.RawMessage {
+	return ledger.RedactKeys(keys...)
+}
+
+// Redacted is the old name of [ledger.Redacted].
+//
+// Deprecated: use [ledger.Redacted]; go fix -inline rewrites it.
+//
+//go:fix inline
+const Redacted = ledger.Redacted
+
+// ReportProgress is the old name of [progress.Report].
+//
+// Deprecated: use [progress.Report]; go fix -inline rewrites it.
+//
+//go:fix inline
+func ReportProgress(ctx context.Context, e progress.Event) {
+	progress.Report(ctx, e)
+}
+
+// WantsProgress is the old name of [progress.Wanted].
+//
+// Deprecated: use [progress.Wanted]; go fix -inline rewrites it.
+//
+//go:fix inline
+func WantsProgress(ctx context.Context) bool {
+	return progress.Wanted(ctx)
+}
+
+// WithProgress is the old name of [progress.With].
+//
+// Deprecated: use [progress.With]; go fix -inline rewrites it.
+//
+//go:fix inline
+func WithProgress(ctx context.Context, fn func(progress.Event)) context.Context {
+	return progress.With(ctx, fn)
 }

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentadapter/agentadapter/adapter/internal/redact"
 	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
@@ -26,7 +27,7 @@ type ledgerWriter struct {
 	sync   bool // the ledger is a ledger.Durable asking for synchronous writes
 	wait   time.Duration
 	redact func(string, json.RawMessage) json.RawMessage
-	red    *redactor // the built-in masking, when redact is nil
+	red    *redact.Redactor // the built-in masking, when redact is nil
 	logger *slog.Logger
 
 	mu       sync.Mutex
@@ -62,7 +63,7 @@ type ledgerWriter struct {
 // and a record reaches the ledger this much later (Flush does not wait).
 const ledgerBatchDelay = 500 * time.Microsecond
 
-func newLedgerWriter(l ledger.Ledger, buf int, wait time.Duration, redact func(string, json.RawMessage) json.RawMessage, red *redactor, logger *slog.Logger) *ledgerWriter {
+func newLedgerWriter(l ledger.Ledger, buf int, wait time.Duration, redact func(string, json.RawMessage) json.RawMessage, red *redact.Redactor, logger *slog.Logger) *ledgerWriter {
 	if buf <= 0 {
 		buf = 4096
 	}
@@ -194,9 +195,9 @@ func (w *ledgerWriter) write(ctx context.Context, r *ledger.Record, res *Result)
 	case len(r.Args) == 0:
 	case w.red != nil:
 		var masked []string
-		r.Args, masked = w.red.redactValid(r.Args) // finish records valid JSON only
+		r.Args, masked = w.red.RedactValid(r.Args) // finish records valid JSON only
 		if len(masked) > 0 && r.Message != "" {
-			r.Message = scrub(r.Message, masked)
+			r.Message = redact.Scrub(r.Message, masked)
 		}
 	case w.redact != nil:
 		r.Args = w.redact(r.Tool, r.Args)
