@@ -15,6 +15,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/agentadapter/agentadapter/adapter/internal/argcheck"
+	"github.com/agentadapter/agentadapter/adapter/internal/typed"
 )
 
 // A Handler runs a tool on raw JSON arguments. The executor validates the
@@ -144,8 +147,8 @@ type Spec struct {
 	// every copy of a Spec a vet error.)
 	c atomic.Value
 	// strict decodes the arguments of a typed tool of a plain input type
-	// under its inferred schema (see strictDecoder); nil otherwise.
-	strict *strictDecoder
+	// under its inferred schema (see typed.Strict); nil otherwise.
+	strict *typed.Strict
 }
 
 // compiled holds what is derived from a Spec once. The part that Check
@@ -158,7 +161,7 @@ type compiled struct {
 	inSrc, outSrc *jsonschema.Schema
 	// strictCand is the spec's strict decoder, used unless the input
 	// schema declares defaults.
-	strictCand *strictDecoder
+	strictCand *typed.Strict
 
 	once sync.Once
 	err  error // why the schemas do not compile; every call gets it
@@ -171,9 +174,9 @@ type compiled struct {
 	def string
 	// strict, if set, validates and decodes arguments in place of the
 	// generic decode and jsonschema-go.
-	strict *strictDecoder
-	// nulls removes the nulls sent for optional properties (see nullDrop).
-	nulls nullDrop
+	strict *typed.Strict
+	// nulls removes the nulls sent for optional properties (see argcheck.NullDrop).
+	nulls argcheck.NullDrop
 }
 
 // HasTarget reports whether the spec is exported to the named integration.
@@ -227,7 +230,7 @@ func (s *Spec) checked() (*compiled, error) {
 		return nil, fmt.Errorf("adapter: tool %q: output schema must have type \"object\", got %s", s.Name, schemaTypeString(out))
 	}
 	c := &compiled{name: s.Name, inSrc: in, outSrc: out}
-	if s.strict != nil && s.strict.schema == in {
+	if s.strict != nil && s.strict.Schema() == in {
 		c.strictCand = s.strict
 	}
 	// Concurrent first calls may each store one; any of them is right.
@@ -302,7 +305,7 @@ func (c *compiled) resolve() error {
 		return newSchemaError(c.name, "input", err)
 	}
 	c.in, c.inDefaults = in.rs, in.defaults
-	c.nulls.init(in.rs.Schema())
+	c.nulls.Init(in.rs.Schema())
 	if c.strictCand != nil && !c.inDefaults {
 		c.strict = c.strictCand
 	}
@@ -329,7 +332,7 @@ func resolveSchema(s *jsonschema.Schema, b []byte) (resolvedSchema, error) {
 	if err := json.Unmarshal(b, &m); err != nil {
 		return resolvedSchema{}, err
 	}
-	if err := refLoop(m); err != nil {
+	if err := argcheck.RefLoop(m); err != nil {
 		return resolvedSchema{}, err
 	}
 	defaults := walkDefaults(m, false)
