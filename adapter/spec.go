@@ -223,11 +223,11 @@ func (s *Spec) checked() (*compiled, error) {
 	if in == nil {
 		return nil, fmt.Errorf("adapter: tool %q has no input schema", s.Name)
 	}
-	if !isObjectSchema(in) {
-		return nil, fmt.Errorf("adapter: tool %q: input schema must have type \"object\", got %s", s.Name, schemaTypeString(in))
+	if !argcheck.IsObjectSchema(in) {
+		return nil, fmt.Errorf("adapter: tool %q: input schema must have type \"object\", got %s", s.Name, argcheck.SchemaTypeString(in))
 	}
-	if out != nil && !isObjectSchema(out) {
-		return nil, fmt.Errorf("adapter: tool %q: output schema must have type \"object\", got %s", s.Name, schemaTypeString(out))
+	if out != nil && !argcheck.IsObjectSchema(out) {
+		return nil, fmt.Errorf("adapter: tool %q: output schema must have type \"object\", got %s", s.Name, argcheck.SchemaTypeString(out))
 	}
 	c := &compiled{name: s.Name, inSrc: in, outSrc: out}
 	if s.strict != nil && s.strict.Schema() == in {
@@ -300,85 +300,23 @@ func (c *compiled) resolve() error {
 		}
 	}
 	c.def = definitionHash(c.name, inJSON, outJSON)
-	in, err := resolveSchema(c.inSrc, inJSON)
+	in, err := argcheck.ResolveSchema(c.inSrc, inJSON)
 	if err != nil {
 		return newSchemaError(c.name, "input", err)
 	}
-	c.in, c.inDefaults = in.rs, in.defaults
-	c.nulls.Init(in.rs.Schema())
+	c.in, c.inDefaults = in.RS, in.Defaults
+	c.nulls.Init(in.RS.Schema())
 	if c.strictCand != nil && !c.inDefaults {
 		c.strict = c.strictCand
 	}
 	if c.outSrc != nil {
-		out, err := resolveSchema(c.outSrc, outJSON)
+		out, err := argcheck.ResolveSchema(c.outSrc, outJSON)
 		if err != nil {
 			return newSchemaError(c.name, "output", err)
 		}
-		c.out = out.rs
+		c.out = out.RS
 	}
 	return nil
-}
-
-type resolvedSchema struct {
-	rs       *jsonschema.Resolved
-	defaults bool
-}
-
-// resolveSchema checks s (encoded as b) for $ref loops and resolves it;
-// jsonschema-go checks defaults only where there are some (its walk is a
-// large part of resolving).
-func resolveSchema(s *jsonschema.Schema, b []byte) (resolvedSchema, error) {
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		return resolvedSchema{}, err
-	}
-	if err := argcheck.RefLoop(m); err != nil {
-		return resolvedSchema{}, err
-	}
-	defaults := walkDefaults(m, false)
-	rs, err := s.CloneSchemas().Resolve(&jsonschema.ResolveOptions{ValidateDefaults: defaults})
-	if err != nil {
-		return resolvedSchema{}, err
-	}
-	return resolvedSchema{rs: rs, defaults: defaults}, nil
-}
-
-func isObjectSchema(s *jsonschema.Schema) bool {
-	return s.Type == "object" || (s.Type == "" && len(s.Types) == 1 && s.Types[0] == "object")
-}
-
-func schemaTypeString(s *jsonschema.Schema) string {
-	switch {
-	case s.Type != "":
-		return fmt.Sprintf("%q", s.Type)
-	case len(s.Types) > 0:
-		return fmt.Sprintf("%q", s.Types)
-	}
-	return "no type"
-}
-
-// walkDefaults looks for a "default" keyword; inNames is true inside maps
-// keyed by property names, where "default" is a name, not a keyword.
-func walkDefaults(v any, inNames bool) bool {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, sub := range v {
-			if k == "default" && !inNames {
-				return true
-			}
-			names := !inNames && (k == "properties" || k == "patternProperties" || k == "$defs" || k == "definitions" || k == "dependentSchemas")
-			if walkDefaults(sub, names) {
-				return true
-			}
-		}
-	case []any:
-		for _, sub := range v {
-			if walkDefaults(sub, false) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // MaxNameLen is the longest tool name accepted.
