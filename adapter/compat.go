@@ -9,6 +9,7 @@ import (
 	"github.com/agentadapter/agentadapter/adapter/canonical"
 	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/adapter/progress"
+	"github.com/agentadapter/agentadapter/adapter/ui"
 )
 
 // CanonicalHash is the old name of [canonical.Hash].
@@ -37,6 +38,13 @@ func CanonicalJSON(args []byte) ([]byte, error) {
 func DefaultSecretKeys() []string {
 	return ledger.DefaultSecretKeys()
 }
+
+// MetaKeyUI is the old name of [ui.MetaKey].
+//
+// Deprecated: use [ui.MetaKey]; go fix -inline rewrites it.
+//
+//go:fix inline
+const MetaKeyUI = ui.MetaKey
 
 // Progress is the old name of [progress.Event].
 //
@@ -69,6 +77,20 @@ const Redacted = ledger.Redacted
 func ReportProgress(ctx context.Context, e progress.Event) {
 	progress.Report(ctx, e)
 }
+
+// VisibilityApp is the old name of [ui.VisibilityApp].
+//
+// Deprecated: use [ui.VisibilityApp]; go fix -inline rewrites it.
+//
+//go:fix inline
+const VisibilityApp = ui.VisibilityApp
+
+// VisibilityModel is the old name of [ui.VisibilityModel].
+//
+// Deprecated: use [ui.VisibilityModel]; go fix -inline rewrites it.
+//
+//go:fix inline
+const VisibilityModel = ui.VisibilityModel
 
 // WantsProgress is the old name of [progress.Wanted].
 //
