@@ -2,9 +2,10 @@ package adapter
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/agentadapter/agentadapter/adapter/internal/cow"
 )
 
 // A Cache stores successful results by key. Implementations must be safe
@@ -52,7 +53,7 @@ type CacheOptions struct {
 type MemoryCache struct {
 	maxTTL time.Duration
 	now    func() time.Time
-	shards []cowShard[*cacheEntry]
+	shards []cow.Shard[*cacheEntry]
 	mask   uint64
 }
 
@@ -60,76 +61,6 @@ type cacheEntry struct {
 	r       *Result
 	expires int64 // unix nanoseconds
 	ref     atomic.Bool
-}
-
-// cowShard is a copy-on-write map: lock-free reads, writes serialised by
-// mu. Shards are kept small (shardTarget entries) so that a copy is cheap.
-type cowShard[V any] struct {
-	mu  sync.Mutex
-	m   atomic.Pointer[map[string]V]
-	cap int
-	_   [40]byte // keep shards off each other's cache lines
-}
-
-const shardTarget = 16
-
-func (s *cowShard[V]) get(key string) (V, bool) {
-	var zero V
-	m := s.m.Load()
-	if m == nil {
-		return zero, false
-	}
-	v, ok := (*m)[key]
-	return v, ok
-}
-
-// getBytes is get without converting key to a string (and allocating).
-func (s *cowShard[V]) getBytes(key []byte) (V, bool) {
-	var zero V
-	m := s.m.Load()
-	if m == nil {
-		return zero, false
-	}
-	v, ok := (*m)[string(key)]
-	return v, ok
-}
-
-// put stores v under key, first dropping the entry victim chooses if the
-// shard is full. s.mu is held.
-func (s *cowShard[V]) put(key string, v V, victim func(map[string]V) string) {
-	old := map[string]V{}
-	if m := s.m.Load(); m != nil {
-		old = *m
-	}
-	drop, skip := "", false
-	if _, ok := old[key]; !ok && len(old) >= s.cap && len(old) > 0 {
-		drop, skip = victim(old), true
-	}
-	m := make(map[string]V, len(old)+1)
-	for k, e := range old {
-		if !skip || k != drop {
-			m[k] = e
-		}
-	}
-	m[key] = v
-	s.m.Store(&m)
-}
-
-func shardsFor(size int) int {
-	n := 1
-	for n*shardTarget < size && n < 4096 {
-		n *= 2
-	}
-	return n
-}
-
-func fnv64[T string | []byte](key T) uint64 {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(key); i++ {
-		h ^= uint64(key[i])
-		h *= 1099511628211
-	}
-	return h
 }
 
 // NewMemoryCache returns a cache holding at most size results (zero:
@@ -141,24 +72,24 @@ func NewMemoryCache(size int, maxTTL time.Duration) *MemoryCache {
 	if maxTTL <= 0 {
 		maxTTL = DefaultCacheTTL
 	}
-	n := shardsFor(size)
-	c := &MemoryCache{maxTTL: maxTTL, now: time.Now, shards: make([]cowShard[*cacheEntry], n), mask: uint64(n - 1)}
+	n := cow.For(size)
+	c := &MemoryCache{maxTTL: maxTTL, now: time.Now, shards: make([]cow.Shard[*cacheEntry], n), mask: uint64(n - 1)}
 	for i := range c.shards {
-		c.shards[i].cap = size / n
+		c.shards[i].Cap = size / n
 		if i < size%n {
-			c.shards[i].cap++
+			c.shards[i].Cap++
 		}
 	}
 	return c
 }
 
-func (m *MemoryCache) shard(key string) *cowShard[*cacheEntry] {
-	return &m.shards[fnv64(key)&m.mask]
+func (m *MemoryCache) shard(key string) *cow.Shard[*cacheEntry] {
+	return &m.shards[cow.FNV64(key)&m.mask]
 }
 
 // Get implements [Cache].
 func (m *MemoryCache) Get(_ context.Context, key string) (*Result, bool) {
-	e, ok := m.shard(key).get(key)
+	e, ok := m.shard(key).Get(key)
 	if !ok || m.now().UnixNano() >= e.expires {
 		return nil, false
 	}
@@ -176,9 +107,9 @@ func (m *MemoryCache) Add(_ context.Context, key string, r *Result, ttl time.Dur
 	now := m.now().UnixNano()
 	e := &cacheEntry{r: r, expires: now + int64(ttl)}
 	s := m.shard(key)
-	s.mu.Lock()
-	s.put(key, e, func(old map[string]*cacheEntry) string { return clockVictim(old, now) })
-	s.mu.Unlock()
+	s.Mu.Lock()
+	s.Put(key, e, func(old map[string]*cacheEntry) string { return clockVictim(old, now) })
+	s.Mu.Unlock()
 }
 
 // clockVictim picks an expired or unreferenced entry, clearing reference
@@ -199,9 +130,7 @@ func clockVictim(m map[string]*cacheEntry, now int64) string {
 func (m *MemoryCache) Len() int {
 	n := 0
 	for i := range m.shards {
-		if p := m.shards[i].m.Load(); p != nil {
-			n += len(*p)
-		}
+		n += m.shards[i].Len()
 	}
 	return n
 }
@@ -213,7 +142,7 @@ func (m *MemoryCache) Len() int {
 // the bulk of a cache hit's cost, with the very same outcome. Only
 // successes are remembered. Bounded, with lock-free reads like MemoryCache.
 type argMemo struct {
-	shards [memoShards]cowShard[memoEntry]
+	shards [memoShards]cow.Shard[memoEntry]
 }
 
 type memoEntry struct {
@@ -225,26 +154,26 @@ type memoEntry struct {
 
 const (
 	memoMaxArgs = 1024 // longer argument texts are not remembered
-	memoShards  = 64   // of shardTarget entries each
+	memoShards  = 64   // of cow.Target entries each
 )
 
 func (m *argMemo) get(c *compiled, raw []byte) (memoEntry, bool) {
-	e, ok := m.shards[fnv64(raw)&(memoShards-1)].getBytes(raw)
+	e, ok := m.shards[cow.FNV64(raw)&(memoShards-1)].GetBytes(raw)
 	return e, ok && e.c == c
 }
 
 func (m *argMemo) put(c *compiled, raw []byte, e memoEntry) {
 	e.c = c
-	s := &m.shards[fnv64(raw)&(memoShards-1)]
-	s.mu.Lock()
-	if s.cap == 0 {
-		s.cap = shardTarget
+	s := &m.shards[cow.FNV64(raw)&(memoShards-1)]
+	s.Mu.Lock()
+	if s.Cap == 0 {
+		s.Cap = cow.Target
 	}
-	s.put(string(raw), e, func(old map[string]memoEntry) string {
+	s.Put(string(raw), e, func(old map[string]memoEntry) string {
 		for k := range old { // map order is random: drop any one
 			return k
 		}
 		return ""
 	})
-	s.mu.Unlock()
+	s.Mu.Unlock()
 }

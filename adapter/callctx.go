@@ -69,7 +69,6 @@ type Identity struct {
 type callKey struct{}
 type sessionKey struct{}
 type identityKey struct{}
-type progressKey struct{}
 
 // ToolCallFromContext returns the call a handler is serving, or nil outside a
 // tool call.
@@ -106,38 +105,6 @@ func WithSession(ctx context.Context, id string) context.Context {
 func SessionFromContext(ctx context.Context) string {
 	id, _ := ctx.Value(sessionKey{}).(string)
 	return id
-}
-
-// Progress is a progress report from a running tool.
-type Progress struct {
-	// Progress is the work done so far, in the tool's own unit.
-	Progress float64
-	// Total is 0 when unknown.
-	Total float64
-	// Message describes the current step, if anything.
-	Message string
-}
-
-// WithProgress returns a context whose tool calls report progress to fn.
-// The MCP export sets it to send notifications/progress; a caller of an
-// imported MCP tool sets it to receive the server's progress.
-func WithProgress(ctx context.Context, fn func(Progress)) context.Context {
-	return context.WithValue(ctx, progressKey{}, fn)
-}
-
-// WantsProgress reports whether the caller listens for progress (see
-// [WithProgress]), so that a handler can skip preparing reports nobody
-// reads; imported MCP tools ask the server for progress only then.
-func WantsProgress(ctx context.Context) bool {
-	fn, _ := ctx.Value(progressKey{}).(func(Progress))
-	return fn != nil
-}
-
-// ReportProgress sends a progress report to the caller, if it listens.
-func ReportProgress(ctx context.Context, p Progress) {
-	if fn, _ := ctx.Value(progressKey{}).(func(Progress)); fn != nil {
-		fn(p)
-	}
 }
 
 // callCtx is a handler's context when the caller's context can never be

@@ -3,12 +3,16 @@
 package adapter
 
 import (
+	"context"
+	"encoding/json"
 	"io"
 	"iter"
 
 	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/adapter/canonical"
 	"github.com/agentadapter/agentadapter/adapter/ledger"
+	"github.com/agentadapter/agentadapter/adapter/progress"
+	"github.com/agentadapter/agentadapter/adapter/ui"
 )
 
 // ApprovalFunc is the old name of [approval.Func].
@@ -145,6 +149,15 @@ const DefaultMaxOpenTickets = approval.DefaultMaxOpenTickets
 //go:fix inline
 const DefaultMaxOpenTicketsPerSubject = approval.DefaultMaxOpenTicketsPerSubject
 
+// DefaultSecretKeys is the old name of [ledger.DefaultSecretKeys].
+//
+// Deprecated: use [ledger.DefaultSecretKeys]; go fix -inline rewrites it.
+//
+//go:fix inline
+func DefaultSecretKeys() []string {
+	return ledger.DefaultSecretKeys()
+}
+
 // DefaultTicketTTL is the old name of [approval.DefaultTicketTTL].
 //
 // Deprecated: use [approval.DefaultTicketTTL]; go fix -inline rewrites it.
@@ -271,6 +284,13 @@ type MemoryLedger = ledger.Memory
 //go:fix inline
 type MemoryTicketStore = approval.MemoryStore
 
+// MetaKeyUI is the old name of [ui.MetaKey].
+//
+// Deprecated: use [ui.MetaKey]; go fix -inline rewrites it.
+//
+//go:fix inline
+const MetaKeyUI = ui.MetaKey
+
 // NewJSONLLedger is the old name of [ledger.NewJSONL].
 //
 // Deprecated: use [ledger.NewJSONL]; go fix -inline rewrites it.
@@ -323,6 +343,13 @@ func ParseChainHead(s string) (ledger.Head, error) {
 	return ledger.ParseHead(s)
 }
 
+// Progress is the old name of [progress.Event].
+//
+// Deprecated: use [progress.Event]; go fix -inline rewrites it.
+//
+//go:fix inline
+type Progress = progress.Event
+
 // ReadLedgerJSONL is the old name of [ledger.ReadJSONL].
 //
 // Deprecated: use [ledger.ReadJSONL]; go fix -inline rewrites it.
@@ -338,6 +365,31 @@ func ReadLedgerJSONL(r io.Reader) iter.Seq2[ledger.Record, error] {
 //
 //go:fix inline
 type Record = ledger.Record
+
+// RedactKeys is the old name of [ledger.RedactKeys].
+//
+// Deprecated: use [ledger.RedactKeys]; go fix -inline rewrites it.
+//
+//go:fix inline
+func RedactKeys(keys ...string) func(tool string, args json.RawMessage) json.RawMessage {
+	return ledger.RedactKeys(keys...)
+}
+
+// Redacted is the old name of [ledger.Redacted].
+//
+// Deprecated: use [ledger.Redacted]; go fix -inline rewrites it.
+//
+//go:fix inline
+const Redacted = ledger.Redacted
+
+// ReportProgress is the old name of [progress.Report].
+//
+// Deprecated: use [progress.Report]; go fix -inline rewrites it.
+//
+//go:fix inline
+func ReportProgress(ctx context.Context, e progress.Event) {
+	progress.Report(ctx, e)
+}
 
 // ScopeGlobal is the old name of [approval.ScopeGlobal].
 //
@@ -529,6 +581,38 @@ func VerifyLedger(records iter.Seq2[ledger.Record, error], anchor ledger.Head, h
 //go:fix inline
 func VerifyLedgerJSONL(r io.Reader, kept ledger.Head) (ledger.Head, error) {
 	return ledger.VerifyJSONL(r, kept)
+}
+
+// VisibilityApp is the old name of [ui.VisibilityApp].
+//
+// Deprecated: use [ui.VisibilityApp]; go fix -inline rewrites it.
+//
+//go:fix inline
+const VisibilityApp = ui.VisibilityApp
+
+// VisibilityModel is the old name of [ui.VisibilityModel].
+//
+// Deprecated: use [ui.VisibilityModel]; go fix -inline rewrites it.
+//
+//go:fix inline
+const VisibilityModel = ui.VisibilityModel
+
+// WantsProgress is the old name of [progress.Wanted].
+//
+// Deprecated: use [progress.Wanted]; go fix -inline rewrites it.
+//
+//go:fix inline
+func WantsProgress(ctx context.Context) bool {
+	return progress.Wanted(ctx)
+}
+
+// WithProgress is the old name of [progress.With].
+//
+// Deprecated: use [progress.With]; go fix -inline rewrites it.
+//
+//go:fix inline
+func WithProgress(ctx context.Context, fn func(progress.Event)) context.Context {
+	return progress.With(ctx, fn)
 }
 
 // WriteLedgerJSONL is the old name of [ledger.WriteJSONL].

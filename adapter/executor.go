@@ -23,6 +23,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/internal/redact"
 	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/runsync"
 )
@@ -96,13 +97,13 @@ type ExecutorOptions struct {
 	// buffer before its record is dropped (and counted); zero means 50 ms.
 	LedgerWait time.Duration
 	// Redact masks secrets in the arguments the ledger records; nil means
-	// the masking of RedactKeys(SecretKeys...), which also masks a masked
+	// the masking of ledger.RedactKeys(SecretKeys...), which also masks a masked
 	// value wherever the record's message quotes it. It runs on the
 	// ledger's goroutine. Arguments that are not JSON never reach it: the
 	// ledger records their size and SHA-256 instead.
 	Redact func(tool string, args json.RawMessage) json.RawMessage
 	// SecretKeys are the key names masked when Redact is nil; nil means
-	// DefaultSecretKeys().
+	// ledger.DefaultSecretKeys().
 	SecretKeys []string
 	// TracerProvider makes the span of each call; nil means the global one.
 	TracerProvider trace.TracerProvider
@@ -223,13 +224,13 @@ func NewExecutor(tools Catalog, opts *ExecutorOptions) *Executor {
 		}
 	}
 	if opts.Ledger != nil {
-		var red *redactor
+		var red *redact.Redactor
 		if opts.Redact == nil {
 			keys := opts.SecretKeys
 			if keys == nil {
-				keys = defaultSecretKeys[:]
+				keys = redact.Defaults()
 			}
-			red = newRedactor(keys)
+			red = redact.New(keys)
 		}
 		e.ledger = newLedgerWriter(opts.Ledger, opts.LedgerBuffer, opts.LedgerWait, opts.Redact, red, e.logger)
 	}
@@ -932,7 +933,7 @@ func (e *Executor) finish(ctx context.Context, span trace.Span, st *callState, r
 		if len(args) > 64<<10 || !json.Valid(args) {
 			// Arguments that failed to parse may still hold a secret the
 			// redaction cannot find: they are recorded by size and hash.
-			args, private = unparsable(args), true
+			args, private = redact.Unparsable(args), true
 		}
 	}
 	if !private {

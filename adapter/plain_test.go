@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/agentadapter/agentadapter/adapter/internal/typed"
 )
 
 type plainInner struct {
@@ -95,7 +97,7 @@ func TestIsPlain(t *testing.T) {
 		{withBytes{}, false}, {withRaw{}, false}, {withNumber{}, false}, {withArray{}, false}, {withPtrPtr{}, false},
 		{oddName{}, false}, {time.Duration(0), true}, {map[int]int{}, false}, {uintptr(0), false}, {complex(1, 1), false},
 	} {
-		if got := isPlain(reflect.TypeOf(tt.v)); got != tt.want {
+		if got := typed.IsPlain(reflect.TypeOf(tt.v)); got != tt.want {
 			t.Errorf("isPlain(%T) = %v, want %v", tt.v, got, tt.want)
 		}
 	}

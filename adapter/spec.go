@@ -15,6 +15,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/agentadapter/agentadapter/adapter/internal/argcheck"
+	"github.com/agentadapter/agentadapter/adapter/internal/typed"
 )
 
 // A Handler runs a tool on raw JSON arguments. The executor validates the
@@ -144,8 +147,8 @@ type Spec struct {
 	// every copy of a Spec a vet error.)
 	c atomic.Value
 	// strict decodes the arguments of a typed tool of a plain input type
-	// under its inferred schema (see strictDecoder); nil otherwise.
-	strict *strictDecoder
+	// under its inferred schema (see typed.Strict); nil otherwise.
+	strict *typed.Strict
 }
 
 // compiled holds what is derived from a Spec once. The part that Check
@@ -158,7 +161,7 @@ type compiled struct {
 	inSrc, outSrc *jsonschema.Schema
 	// strictCand is the spec's strict decoder, used unless the input
 	// schema declares defaults.
-	strictCand *strictDecoder
+	strictCand *typed.Strict
 
 	once sync.Once
 	err  error // why the schemas do not compile; every call gets it
@@ -171,9 +174,9 @@ type compiled struct {
 	def string
 	// strict, if set, validates and decodes arguments in place of the
 	// generic decode and jsonschema-go.
-	strict *strictDecoder
-	// nulls removes the nulls sent for optional properties (see nullDrop).
-	nulls nullDrop
+	strict *typed.Strict
+	// nulls removes the nulls sent for optional properties (see argcheck.NullDrop).
+	nulls argcheck.NullDrop
 }
 
 // HasTarget reports whether the spec is exported to the named integration.
@@ -220,14 +223,14 @@ func (s *Spec) checked() (*compiled, error) {
 	if in == nil {
 		return nil, fmt.Errorf("adapter: tool %q has no input schema", s.Name)
 	}
-	if !isObjectSchema(in) {
-		return nil, fmt.Errorf("adapter: tool %q: input schema must have type \"object\", got %s", s.Name, schemaTypeString(in))
+	if !argcheck.IsObjectSchema(in) {
+		return nil, fmt.Errorf("adapter: tool %q: input schema must have type \"object\", got %s", s.Name, argcheck.SchemaTypeString(in))
 	}
-	if out != nil && !isObjectSchema(out) {
-		return nil, fmt.Errorf("adapter: tool %q: output schema must have type \"object\", got %s", s.Name, schemaTypeString(out))
+	if out != nil && !argcheck.IsObjectSchema(out) {
+		return nil, fmt.Errorf("adapter: tool %q: output schema must have type \"object\", got %s", s.Name, argcheck.SchemaTypeString(out))
 	}
 	c := &compiled{name: s.Name, inSrc: in, outSrc: out}
-	if s.strict != nil && s.strict.schema == in {
+	if s.strict != nil && s.strict.Schema() == in {
 		c.strictCand = s.strict
 	}
 	// Concurrent first calls may each store one; any of them is right.
@@ -297,85 +300,23 @@ func (c *compiled) resolve() error {
 		}
 	}
 	c.def = definitionHash(c.name, inJSON, outJSON)
-	in, err := resolveSchema(c.inSrc, inJSON)
+	in, err := argcheck.ResolveSchema(c.inSrc, inJSON)
 	if err != nil {
 		return newSchemaError(c.name, "input", err)
 	}
-	c.in, c.inDefaults = in.rs, in.defaults
-	c.nulls.init(in.rs.Schema())
+	c.in, c.inDefaults = in.RS, in.Defaults
+	c.nulls.Init(in.RS.Schema())
 	if c.strictCand != nil && !c.inDefaults {
 		c.strict = c.strictCand
 	}
 	if c.outSrc != nil {
-		out, err := resolveSchema(c.outSrc, outJSON)
+		out, err := argcheck.ResolveSchema(c.outSrc, outJSON)
 		if err != nil {
 			return newSchemaError(c.name, "output", err)
 		}
-		c.out = out.rs
+		c.out = out.RS
 	}
 	return nil
-}
-
-type resolvedSchema struct {
-	rs       *jsonschema.Resolved
-	defaults bool
-}
-
-// resolveSchema checks s (encoded as b) for $ref loops and resolves it;
-// jsonschema-go checks defaults only where there are some (its walk is a
-// large part of resolving).
-func resolveSchema(s *jsonschema.Schema, b []byte) (resolvedSchema, error) {
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		return resolvedSchema{}, err
-	}
-	if err := refLoop(m); err != nil {
-		return resolvedSchema{}, err
-	}
-	defaults := walkDefaults(m, false)
-	rs, err := s.CloneSchemas().Resolve(&jsonschema.ResolveOptions{ValidateDefaults: defaults})
-	if err != nil {
-		return resolvedSchema{}, err
-	}
-	return resolvedSchema{rs: rs, defaults: defaults}, nil
-}
-
-func isObjectSchema(s *jsonschema.Schema) bool {
-	return s.Type == "object" || (s.Type == "" && len(s.Types) == 1 && s.Types[0] == "object")
-}
-
-func schemaTypeString(s *jsonschema.Schema) string {
-	switch {
-	case s.Type != "":
-		return fmt.Sprintf("%q", s.Type)
-	case len(s.Types) > 0:
-		return fmt.Sprintf("%q", s.Types)
-	}
-	return "no type"
-}
-
-// walkDefaults looks for a "default" keyword; inNames is true inside maps
-// keyed by property names, where "default" is a name, not a keyword.
-func walkDefaults(v any, inNames bool) bool {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, sub := range v {
-			if k == "default" && !inNames {
-				return true
-			}
-			names := !inNames && (k == "properties" || k == "patternProperties" || k == "$defs" || k == "definitions" || k == "dependentSchemas")
-			if walkDefaults(sub, names) {
-				return true
-			}
-		}
-	case []any:
-		for _, sub := range v {
-			if walkDefaults(sub, false) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // MaxNameLen is the longest tool name accepted.

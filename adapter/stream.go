@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"sync/atomic"
 
+	"github.com/agentadapter/agentadapter/adapter/internal/argcheck"
 	"github.com/agentadapter/agentadapter/runsync"
 )
 
@@ -45,7 +46,7 @@ func NewStreamTool[In any](name, description string, fn func(ctx context.Context
 		var in In
 		if len(args) > 0 {
 			if err := json.Unmarshal(args, &in); err != nil {
-				return nil, &Error{Kind: KindArgsInvalid, Message: "arguments do not decode: " + jsonErrorText(err), Err: err}
+				return nil, &Error{Kind: KindArgsInvalid, Message: "arguments do not decode: " + argcheck.JSONErrorText(err), Err: err}
 			}
 		}
 		var parts []Content

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/agentadapter/agentadapter/adapter/internal/typed"
 )
 
 type diffInner struct {
@@ -95,7 +97,7 @@ func (dc *diffCase) reference(data []byte) (any, error) {
 		return nil, errors.New("duplicate key " + k)
 	}
 	v := reflect.New(dc.typ)
-	if err := decodeArgs(args, v.Interface()); err != nil {
+	if err := typed.DecodeArgs(args, v.Interface()); err != nil {
 		return nil, err
 	}
 	return v.Interface(), nil
@@ -279,11 +281,11 @@ func genJSON(rng *rand.Rand, t reflect.Type, depth int) string {
 		}
 		return "{" + strings.Join(parts, ",") + "}"
 	case reflect.Struct:
-		fs, _ := plainFields(t, nil)
+		fs := typed.Fields(t)
 		var parts []string
 		for _, f := range fs {
-			if f.required || rng.IntN(2) == 0 {
-				parts = append(parts, strconv.Quote(f.name)+":"+genJSON(rng, f.typ, depth+1))
+			if f.Required || rng.IntN(2) == 0 {
+				parts = append(parts, strconv.Quote(f.Name)+":"+genJSON(rng, f.Type, depth+1))
 			}
 		}
 		rng.Shuffle(len(parts), func(i, j int) { parts[i], parts[j] = parts[j], parts[i] })

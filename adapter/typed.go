@@ -2,15 +2,15 @@ package adapter
 
 import (
 	"context"
-	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/agentadapter/agentadapter/adapter/internal/argcheck"
+	"github.com/agentadapter/agentadapter/adapter/internal/typed"
 )
 
 // NewTool returns a spec for a typed Go function. Both schemas are inferred
@@ -42,7 +42,7 @@ func NewTool[In, Out any](name, description string, fn func(context.Context, In)
 	}
 	s.InputSchema = in
 	if opts.InputSchema == nil && opts.For == nil {
-		s.strict = newStrictDecoder(reflect.TypeFor[In](), in)
+		s.strict = typed.NewStrict(reflect.TypeFor[In](), in)
 	}
 	enc, err := newEncoder[Out](opts)
 	if err != nil {
@@ -53,7 +53,7 @@ func NewTool[In, Out any](name, description string, fn func(context.Context, In)
 	// by construction (TestPlainOutputAlwaysValid): its results carry that
 	// schema as proof, and the executor does not validate them again.
 	var validFor *jsonschema.Schema
-	if opts.OutputSchema == nil && opts.For == nil && enc.schema != nil && !enc.dynamic && isPlain(reflect.TypeFor[Out]()) {
+	if opts.OutputSchema == nil && opts.For == nil && enc.schema != nil && !enc.dynamic && typed.IsPlain(reflect.TypeFor[Out]()) {
 		validFor = enc.schema
 	}
 	s.Handler = func(ctx context.Context, args json.RawMessage) (*Result, error) {
@@ -61,8 +61,8 @@ func NewTool[In, Out any](name, description string, fn func(context.Context, In)
 		if c := ToolCallFromContext(ctx); c != nil && c.decoded != nil && sameBytes(c.decodedFrom, args) {
 			in = *c.decoded.(*In) // decoded when the arguments were validated
 		} else if len(args) > 0 {
-			if err := decodeArgs(args, &in); err != nil {
-				return nil, &Error{Kind: KindArgsInvalid, Message: "arguments do not decode: " + jsonErrorText(err), Err: err}
+			if err := typed.DecodeArgs(args, &in); err != nil {
+				return nil, &Error{Kind: KindArgsInvalid, Message: "arguments do not decode: " + argcheck.JSONErrorText(err), Err: err}
 			}
 		}
 		out, err := fn(ctx, in)
@@ -106,7 +106,7 @@ func inputSchemaFor(t reflect.Type, opts *ToolOptions) (*jsonschema.Schema, erro
 	if !(base.Kind() == reflect.Struct || base.Kind() == reflect.Map && base.Key().Kind() == reflect.String) {
 		return nil, fmt.Errorf("input type %v is not a struct or a map with string keys; tool arguments are always a JSON object", t)
 	}
-	s, err := jsonschema.ForType(base, schemaOptions(opts.For, base))
+	s, err := jsonschema.ForType(base, typed.SchemaOptions(opts.For, base))
 	if err != nil {
 		return nil, fmt.Errorf("input schema of %v: %w", t, err)
 	}
@@ -151,11 +151,11 @@ func newEncoder[Out any](opts *ToolOptions) (*encoder[Out], error) {
 	var err error
 	switch e.shape {
 	case shapeObject:
-		e.schema, err = objectSchemaFor(t, opts.For)
+		e.schema, err = typed.ObjectSchemaFor(t, opts.For)
 	case shapeOptional:
-		e.schema, err = optionalSchemaFor(t, opts.For)
+		e.schema, err = typed.OptionalSchemaFor(t, opts.For)
 	default:
-		e.schema, err = wrappedSchemaFor(t, opts.For)
+		e.schema, err = typed.WrappedSchemaFor(t, opts.For)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w (use OutputText for a text-only tool)", err)
@@ -174,273 +174,16 @@ func shapeOf(t reflect.Type) shape {
 	}
 	base := t
 	switch {
-	case base.Kind() == reflect.Struct && !implementsMarshaler(base):
+	case base.Kind() == reflect.Struct && !typed.ImplementsMarshaler(base):
 		return shapeObject
-	case base.Kind() == reflect.Map && base.Key().Kind() == reflect.String && !implementsMarshaler(base):
+	case base.Kind() == reflect.Map && base.Key().Kind() == reflect.String && !typed.ImplementsMarshaler(base):
 		return shapeObject
-	case isByteSlice(base):
+	case typed.IsByteSlice(base):
 		return shapeWrapped
-	case (base.Kind() == reflect.Slice || base.Kind() == reflect.Array) && !implementsMarshaler(base):
+	case (base.Kind() == reflect.Slice || base.Kind() == reflect.Array) && !typed.ImplementsMarshaler(base):
 		return shapeList
 	}
 	return shapeWrapped
-}
-
-var (
-	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
-	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
-	rawMessageType    = reflect.TypeFor[json.RawMessage]()
-	numberType        = reflect.TypeFor[json.Number]()
-
-	jsonUnmarshalerType = reflect.TypeFor[json.Unmarshaler]()
-	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
-)
-
-// implementsMarshaler reports whether t marshals itself (time.Time and the
-// like), so that its Go shape says nothing about its JSON shape.
-func implementsMarshaler(t reflect.Type) bool {
-	return t.Implements(jsonMarshalerType) || reflect.PointerTo(t).Implements(jsonMarshalerType) ||
-		t.Implements(textMarshalerType) || reflect.PointerTo(t).Implements(textMarshalerType)
-}
-
-// isByteSlice reports whether encoding/json writes t as a base64 string.
-func isByteSlice(t reflect.Type) bool {
-	return t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 &&
-		!t.Elem().Implements(jsonMarshalerType) && !t.Elem().Implements(textMarshalerType) &&
-		!reflect.PointerTo(t.Elem()).Implements(jsonMarshalerType) && !reflect.PointerTo(t.Elem()).Implements(textMarshalerType)
-}
-
-// schemaOptions returns user's inference options with schemas for the types
-// reachable from roots whose JSON differs from what jsonschema-go infers
-// from their Go shape: byte slices (a base64 string, not an array of
-// integers), encoding.TextMarshaler types (a string), json.RawMessage (any
-// JSON) and maps below the roots (null when nil, and integer keys, which
-// encoding/json writes as strings but jsonschema-go rejects). Types the user
-// maps are left alone. Without this, such a type would fail every call's
-// output validation instead of describing its JSON.
-func schemaOptions(user *jsonschema.ForOptions, roots ...reflect.Type) *jsonschema.ForOptions {
-	o := &jsonschema.ForOptions{}
-	if user != nil {
-		*o = *user
-	}
-	ts := make(map[reflect.Type]*jsonschema.Schema, len(o.TypeSchemas))
-	for k, v := range o.TypeSchemas {
-		ts[k] = v
-	}
-	o.TypeSchemas = ts
-	seen := map[reflect.Type]bool{}
-	var walk func(t reflect.Type, root bool)
-	walk = func(t reflect.Type, root bool) {
-		for t.Kind() == reflect.Pointer {
-			t = t.Elem()
-		}
-		if seen[t] {
-			return
-		}
-		seen[t] = true
-		if _, ok := ts[t]; ok {
-			return
-		}
-		switch {
-		case t == rawMessageType:
-			ts[t] = &jsonschema.Schema{}
-			return
-		case isByteSlice(t) && !implementsMarshaler(t):
-			ts[t] = &jsonschema.Schema{Types: []string{"null", "string"}, ContentEncoding: "base64"}
-			return
-		case t.Implements(textMarshalerType) && !t.Implements(jsonMarshalerType) && !reflect.PointerTo(t).Implements(jsonMarshalerType):
-			ts[t] = &jsonschema.Schema{Type: "string"}
-			return
-		}
-		switch t.Kind() {
-		case reflect.Struct:
-			for _, f := range reflect.VisibleFields(t) {
-				if f.IsExported() || f.Anonymous {
-					walk(f.Type, false)
-				}
-			}
-		case reflect.Slice, reflect.Array:
-			walk(t.Elem(), false)
-		case reflect.Map:
-			walk(t.Elem(), false)
-			if root || implementsMarshaler(t) {
-				return // the root's shape is decided by the output rules
-			}
-			k := t.Key()
-			intKey := isIntegerKind(k.Kind()) && !k.Implements(textMarshalerType)
-			if k.Kind() != reflect.String && !intKey && !k.Implements(textMarshalerType) {
-				return // let inference report the bad key
-			}
-			es, err := jsonschema.ForType(t.Elem(), o)
-			if err != nil {
-				return // likewise for the element
-			}
-			ms := &jsonschema.Schema{Types: []string{"null", "object"}, AdditionalProperties: es}
-			if intKey {
-				ms.PropertyNames = &jsonschema.Schema{Type: "string", Pattern: `^-?[0-9]+$`}
-			}
-			ts[t] = ms
-		}
-	}
-	for _, t := range roots {
-		walk(t, true)
-	}
-	return o
-}
-
-func objectSchemaFor(t reflect.Type, opts *jsonschema.ForOptions) (*jsonschema.Schema, error) {
-	base := t
-	for base.Kind() == reflect.Pointer {
-		base = base.Elem()
-	}
-	s, err := jsonschema.ForType(base, schemaOptions(opts, base))
-	if err != nil {
-		return nil, fmt.Errorf("no schema for %v: %w", t, err)
-	}
-	if base.Kind() == reflect.Struct && len(s.Properties) == 0 {
-		return nil, fmt.Errorf("%v has no exported fields, so its JSON is always {}", t)
-	}
-	return s, nil
-}
-
-// wrappedSchemaFor returns {"type":"object","properties":{"result":S},"required":["result"]}
-// for a non-object type; named struct element types of lists and maps move
-// to $defs and are referenced from there.
-func wrappedSchemaFor(t reflect.Type, opts *jsonschema.ForOptions) (*jsonschema.Schema, error) {
-	inner, defs, err := valueSchemaFor(t, schemaOptions(opts, t))
-	if err != nil {
-		return nil, err
-	}
-	return &jsonschema.Schema{
-		Type:                 "object",
-		Properties:           map[string]*jsonschema.Schema{"result": inner},
-		Required:             []string{"result"},
-		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
-		Defs:                 defs,
-	}, nil
-}
-
-// optionalSchemaFor returns the wrapped schema of a pointer type: the
-// pointed-to value or null ({"anyOf": [{"type": "null"}, {"$ref": ...}]}
-// for a named struct, {"type": ["null", ...]} otherwise).
-func optionalSchemaFor(t reflect.Type, opts *jsonschema.ForOptions) (*jsonschema.Schema, error) {
-	o := schemaOptions(opts, t)
-	inner, defs, err := elemSchemaFor(t, o)
-	if err != nil {
-		return nil, err
-	}
-	if inner.Ref == "" && len(inner.AnyOf) == 0 && inner.Type != "" && inner.Type != "null" {
-		// A mapped type's schema may not admit null: say it does.
-		inner = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{{Type: "null"}, inner}}
-	}
-	return &jsonschema.Schema{
-		Type:                 "object",
-		Properties:           map[string]*jsonschema.Schema{"result": inner},
-		Required:             []string{"result"},
-		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
-		Defs:                 defs,
-	}, nil
-}
-
-func valueSchemaFor(t reflect.Type, opts *jsonschema.ForOptions) (*jsonschema.Schema, map[string]*jsonschema.Schema, error) {
-	base := t
-	for base.Kind() == reflect.Pointer {
-		base = base.Elem()
-	}
-	if _, ok := opts.TypeSchemas[base]; ok || implementsMarshaler(base) {
-		return forTypeValue(t, opts)
-	}
-	switch {
-	case base.Kind() == reflect.Map:
-		// encoding/json writes integer keys as strings: an object whose
-		// property names are integers.
-		if !isIntegerKind(base.Key().Kind()) && !base.Key().Implements(textMarshalerType) {
-			return nil, nil, fmt.Errorf("no schema for %v: map keys of kind %v do not marshal to JSON", t, base.Key().Kind())
-		}
-		es, defs, err := elemSchemaFor(base.Elem(), opts)
-		if err != nil {
-			return nil, nil, err
-		}
-		s := &jsonschema.Schema{Type: "object", AdditionalProperties: es}
-		if isIntegerKind(base.Key().Kind()) && !base.Key().Implements(textMarshalerType) {
-			s.PropertyNames = &jsonschema.Schema{Type: "string", Pattern: `^-?[0-9]+$`}
-		}
-		return s, defs, nil
-	case base.Kind() == reflect.Slice || base.Kind() == reflect.Array:
-		es, defs, err := elemSchemaFor(base.Elem(), opts)
-		if err != nil {
-			return nil, nil, err
-		}
-		// A nil slice is encoded as [] (see encodeList), so no null here.
-		s := &jsonschema.Schema{Type: "array", Items: es}
-		if base.Kind() == reflect.Array {
-			s.MinItems = jsonschema.Ptr(base.Len())
-			s.MaxItems = jsonschema.Ptr(base.Len())
-		}
-		return s, defs, nil
-	}
-	return forTypeValue(t, opts)
-}
-
-func forTypeValue(t reflect.Type, opts *jsonschema.ForOptions) (*jsonschema.Schema, map[string]*jsonschema.Schema, error) {
-	s, err := jsonschema.ForType(t, opts)
-	if err != nil {
-		return nil, nil, fmt.Errorf("no schema for %v: %w", t, err)
-	}
-	return s, nil, nil
-}
-
-// elemSchemaFor returns the schema of a list or map element: a $ref into
-// $defs for named struct types, the schema itself otherwise.
-func elemSchemaFor(t reflect.Type, opts *jsonschema.ForOptions) (*jsonschema.Schema, map[string]*jsonschema.Schema, error) {
-	base := t
-	for base.Kind() == reflect.Pointer {
-		base = base.Elem()
-	}
-	_, mapped := opts.TypeSchemas[base]
-	if base.Kind() != reflect.Struct || base.Name() == "" || mapped || implementsMarshaler(base) {
-		s, err := jsonschema.ForType(t, opts)
-		if err != nil {
-			return nil, nil, fmt.Errorf("no schema for element type %v: %w", t, err)
-		}
-		if base.Kind() == reflect.Struct && !mapped && !implementsMarshaler(base) && len(s.Properties) == 0 {
-			return nil, nil, fmt.Errorf("element type %v has no exported fields, so its JSON is always {}", t)
-		}
-		return s, nil, nil
-	}
-	def, err := jsonschema.ForType(base, opts)
-	if err != nil {
-		return nil, nil, fmt.Errorf("no schema for element type %v: %w", t, err)
-	}
-	if len(def.Properties) == 0 {
-		return nil, nil, fmt.Errorf("element type %v has no exported fields, so its JSON is always {}", t)
-	}
-	name := defName(base.Name())
-	ref := &jsonschema.Schema{Ref: "#/$defs/" + name}
-	if t.Kind() == reflect.Pointer {
-		ref = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{{Type: "null"}, ref}}
-	}
-	return ref, map[string]*jsonschema.Schema{name: def}, nil
-}
-
-// defName makes a Go type name (Pair[int], say) a safe $defs key and
-// JSON-pointer fragment.
-func defName(n string) string {
-	return strings.Map(func(r rune) rune {
-		if r < utf8.RuneSelf && (validNameByte(byte(r)) || r == '.') {
-			return r
-		}
-		return '_'
-	}, n)
-}
-
-func isIntegerKind(k reflect.Kind) bool {
-	switch k {
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
-		return true
-	}
-	return false
 }
 
 // encode turns a handler's value into a two-channel result, following the
@@ -497,7 +240,7 @@ func (e *encoder[Out]) encode(out Out) (*Result, error) {
 			return wrapped(nil, nil, []byte("null")), nil
 		}
 	}
-	if rv := reflect.ValueOf(v); rv.IsValid() && isByteSlice(rv.Type()) && rv.IsNil() {
+	if rv := reflect.ValueOf(v); rv.IsValid() && typed.IsByteSlice(rv.Type()) && rv.IsNil() {
 		v = []byte{} // like a nil list, a nil []byte is empty: "" rather than null
 	}
 	b, err := marshalResult(v)
@@ -525,7 +268,7 @@ func wrapped(v any, content []Content, b []byte) *Result {
 // blocks of its elements in order (flattened), anything else as its JSON.
 // whole, if not nil, is the JSON of v already encoded.
 func textBlocks(v reflect.Value, whole []byte, out []Content) ([]Content, error) {
-	for v.IsValid() && (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && !implementsMarshaler(v.Type()) {
+	for v.IsValid() && (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) && !typed.ImplementsMarshaler(v.Type()) {
 		if v.IsNil() {
 			return out, nil
 		}
@@ -536,10 +279,10 @@ func textBlocks(v reflect.Value, whole []byte, out []Content) ([]Content, error)
 	}
 	t := v.Type()
 	switch {
-	case implementsMarshaler(t):
+	case typed.ImplementsMarshaler(t):
 	case t.Kind() == reflect.String:
 		return append(out, &TextContent{Text: v.String()}), nil
-	case (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) && !isByteSlice(t):
+	case (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) && !typed.IsByteSlice(t):
 		for i := range v.Len() {
 			var err error
 			if out, err = textBlocks(v.Index(i), nil, out); err != nil {

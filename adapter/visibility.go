@@ -1,18 +1,6 @@
 package adapter
 
-// MetaKeyUI is the Spec.Meta key of the MCP Apps extension
-// (io.modelcontextprotocol/ui): its value is an object whose resourceUri
-// names the tool's ui:// resource and whose visibility says who may call
-// the tool.
-const MetaKeyUI = "ui"
-
-// Callers named in an MCP Apps visibility list (Meta["ui"]["visibility"]).
-const (
-	// VisibilityModel lets the model be offered the tool.
-	VisibilityModel = "model"
-	// VisibilityApp lets the app (the tool's UI in the host) call it.
-	VisibilityApp = "app"
-)
+import "github.com/agentadapter/agentadapter/adapter/ui"
 
 // ModelVisible reports whether the tool may be offered to a model. It reads
 // the MCP Apps visibility (Meta["ui"]["visibility"]): absent means
@@ -24,11 +12,11 @@ const (
 // model's call to any other as to an unknown tool; the MCP export lists
 // every spec, since an MCP host's app calls app-only tools through it.
 func (s *Spec) ModelVisible() bool {
-	ui, ok := s.Meta[MetaKeyUI]
-	if !ok || ui == nil {
+	val, ok := s.Meta[ui.MetaKey]
+	if !ok || val == nil {
 		return true
 	}
-	m, ok := ui.(map[string]any)
+	m, ok := val.(map[string]any)
 	if !ok {
 		return true // not the extension's object: no visibility stated
 	}
@@ -39,13 +27,13 @@ func (s *Spec) ModelVisible() bool {
 	switch l := v.(type) {
 	case []any:
 		for _, e := range l {
-			if e == VisibilityModel {
+			if e == ui.VisibilityModel {
 				return true
 			}
 		}
 	case []string:
 		for _, e := range l {
-			if e == VisibilityModel {
+			if e == ui.VisibilityModel {
 				return true
 			}
 		}

@@ -27,7 +27,8 @@
 // a database, and adaptertest checks any implementation.
 //
 // The package knows nothing of tools or executors: it imports only the
-// standard library and adapter/canonical.
+// standard library, adapter/canonical and the masking rules it exports
+// ([RedactKeys]).
 //
 // # The hash chain
 //

@@ -1,4 +1,4 @@
-package adapter
+package typed
 
 import (
 	"encoding/json"
@@ -9,12 +9,12 @@ import (
 	sjson "github.com/segmentio/encoding/json"
 )
 
-// decodeArgs decodes validated arguments into a typed handler's input the
+// DecodeArgs decodes validated arguments into a typed handler's input the
 // way go-sdk decodes its typed tools' arguments: object keys match struct
 // fields case-sensitively. encoding/json would match "Path" to the field
 // tagged "path" (the last of the two winning), handing the handler a value
 // the schema validator never saw as that property.
-func decodeArgs(args json.RawMessage, v any) error {
+func DecodeArgs(args json.RawMessage, v any) error {
 	rest, err := sjson.Parse(args, v, sjson.DontMatchCaseInsensitiveStructFields)
 	if err != nil {
 		return err

@@ -1,41 +1,19 @@
-package adapter
+package argcheck
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"reflect"
 	"strconv"
 	"strings"
-
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// SchemaMap returns a schema as generic JSON (map[string]any and friends),
-// the form most frameworks and model providers take; it keeps every
-// keyword, $defs and unknown ones included. Each call returns a fresh map
-// the caller may modify. A nil schema gives a nil map.
-func SchemaMap(s *jsonschema.Schema) (map[string]any, error) {
-	if s == nil {
-		return nil, nil
-	}
-	b, err := json.Marshal(s)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
-// refLoop reports a schema that reaches itself through $ref and in-place
+// RefLoop reports a schema that reaches itself through $ref and in-place
 // applicators (allOf, anyOf, oneOf, not, if/then/else, dependentSchemas)
 // without descending into the instance. jsonschema-go resolves such a
 // schema, but validating against it recurses until the stack overflows,
 // which kills the process; a server could send one on purpose.
-func refLoop(root any) error {
+func RefLoop(root any) error {
 	const (
 		active = 1
 		done   = 2

@@ -1,4 +1,4 @@
-package adapter
+package typed
 
 import (
 	"reflect"
@@ -13,7 +13,7 @@ import (
 // fields, no ",string" options and no two fields with one JSON name. For a
 // plain type the executor can skip work the type system already does (see
 // plainField for the struct rules).
-func isPlain(t reflect.Type) bool {
+func IsPlain(t reflect.Type) bool {
 	return plainType(t, map[reflect.Type]bool{})
 }
 
@@ -21,7 +21,7 @@ func plainType(t reflect.Type, seen map[reflect.Type]bool) bool {
 	if seen[t] {
 		return false // recursive: inference refuses it anyway
 	}
-	if implementsMarshaler(t) || implementsUnmarshaler(t) || t == numberType {
+	if ImplementsMarshaler(t) || implementsUnmarshaler(t) || t == numberType {
 		return false
 	}
 	switch t.Kind() {
@@ -37,7 +37,7 @@ func plainType(t reflect.Type, seen map[reflect.Type]bool) bool {
 	case reflect.Slice:
 		return t.Elem().Kind() != reflect.Uint8 && plainType(t.Elem(), seen)
 	case reflect.Map:
-		return t.Key().Kind() == reflect.String && !implementsMarshaler(t.Key()) && !implementsUnmarshaler(t.Key()) &&
+		return t.Key().Kind() == reflect.String && !ImplementsMarshaler(t.Key()) && !implementsUnmarshaler(t.Key()) &&
 			plainType(t.Elem(), seen)
 	case reflect.Struct:
 		seen[t] = true
@@ -116,4 +116,22 @@ func simpleJSONName(s string) bool {
 func implementsUnmarshaler(t reflect.Type) bool {
 	return t.Implements(jsonUnmarshalerType) || reflect.PointerTo(t).Implements(jsonUnmarshalerType) ||
 		t.Implements(textUnmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType)
+}
+
+// A Field is one JSON field of a plain struct.
+type Field struct {
+	Name     string
+	Type     reflect.Type
+	Required bool // neither omitempty nor omitzero: inference requires it
+}
+
+// Fields lists the JSON fields of a plain struct (nil when it is not
+// plain), as the strict decoder and schema inference see them.
+func Fields(t reflect.Type) []Field {
+	fs, _ := plainFields(t, nil)
+	var out []Field
+	for _, f := range fs {
+		out = append(out, Field{Name: f.name, Type: f.typ, Required: f.required})
+	}
+	return out
 }

@@ -1,4 +1,9 @@
-package adapter
+// Package typed is the reflection machinery of adapter's typed tools: the
+// strict one-pass argument decoder of plain input types (FuzzStrictDecode,
+// in adapter, checks it against the general path), the plainness test, the
+// case-sensitive argument decode, and the schema inference options. Only
+// adapter imports it.
+package typed
 
 import (
 	"errors"
@@ -15,9 +20,9 @@ import (
 	sjson "github.com/segmentio/encoding/json"
 )
 
-// A strictDecoder validates and decodes the arguments of a typed tool in one
+// A Strict validates and decodes the arguments of a typed tool in one
 // pass, without the generic decode that jsonschema-go needs. It serves only
-// plain input types (see isPlain) under the schema jsonschema-go inferred
+// plain input types (see IsPlain) under the schema jsonschema-go inferred
 // from them, and it accepts exactly what validating against that schema and
 // then decoding as go-sdk does would accept, with the same result:
 //
@@ -38,7 +43,7 @@ import (
 //
 // FuzzStrictDecode checks all of this against jsonschema-go and go-sdk's
 // decoder.
-type strictDecoder struct {
+type Strict struct {
 	schema *jsonschema.Schema // the inferred schema this decoder stands for
 	root   *strictType
 }
@@ -59,17 +64,17 @@ type strictField struct {
 	t     *strictType
 }
 
-// newStrictDecoder returns a decoder for t under its inferred schema, or nil
+// NewStrict returns a decoder for t under its inferred schema, or nil
 // when t is not plain.
-func newStrictDecoder(t reflect.Type, schema *jsonschema.Schema) *strictDecoder {
-	if !isPlain(t) || !(t.Kind() == reflect.Struct || t.Kind() == reflect.Map) {
+func NewStrict(t reflect.Type, schema *jsonschema.Schema) *Strict {
+	if !IsPlain(t) || !(t.Kind() == reflect.Struct || t.Kind() == reflect.Map) {
 		return nil
 	}
 	root := strictPlan(t, false)
 	if root == nil {
 		return nil
 	}
-	return &strictDecoder{schema: schema, root: root}
+	return &Strict{schema: schema, root: root}
 }
 
 func strictPlan(t reflect.Type, nested bool) *strictType {
@@ -83,7 +88,7 @@ func strictPlan(t reflect.Type, nested bool) *strictType {
 		st.elem = strictPlan(t.Elem(), true)
 	case reflect.Map:
 		// Inference gives nested maps {"type":["null","object"]} (see
-		// schemaOptions) and the root map {"type":"object"}.
+		// SchemaOptions) and the root map {"type":"object"}.
 		st.nullable = nested
 		st.elem = strictPlan(t.Elem(), true)
 	case reflect.Struct:
@@ -110,7 +115,7 @@ func strictPlan(t reflect.Type, nested bool) *strictType {
 
 // decode validates data (one JSON object, spaces trimmed) and returns a
 // pointer to the decoded value.
-func (d *strictDecoder) decode(data []byte) (any, error) {
+func (d *Strict) Decode(data []byte) (any, error) {
 	v := reflect.New(d.root.typ)
 	p := strictParser{data: data}
 	p.skipSpace()
@@ -770,3 +775,6 @@ func (p *strictParser) skipValue(depth int) error {
 		return p.syntax("invalid character %s looking for beginning of value", quoteByte(c))
 	}
 }
+
+// Schema returns the inferred schema d stands for.
+func (d *Strict) Schema() *jsonschema.Schema { return d.schema }

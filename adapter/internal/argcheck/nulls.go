@@ -1,4 +1,9 @@
-package adapter
+// Package argcheck holds the executor's argument checks that need nothing
+// of adapter: dropping nulls sent for optional properties, refusing
+// schemas whose $ref loops would overflow the stack, and phrasing
+// jsonschema-go and encoding/json errors for a model. Only adapter imports
+// it; adapter wraps what it returns into its *Error as before.
+package argcheck
 
 import (
 	"bytes"
@@ -10,7 +15,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// A nullDrop treats a null a model sends for an optional parameter as the
+// A NullDrop treats a null a model sends for an optional parameter as the
 // parameter left out. Models very often do (OpenAI's strict mode makes
 // every parameter required and nullable, so the model must send null for
 // the ones it means to omit), and a schema that says {"type": "boolean"}
@@ -29,7 +34,7 @@ import (
 // undeclared property or below the top level is kept and validated as
 // before. When it cannot tell whether a property's schema accepts null
 // (its schema refers to the root), null is kept.
-type nullDrop struct {
+type NullDrop struct {
 	// root is the resolved input schema when it declares an optional
 	// property; nil otherwise (nothing to drop).
 	root *jsonschema.Schema
@@ -40,7 +45,7 @@ type nullDrop struct {
 }
 
 // init readies d for the resolved input schema root.
-func (d *nullDrop) init(root *jsonschema.Schema) {
+func (d *NullDrop) Init(root *jsonschema.Schema) {
 	for name := range root.Properties {
 		if !slices.Contains(root.Required, name) {
 			d.root = root
@@ -54,7 +59,7 @@ func (d *nullDrop) init(root *jsonschema.Schema) {
 // back as they are, without allocating when no member is null; arguments
 // that are not a valid JSON object come back as they are, for validation
 // to report.
-func (d *nullDrop) drop(args []byte) []byte {
+func (d *NullDrop) Drop(args []byte) []byte {
 	if d.root == nil || !hasNullMember(args) {
 		return args
 	}
@@ -91,7 +96,7 @@ func (d *nullDrop) drop(args []byte) []byte {
 // properties and the definitions they may refer to, where nothing but the
 // property's own schema applies. A reference to the root ("#") meets an
 // object schema there too.
-func (d *nullDrop) probe() {
+func (d *NullDrop) probe() {
 	root := d.root
 	shell := &jsonschema.Schema{
 		Schema: root.Schema, ID: root.ID, Anchor: root.Anchor, DynamicAnchor: root.DynamicAnchor,

@@ -1,4 +1,7 @@
-package adapter
+// Package redact masks secrets in tool arguments: the executor applies it
+// to what it hands its ledger, and adapter/ledger exports it as
+// ledger.RedactKeys, ledger.DefaultSecretKeys and ledger.Redacted.
+package redact
 
 import (
 	"bytes"
@@ -11,52 +14,42 @@ import (
 	"strings"
 )
 
-// The executor masks secrets in the arguments it hands its ledger (see
-// ExecutorOptions.Redact and SecretKeys); a ledger stores what it is given.
-
-// defaultSecretKeys are the names [DefaultSecretKeys] returns.
+// defaultSecretKeys are the names [DefaultKeys] returns.
 var defaultSecretKeys = [...]string{
 	"password", "passwd", "pwd", "passphrase", "secret", "token", "bearer",
 	"authorization", "apikey", "accesskey", "privatekey", "sessionid",
 	"cookie", "credential", "signature",
 }
 
-// DefaultSecretKeys returns the names whose values the ledger masks by
-// default: a key matches when its normalised form (lower case, without
-// '-', '_', '.' and spaces) contains one of them, so "X-Api-Key",
-// "private_key", "PrivateKey" and "client.secret" all match. The slice is
-// a copy: the defaults cannot be changed from outside.
-func DefaultSecretKeys() []string { return append([]string(nil), defaultSecretKeys[:]...) }
+// DefaultKeys returns a copy of the names whose values are masked by
+// default (ledger.DefaultSecretKeys documents the matching).
+func DefaultKeys() []string { return append([]string(nil), defaultSecretKeys[:]...) }
+
+// Defaults is the default key list itself, for the executor (read only).
+func Defaults() []string { return defaultSecretKeys[:] }
 
 // Redacted replaces masked values.
 const Redacted = "[REDACTED]"
 
-// RedactKeys returns a redaction function for ExecutorOptions.Redact that
-// masks, at any depth of the decoded arguments (escapes resolved):
-//   - the value of every object key whose normalised name contains one of
-//     keys (normalised the same way, see [DefaultSecretKeys]);
-//   - the "value" of a name/value pair whose name is such a key, as in
-//     {"name":"Authorization","value":"Bearer …"};
-//   - the user information of URLs in strings (https://user:pass@host).
-//
-// Arguments that do not parse are replaced by their size and SHA-256:
-// {"unparsable":{"bytes":N,"sha256":"…"}}, never their text.
-func RedactKeys(keys ...string) func(tool string, args json.RawMessage) json.RawMessage {
-	r := newRedactor(keys)
+// Keys returns the redaction function of ledger.RedactKeys.
+func Keys(keys ...string) func(tool string, args json.RawMessage) json.RawMessage {
+	r := New(keys)
 	return func(_ string, args json.RawMessage) json.RawMessage {
-		out, _ := r.redact(args)
+		out, _ := r.Redact(args)
 		return out
 	}
 }
 
-// redactor masks secrets (see RedactKeys).
-type redactor struct {
+// A Redactor masks secrets (see ledger.RedactKeys).
+type Redactor struct {
 	keys  []string // normalised
 	first [256]bool
 }
 
-func newRedactor(keys []string) *redactor {
-	r := &redactor{}
+// New returns a Redactor masking keys (normalised as ledger.DefaultSecretKeys
+// describes).
+func New(keys []string) *Redactor {
+	r := &Redactor{}
 	for _, k := range keys {
 		if n := normKey(k); n != "" {
 			r.keys = append(r.keys, n)
@@ -78,7 +71,7 @@ func normKey(s string) string {
 	return b.String()
 }
 
-func (r *redactor) secret(key string) bool {
+func (r *Redactor) secret(key string) bool {
 	n := normKey(key)
 	for _, k := range r.keys {
 		if strings.Contains(n, k) {
@@ -88,18 +81,18 @@ func (r *redactor) secret(key string) bool {
 	return false
 }
 
-// redact returns args with secrets masked, and the strings it masked (so
+// Redact returns args with secrets masked, and the strings it masked (so
 // that a message quoting one can be scrubbed too).
-func (r *redactor) redact(args json.RawMessage) (json.RawMessage, []string) {
+func (r *Redactor) Redact(args json.RawMessage) (json.RawMessage, []string) {
 	if !json.Valid(args) {
-		return unparsable(args), nil
+		return Unparsable(args), nil
 	}
-	return r.redactValid(args)
+	return r.RedactValid(args)
 }
 
-// redactValid is redact for arguments known to be valid JSON, as the
+// RedactValid is Redact for arguments known to be valid JSON, as the
 // executor's records hold (validated arguments, or the unparsable form).
-func (r *redactor) redactValid(args json.RawMessage) (json.RawMessage, []string) {
+func (r *Redactor) RedactValid(args json.RawMessage) (json.RawMessage, []string) {
 	if !r.mayHaveSecret(args) {
 		return args, nil
 	}
@@ -107,20 +100,20 @@ func (r *redactor) redactValid(args json.RawMessage) (json.RawMessage, []string)
 	d := json.NewDecoder(bytes.NewReader(args))
 	d.UseNumber()
 	if d.Decode(&v) != nil {
-		return unparsable(args), nil
+		return Unparsable(args), nil
 	}
 	var masked []string
 	v = r.walk(v, &masked)
 	b, err := json.Marshal(v)
 	if err != nil {
-		return unparsable(args), masked
+		return Unparsable(args), masked
 	}
 	return b, masked
 }
 
-// unparsable stands in for arguments that are not JSON: their size and
+// Unparsable stands in for arguments that are not JSON: their size and
 // hash identify them without repeating a secret they may hold.
-func unparsable(args []byte) json.RawMessage {
+func Unparsable(args []byte) json.RawMessage {
 	sum := sha256.Sum256(args)
 	return json.RawMessage(fmt.Sprintf(`{"unparsable":{"bytes":%d,"sha256":"%s"}}`, len(args), hex.EncodeToString(sum[:])))
 }
@@ -129,7 +122,7 @@ func unparsable(args []byte) json.RawMessage {
 // something to mask: a backslash (an escape may spell a key), an '@' (a
 // URL's user information), or a key's letters in order, case folded,
 // separators skipped. Most arguments hold none and pass through untouched.
-func (r *redactor) mayHaveSecret(args []byte) bool {
+func (r *Redactor) mayHaveSecret(args []byte) bool {
 	for i := 0; i < len(args); i++ {
 		c := args[i]
 		if c == '\\' || c == '@' {
@@ -175,7 +168,7 @@ func lowerByte(c byte) byte {
 // pairNames are the keys naming the other member of a name/value pair.
 var pairNames = [...]string{"name", "key", "header", "field"}
 
-func (r *redactor) walk(v any, masked *[]string) any {
+func (r *Redactor) walk(v any, masked *[]string) any {
 	switch v := v.(type) {
 	case map[string]any:
 		pair := false
@@ -257,9 +250,9 @@ func maskUserinfo(s string, masked *[]string) string {
 	return b.String()
 }
 
-// scrub masks in msg every occurrence of the masked strings, as written or
+// Scrub masks in msg every occurrence of the masked strings, as written or
 // quoted (Go and JSON quoting differ only in escapes).
-func scrub(msg string, masked []string) string {
+func Scrub(msg string, masked []string) string {
 	for _, m := range masked {
 		if len(m) < 3 { // too short to mask without masking everything
 			continue
