@@ -42,7 +42,7 @@ type ApprovalOptions struct {
 func approvalRequest(call *ToolCall, hash string, scope approval.Scope) *approval.Request {
 	a := call.Spec.Annotations
 	req := &approval.Request{
-		Tool: call.Spec.Name, CallID: call.ID, RunID: call.RunID, Session: call.Session,
+		Tool: call.Spec.Name, CallID: call.CallID, RunID: call.RunID, Session: call.Session,
 		Integration: call.Integration, Args: call.Args, Ticket: call.Ticket,
 		ReadOnly: a.ReadOnly, Destructive: a.IsDestructive(), Idempotent: a.Idempotent, OpenWorld: a.IsOpenWorld(),
 		ArgsHash: hash, Scope: scope,

@@ -56,7 +56,7 @@ func BenchmarkTypedCall(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := spec.Call(ctx, benchCallArgs); err != nil {
+		if _, err := spec.CallDirect(ctx, benchCallArgs); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -91,7 +91,7 @@ func BenchmarkTypedCallList(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := spec.Call(ctx, benchCallArgs); err != nil {
+		if _, err := spec.CallDirect(ctx, benchCallArgs); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -9,13 +9,13 @@ import (
 	"github.com/agentadapter/agentadapter/runsync"
 )
 
-// Call runs the tool directly, with no executor: the arguments are checked
+// CallDirect runs the tool directly, with no executor: the arguments are checked
 // against the input schema (defaults applied), the handler runs, and the
 // result is checked against the output schema. It applies no policy (no
 // approval, limits, timeout, ledger); agent code should call tools through
 // an [Executor]. A panicking handler is recovered into a [KindToolError]
 // whose cause is a [*runsync.PanicError] carrying the stack.
-func (s *Spec) Call(ctx context.Context, args json.RawMessage) (*Result, error) {
+func (s *Spec) CallDirect(ctx context.Context, args json.RawMessage) (*Result, error) {
 	c, err := s.compiled()
 	if err != nil {
 		return nil, specError(err, s.Name, "")
@@ -32,6 +32,13 @@ func (s *Spec) Call(ctx context.Context, args json.RawMessage) (*Result, error) 
 		return nil, withTool(err, s.Name, "")
 	}
 	return r, nil
+}
+
+// Call runs the tool directly, like [Spec.CallDirect].
+//
+// Deprecated: use CallDirect (it skips every policy); or call through an Executor.
+func (s *Spec) Call(ctx context.Context, args json.RawMessage) (*Result, error) {
+	return s.CallDirect(ctx, args)
 }
 
 func (s *Spec) callHandler(ctx context.Context, args json.RawMessage) (res *Result, err error) {

@@ -7,12 +7,18 @@ import (
 	"time"
 )
 
-// ToolCall describes one tool call as it passes through the executor. Hooks,
-// guards and approval policies receive it; handlers read it with
-// [ToolCallFromContext].
+// ToolCall describes one tool call as it passes through the executor:
+// ToolCall is the [Request] after lookup, validation and scope. The caller
+// owns the Request; the executor builds the ToolCall, and hooks, guards and
+// approval policies receive it; handlers read it with [ToolCallFromContext].
 type ToolCall struct {
-	// ID identifies the call: the framework's tool call id when it has one,
-	// otherwise one made up by the executor.
+	// CallID identifies the call: the framework's tool call id when it has
+	// one ([Request.CallID]), otherwise one made up by the executor.
+	CallID string
+	// ID holds the same value as CallID.
+	//
+	// Deprecated: use CallID, the name every type that refers to a call
+	// uses (Request, Record, Ticket, Error).
 	ID string
 	// RunID is the id of the run scope the call belongs to (see [WithRun]),
 	// or "".

@@ -88,11 +88,11 @@ func TestTypedDecodeOverflow(t *testing.T) {
 		spec := adapter.MustTool("big", "", func(_ context.Context, a big) (string, error) { got = a; return "ok", nil },
 			&adapter.ToolOptions{InputSchema: schema})
 		for _, args := range []string{`{"u":21000000000000000000,"i":0}`, `{"u":0,"i":92233720368547758070}`, `{"u":0,"i":-92233720368547758080}`} {
-			if _, err := spec.Call(context.Background(), json.RawMessage(args)); adapter.KindOf(err) != adapter.KindArgsInvalid {
+			if _, err := spec.CallDirect(context.Background(), json.RawMessage(args)); adapter.KindOf(err) != adapter.KindArgsInvalid {
 				t.Errorf("schema %v: %s: err = %v (handler got %+v), want args_invalid", schema != nil, args, err, got)
 			}
 		}
-		if _, err := spec.Call(context.Background(), json.RawMessage(`{"u":18446744073709551615,"i":-9223372036854775808}`)); err != nil ||
+		if _, err := spec.CallDirect(context.Background(), json.RawMessage(`{"u":18446744073709551615,"i":-9223372036854775808}`)); err != nil ||
 			got != (big{U: 18446744073709551615, I: -9223372036854775808}) {
 			t.Errorf("schema %v: the extremes: err %v, got %+v", schema != nil, err, got)
 		}

@@ -23,7 +23,7 @@ func Example() {
 	add := adapter.MustTool("add", "Add two integers",
 		func(_ context.Context, in AddArgs) (int, error) { return in.A + in.B, nil }, nil)
 
-	res, err := add.Call(context.Background(), json.RawMessage(`{"a": 2, "b": 3}`))
+	res, err := add.CallDirect(context.Background(), json.RawMessage(`{"a": 2, "b": 3}`))
 	if err != nil {
 		panic(err)
 	}
@@ -31,7 +31,7 @@ func Example() {
 	fmt.Println("model reads:", res.Text())
 	fmt.Println("program gets:", string(structured))
 
-	_, err = add.Call(context.Background(), json.RawMessage(`{"a": "two"}`))
+	_, err = add.CallDirect(context.Background(), json.RawMessage(`{"a": "two"}`))
 	payload, _ := adapter.ModelPayload(err)
 	fmt.Println(payload)
 	// Output:
@@ -55,7 +55,7 @@ func ExampleNewTool_list() {
 			return []Reading{{"north", 3.5, 81}, {"south", 11, 64}}, nil
 		}, &adapter.ToolOptions{Annotations: adapter.Annotations{ReadOnly: true}})
 
-	res, err := readings.Call(context.Background(), nil)
+	res, err := readings.CallDirect(context.Background(), nil)
 	if err != nil {
 		panic(err)
 	}
@@ -89,7 +89,7 @@ func ExampleNewRawTool() {
 	if err != nil {
 		panic(err)
 	}
-	_, err = weather.Call(context.Background(), json.RawMessage(`{}`))
+	_, err = weather.CallDirect(context.Background(), json.RawMessage(`{}`))
 	fmt.Println(errors.Is(err, adapter.ErrToolError))
 	fmt.Println(err)
 	// Output:

@@ -276,7 +276,9 @@ func Default() *Executor {
 	return fallbackExecutor()
 }
 
-// Request is one call to [Executor.Do].
+// Request is one call to [Executor.Do], as the caller passes it. The
+// executor resolves it into a [ToolCall]: ToolCall is the Request after
+// lookup, validation and scope.
 type Request struct {
 	// Tool is the name to look up in the catalog.
 	Tool string
@@ -366,13 +368,14 @@ func (e *Executor) do(ctx context.Context, req *Request, unknown bool) (res *Res
 		st.start = e.now()
 	}
 	call := &st.call
-	call.ID, call.Tool, call.Integration, call.Native, call.Ticket = req.CallID, req.Tool, req.Integration, req.Native, req.Ticket
+	call.CallID, call.Tool, call.Integration, call.Native, call.Ticket = req.CallID, req.Tool, req.Integration, req.Native, req.Ticket
 	if call.Tool == "" && req.Spec != nil && !unknown {
 		call.Tool = req.Spec.Name
 	}
-	if call.ID == "" {
-		call.ID = newCallID()
+	if call.CallID == "" {
+		call.CallID = newCallID()
 	}
+	call.ID = call.CallID
 	call.Identity = IdentityFromContext(ctx)
 	call.Session = SessionFromContext(ctx)
 	if r := RunFromContext(ctx); r != nil {
@@ -384,7 +387,7 @@ func (e *Executor) do(ctx context.Context, req *Request, unknown bool) (res *Res
 	}
 	defer func() {
 		if p := recover(); p != nil { // a bug in the pipeline itself: contain it
-			res, err = nil, &Error{Kind: KindInternal, Tool: call.Tool, CallID: call.ID, Message: "internal error", Err: &runsync.PanicError{Value: p, Stack: debug.Stack()}}
+			res, err = nil, &Error{Kind: KindInternal, Tool: call.Tool, CallID: call.CallID, Message: "internal error", Err: &runsync.PanicError{Value: p, Stack: debug.Stack()}}
 		}
 		e.finish(ctx, span, st, res, err)
 	}()
@@ -397,7 +400,7 @@ func (e *Executor) do(ctx context.Context, req *Request, unknown bool) (res *Res
 	}
 	if spec == nil {
 		nf := UnknownTool(call.Tool)
-		nf.CallID = call.ID
+		nf.CallID = call.CallID
 		// The record names the tool as the error does: a flood of long
 		// made-up names keeps the ledger small.
 		call.Tool = nf.Tool
@@ -406,11 +409,11 @@ func (e *Executor) do(ctx context.Context, req *Request, unknown bool) (res *Res
 	call.Spec = spec
 	c, cerr := spec.compiled()
 	if cerr != nil {
-		return nil, specError(cerr, call.Tool, call.ID)
+		return nil, specError(cerr, call.Tool, call.CallID)
 	}
 	args, aerr := e.prepareArgs(st, spec, c, req.Args)
 	if aerr != nil {
-		return nil, withTool(aerr, call.Tool, call.ID)
+		return nil, withTool(aerr, call.Tool, call.CallID)
 	}
 	call.Args, st.valid, st.compiled = args, args, c
 	if len(e.opts.Hooks) == 0 {
@@ -423,10 +426,10 @@ func (e *Executor) do(ctx context.Context, req *Request, unknown bool) (res *Res
 		res, err = inv(ctx, call)
 	}
 	if err != nil {
-		return nil, toolError(err, call.Tool, call.ID)
+		return nil, toolError(err, call.Tool, call.CallID)
 	}
 	if res == nil {
-		return nil, &Error{Kind: KindToolError, Tool: call.Tool, CallID: call.ID, Message: "the tool returned no result"}
+		return nil, &Error{Kind: KindToolError, Tool: call.Tool, CallID: call.CallID, Message: "the tool returned no result"}
 	}
 	return res, nil
 }
@@ -855,7 +858,7 @@ func (e *Executor) invoke(ctx context.Context, st *callState, call *ToolCall) (*
 		var pe *runsync.PanicError
 		switch {
 		case errors.As(err, &pe):
-			e.logger.Error("adapter: tool handler panicked", "tool", call.Tool, "call_id", call.ID, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
+			e.logger.Error("adapter: tool handler panicked", "tool", call.Tool, "call_id", call.CallID, "panic", fmt.Sprint(pe.Value), "stack", string(pe.Stack))
 			return nil, &Error{Kind: KindToolError, Message: "the tool failed unexpectedly (it panicked)", Err: err}
 		case ctx.Err() != nil && errors.Is(ctx.Err(), context.Canceled):
 			return nil, &Error{Kind: KindCancelled, Message: "the caller cancelled the call", Err: ctx.Err()}
@@ -891,7 +894,7 @@ func (e *Executor) finish(ctx context.Context, span trace.Span, st *callState, r
 		span.SetAttributes(
 			attribute.String("gen_ai.operation.name", "execute_tool"),
 			attribute.String("gen_ai.tool.name", call.Tool),
-			attribute.String("gen_ai.tool.call.id", call.ID),
+			attribute.String("gen_ai.tool.call.id", call.CallID),
 			attribute.Bool("agentadapter.cache_hit", st.cacheHit),
 		)
 		if call.Spec != nil {
@@ -911,7 +914,7 @@ func (e *Executor) finish(ctx context.Context, span trace.Span, st *callState, r
 	}
 	r := records.Get().(*ledger.Record)
 	*r = ledger.Record{
-		Time: st.start, CallID: call.ID, RunID: call.RunID, Tool: call.Tool,
+		Time: st.start, CallID: call.CallID, RunID: call.RunID, Tool: call.Tool,
 		Integration: call.Integration, Outcome: outcome, Message: msg,
 		Ticket: st.ticket, Approver: st.approver, Requester: st.requester, CacheHit: st.cacheHit,
 		Duration: e.now().Sub(st.start),

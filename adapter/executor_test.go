@@ -481,8 +481,8 @@ func TestHooks(t *testing.T) {
 		{
 			name: "observe sees validated args with defaults",
 			hook: hookFunc(func(ctx context.Context, c *adapter.ToolCall, next adapter.Invoker) (*adapter.Result, error) {
-				if got := canonString(c.Args); got != `{"s":"d","x":1}` || c.Tool != "t" || c.Spec == nil || c.ID == "" {
-					return nil, fmt.Errorf("hook saw tool %q args %s id %q", c.Tool, c.Args, c.ID)
+				if got := canonString(c.Args); got != `{"s":"d","x":1}` || c.Tool != "t" || c.Spec == nil || c.CallID == "" || c.ID != c.CallID {
+					return nil, fmt.Errorf("hook saw tool %q args %s id %q", c.Tool, c.Args, c.CallID)
 				}
 				return next(ctx, c)
 			}),
@@ -970,7 +970,7 @@ func TestCallFromContext(t *testing.T) {
 		if c == nil {
 			return nil, errors.New("no call in ctx")
 		}
-		got = seen{c.ID, c.RunID, c.Integration, c.Tool, c.Native, string(c.Args), ""}
+		got = seen{c.CallID, c.RunID, c.Integration, c.Tool, c.Native, string(c.Args), ""}
 		if c.Identity != nil {
 			got.Subject = c.Identity.Subject
 		}
@@ -1012,7 +1012,7 @@ func TestGeneratedCallIDsAreUnique(t *testing.T) {
 	ids := map[string]bool{}
 	spec := rawTool("t", func(ctx context.Context, _ json.RawMessage) (*adapter.Result, error) {
 		mu.Lock()
-		ids[adapter.ToolCallFromContext(ctx).ID] = true
+		ids[adapter.ToolCallFromContext(ctx).CallID] = true
 		mu.Unlock()
 		return adapter.TextResult("ok"), nil
 	}, nil)

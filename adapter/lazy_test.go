@@ -57,7 +57,7 @@ func TestLazyCompile(t *testing.T) {
 					if i%2 == 0 {
 						_, errs[i] = ex.Call(context.Background(), "t", json.RawMessage(`{"x":{},"p":"a"}`))
 					} else {
-						_, errs[i] = spec.Call(context.Background(), json.RawMessage(`{"x":{},"p":"a"}`))
+						_, errs[i] = spec.CallDirect(context.Background(), json.RawMessage(`{"x":{},"p":"a"}`))
 					}
 				})
 			}
@@ -103,13 +103,13 @@ func TestLazyCompileValid(t *testing.T) {
 	for i := range 16 {
 		wg.Go(func() {
 			if i%2 == 0 {
-				r, err := spec.Call(context.Background(), json.RawMessage(`{"n":3}`))
+				r, err := spec.CallDirect(context.Background(), json.RawMessage(`{"n":3}`))
 				if err != nil || r.Text() != `{"n":3,"unit":"m"}` {
 					t.Errorf("valid call: %v, %v", r, err)
 				}
 				return
 			}
-			if _, err := spec.Call(context.Background(), json.RawMessage(`{"n":-1}`)); adapter.KindOf(err) != adapter.KindArgsInvalid {
+			if _, err := spec.CallDirect(context.Background(), json.RawMessage(`{"n":-1}`)); adapter.KindOf(err) != adapter.KindArgsInvalid {
 				t.Errorf("invalid call: %v, want args_invalid", err)
 			}
 		})

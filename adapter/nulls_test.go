@@ -151,7 +151,7 @@ func TestNullForOptionalDefault(t *testing.T) {
 	tool := adapter.MustRawTool("d", "d", &jsonschema.Schema{Type: "object",
 		Properties: map[string]*jsonschema.Schema{"level": {Type: "integer", Default: json.RawMessage(`3`)}}},
 		rec.handle, &adapter.ToolOptions{Annotations: readOnly})
-	if _, err := tool.Call(context.Background(), json.RawMessage(`{"level":null}`)); err != nil {
+	if _, err := tool.CallDirect(context.Background(), json.RawMessage(`{"level":null}`)); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := rec.got(), `{"level":3}`; got != want {

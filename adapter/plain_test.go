@@ -282,7 +282,7 @@ func TestPlainOutputProofIsNarrow(t *testing.T) {
 	}
 	spec := MustTool("w", "", func(context.Context, struct{}) (w, error) { return w{N: 1}, nil }, nil)
 	spec.OutputSchema = &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"n": {Type: "integer", Minimum: jsonschema.Ptr(2.0)}}}
-	if _, err := spec.Call(context.Background(), nil); KindOf(err) != KindToolError {
+	if _, err := spec.CallDirect(context.Background(), nil); KindOf(err) != KindToolError {
 		t.Errorf("replaced output schema: %v, want tool_error", err)
 	}
 	orig := MustTool("w", "", func(context.Context, struct{}) (w, error) { return w{N: 1}, nil }, nil)

@@ -43,7 +43,7 @@ func TestRefLoopRejected(t *testing.T) {
 			if err != nil {
 				t.Fatalf("NewRawTool: %v", err)
 			}
-			if _, err := spec.Call(context.Background(), json.RawMessage(`{}`)); err != nil {
+			if _, err := spec.CallDirect(context.Background(), json.RawMessage(`{}`)); err != nil {
 				t.Fatalf("Call: %v", err)
 			}
 		})
@@ -57,7 +57,7 @@ func TestNullViolationMessage(t *testing.T) {
 		City string `json:"city"`
 	}
 	spec := adapter.MustTool("w", "", func(_ context.Context, _ in) (string, error) { return "", nil }, nil)
-	_, err := spec.Call(context.Background(), json.RawMessage(`{"city":null}`))
+	_, err := spec.CallDirect(context.Background(), json.RawMessage(`{"city":null}`))
 	if err == nil || strings.Contains(err.Error(), "reflect") || !strings.Contains(err.Error(), "null") {
 		t.Fatalf("got %v, want a message naming null", err)
 	}

@@ -154,7 +154,7 @@ func TestRawOutputValidation(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := spec.Call(context.Background(), json.RawMessage(`{}`))
+			res, err := spec.CallDirect(context.Background(), json.RawMessage(`{}`))
 			if res != nil {
 				t.Errorf("a result leaked past output validation: %+v", res)
 			}
@@ -170,7 +170,7 @@ func TestRawOutputValidation(t *testing.T) {
 	ok, _ := adapter.NewRawTool("weather", "", objectSchema, func(context.Context, json.RawMessage) (*adapter.Result, error) {
 		return &adapter.Result{Structured: json.RawMessage(`{"temp_c":21.5,"humidity":40}`)}, nil
 	}, &adapter.ToolOptions{OutputSchema: out})
-	if _, err := ok.Call(context.Background(), nil); err != nil {
+	if _, err := ok.CallDirect(context.Background(), nil); err != nil {
 		t.Errorf("valid upstream JSON: %v", err)
 	}
 }
@@ -214,7 +214,7 @@ func TestArgsValidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.args, func(t *testing.T) {
-			_, err := spec.Call(context.Background(), json.RawMessage(tt.args))
+			_, err := spec.CallDirect(context.Background(), json.RawMessage(tt.args))
 			var ae *adapter.Error
 			if !errors.As(err, &ae) || ae.Kind != adapter.KindArgsInvalid || ae.Tool != "forecast" {
 				t.Fatalf("err = %v, want args_invalid for tool forecast", err)
@@ -225,7 +225,7 @@ func TestArgsValidation(t *testing.T) {
 		})
 	}
 	big := make([]byte, adapter.DefaultMaxArgBytes+1)
-	if _, err := spec.Call(context.Background(), big); !errors.Is(err, adapter.ErrArgsInvalid) || !strings.Contains(err.Error(), "limit") {
+	if _, err := spec.CallDirect(context.Background(), big); !errors.Is(err, adapter.ErrArgsInvalid) || !strings.Contains(err.Error(), "limit") {
 		t.Errorf("oversized args: %v, want args_invalid about the limit", err)
 	}
 }
@@ -237,7 +237,7 @@ func TestDefaultsApplied(t *testing.T) {
 		"city": {Type: "string"},
 	}}
 	spec := adapter.MustRawTool("d", "", in, rawEcho, nil)
-	res, err := spec.Call(context.Background(), json.RawMessage(`{"city":"Nice"}`))
+	res, err := spec.CallDirect(context.Background(), json.RawMessage(`{"city":"Nice"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestDefaultsApplied(t *testing.T) {
 	// Without defaults the handler gets the canonical form of the value
 	// (numbers keep their text).
 	plain := adapter.MustRawTool("p", "", objectSchema, rawEcho, nil)
-	res, err = plain.Call(context.Background(), json.RawMessage(`{"b": 1.50, "a": 2}`))
+	res, err = plain.CallDirect(context.Background(), json.RawMessage(`{"b": 1.50, "a": 2}`))
 	if err != nil || res.Text() != `{"a":2,"b":1.50}` {
 		t.Errorf("args without defaults: %q, %v; want the canonical form", res.Text(), err)
 	}
@@ -260,7 +260,7 @@ func TestSpecLiteral(t *testing.T) {
 	var wg sync.WaitGroup
 	for range 8 {
 		wg.Go(func() {
-			if _, err := spec.Call(context.Background(), json.RawMessage(`{"a":1}`)); err != nil {
+			if _, err := spec.CallDirect(context.Background(), json.RawMessage(`{"a":1}`)); err != nil {
 				t.Error(err)
 			}
 		})
@@ -273,12 +273,12 @@ func TestSpecLiteral(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec2.InputSchema = &jsonschema.Schema{Type: "object", Required: []string{"x"}}
-	if _, err := spec2.Call(context.Background(), json.RawMessage(`{}`)); !errors.Is(err, adapter.ErrArgsInvalid) {
+	if _, err := spec2.CallDirect(context.Background(), json.RawMessage(`{}`)); !errors.Is(err, adapter.ErrArgsInvalid) {
 		t.Errorf("after swapping the input schema: %v, want args_invalid", err)
 	}
 
 	bad := &adapter.Spec{Name: "bad name", InputSchema: objectSchema, Handler: rawEcho}
-	if _, err := bad.Call(context.Background(), nil); adapter.KindOf(err) != adapter.KindInternal {
+	if _, err := bad.CallDirect(context.Background(), nil); adapter.KindOf(err) != adapter.KindInternal {
 		t.Errorf("calling an invalid spec: %v, want internal", err)
 	}
 }
@@ -287,7 +287,7 @@ func TestCallRecoversPanic(t *testing.T) {
 	spec := adapter.MustRawTool("boom", "", objectSchema, func(context.Context, json.RawMessage) (*adapter.Result, error) {
 		panic("secret internal state 0xdeadbeef")
 	}, nil)
-	_, err := spec.Call(context.Background(), nil)
+	_, err := spec.CallDirect(context.Background(), nil)
 	var ae *adapter.Error
 	if !errors.As(err, &ae) || ae.Kind != adapter.KindToolError {
 		t.Fatalf("err = %v, want a tool_error", err)
@@ -349,7 +349,7 @@ func TestSpecOptionsAndClone(t *testing.T) {
 	if err := c.Check(); err != nil {
 		t.Errorf("clone: %v", err)
 	}
-	if res, err := c.Call(context.Background(), json.RawMessage(`{}`)); err != nil || res.Text() != "{}" {
+	if res, err := c.CallDirect(context.Background(), json.RawMessage(`{}`)); err != nil || res.Text() != "{}" {
 		t.Errorf("clone call: %v %v", res, err)
 	}
 }
@@ -404,7 +404,7 @@ func FuzzCallArgs(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		res, err := spec.Call(context.Background(), b)
+		res, err := spec.CallDirect(context.Background(), b)
 		if err != nil {
 			if k := adapter.KindOf(err); k != adapter.KindArgsInvalid {
 				t.Fatalf("args %q: kind %s (%v), want args_invalid", b, k, err)
@@ -423,7 +423,7 @@ func FuzzCallArgs(f *testing.F) {
 func TestArgsErrorsHideGoTypes(t *testing.T) {
 	spec := adapter.MustRawTool("n", "", objectSchema, rawEcho, nil)
 	for _, args := range []string{`{"a": 1e400}`, `{"a": `, `{"a": 1}}`} {
-		_, err := spec.Call(context.Background(), json.RawMessage(args))
+		_, err := spec.CallDirect(context.Background(), json.RawMessage(args))
 		var ae *adapter.Error
 		if !errors.As(err, &ae) || ae.Kind != adapter.KindArgsInvalid {
 			t.Fatalf("%s: %v, want args_invalid", args, err)
@@ -451,7 +451,7 @@ func TestHandlerErrorKinds(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			spec := adapter.MustRawTool("h", "", objectSchema, func(context.Context, json.RawMessage) (*adapter.Result, error) { return nil, tt.err }, nil)
-			_, err := spec.Call(context.Background(), nil)
+			_, err := spec.CallDirect(context.Background(), nil)
 			var ae *adapter.Error
 			if !errors.As(err, &ae) || ae.Kind != tt.kind || ae.Tool != "h" {
 				t.Fatalf("err = %v, want kind %s for tool h", err, tt.kind)
@@ -470,7 +470,7 @@ func TestHandlerErrorKinds(t *testing.T) {
 		})
 	}
 	nilRes := adapter.MustRawTool("n", "", objectSchema, func(context.Context, json.RawMessage) (*adapter.Result, error) { return nil, nil }, nil)
-	if _, err := nilRes.Call(context.Background(), nil); adapter.KindOf(err) != adapter.KindToolError {
+	if _, err := nilRes.CallDirect(context.Background(), nil); adapter.KindOf(err) != adapter.KindToolError {
 		t.Errorf("nil result: %v, want tool_error", err)
 	}
 }

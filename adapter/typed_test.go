@@ -193,7 +193,7 @@ func TestWrapping(t *testing.T) {
 			if err != nil {
 				t.Fatalf("NewTool: %v", err)
 			}
-			res, err := spec.Call(context.Background(), nil)
+			res, err := spec.CallDirect(context.Background(), nil)
 			if err != nil {
 				t.Fatalf("Call: %v", err)
 			}
@@ -303,7 +303,7 @@ func TestOutputValidatedByCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = spec.Call(context.Background(), nil)
+	_, err = spec.CallDirect(context.Background(), nil)
 	var ae *adapter.Error
 	if !errors.As(err, &ae) || ae.Kind != adapter.KindToolError {
 		t.Fatalf("Call error = %v, want a tool_error", err)
@@ -311,7 +311,7 @@ func TestOutputValidatedByCall(t *testing.T) {
 	if !strings.Contains(ae.Message, "humidity") {
 		t.Errorf("message %q does not name the field humidity", ae.Message)
 	}
-	if _, err := adapter.MustTool("weather", "", fn, nil).Call(context.Background(), nil); err != nil {
+	if _, err := adapter.MustTool("weather", "", fn, nil).CallDirect(context.Background(), nil); err != nil {
 		t.Errorf("with the inferred schema: %v", err)
 	}
 }
@@ -323,7 +323,7 @@ func TestOutputText(t *testing.T) {
 		if spec.OutputSchema != nil {
 			t.Errorf("OutputSchema = %v, want nil for OutputText", spec.OutputSchema)
 		}
-		res, err := spec.Call(context.Background(), nil)
+		res, err := spec.CallDirect(context.Background(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -337,7 +337,7 @@ func TestOutputText(t *testing.T) {
 	t.Run("struct", func(t *testing.T) {
 		spec := adapter.MustTool("w", "", func(context.Context, empty) (Weather, error) { return Weather{City: "Rome"}, nil },
 			&adapter.ToolOptions{Output: adapter.OutputText})
-		res, err := spec.Call(context.Background(), nil)
+		res, err := spec.CallDirect(context.Background(), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -355,7 +355,7 @@ func TestOutputText(t *testing.T) {
 		if err != nil {
 			t.Fatalf("NewTool: %v", err)
 		}
-		res, err := spec.Call(context.Background(), nil)
+		res, err := spec.CallDirect(context.Background(), nil)
 		if err != nil || res.Text() != "{}" {
 			t.Errorf("Call = %v, %v; want text {}", res.Text(), err)
 		}
@@ -435,7 +435,7 @@ func TestTypedInput(t *testing.T) {
 	}
 	var got args
 	spec := adapter.MustTool("in", "", func(_ context.Context, a args) (string, error) { got = a; return "ok", nil }, nil)
-	if _, err := spec.Call(context.Background(), json.RawMessage(`{"city":"Lyon","blob":"AQI="}`)); err != nil {
+	if _, err := spec.CallDirect(context.Background(), json.RawMessage(`{"city":"Lyon","blob":"AQI="}`)); err != nil {
 		t.Fatalf("Call: %v", err)
 	}
 	if diff := cmp.Diff(args{City: "Lyon", Blob: []byte{1, 2}}, got); diff != "" {
@@ -448,13 +448,13 @@ func TestTypedInput(t *testing.T) {
 	// In = any takes any object, decoded as a map.
 	var m any
 	anyIn := adapter.MustTool("anyin", "", func(_ context.Context, a any) (int, error) { m = a; return 1, nil }, nil)
-	if _, err := anyIn.Call(context.Background(), json.RawMessage(`{"k":[1]}`)); err != nil {
+	if _, err := anyIn.CallDirect(context.Background(), json.RawMessage(`{"k":[1]}`)); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(map[string]any{"k": []any{1.0}}, m); diff != "" {
 		t.Errorf("In=any (-want +got):\n%s", diff)
 	}
-	if _, err := anyIn.Call(context.Background(), json.RawMessage(`[1]`)); adapter.KindOf(err) != adapter.KindArgsInvalid {
+	if _, err := anyIn.CallDirect(context.Background(), json.RawMessage(`[1]`)); adapter.KindOf(err) != adapter.KindArgsInvalid {
 		t.Errorf("In=any with an array: %v, want args_invalid", err)
 	}
 
@@ -481,7 +481,7 @@ func TestTypedInput(t *testing.T) {
 // tool errors, and encoding failures are tool errors with model-safe text.
 func TestTypedErrors(t *testing.T) {
 	plain := adapter.MustTool("p", "", func(context.Context, empty) (int, error) { return 0, errors.New("disk full") }, nil)
-	_, err := plain.Call(context.Background(), nil)
+	_, err := plain.CallDirect(context.Background(), nil)
 	var ae *adapter.Error
 	if !errors.As(err, &ae) || ae.Kind != adapter.KindToolError || ae.Message != "disk full" || ae.Tool != "p" {
 		t.Errorf("plain error: %#v", err)
@@ -489,17 +489,17 @@ func TestTypedErrors(t *testing.T) {
 	denied := adapter.MustTool("d", "", func(context.Context, empty) (int, error) {
 		return 0, adapter.NewError(adapter.KindNotFound, "no such city")
 	}, nil)
-	if _, err := denied.Call(context.Background(), nil); !errors.Is(err, adapter.ErrNotFound) {
+	if _, err := denied.CallDirect(context.Background(), nil); !errors.Is(err, adapter.ErrNotFound) {
 		t.Errorf("typed error: %v, want not_found", err)
 	}
 	nan := adapter.MustTool("nan", "", func(context.Context, empty) (float64, error) { return math.NaN(), nil }, nil)
-	_, err = nan.Call(context.Background(), nil)
+	_, err = nan.CallDirect(context.Background(), nil)
 	if !errors.As(err, &ae) || ae.Kind != adapter.KindToolError || !strings.Contains(ae.Message, "NaN") {
 		t.Errorf("NaN result: %v, want a tool_error mentioning NaN", err)
 	}
 	// A nil *struct is an optional result that is absent, not an error.
 	nilObj := adapter.MustTool("nilobj", "", func(context.Context, empty) (*Weather, error) { return nil, nil }, nil)
-	if res, err := nilObj.Call(context.Background(), nil); err != nil || len(res.Content) != 0 {
+	if res, err := nilObj.CallDirect(context.Background(), nil); err != nil || len(res.Content) != 0 {
 		t.Errorf("nil *struct: %v, %v; want {\"result\": null} and no content", res, err)
 	}
 	type strict struct {
@@ -509,7 +509,7 @@ func TestTypedErrors(t *testing.T) {
 	// with a schema override; its message must not leak Go types.
 	loose := adapter.MustTool("loose", "", func(context.Context, strict) (int, error) { return 0, nil },
 		&adapter.ToolOptions{InputSchema: &jsonschema.Schema{Type: "object"}})
-	_, err = loose.Call(context.Background(), json.RawMessage(`{"n":"x"}`))
+	_, err = loose.CallDirect(context.Background(), json.RawMessage(`{"n":"x"}`))
 	if !errors.As(err, &ae) || ae.Kind != adapter.KindArgsInvalid || !strings.Contains(ae.Message, "$.n") ||
 		strings.Contains(ae.Message, "int8") || strings.Contains(ae.Message, "Go ") {
 		t.Errorf("decode error: %v, want args_invalid naming $.n without Go types", err)
@@ -529,20 +529,20 @@ func TestSchemasCompiledOnce(t *testing.T) {
 	spec := adapter.MustTool("w", "", fn, nil)
 	spec.OutputSchema.Required = append(spec.OutputSchema.Required, "never_set")
 	spec.InputSchema.Required = append(spec.InputSchema.Required, "never_sent")
-	if _, err := spec.Call(context.Background(), json.RawMessage(`{"city":"Paris"}`)); err != nil {
+	if _, err := spec.CallDirect(context.Background(), json.RawMessage(`{"city":"Paris"}`)); err != nil {
 		t.Fatalf("in-place schema edits reached a call, so schemas are compiled per call: %v", err)
 	}
 	// Replacing the schema (a new pointer) is seen: the cache is keyed by it.
 	strict := *spec.OutputSchema
 	spec.OutputSchema = &strict
 	spec.InputSchema.Required = []string{"city"} // recompiled too: undo the impossible edit
-	if _, err := spec.Call(context.Background(), json.RawMessage(`{"city":"Paris"}`)); err == nil || !strings.Contains(err.Error(), "never_set") {
+	if _, err := spec.CallDirect(context.Background(), json.RawMessage(`{"city":"Paris"}`)); err == nil || !strings.Contains(err.Error(), "never_set") {
 		t.Errorf("a replaced output schema was not compiled: %v", err)
 	}
 
 	fresh := adapter.MustTool("w", "", fn, nil)
 	callAllocs := testing.AllocsPerRun(50, func() {
-		if _, err := fresh.Call(context.Background(), json.RawMessage(`{"city":"Paris"}`)); err != nil {
+		if _, err := fresh.CallDirect(context.Background(), json.RawMessage(`{"city":"Paris"}`)); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -573,7 +573,7 @@ func TestStructuredReplaced(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := tt.spec.Call(context.Background(), nil)
+			res, err := tt.spec.CallDirect(context.Background(), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

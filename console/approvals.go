@@ -366,7 +366,9 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
 	msg := t.Reason
 	if always {
 		// Only the operator who won the ticket sets the rule.
-		rule := adapter.StandingRule{Tool: t.Tool, Subject: t.Subject, Verdict: adapter.VerdictApproved, Reason: t.Reason, Approver: op.Name, Created: c.now()}
+		// The rule is for the caller, not the ticket's cap key (which
+		// carries the session under ScopeSession).
+		rule := adapter.StandingRule{Tool: t.Tool, Subject: t.Requester(), Verdict: adapter.VerdictApproved, Reason: t.Reason, Approver: op.Name, Created: c.now()}
 		if done == "denied" {
 			rule.Verdict = adapter.VerdictDenied
 		}
@@ -376,7 +378,7 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
 			c.showApprovals(w, r, http.StatusConflict, "", "The ticket was "+done+", but the standing decision could not be recorded: "+truncate(err.Error(), 200))
 			return
 		}
-		who := t.Subject
+		who := rule.Subject
 		if who == "" {
 			who = "unauthenticated callers"
 		}
@@ -387,7 +389,7 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
 		msg = strings.TrimSpace(fmt.Sprintf("standing: always %s %s for %s. %s", verb, t.Tool, who, t.Reason))
 		done += "-always"
 		c.write(r.Context(), &adapter.Record{
-			Time: rule.Created, Tool: t.Tool, Source: Source, Integration: Source, Subject: t.Subject,
+			Time: rule.Created, Tool: t.Tool, Source: Source, Integration: Source, Subject: rule.Subject,
 			Outcome: OutcomeStanding, Approval: rule.Verdict.String(), Approver: op.Name, Message: t.Reason, Ticket: t.ID,
 		})
 	}

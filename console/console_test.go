@@ -414,6 +414,24 @@ func TestStandingDecisions(t *testing.T) {
 			t.Errorf("standing records %q, want %q", got, want)
 		}
 	})
+	t.Run("session scope", func(t *testing.T) {
+		// Under ScopeSession the ticket's subject is qualified by its
+		// session; the standing decision is still for the caller.
+		e := newEnv(t, envOptions{standing: true, scope: adapter.ScopeSession})
+		o := e.login("tok-alice")
+		tk := e.hold(adapter.WithSession(ctx, "s1"), `{"path":"/tmp/a"}`)
+		if res := o.post("decide", url.Values{"ticket": {tk}, "action": {"approve-always"}}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("approve-always: %d %s", res.StatusCode, body(res))
+		}
+		for _, s := range []string{"s1", "s2"} {
+			if _, err := e.exec.Call(adapter.WithSession(as("agent-7"), s), "delete_file", json.RawMessage(`{"path":"/tmp/b"}`)); err != nil {
+				t.Errorf("session %s: call covered by the standing approval: %v", s, err)
+			}
+		}
+		if _, err := e.exec.Call(adapter.WithSession(as("agent-8"), "s1"), "delete_file", json.RawMessage(`{"path":"/tmp/b"}`)); adapter.KindOf(err) != adapter.KindApprovalPending {
+			t.Errorf("another requester's call: %v, want approval_pending", err)
+		}
+	})
 	t.Run("deny always", func(t *testing.T) {
 		e := newEnv(t, envOptions{standing: true})
 		o := e.login("tok-bob")

@@ -87,6 +87,7 @@ type envOptions struct {
 	anonymous bool
 	servers   bool // import an upstream MCP server (for quarantine)
 	standing  bool // allow standing decisions for delete_file
+	scope     adapter.ApprovalScope
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -113,7 +114,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 		port = standing
 	}
 	e.exec = adapter.NewExecutor(e.reg, &adapter.ExecutorOptions{
-		Approval: adapter.ApprovalOptions{Port: port},
+		Approval: adapter.ApprovalOptions{Port: port, Scope: o.scope},
 		Ledger:   e.ledger,
 		Redact:   adapter.RedactKeys(adapter.DefaultSecretKeys()...),
 		Logger:   slog.New(slog.DiscardHandler),

@@ -129,14 +129,14 @@ func (d *Deferred) Decide(ctx context.Context, req *Request) (Decision, error) {
 				}
 				return Decision{}, err
 			}
-			return Decision{Verdict: VerdictApproved, Approver: t.Approver, Ticket: t.ID, Requester: requesterOf(t), Args: t.Edited}, nil
+			return Decision{Verdict: VerdictApproved, Approver: t.Approver, Ticket: t.ID, Requester: t.Requester(), Args: t.Edited}, nil
 		case TicketDenied:
 			if err := d.Store.Transition(ctx, t.ID, TicketDenied, TicketConsumed, "", "", now); err != nil && !errors.Is(err, ErrTicketState) && !errors.Is(err, ErrTicketExpired) {
 				return Decision{}, err
 			}
-			return Decision{Verdict: VerdictDenied, Reason: t.Reason, Approver: t.Approver, Ticket: t.ID, Requester: requesterOf(t)}, nil
+			return Decision{Verdict: VerdictDenied, Reason: t.Reason, Approver: t.Approver, Ticket: t.ID, Requester: t.Requester()}, nil
 		case TicketPending:
-			return Decision{Verdict: VerdictPending, Ticket: t.ID, Requester: requesterOf(t)}, nil
+			return Decision{Verdict: VerdictPending, Ticket: t.ID, Requester: t.Requester()}, nil
 		}
 	}
 	return d.newTicket(ctx, req, key, now)
@@ -219,9 +219,11 @@ func SessionSubject(subject, session string) string {
 	return subject + sessionSep + session
 }
 
-// requesterOf returns who asked for t: its subject, less the session that
-// qualifies it under ScopeSession.
-func requesterOf(t *Ticket) string {
+// Requester returns who asked for t: the caller's subject, as
+// [Request.Subject] names it. Under ScopeSession that is [Ticket.Subject]
+// less the session that qualifies it; under every other scope the two are
+// the same. A standing decision taken on t is for its Requester.
+func (t *Ticket) Requester() string {
 	if t.Scope == ScopeSession && t.Session != "" {
 		if s, ok := strings.CutSuffix(t.Subject, sessionSep+t.Session); ok {
 			return s

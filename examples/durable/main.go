@@ -327,7 +327,7 @@ func (a *app) transfer(ctx context.Context, in transferIn) (string, error) {
 		return "", err
 	}
 	defer f.Close()
-	if _, err := fmt.Fprintf(f, "%s %s %d\n", adapter.ToolCallFromContext(ctx).ID, in.To, in.Amount); err != nil {
+	if _, err := fmt.Fprintf(f, "%s %s %d\n", adapter.ToolCallFromContext(ctx).CallID, in.To, in.Amount); err != nil {
 		return "", err
 	}
 	if err := f.Sync(); err != nil {

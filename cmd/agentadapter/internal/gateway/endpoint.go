@@ -332,7 +332,7 @@ func (l *limiter) hook(next adapter.Invoker) adapter.Invoker {
 		}
 		l.mu.Unlock()
 		if refuse != "" {
-			return nil, &adapter.Error{Kind: adapter.KindRunLimitExceeded, Tool: c.Tool, CallID: c.ID, Message: refuse}
+			return nil, &adapter.Error{Kind: adapter.KindRunLimitExceeded, Tool: c.Tool, CallID: c.CallID, Message: refuse}
 		}
 		return next(ctx, c)
 	}
