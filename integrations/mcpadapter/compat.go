@@ -3,10 +3,18 @@
 package mcpadapter
 
 import (
+	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/oauth"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/pin"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
 )
+
+// Approver is the old name of [approval.Decider].
+//
+// Deprecated: use [approval.Decider]; go fix -inline rewrites it.
+//
+//go:fix inline
+type Approver = approval.Decider
 
 // AuthorizationHandler is the old name of [oauth.AuthorizationHandler].
 //

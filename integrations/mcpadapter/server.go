@@ -81,12 +81,6 @@ type ExportOptions struct {
 	Tasks *TaskOptions
 }
 
-// An Approver decides approval tickets; *adapter.Deferred is one.
-type Approver interface {
-	Approve(ctx context.Context, ticket, approver string) error
-	Deny(ctx context.Context, ticket, reason, approver string) error
-}
-
 // Exporter serves the specs of a registry as MCP tools, calling every one
 // through an executor. It follows the registry: specs registered, replaced
 // or unregistered later are added to, replaced on or removed from the MCP
