@@ -4,7 +4,10 @@
 // (which errors the model reads, run scopes, the test kit) is package
 // [kit]'s; this package adds eino's calling convention.
 //
-//	tools, err := einoadapter.Tools(reg, exec, nil)
+//	// The stock react agent cannot pause: a call held for approval comes
+//	// back to the model as a payload with its ticket (for a real pause, run
+//	// ExportGraph in a graph compiled with a checkpoint store).
+//	tools, err := einoadapter.Tools(reg, exec, &einoadapter.Options{PendingAsPayload: true})
 //	if err != nil {
 //		log.Fatal(err)
 //	}
