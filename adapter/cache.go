@@ -35,10 +35,10 @@ type CacheOptions struct {
 	// Tools lists the cached tools with their TTL (zero: TTL).
 	Tools map[string]time.Duration
 	// Shared lets a result cached for one caller serve another. By default
-	// entries are kept per caller ([Identity.Subject]; calls without an
-	// identity share the empty subject), so that one user is never served
-	// what a tool returned for another. Set it only for tools whose results
-	// do not depend on who calls.
+	// entries are kept per caller (the Subject of [ToolCall.Identity];
+	// calls without an identity share the empty subject), so that one
+	// user is never served what a tool returned for another. Set it only
+	// for tools whose results do not depend on who calls.
 	Shared bool
 }
 

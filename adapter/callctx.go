@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"sync"
 	"time"
+
+	"github.com/agentadapter/agentadapter/adapter/caller"
 )
 
 // ToolCall describes one tool call as it passes through the executor:
@@ -40,11 +42,11 @@ type ToolCall struct {
 	// one (the MCP export with bearer auth does), or an anonymous caller
 	// told apart by its session (Identity.Anonymous: the MCP export
 	// without auth).
-	Identity *Identity
+	Identity *caller.Identity
 	// Ticket is the approval ticket the caller presents to resume a call
 	// that was pending approval.
 	Ticket string
-	// Session identifies the caller's session (see [WithSession]), such as
+	// Session identifies the caller's session (see [caller.WithSession]), such as
 	// one MCP client connection, or "".
 	Session string
 
@@ -54,27 +56,7 @@ type ToolCall struct {
 	decodedFrom json.RawMessage
 }
 
-// Identity is a verified caller, or an anonymous one told apart by its
-// session (Anonymous).
-type Identity struct {
-	// Subject identifies the caller (a user id, a client id). An
-	// anonymous caller's is "anonymous:" and its session id.
-	Subject string
-	// Anonymous is true for a caller that proved no identity: an
-	// integration without authentication (the MCP export without Auth)
-	// makes each session its own caller, so that tickets, caps, the cache
-	// and limits that count per subject count per session, and nothing
-	// proves who is behind it.
-	Anonymous bool
-	// Scopes are the permissions the caller's credential grants.
-	Scopes []string
-	// Extra carries what else the verifier learnt (claims, tenant...).
-	Extra map[string]any
-}
-
 type callKey struct{}
-type sessionKey struct{}
-type identityKey struct{}
 
 // ToolCallFromContext returns the call a handler is serving, or nil outside a
 // tool call.
@@ -85,32 +67,6 @@ func ToolCallFromContext(ctx context.Context) *ToolCall {
 
 func withCall(ctx context.Context, c *ToolCall) context.Context {
 	return context.WithValue(ctx, callKey{}, c)
-}
-
-// WithIdentity returns a context carrying a verified identity; the executor
-// copies it into [ToolCall.Identity].
-func WithIdentity(ctx context.Context, id *Identity) context.Context {
-	return context.WithValue(ctx, identityKey{}, id)
-}
-
-// IdentityFromContext returns the identity set by [WithIdentity], or nil.
-func IdentityFromContext(ctx context.Context) *Identity {
-	id, _ := ctx.Value(identityKey{}).(*Identity)
-	return id
-}
-
-// WithSession returns a context whose tool calls belong to the session id:
-// the executor copies it into [ToolCall.Session], and approvals under
-// [ScopeSession] are bound to it. The MCP export sets one per client
-// session.
-func WithSession(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, sessionKey{}, id)
-}
-
-// SessionFromContext returns the session id set by [WithSession], or "".
-func SessionFromContext(ctx context.Context) string {
-	id, _ := ctx.Value(sessionKey{}).(string)
-	return id
 }
 
 // callCtx is a handler's context when the caller's context can never be

@@ -9,6 +9,7 @@ import (
 	"iter"
 
 	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/caller"
 	"github.com/agentadapter/agentadapter/adapter/canonical"
 	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/adapter/progress"
@@ -221,6 +222,22 @@ var ErrTicketState = approval.ErrTicketState
 //go:fix inline
 type HeadVerifier = ledger.HeadVerifier
 
+// Identity is the old name of [caller.Identity].
+//
+// Deprecated: use [caller.Identity]; go fix -inline rewrites it.
+//
+//go:fix inline
+type Identity = caller.Identity
+
+// IdentityFromContext is the old name of [caller.IdentityFrom].
+//
+// Deprecated: use [caller.IdentityFrom]; go fix -inline rewrites it.
+//
+//go:fix inline
+func IdentityFromContext(ctx context.Context) *caller.Identity {
+	return caller.IdentityFrom(ctx)
+}
+
 // JSONLLedger is the old name of [ledger.JSONL].
 //
 // Deprecated: use [ledger.JSONL]; go fix -inline rewrites it.
@@ -419,6 +436,15 @@ const ScopeSession = approval.ScopeSession
 //go:fix inline
 const ScopeSubject = approval.ScopeSubject
 
+// SessionFromContext is the old name of [caller.SessionFrom].
+//
+// Deprecated: use [caller.SessionFrom]; go fix -inline rewrites it.
+//
+//go:fix inline
+func SessionFromContext(ctx context.Context) string {
+	return caller.SessionFrom(ctx)
+}
+
 // SessionSubject is the old name of [approval.SessionSubject].
 //
 // Deprecated: use [approval.SessionSubject]; go fix -inline rewrites it.
@@ -606,6 +632,15 @@ func WantsProgress(ctx context.Context) bool {
 	return progress.Wanted(ctx)
 }
 
+// WithIdentity is the old name of [caller.WithIdentity].
+//
+// Deprecated: use [caller.WithIdentity]; go fix -inline rewrites it.
+//
+//go:fix inline
+func WithIdentity(ctx context.Context, id *caller.Identity) context.Context {
+	return caller.WithIdentity(ctx, id)
+}
+
 // WithProgress is the old name of [progress.With].
 //
 // Deprecated: use [progress.With]; go fix -inline rewrites it.
@@ -613,6 +648,15 @@ func WantsProgress(ctx context.Context) bool {
 //go:fix inline
 func WithProgress(ctx context.Context, fn func(progress.Event)) context.Context {
 	return progress.With(ctx, fn)
+}
+
+// WithSession is the old name of [caller.WithSession].
+//
+// Deprecated: use [caller.WithSession]; go fix -inline rewrites it.
+//
+//go:fix inline
+func WithSession(ctx context.Context, id string) context.Context {
+	return caller.WithSession(ctx, id)
 }
 
 // WriteLedgerJSONL is the old name of [ledger.WriteJSONL].

@@ -23,6 +23,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/caller"
 	"github.com/agentadapter/agentadapter/adapter/internal/redact"
 	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/runsync"
@@ -80,7 +81,7 @@ type ExecutorOptions struct {
 	Cache *CacheOptions
 	// Limits are the run limits for runs that set none of their own. Calls
 	// made outside any run (no [WithRun]) are counted in an implicit run
-	// per caller ([Identity.Subject]) that lasts as long as the executor,
+	// per caller ([caller.Identity.Subject]) that lasts as long as the executor,
 	// so a limit always holds; MaxCallsPerWindow is the natural limit for
 	// them. Limits that cannot apply make NewExecutor panic (see
 	// [Limits.Validate]).
@@ -376,8 +377,8 @@ func (e *Executor) do(ctx context.Context, req *Request, unknown bool) (res *Res
 		call.CallID = newCallID()
 	}
 	call.ID = call.CallID
-	call.Identity = IdentityFromContext(ctx)
-	call.Session = SessionFromContext(ctx)
+	call.Identity = caller.IdentityFrom(ctx)
+	call.Session = caller.SessionFrom(ctx)
 	if r := RunFromContext(ctx); r != nil {
 		call.RunID = r.id
 	}
