@@ -3,10 +3,9 @@ package adapter
 import (
 	"context"
 	"encoding/json"
-	"sync"
-	"time"
 
 	"github.com/agentadapter/agentadapter/adapter/caller"
+	"github.com/agentadapter/agentadapter/adapter/internal/callctx"
 )
 
 // ToolCall describes one tool call as it passes through the executor:
@@ -58,6 +57,10 @@ type ToolCall struct {
 
 type callKey struct{}
 
+// callCtx is a handler's context when the caller's context can never be
+// cancelled (see [callctx.Ctx]); ctx.Value(callKey{}) is the call.
+type callCtx = callctx.Ctx[callKey, *ToolCall]
+
 // ToolCallFromContext returns the call a handler is serving, or nil outside a
 // tool call.
 func ToolCallFromContext(ctx context.Context) *ToolCall {
@@ -69,102 +72,3 @@ func withCall(ctx context.Context, c *ToolCall) context.Context {
 	return context.WithValue(ctx, callKey{}, c)
 }
 
-// callCtx is a handler's context when the caller's context can never be
-// cancelled (its Done is nil): it carries the call and its deadline in
-// the call's own allocation, where context.WithTimeout plus
-// context.WithValue cost five allocations. Its Done channel and the timer
-// that closes it are made only when someone asks for Done: a handler that
-// never waits on its context (and runs on the caller's goroutine, see
-// Spec.HonorsContext) costs neither, and Err still reports the deadline
-// once it has passed. (Timers are not pooled: a timer made inside a
-// testing/synctest bubble must not be reset outside it, and the reverse.)
-type callCtx struct {
-	parent   context.Context
-	call     *ToolCall
-	deadline int64 // unix nanoseconds
-
-	mu    sync.Mutex
-	state int32         // ctxLive, then ctxExpired or ctxStopped
-	done  chan struct{} // made by the first Done
-	timer *time.Timer   // armed with done
-}
-
-const (
-	ctxLive int32 = iota
-	ctxExpired
-	ctxStopped
-)
-
-// start arms c for a call that must end by deadline.
-func (c *callCtx) start(parent context.Context, call *ToolCall, deadline time.Time) {
-	c.parent, c.call = parent, call
-	c.deadline = deadline.UnixNano()
-}
-
-func (c *callCtx) expire() { c.end(ctxExpired) }
-
-// stop ends c once the call returns, as the cancel func of a
-// context.WithTimeout would: Done closes, Err is context.Canceled, and
-// anything the handler left waiting on ctx is released.
-func (c *callCtx) stop() { c.end(ctxStopped) }
-
-func (c *callCtx) end(state int32) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.state != ctxLive {
-		return
-	}
-	c.state = state
-	if c.timer != nil {
-		c.timer.Stop()
-	}
-	if c.done != nil {
-		close(c.done)
-	}
-}
-
-func (c *callCtx) Deadline() (time.Time, bool) { return time.Unix(0, c.deadline), true }
-
-func (c *callCtx) Done() <-chan struct{} {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.done == nil {
-		c.done = make(chan struct{})
-		switch left := time.Until(time.Unix(0, c.deadline)); {
-		case c.state != ctxLive:
-			close(c.done)
-		case left <= 0:
-			c.state = ctxExpired
-			close(c.done)
-		default:
-			c.timer = time.AfterFunc(left, c.expire)
-		}
-	}
-	return c.done
-}
-
-func (c *callCtx) Err() error {
-	c.mu.Lock()
-	state := c.state
-	c.mu.Unlock()
-	if state == ctxLive && time.Now().UnixNano() >= c.deadline {
-		c.end(ctxExpired) // Done closes with it, if anyone holds it
-		return c.Err()
-	}
-	switch state {
-	case ctxExpired:
-		return context.DeadlineExceeded
-	case ctxStopped:
-		return context.Canceled
-	}
-	return nil
-}
-
-func (c *callCtx) Value(key any) any {
-	if _, ok := key.(callKey); ok {
-		return c.call
-	}
-	return c.parent.Value(key)
-}
-
-func (c *callCtx) String() string { return "adapter.callCtx" }

@@ -834,7 +834,7 @@ func (e *Executor) invoke(ctx context.Context, st *callState, call *ToolCall) (*
 		if !st.hctxUsed.CompareAndSwap(false, true) { // a hook called next again
 			hctx = new(callCtx)
 		}
-		hctx.start(ctx, call, started.Add(timeout))
+		hctx.Start(ctx, call, started.Add(timeout))
 		if call.Spec.HonorsContext {
 			res, err = runsync.Recover(hctx, runHandler)
 			if err == nil && hctx.Err() != nil { // finished, but late
@@ -843,7 +843,7 @@ func (e *Executor) invoke(ctx context.Context, st *callState, call *ToolCall) (*
 		} else {
 			res, err = runsync.Run(hctx, 0, runHandler)
 		}
-		hctx.stop()
+		hctx.Stop()
 	} else {
 		runTimeout := timeout
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) <= timeout {
