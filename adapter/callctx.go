@@ -71,4 +71,3 @@ func ToolCallFromContext(ctx context.Context) *ToolCall {
 func withCall(ctx context.Context, c *ToolCall) context.Context {
 	return context.WithValue(ctx, callKey{}, c)
 }
-

@@ -2,9 +2,11 @@ package adapter
 
 import (
 	"encoding/json"
-	"reflect"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/agentadapter/agentadapter/adapter/internal/rendertext"
+	"github.com/agentadapter/agentadapter/adapter/internal/typed"
 )
 
 // Content is one block of a tool result meant for the model: [*TextContent],
@@ -125,30 +127,10 @@ type Result struct {
 // none or Structured was replaced since. Values edited in place are not
 // detected: results are treated as immutable once returned.
 func (r *Result) cachedJSON() []byte {
-	if r.structJSON == nil || !sameValue(r.Structured, r.structOf) {
+	if r.structJSON == nil || !typed.SameValue(r.Structured, r.structOf) {
 		return nil
 	}
 	return r.structJSON
-}
-
-// sameValue reports whether a and b are the same value: the same map, slice
-// or pointer, or equal values of other kinds.
-func sameValue(a, b any) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
-	}
-	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
-	if va.Type() != vb.Type() {
-		return false
-	}
-	switch va.Kind() {
-	case reflect.Map, reflect.Pointer:
-		return va.UnsafePointer() == vb.UnsafePointer()
-	case reflect.Slice:
-		return va.UnsafePointer() == vb.UnsafePointer() && va.Len() == vb.Len()
-	}
-	// Struct and array values: DeepEqual short-cuts shared slices and maps.
-	return reflect.DeepEqual(a, b)
 }
 
 // Text returns what a model reads of the result: Render(r, nil).
@@ -165,7 +147,7 @@ func (r *Result) StructuredJSON() (json.RawMessage, error) {
 	if raw, ok := r.Structured.(json.RawMessage); ok {
 		return raw, nil
 	}
-	return marshalNoEscape(r.Structured)
+	return rendertext.MarshalNoEscape(r.Structured)
 }
 
 // TextResult returns a result with a single text block.

@@ -3,9 +3,9 @@ package adapter
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/agentadapter/agentadapter/adapter/internal/rendertext"
 )
 
 // DefaultMaxInlineText bounds the text of an embedded resource that
@@ -85,7 +85,7 @@ func structuredText(r *Result) string {
 		}
 		return string(raw)
 	}
-	b, err := marshalNoEscape(r.Structured)
+	b, err := rendertext.MarshalNoEscape(r.Structured)
 	if err != nil {
 		return `{"error":{"kind":"tool_error","message":"the structured result does not encode as JSON"}}`
 	}
@@ -181,9 +181,9 @@ func renderBlock(b *strings.Builder, c Content, opts *RenderOptions) {
 	case *TextContent:
 		b.WriteString(c.Text)
 	case *ImageContent:
-		describe(b, "image", "", c.MIMEType, int64(len(c.Data)), "")
+		rendertext.Describe(b, "image", "", c.MIMEType, int64(len(c.Data)), "")
 	case *AudioContent:
-		describe(b, "audio", "", c.MIMEType, int64(len(c.Data)), "")
+		rendertext.Describe(b, "audio", "", c.MIMEType, int64(len(c.Data)), "")
 	case *ResourceLink:
 		name := c.Title
 		if name == "" {
@@ -195,7 +195,7 @@ func renderBlock(b *strings.Builder, c Content, opts *RenderOptions) {
 		}
 		b.WriteString("[resource link ")
 		b.WriteString(c.URI)
-		details(b, name, c.MIMEType, size, "")
+		rendertext.Details(b, name, c.MIMEType, size, "")
 		b.WriteByte(']')
 		if d := strings.TrimSpace(c.Description); d != "" {
 			b.WriteString(": ")
@@ -208,96 +208,20 @@ func renderBlock(b *strings.Builder, c Content, opts *RenderOptions) {
 			return
 		}
 		if rc.Blob != nil {
-			describe(b, "resource", rc.URI, rc.MIMEType, int64(len(rc.Blob)), "binary, not shown")
+			rendertext.Describe(b, "resource", rc.URI, rc.MIMEType, int64(len(rc.Blob)), "binary, not shown")
 			return
 		}
 		limit := opts.maxInline()
 		if limit == 0 {
-			describe(b, "resource", rc.URI, rc.MIMEType, int64(len(rc.Text)), "text, not shown")
+			rendertext.Describe(b, "resource", rc.URI, rc.MIMEType, int64(len(rc.Text)), "text, not shown")
 			return
 		}
-		describe(b, "resource", rc.URI, rc.MIMEType, int64(len(rc.Text)), "")
+		rendertext.Describe(b, "resource", rc.URI, rc.MIMEType, int64(len(rc.Text)), "")
 		b.WriteByte('\n')
-		if len(rc.Text) <= limit {
-			b.WriteString(rc.Text)
-			return
-		}
-		cut := limit
-		for cut > 0 && !utf8.RuneStart(rc.Text[cut]) {
-			cut--
-		}
-		b.WriteString(rc.Text[:cut])
-		b.WriteString("\n[… cut: ")
-		b.WriteString(strconv.Itoa(cut))
-		b.WriteString(" of ")
-		b.WriteString(strconv.Itoa(len(rc.Text)))
-		b.WriteString(" bytes shown]")
+		rendertext.Cut(b, rc.Text, limit)
 	default:
 		b.WriteString("[")
 		b.WriteString(c.ContentType())
 		b.WriteString("]")
 	}
-}
-
-// describe writes "[kind uri (mime, N bytes, note)]", leaving out what is
-// empty.
-func describe(b *strings.Builder, kind, uri, mime string, size int64, note string) {
-	b.WriteByte('[')
-	b.WriteString(kind)
-	if uri != "" {
-		b.WriteByte(' ')
-		b.WriteString(uri)
-	}
-	details(b, "", mime, size, note)
-	b.WriteByte(']')
-}
-
-// details writes " (a, b, c)" of the non-empty fields, or nothing.
-func details(b *strings.Builder, name, mime string, size int64, note string) {
-	open := false
-	add := func(s string) {
-		if s == "" {
-			return
-		}
-		if open {
-			b.WriteString(", ")
-		} else {
-			b.WriteString(" (")
-			open = true
-		}
-		b.WriteString(s)
-	}
-	add(name)
-	add(mime)
-	if size >= 0 {
-		add(bytesText(size))
-	}
-	add(note)
-	if open {
-		b.WriteByte(')')
-	}
-}
-
-func bytesText(n int64) string {
-	if n == 1 {
-		return "1 byte"
-	}
-	return strconv.FormatInt(n, 10) + " bytes"
-}
-
-// marshalNoEscape is json.Marshal without HTML escaping: what a model reads
-// keeps <, > and & as they are.
-func marshalNoEscape(v any) ([]byte, error) {
-	b, err := json.Marshal(v)
-	if err != nil || !bytes.Contains(b, []byte(`\u00`)) {
-		return b, err // the common case: nothing was escaped
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	out := buf.Bytes()
-	return out[:len(out)-1], nil // Encode ends with a newline
 }

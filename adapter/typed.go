@@ -10,6 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentadapter/agentadapter/adapter/internal/argcheck"
+	"github.com/agentadapter/agentadapter/adapter/internal/rendertext"
 	"github.com/agentadapter/agentadapter/adapter/internal/typed"
 )
 
@@ -235,7 +236,7 @@ func (e *encoder[Out]) encode(out Out) (*Result, error) {
 	case shapeList:
 		return encodeList(v)
 	case shapeOptional:
-		if isNilValue(v) {
+		if typed.IsNil(v) {
 			// None: no content blocks, {"result": null}.
 			return wrapped(nil, nil, []byte("null")), nil
 		}
@@ -304,7 +305,7 @@ func textBlocks(v reflect.Value, whole []byte, out []Content) ([]Content, error)
 // reads <, > and & as themselves). Its error message is model-safe: the Go
 // detail (type names) stays in Err.
 func marshalResult(v any) ([]byte, error) {
-	b, err := marshalNoEscape(v)
+	b, err := rendertext.MarshalNoEscape(v)
 	if err == nil {
 		return b, nil
 	}
@@ -352,16 +353,4 @@ func wrapJSON(b []byte) []byte {
 	w = append(w, `{"result":`...)
 	w = append(w, b...)
 	return append(w, '}')
-}
-
-func isNilValue(v any) bool {
-	if v == nil {
-		return true
-	}
-	rv := reflect.ValueOf(v)
-	switch rv.Kind() {
-	case reflect.Pointer, reflect.Map, reflect.Interface, reflect.Slice:
-		return rv.IsNil()
-	}
-	return false
 }
