@@ -368,7 +368,7 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
 		// Only the operator who won the ticket sets the rule.
 		// The rule is for the caller, not the ticket's cap key (which
 		// carries the session under ScopeSession).
-		rule := adapter.StandingRule{Tool: t.Tool, Subject: t.Requester(), Verdict: adapter.VerdictApproved, Reason: t.Reason, Approver: op.Name, Created: c.now()}
+		rule := adapter.StandingRule{Tool: t.Tool, Subject: t.Requester(), Verdict: adapter.VerdictApproved, Reason: t.Reason, Approver: op.Name, Created: c.now(), Ticket: t.ID}
 		if done == "denied" {
 			rule.Verdict = adapter.VerdictDenied
 		}

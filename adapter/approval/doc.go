@@ -51,5 +51,8 @@
 // A [Standing] port answers from decisions an approver took once for one
 // tool and one caller — always approve, always deny ([StandingRule]) — and
 // asks its Port about every other call. [Standing.Allowed] decides which
-// tools may have standing decisions at all.
+// tools may have standing decisions at all. With a [StandingStore] in
+// [Standing.Store] the decisions outlive the process and reach other
+// replicas, which pick them up with [Standing.Sync]; without one they live
+// in memory only.
 package approval

@@ -45,3 +45,10 @@ func TestDeferredIsDecider(t *testing.T) {
 		t.Errorf("after Approve: %+v, %v; want approved by alice", again, err)
 	}
 }
+
+func TestMemoryStandingStore(t *testing.T) {
+	adaptertest.TestStandingStore(t, func(t *testing.T) adaptertest.Opener[approval.StandingStore] {
+		s := approval.NewMemoryStandingStore()
+		return func() approval.StandingStore { return s }
+	})
+}

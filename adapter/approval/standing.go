@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -23,6 +24,10 @@ type Standing struct {
 	// Allowed reports whether standing decisions may be taken for a tool.
 	// Nil allows none.
 	Allowed func(tool string) bool
+	// Store keeps the decisions where other replicas and later starts
+	// see them: Set and Revoke write through it, Sync reloads from it.
+	// Nil keeps them in memory only, for this Standing alone.
+	Store StandingStore
 
 	mu    sync.RWMutex
 	rules map[standingKey]StandingRule
@@ -40,6 +45,8 @@ type StandingRule struct {
 	Reason   string
 	Approver string
 	Created  time.Time
+	// Ticket is the ticket the decision was taken on, if any.
+	Ticket string
 }
 
 // ErrStandingNotAllowed is returned by [Standing.Set] for a tool whose
@@ -63,6 +70,11 @@ func (s *Standing) Set(r StandingRule) error {
 	if r.Created.IsZero() {
 		r.Created = time.Now()
 	}
+	if s.Store != nil {
+		if err := s.Store.Put(context.Background(), r); err != nil {
+			return err
+		}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.rules == nil {
@@ -73,14 +85,43 @@ func (s *Standing) Set(r StandingRule) error {
 }
 
 // Revoke removes the standing decision for tool and subject, reporting
-// whether there was one.
+// whether there was one. With a Store, it deletes the decision there too
+// and also reports one only the Store held; a Store error is logged
+// (with [slog.Default]) and the decision is still gone from this Standing.
 func (s *Standing) Revoke(tool, subject string) bool {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	k := standingKey{tool, subject}
 	_, ok := s.rules[k]
 	delete(s.rules, k)
+	s.mu.Unlock()
+	if s.Store != nil {
+		stored, err := s.Store.Delete(context.Background(), tool, subject)
+		if err != nil {
+			slog.Default().Error("approval: revoking a standing decision", "tool", tool, "subject", subject, "err", err)
+		}
+		ok = ok || stored
+	}
 	return ok
+}
+
+// Sync replaces the decisions of this Standing with those of its Store,
+// to pick up what other replicas decided. Without a Store it does
+// nothing. On an error the decisions are left as they were.
+func (s *Standing) Sync(ctx context.Context) error {
+	if s.Store == nil {
+		return nil
+	}
+	rules := map[standingKey]StandingRule{}
+	for r, err := range s.Store.All(ctx) {
+		if err != nil {
+			return err
+		}
+		rules[standingKey{r.Tool, r.Subject}] = r
+	}
+	s.mu.Lock()
+	s.rules = rules
+	s.mu.Unlock()
+	return nil
 }
 
 // Rules returns the standing decisions, ordered by tool and subject.

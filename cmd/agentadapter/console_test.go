@@ -103,7 +103,7 @@ func TestConsoleConfig(t *testing.T) {
 }
 
 // Standing decisions taken on the console ("always approve") are kept in
-// the ledger: they hold after a restart, and a revocation does too. The
+// the store (and recorded in the ledger): they hold after a restart, and a revocation does too. The
 // policy says for which tools operators may take them.
 func TestServeStandingDecisions(t *testing.T) {
 	dir := t.TempDir()

@@ -58,6 +58,14 @@
 // (or VerifyLedgerJSONL on an export), which fails unless the chain still
 // holds that record with that hash at that place.
 //
+// # Standing decisions
+//
+// [Store.Standing] keeps the "always approve" and "always deny" decisions
+// of an [approval.Standing] (its Store field) in a table of their own, which
+// the retention sweep never touches; other replicas pick them up with
+// [approval.Standing.Sync]. The ledger's "standing" records stay their
+// audit trail, and the migration that made the table seeded it from them.
+//
 // # Schema
 //
 // The schema is embedded in the package and versioned (table

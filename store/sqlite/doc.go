@@ -50,6 +50,14 @@
 // same process wakes it at once, one made by another process within
 // Options.PollInterval.
 //
+// # Standing decisions
+//
+// [Store.Standing] keeps the "always approve" and "always deny" decisions
+// of an [approval.Standing] (its Store field) in a table of their own, which
+// the retention sweep never touches; other replicas pick them up with
+// [approval.Standing.Sync]. The ledger's "standing" records stay their
+// audit trail, and the migration that made the table seeded it from them.
+//
 // # Schema
 //
 // The schema is embedded in the package and versioned (PRAGMA

@@ -26,6 +26,7 @@ var kit = &storetest.Kit{
 		return &storetest.Store{
 			Ledger: s.Ledger(), Tickets: s.Tickets(), Cache: s.Cache(), Pins: s.Pins(), Tokens: s.Tokens(), Secret: s.Secret,
 			Sessions:    s.Sessions(),
+			Standing:    s.Standing(),
 			LedgerStats: func() sqlledger.Stats { return sqlledger.Stats(s.Ledger().Stats()) },
 			Sweep:       s.Sweep,
 			Exec: func(ctx context.Context, stmt string, args ...any) error {
@@ -119,6 +120,18 @@ func TestQueryPlans(t *testing.T) {
 
 func TestMigrateTicketCounts(t *testing.T) {
 	storetest.TestMigrateTicketCounts(t, kit, migrations.Load(migrationFiles), func(path, stmt string) error {
+		db, err := sql.Open("sqlite3", "file:"+path)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		_, err = db.Exec(stmt)
+		return err
+	}, func(v int) string { return fmt.Sprintf("PRAGMA user_version = %d", v) })
+}
+
+func TestStanding(t *testing.T) {
+	storetest.TestStanding(t, kit, migrations.Load(migrationFiles), func(path, stmt string) error {
 		db, err := sql.Open("sqlite3", "file:"+path)
 		if err != nil {
 			return err

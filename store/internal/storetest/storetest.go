@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/adapter/adaptertest"
+	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/mcpadaptertest"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/pin"
@@ -52,6 +53,9 @@ type Store struct {
 	Tokens  token.Store
 	// Sessions is the store's table of login sessions (see TestSessions).
 	Sessions SessionKV
+	// Standing is the store's table of standing decisions (see
+	// TestStanding).
+	Standing approval.StandingStore
 	// Secret is the store's Secret (see TestSecret).
 	Secret func(ctx context.Context, name string, size int) ([]byte, error)
 	// LedgerStats returns the ledger's counters.

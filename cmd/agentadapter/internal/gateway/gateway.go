@@ -119,6 +119,9 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 	}
 	g.stateKey = key
 	g.stand = &adapter.Standing{Port: g.appr, Allowed: g.standingAllowed}
+	if ss, ok := opts.Store.(state.StandingStorer); ok {
+		g.stand.Store = ss.Standing()
+	}
 	g.mgr = mcpadapter.NewManager(g.up, &mcpadapter.ManagerOptions{
 		Client:    &mcp.Implementation{Name: "agentadapter", Version: opts.Version},
 		PinStore:  opts.Store.Pins(),

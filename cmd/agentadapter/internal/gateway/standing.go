@@ -28,10 +28,15 @@ func (g *Gateway) standingAllowed(tool string) bool {
 // decisions other processes (another replica's console) recorded.
 const standingPoll = 2 * time.Second
 
-// syncStanding applies the standing decisions recorded in the ledger since
-// the last call: the ledger is where they are kept (console.OutcomeStanding),
-// so they outlive restarts and reach every replica sharing the store.
+// syncStanding reloads the standing decisions: from the store's table of
+// them when it has one (state.StandingStorer), else by applying those
+// recorded in the ledger since the last call (console.OutcomeStanding).
+// Either way they outlive restarts and reach every replica sharing the
+// store.
 func (g *Gateway) syncStanding(ctx context.Context) error {
+	if g.stand.Store != nil {
+		return g.stand.Sync(ctx)
+	}
 	for r, err := range g.opts.Store.Records(ctx, adapter.LedgerQuery{Outcome: console.OutcomeStanding, After: g.standAt}) {
 		if err != nil {
 			return err
@@ -64,7 +69,7 @@ func (g *Gateway) followStanding(ctx context.Context) {
 			return
 		case <-t.C:
 			if err := g.syncStanding(ctx); err != nil && ctx.Err() == nil {
-				g.log.Warn("reading standing decisions from the ledger failed", "err", err)
+				g.log.Warn("reading standing decisions failed", "err", err)
 			}
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"sync"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/console"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 	pgstore "github.com/agentadapter/agentadapter/store/postgres"
@@ -90,7 +91,7 @@ func Open(ctx context.Context, spec string) (Store, error) {
 		if err != nil {
 			return nil, fmt.Errorf("opening %s: %w", rest, err)
 		}
-		return &durable{tickets: db.Tickets(), ledger: db.Ledger(), cache: db.Cache(), sessions: db.Sessions(), pins: db.Pins(), close: db.Close,
+		return &durable{tickets: db.Tickets(), ledger: db.Ledger(), cache: db.Cache(), sessions: db.Sessions(), standing: db.Standing(), pins: db.Pins(), close: db.Close,
 			secret: db.Secret, quarantine: rest + ".quarantine.json"}, nil
 	case "postgres", "postgresql":
 		db, err := pgstore.Open(ctx, spec, nil)
@@ -105,7 +106,7 @@ func Open(ctx context.Context, spec string) (Store, error) {
 			db.Close()
 			return nil, err
 		}
-		return &durable{tickets: db.Tickets(), ledger: db.Ledger(), cache: db.Cache(), sessions: db.Sessions(), pins: db.Pins(), close: db.Close,
+		return &durable{tickets: db.Tickets(), ledger: db.Ledger(), cache: db.Cache(), sessions: db.Sessions(), standing: db.Standing(), pins: db.Pins(), close: db.Close,
 			secret: db.Secret, quarantine: filepath.Join(dir, hex.EncodeToString(sum[:8])+".json")}, nil
 	}
 	return nil, fmt.Errorf("store %q: use sqlite:PATH, postgres://... or memory:", spec)
@@ -186,6 +187,14 @@ type ledger interface {
 	adapter.HeadVerifier
 }
 
+// A StandingStorer is a Store that keeps standing decisions apart from the
+// ledger (SQLite and PostgreSQL); the gateway reads them with
+// approval.Standing.Sync instead of replaying the ledger's "standing"
+// records, which a retention sweep may drop.
+type StandingStorer interface {
+	Standing() approval.StandingStore
+}
+
 // durable is a SQLite or PostgreSQL store; quarantines (a short list,
 // written by the gateway, read by pins) live in a file (beside a SQLite
 // database).
@@ -194,6 +203,7 @@ type durable struct {
 	ledger     ledger
 	cache      adapter.Cache
 	sessions   console.SessionKV
+	standing   approval.StandingStore
 	pins       mcpadapter.PinStore
 	close      func() error
 	secret     func(ctx context.Context, name string, size int) ([]byte, error)
@@ -209,6 +219,9 @@ func (s *durable) Verify(ctx context.Context) error { return s.ledger.Verify(ctx
 func (s *durable) Cache() adapter.Cache             { return s.cache }
 func (s *durable) Sessions() console.SessionKV      { return s.sessions }
 func (s *durable) Pins() mcpadapter.PinStore        { return s.pins }
+
+// Standing returns the table of standing decisions (see [StandingStorer]).
+func (s *durable) Standing() approval.StandingStore { return s.standing }
 func (s *durable) Quarantines(context.Context) ([]Quarantine, error) {
 	b, err := os.ReadFile(s.quarantine)
 	if errors.Is(err, os.ErrNotExist) {
