@@ -85,9 +85,8 @@ type ChainError = ledger.ChainError
 
 // ChainHash is the old name of [ledger.Hash].
 //
-// Deprecated: use [ledger.Hash]; go fix -inline rewrites it.
-//
-//go:fix inline
+// Deprecated: use [ledger.Hash]; rename it by hand (go fix -inline rewrites the
+// renamed types of its arguments).
 func ChainHash(r *ledger.Record) string {
 	return ledger.Hash(r)
 }
@@ -122,9 +121,8 @@ const ChainReplaced = ledger.Replaced
 
 // CheckHead is the old name of [ledger.CheckHead].
 //
-// Deprecated: use [ledger.CheckHead]; go fix -inline rewrites it.
-//
-//go:fix inline
+// Deprecated: use [ledger.CheckHead]; rename it by hand (go fix -inline rewrites the
+// renamed types of its arguments).
 func CheckHead(last ledger.Head, head ledger.Head) error {
 	return ledger.CheckHead(last, head)
 }
@@ -401,9 +399,8 @@ const Redacted = ledger.Redacted
 
 // ReportProgress is the old name of [progress.Report].
 //
-// Deprecated: use [progress.Report]; go fix -inline rewrites it.
-//
-//go:fix inline
+// Deprecated: use [progress.Report]; rename it by hand (go fix -inline rewrites the
+// renamed types of its arguments).
 func ReportProgress(ctx context.Context, e progress.Event) {
 	progress.Report(ctx, e)
 }
@@ -575,36 +572,32 @@ const VerdictPending = approval.VerdictPending
 
 // VerifyChain is the old name of [ledger.Verify].
 //
-// Deprecated: use [ledger.Verify]; go fix -inline rewrites it.
-//
-//go:fix inline
+// Deprecated: use [ledger.Verify]; rename it by hand (go fix -inline rewrites the
+// renamed types of its arguments).
 func VerifyChain(records iter.Seq2[ledger.Record, error], from ledger.Head) (ledger.Head, error) {
 	return ledger.Verify(records, from)
 }
 
 // VerifyChainHead is the old name of [ledger.VerifyHead].
 //
-// Deprecated: use [ledger.VerifyHead]; go fix -inline rewrites it.
-//
-//go:fix inline
+// Deprecated: use [ledger.VerifyHead]; rename it by hand (go fix -inline rewrites the
+// renamed types of its arguments).
 func VerifyChainHead(records iter.Seq2[ledger.Record, error], from ledger.Head, kept ledger.Head) (ledger.Head, error) {
 	return ledger.VerifyHead(records, from, kept)
 }
 
 // VerifyLedger is the old name of [ledger.VerifyBetween].
 //
-// Deprecated: use [ledger.VerifyBetween]; go fix -inline rewrites it.
-//
-//go:fix inline
+// Deprecated: use [ledger.VerifyBetween]; rename it by hand (go fix -inline rewrites the
+// renamed types of its arguments).
 func VerifyLedger(records iter.Seq2[ledger.Record, error], anchor ledger.Head, head ledger.Head, kept ledger.Head) error {
 	return ledger.VerifyBetween(records, anchor, head, kept)
 }
 
 // VerifyLedgerJSONL is the old name of [ledger.VerifyJSONL].
 //
-// Deprecated: use [ledger.VerifyJSONL]; go fix -inline rewrites it.
-//
-//go:fix inline
+// Deprecated: use [ledger.VerifyJSONL]; rename it by hand (go fix -inline rewrites the
+// renamed types of its arguments).
 func VerifyLedgerJSONL(r io.Reader, kept ledger.Head) (ledger.Head, error) {
 	return ledger.VerifyJSONL(r, kept)
 }
@@ -634,18 +627,16 @@ func WantsProgress(ctx context.Context) bool {
 
 // WithIdentity is the old name of [caller.WithIdentity].
 //
-// Deprecated: use [caller.WithIdentity]; go fix -inline rewrites it.
-//
-//go:fix inline
+// Deprecated: use [caller.WithIdentity]; rename it by hand (go fix -inline rewrites the
+// renamed types of its arguments).
 func WithIdentity(ctx context.Context, id *caller.Identity) context.Context {
 	return caller.WithIdentity(ctx, id)
 }
 
 // WithProgress is the old name of [progress.With].
 //
-// Deprecated: use [progress.With]; go fix -inline rewrites it.
-//
-//go:fix inline
+// Deprecated: use [progress.With]; rename it by hand (go fix -inline rewrites the
+// renamed types of its arguments).
 func WithProgress(ctx context.Context, fn func(progress.Event)) context.Context {
 	return progress.With(ctx, fn)
 }
@@ -661,9 +652,8 @@ func WithSession(ctx context.Context, id string) context.Context {
 
 // WriteLedgerJSONL is the old name of [ledger.WriteJSONL].
 //
-// Deprecated: use [ledger.WriteJSONL]; go fix -inline rewrites it.
-//
-//go:fix inline
+// Deprecated: use [ledger.WriteJSONL]; rename it by hand (go fix -inline rewrites the
+// renamed types of its arguments).
 func WriteLedgerJSONL(w io.Writer, records iter.Seq2[ledger.Record, error]) error {
 	return ledger.WriteJSONL(w, records)
 }
