@@ -296,7 +296,12 @@ func (c *Console) revokeStanding(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "console: unknown action", http.StatusBadRequest)
 		return
 	}
-	if !c.opts.Standing.Revoke(tool, subject) {
+	ok, err := c.opts.Standing.Delete(r.Context(), tool, subject)
+	if err != nil {
+		c.showApprovals(w, r, http.StatusInternalServerError, "", "The standing decision for "+tool+" could not be revoked, and stays in force: "+truncate(err.Error(), 200))
+		return
+	}
+	if !ok {
 		c.showApprovals(w, r, http.StatusConflict, "", "There is no standing decision for "+tool+" (someone may have revoked it already).")
 		return
 	}
@@ -372,7 +377,7 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
 		if done == "denied" {
 			rule.Verdict = adapter.VerdictDenied
 		}
-		if err := c.opts.Standing.Set(rule); err != nil {
+		if err := c.opts.Standing.Put(r.Context(), rule); err != nil {
 			c.record(r.Context(), t, done, t.Reason, op.Name, nil)
 			c.Notify()
 			c.showApprovals(w, r, http.StatusConflict, "", "The ticket was "+done+", but the standing decision could not be recorded: "+truncate(err.Error(), 200))

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 )
 
@@ -47,16 +48,17 @@ type Servers interface {
 }
 
 // StandingDecisions keep "always approve" and "always deny" decisions for
-// a tool and a caller; *adapter.Standing does.
+// a tool and a caller; *approval.Standing does.
 type StandingDecisions interface {
 	// Allows reports whether the policy permits standing decisions for tool.
 	Allows(tool string) bool
-	Set(r adapter.StandingRule) error
-	// Revoke removes the decision for tool and subject, reporting whether
-	// there was one.
-	Revoke(tool, subject string) bool
+	// Put records a decision, replacing any for the same tool and subject.
+	Put(ctx context.Context, r approval.StandingRule) error
+	// Delete removes the decision for tool and subject, reporting whether
+	// there was one; on an error the decision stays in force.
+	Delete(ctx context.Context, tool, subject string) (bool, error)
 	// Rules lists the decisions in force.
-	Rules() []adapter.StandingRule
+	Rules() []approval.StandingRule
 }
 
 // Options configure a [Console]. Approvals, Ledger and Auth with

@@ -11,11 +11,13 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/console"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 )
@@ -414,6 +416,40 @@ func TestStandingDecisions(t *testing.T) {
 			t.Errorf("standing records %q, want %q", got, want)
 		}
 	})
+	t.Run("revoke with the store down", func(t *testing.T) {
+		// A revoke the store could not write is an error on the page and
+		// no "revoked" record: the decision stays in force, here as on
+		// every replica that reads the store.
+		st := &downStandingStore{MemoryStandingStore: approval.NewMemoryStandingStore()}
+		e := newEnv(t, envOptions{standing: true, standingStore: st})
+		o := e.login("tok-alice")
+		tk := e.hold(ctx, `{"path":"/tmp/a"}`)
+		if res := o.post("decide", url.Values{"ticket": {tk}, "action": {"approve-always"}}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("approve-always: %d %s", res.StatusCode, body(res))
+		}
+		st.down.Store(true)
+		res := o.post("standing", url.Values{"tool": {"delete_file"}, "subject": {"agent-7"}, "action": {"revoke"}})
+		if page := body(res); res.StatusCode != http.StatusInternalServerError || !strings.Contains(page, "stays in force") {
+			t.Fatalf("revoke with the store down: %d, want 500 saying it stays in force:\n%s", res.StatusCode, page)
+		}
+		if _, err := e.exec.Call(as("agent-7"), "delete_file", json.RawMessage(`{"path":"/tmp/b"}`)); err != nil {
+			t.Errorf("call after the failed revoke: %v, want it covered still", err)
+		}
+		st.down.Store(false)
+		if res := o.post("standing", url.Values{"tool": {"delete_file"}, "subject": {"agent-7"}, "action": {"revoke"}}); res.StatusCode != http.StatusSeeOther {
+			t.Fatalf("revoke: %d %s", res.StatusCode, body(res))
+		}
+		e.exec.Close()
+		var got []string
+		for _, r := range e.ledger.Records() {
+			if r.Outcome == console.OutcomeStanding {
+				got = append(got, r.Approval)
+			}
+		}
+		if strings.Join(got, " ") != "approved revoked" {
+			t.Errorf("standing records %q, want one approval and one revocation", got)
+		}
+	})
 	t.Run("session scope", func(t *testing.T) {
 		// Under ScopeSession the ticket's subject is qualified by its
 		// session; the standing decision is still for the caller.
@@ -681,4 +717,24 @@ func TestSessionsShared(t *testing.T) {
 	if res := req(a, "GET", "/approvals", ck.Name+"=forged", nil); res.StatusCode != http.StatusSeeOther {
 		t.Errorf("forged cookie: %d", res.StatusCode)
 	}
+}
+
+// downStandingStore fails every write while down is set.
+type downStandingStore struct {
+	*approval.MemoryStandingStore
+	down atomic.Bool
+}
+
+func (d *downStandingStore) Put(ctx context.Context, r approval.StandingRule) error {
+	if d.down.Load() {
+		return errors.New("database down")
+	}
+	return d.MemoryStandingStore.Put(ctx, r)
+}
+
+func (d *downStandingStore) Delete(ctx context.Context, tool, subject string) (bool, error) {
+	if d.down.Load() {
+		return false, errors.New("database down")
+	}
+	return d.MemoryStandingStore.Delete(ctx, tool, subject)
 }

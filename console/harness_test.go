@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/console"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 	"github.com/agentadapter/agentadapter/registry"
@@ -88,6 +89,8 @@ type envOptions struct {
 	servers   bool // import an upstream MCP server (for quarantine)
 	standing  bool // allow standing decisions for delete_file
 	scope     adapter.ApprovalScope
+	// standingStore, with standing, keeps the decisions (nil: memory).
+	standingStore approval.StandingStore
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -110,7 +113,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	var port adapter.ApprovalPort = e.d
 	var standing *adapter.Standing
 	if o.standing {
-		standing = &adapter.Standing{Port: e.d, Allowed: func(tool string) bool { return tool == "delete_file" }}
+		standing = &adapter.Standing{Port: e.d, Allowed: func(tool string) bool { return tool == "delete_file" }, Store: o.standingStore}
 		port = standing
 	}
 	e.exec = adapter.NewExecutor(e.reg, &adapter.ExecutorOptions{

@@ -9,10 +9,10 @@ import (
 )
 
 // TestStandingStore checks an [approval.StandingStore] through two
-// [approval.Standing] replicas on one database: a decision one Sets the
+// [approval.Standing] replicas on one database: a decision one Puts the
 // other sees after Sync, with every field intact; Put replaces the
 // decision for the same tool and subject; All is ordered by tool, then
-// subject; a Revoke on one is gone from the other after Sync, and Delete
+// subject; a Delete on one is gone from the other after Sync, and Delete
 // reports whether there was a decision.
 func TestStandingStore(t *testing.T, newDB func(t *testing.T) Opener[approval.StandingStore]) {
 	ctx := context.Background()
@@ -26,7 +26,7 @@ func TestStandingStore(t *testing.T, newDB func(t *testing.T) Opener[approval.St
 	created := time.Date(2026, 12, 2, 7, 0, 0, 123456789, time.UTC)
 	want := approval.StandingRule{Tool: "rm", Subject: "ann", Verdict: approval.VerdictDenied, Reason: "never",
 		Approver: "op", Created: created, Ticket: "tkt-1"}
-	if err := a.Set(want); err != nil {
+	if err := a.Put(ctx, want); err != nil {
 		t.Fatal(err)
 	}
 	for _, r := range []approval.StandingRule{
@@ -34,7 +34,7 @@ func TestStandingStore(t *testing.T, newDB func(t *testing.T) Opener[approval.St
 		{Tool: "cp", Subject: "bob", Verdict: approval.VerdictApproved, Created: created},
 		{Tool: "rm", Subject: "zed", Verdict: approval.VerdictApproved, Created: created},
 	} {
-		if err := a.Set(r); err != nil {
+		if err := a.Put(ctx, r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -69,7 +69,7 @@ func TestStandingStore(t *testing.T, newDB func(t *testing.T) Opener[approval.St
 	}
 
 	// b replaces the decision; a sees the new one.
-	if err := b.Set(approval.StandingRule{Tool: "rm", Subject: "ann", Verdict: approval.VerdictApproved, Approver: "op2"}); err != nil {
+	if err := b.Put(ctx, approval.StandingRule{Tool: "rm", Subject: "ann", Verdict: approval.VerdictApproved, Approver: "op2"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := a.Sync(ctx); err != nil {
@@ -80,8 +80,8 @@ func TestStandingStore(t *testing.T, newDB func(t *testing.T) Opener[approval.St
 	}
 
 	// a revokes; b loses it at Sync.
-	if !a.Revoke("rm", "ann") {
-		t.Error("Revoke of a stored decision = false")
+	if ok, err := a.Delete(ctx, "rm", "ann"); err != nil || !ok {
+		t.Errorf("Delete of a stored decision = %v, %v; want true", ok, err)
 	}
 	if err := b.Sync(ctx); err != nil {
 		t.Fatal(err)

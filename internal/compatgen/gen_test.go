@@ -175,7 +175,7 @@ func TestErrors(t *testing.T) {
 func TestRepoUpToDate(t *testing.T) {
 	root := filepath.Join("..", "..")
 	if _, err := os.Stat(filepath.Join(root, TablePath)); os.IsNotExist(err) {
-		if os.Getenv("CI") == "true" {
+		if os.Getenv("CI") != "" {
 			t.Fatalf("%s is missing", TablePath)
 		}
 		t.Skipf("%s does not exist yet", TablePath)

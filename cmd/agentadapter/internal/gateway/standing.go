@@ -44,7 +44,9 @@ func (g *Gateway) syncStanding(ctx context.Context) error {
 		g.standAt = r.Seq
 		switch r.Approval {
 		case "revoked":
-			g.stand.Revoke(r.Tool, r.Subject)
+			if _, err := g.stand.Delete(ctx, r.Tool, r.Subject); err != nil {
+				g.log.Warn("standing decision not revoked", "tool", r.Tool, "subject", r.Subject, "err", err)
+			}
 		case "approved", "denied":
 			v := adapter.VerdictApproved
 			if r.Approval == "denied" {
@@ -52,7 +54,7 @@ func (g *Gateway) syncStanding(ctx context.Context) error {
 			}
 			// A decision the policy no longer allows is not restored; it
 			// would not be applied anyway.
-			if err := g.stand.Set(adapter.StandingRule{Tool: r.Tool, Subject: r.Subject, Verdict: v, Reason: r.Message, Approver: r.Approver, Created: r.Time}); err != nil {
+			if err := g.stand.Put(ctx, adapter.StandingRule{Tool: r.Tool, Subject: r.Subject, Verdict: v, Reason: r.Message, Approver: r.Approver, Created: r.Time}); err != nil {
 				g.log.Debug("standing decision not restored", "tool", r.Tool, "subject", r.Subject, "err", err)
 			}
 		}
