@@ -2,7 +2,6 @@ package langchaingoadapter
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/tmc/langchaingo/llms"
@@ -32,34 +31,20 @@ func Sampler(m llms.Model) kit.Sampler {
 		if err != nil {
 			return nil, fmt.Errorf("langchaingoadapter: %w", err)
 		}
-		var opts []llms.CallOption
-		if p.MaxTokens > 0 {
-			opts = append(opts, llms.WithMaxTokens(int(p.MaxTokens)))
-		}
-		if len(p.StopSequences) > 0 {
-			opts = append(opts, llms.WithStopWords(p.StopSequences))
-		}
-		if p.Temperature != 0 {
-			opts = append(opts, llms.WithTemperature(p.Temperature))
-		}
-		resp, err := m.GenerateContent(ctx, msgs, opts...)
+		opts := kit.SampleOptions(p, llms.WithMaxTokens, llms.WithStopWords, llms.WithTemperature)
+		c, err := choice(m.GenerateContent(ctx, msgs, opts...))
 		if err != nil {
 			return nil, err
 		}
-		if resp == nil || len(resp.Choices) == 0 || resp.Choices[0] == nil {
-			return nil, errors.New("langchaingoadapter: the model returned no choice")
-		}
-		c := resp.Choices[0]
 		return &kit.SampleResult{Text: c.Content, Model: "langchaingo", StopReason: kit.StopReasonOf(c.StopReason)}, nil
 	}
 }
 
 func message(r kit.Role, c kit.Part) (llms.MessageContent, error) {
-	role := llms.ChatMessageTypeHuman
+	role, part := llms.ChatMessageTypeHuman, llms.ContentPart(llms.TextPart(c.Text))
 	if r == kit.RoleAssistant {
 		role = llms.ChatMessageTypeAI
 	}
-	part := llms.ContentPart(llms.TextPart(c.Text))
 	if c.Kind != kit.PartText {
 		part = llms.BinaryPart(c.MIMEType, c.Data)
 	}
