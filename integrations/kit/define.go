@@ -15,9 +15,11 @@ type Definition struct {
 
 // Define returns spec's function definition. With strict, the parameters
 // are in strict form ([Strict]) when the schema can be: a schema that
-// cannot is defined as is, and the issues say why. A schema that does not
-// encode as JSON is defined as an object with any properties, with a
-// SeverityError issue. The issues name spec's tool.
+// cannot is defined as is, with a SeverityError issue saying why; what
+// strict mode cannot carry is dropped from what the model sees (the
+// executor still enforces it), with a SeverityWarning issue. A schema that
+// does not encode as JSON is defined as an object with any properties,
+// with a SeverityError issue. The issues name spec's tool.
 func Define(spec *adapter.Spec, strict bool) (Definition, []Issue) {
 	d := Definition{Name: spec.Name, Description: spec.Description}
 	params, err := Parameters(spec.InputSchema)

@@ -18,19 +18,15 @@ import (
 type DefinitionOptions struct {
 	// Filter selects the registry's tools; its Target is always langchaingo.
 	Filter registry.Filter
-	// Strict asks for strict schemas (OpenAI structured outputs, see
-	// [kit.Strict]). A tool whose schema cannot be made strict is defined
-	// without Strict and reported with a kit.SeverityError issue; what
-	// strict mode cannot carry is dropped from what the model sees (the
-	// executor still enforces it) and reported as a warning.
+	// Strict asks for strict schemas (OpenAI structured outputs): see
+	// [kit.Define] for what it does to a schema and what it reports.
 	Strict bool
 }
 
-// Definitions returns function definitions, with full input schemas, for
-// the tools in reg that target langchaingo, ordered by name: pass them to
-// a model with llms.WithTools, and answer its tool calls with a
-// [Dispatcher]. Parameters are map[string]any, the type every langchaingo
-// provider accepts. issues lists what strict mode could not express.
+// Definitions returns function definitions, with full input schemas as
+// map[string]any (which every provider accepts), for the tools in reg that
+// target langchaingo, by name, to pass with llms.WithTools; answer the
+// model's tool calls with a [Dispatcher]. issues are [kit.Define]'s.
 func Definitions(reg *registry.Registry, opts *DefinitionOptions) (defs []llms.Tool, issues []kit.Issue) {
 	if opts == nil {
 		opts = &DefinitionOptions{}
@@ -59,11 +55,9 @@ type DispatcherOptions struct {
 	// Filter selects the registry's tools; its Target is always langchaingo.
 	// A call to a tool outside it is answered not_found.
 	Filter registry.Filter
-	// Timeout bounds each call, overriding the spec's and the executor's
-	// timeout; zero leaves theirs.
+	// Timeout, if set, bounds each call, overriding the spec's and executor's.
 	Timeout time.Duration
-	// Render configures how results read to the model (adapter.Render);
-	// the zero value is the default policy.
+	// Render configures how results read to the model (adapter.Render).
 	Render adapter.RenderOptions
 	// Strict defines the tools with strict schemas (see
 	// [DefinitionOptions.Strict]), and makes Dispatch read a null given for
@@ -72,10 +66,8 @@ type DispatcherOptions struct {
 	// Parallelism bounds the calls of one Dispatch that run at once; zero
 	// means DefaultParallelism, 1 runs them in order.
 	Parallelism int
-	// Callbacks, if set, receives HandleToolStart (the arguments) and then
-	// HandleToolEnd or HandleToolError for each call, from the goroutine
-	// running the call: with Parallelism above 1 it must be safe for
-	// concurrent use.
+	// Callbacks, if set, is told of every call ([kit.Observe]) from the
+	// goroutine running it: safe for concurrent use, with Parallelism > 1.
 	Callbacks callbacks.Handler
 }
 
@@ -117,11 +109,10 @@ func (d *Dispatcher) Tools() []llms.Tool { return d.defs }
 // Issues reports what strict mode could not express (see [kit.Strict]).
 func (d *Dispatcher) Issues() []kit.Issue { return d.issues }
 
-// Dispatch runs the tool calls of one model turn, at most Parallelism at
-// once, in the run scope of ctx, and returns one tool message per call, in
-// order, each holding an llms.ToolCallResponse (see [kit.Answers]): the
-// output, or the payload of a failure the model should read. Faults are
-// returned, joined, as the error; the messages are complete even then.
+// Dispatch runs the tool calls of one model turn in the run scope of ctx
+// and returns one tool message per call, in order, each holding an
+// llms.ToolCallResponse with the answer of [kit.Answers]; the faults,
+// joined, are the error, and the messages are complete even then.
 func (d *Dispatcher) Dispatch(ctx context.Context, calls []llms.ToolCall) ([]llms.MessageContent, error) {
 	if len(calls) == 0 {
 		return nil, nil
@@ -185,24 +176,21 @@ type LoopOptions struct {
 	CallOptions []llms.CallOption
 }
 
-// Loop runs a function-calling loop ([kit.Loop]): it calls the model with
-// the tools' definitions and answers its tool calls with
-// [Dispatcher.Dispatch] until it answers without any, in one run scope.
-// It returns the conversation, messages included, and the model's final
-// choice; on an error, the conversation so far.
+// Loop runs a function-calling loop ([kit.Loop]) with the tools'
+// definitions and [Dispatcher.Dispatch]. It returns the conversation,
+// messages included, and the model's final choice; on an error, the
+// conversation so far.
 func (d *Dispatcher) Loop(ctx context.Context, model llms.Model, messages []llms.MessageContent, opts *LoopOptions) ([]llms.MessageContent, *llms.ContentChoice, error) {
 	if opts == nil {
 		opts = &LoopOptions{}
 	}
 	callOpts := append([]llms.CallOption{llms.WithTools(d.defs)}, opts.CallOptions...)
 	var last *llms.ContentChoice
-	messages, err := kit.Loop(ctx, opts.MaxTurns, messages, func(ctx context.Context, msgs []llms.MessageContent) (llms.MessageContent, []llms.ToolCall, error) {
-		c, err := choice(model.GenerateContent(ctx, msgs, callOpts...))
-		if err != nil {
+	messages, err := kit.Loop(ctx, opts.MaxTurns, messages, func(ctx context.Context, msgs []llms.MessageContent) (_ llms.MessageContent, _ []llms.ToolCall, err error) {
+		if last, err = choice(model.GenerateContent(ctx, msgs, callOpts...)); err != nil {
 			return llms.MessageContent{}, nil, err
 		}
-		last = c
-		return AssistantMessage(c), c.ToolCalls, nil
+		return AssistantMessage(last), last.ToolCalls, nil
 	}, d.Dispatch)
 	if err != nil {
 		return messages, nil, err
@@ -219,4 +207,45 @@ func choice(resp *llms.ContentResponse, err error) (*llms.ContentChoice, error) 
 		return nil, err
 	}
 	return resp.Choices[0], nil
+}
+
+// Sampler returns a [kit.Sampler] that answers MCP servers' sampling
+// requests with m, the agent's own model: set mcpadapter.Sample(Sampler(m))
+// as ManagerOptions.Sampler and the servers an agent imports can ask its
+// model for completions, governed by the executor like any call.
+//
+// The system prompt becomes a system message, content human or AI
+// messages (media as binary parts), the settings llms options
+// ([kit.SampleOptions]). m answers every request, whatever the server's
+// model hints (a provider refuses names it does not serve); the result
+// names "langchaingo" as its model.
+func Sampler(m llms.Model) kit.Sampler {
+	if m == nil {
+		panic("langchaingoadapter: Sampler with a nil model")
+	}
+	return func(ctx context.Context, p *kit.SampleRequest) (*kit.SampleResult, error) {
+		msgs, err := kit.Messages(p, func(prompt string) llms.MessageContent {
+			return llms.TextParts(llms.ChatMessageTypeSystem, prompt)
+		}, message)
+		if err != nil {
+			return nil, fmt.Errorf("langchaingoadapter: %w", err)
+		}
+		opts := kit.SampleOptions(p, llms.WithMaxTokens, llms.WithStopWords, llms.WithTemperature)
+		c, err := choice(m.GenerateContent(ctx, msgs, opts...))
+		if err != nil {
+			return nil, err
+		}
+		return &kit.SampleResult{Text: c.Content, Model: "langchaingo", StopReason: kit.StopReasonOf(c.StopReason)}, nil
+	}
+}
+
+func message(r kit.Role, c kit.Part) (llms.MessageContent, error) {
+	role, part := llms.ChatMessageTypeHuman, llms.ContentPart(llms.TextPart(c.Text))
+	if r == kit.RoleAssistant {
+		role = llms.ChatMessageTypeAI
+	}
+	if c.Kind != kit.PartText {
+		part = llms.BinaryPart(c.MIMEType, c.Data)
+	}
+	return llms.MessageContent{Role: role, Parts: []llms.ContentPart{part}}, nil
 }

@@ -14,43 +14,31 @@ import (
 	"github.com/agentadapter/agentadapter/registry"
 )
 
-// Integration is the name this package gives the executor for its calls
-// ([adapter.Request.Integration]).
+// Integration names this package's calls ([adapter.Request.Integration]).
 const Integration = adapter.TargetLangchaingo
 
-// Options configure the tools built by [NewTool] and [Tools]. The zero
-// value is valid.
+// Options configure [NewTool] and [Tools]. The zero value is valid.
 type Options struct {
-	// Callbacks, if set, receives HandleToolStart before each call and then
-	// exactly one of HandleToolEnd (the tool's output) or HandleToolError
-	// (for every failure, including those returned to the model as a
-	// payload). langchaingo's agents do not pass their handler to tools:
-	// give the same handler here and to agents.WithCallbacksHandler.
+	// Callbacks, if set, is told of every call ([kit.Observe]): the agents
+	// do not pass their handler to tools, so give it here too.
 	Callbacks callbacks.Handler
-	// Filter selects the registry's tools in [Tools]; its Target is always
-	// langchaingo.
+	// Filter selects the registry's tools in [Tools] (Target: langchaingo).
 	Filter registry.Filter
-	// Timeout bounds each call, overriding the spec's and the executor's
-	// timeout; zero leaves theirs.
+	// Timeout, if set, bounds each call, overriding the spec's and executor's.
 	Timeout time.Duration
-	// Render configures how results read to the model (adapter.Render);
-	// the zero value is the default policy.
+	// Render configures how results read to the model (adapter.Render).
 	Render adapter.RenderOptions
 }
 
-// Tool is a langchaingo [tools.Tool] that runs an [adapter.Spec] through an
-// [adapter.Executor].
+// Tool is a [tools.Tool] that runs an [adapter.Spec] through an executor.
 type Tool struct {
 	spec  *adapter.Spec
 	desc  string
 	calls *kit.TextCaller
 }
 
-var _ tools.Tool = (*Tool)(nil)
-
-// NewTool returns a tool for spec whose calls run through exec (required:
-// nil is an error). opts may be nil. It fails if the spec is invalid (see
-// [adapter.Spec.Check]).
+// NewTool returns a tool for spec, which must be valid ([adapter.Spec.Check]),
+// whose calls run through exec (required). opts may be nil.
 func NewTool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (*Tool, error) {
 	if err := kit.CheckTool(spec, exec); err != nil {
 		return nil, fmt.Errorf("langchaingoadapter: %w", err)
@@ -59,10 +47,9 @@ func NewTool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (*Tool, 
 }
 
 // Tools returns a tool for every spec in reg that targets langchaingo and
-// matches opts.Filter, ordered by name, each running its calls through
-// exec (required). opts may be nil. Each call looks its spec up in reg
-// again, so a replaced spec (an MCP server that reconnected) is used at
-// once and a removed one answers not_found.
+// matches opts.Filter, by name, running its calls through exec (required).
+// opts may be nil. Each call looks its spec up in reg again ([kit.Resolve]):
+// a replaced spec is used at once, a removed one answers not_found.
 func Tools(reg *registry.Registry, exec *adapter.Executor, opts *Options) ([]tools.Tool, error) {
 	c := caller(reg, exec, opts)
 	specs, err := kit.Specs(reg, exec, c.Filter, Integration)
@@ -76,8 +63,6 @@ func Tools(reg *registry.Registry, exec *adapter.Executor, opts *Options) ([]too
 	return out, nil
 }
 
-// caller runs the calls of tools built with opts; with reg, each looks its
-// spec up at call time.
 func caller(reg *registry.Registry, exec *adapter.Executor, opts *Options) *kit.TextCaller {
 	if opts == nil {
 		opts = &Options{}
