@@ -43,6 +43,7 @@
 // approval_pending payload, ticket included. Which kinds are payloads is
 // [adapter.Kind.ModelFacing]'s decision, the same in every integration.
 // Helpers: [CallText], [Unknown] and [Resolve] for calls, [Held] and [Resume] for interrupts.
+// For text tools and function calling: [TextCaller] and [Observe] (text calls, failures as payloads), [Answers] (one turn's calls), [Loop] (a whole loop), [Define] (function definitions).
 //
 // # Run scopes
 //

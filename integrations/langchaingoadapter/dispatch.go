@@ -2,7 +2,6 @@ package langchaingoadapter
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -13,23 +12,52 @@ import (
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/kit"
 	"github.com/agentadapter/agentadapter/registry"
-	"github.com/agentadapter/agentadapter/runsync"
 )
+
+// DefinitionOptions configure [Definitions]. The zero value is valid.
+type DefinitionOptions struct {
+	// Filter selects the registry's tools; its Target is always langchaingo.
+	Filter registry.Filter
+	// Strict asks for strict schemas (OpenAI structured outputs): see
+	// [kit.Define] for what it does to a schema and what it reports.
+	Strict bool
+}
+
+// Definitions returns function definitions, with full input schemas as
+// map[string]any (which every provider accepts), for the tools in reg that
+// target langchaingo, by name, to pass with llms.WithTools; answer the
+// model's tool calls with a [Dispatcher]. issues are [kit.Define]'s.
+func Definitions(reg *registry.Registry, opts *DefinitionOptions) (defs []llms.Tool, issues []kit.Issue) {
+	if opts == nil {
+		opts = &DefinitionOptions{}
+	}
+	for s := range reg.List(kit.Filter(opts.Filter, Integration)) {
+		def, is := Definition(s, opts.Strict)
+		defs, issues = append(defs, def), append(issues, is...)
+	}
+	return defs, issues
+}
+
+// Definition returns the function definition of one spec; see
+// [Definitions] and [kit.Define].
+func Definition(spec *adapter.Spec, strict bool) (llms.Tool, []kit.Issue) {
+	d, issues := kit.Define(spec, strict)
+	return llms.Tool{Type: "function", Function: &llms.FunctionDefinition{
+		Name: d.Name, Description: d.Description, Parameters: d.Parameters, Strict: d.Strict}}, issues
+}
 
 // DefaultParallelism bounds the tool calls of one model turn that run at
 // once when DispatcherOptions.Parallelism is zero.
-const DefaultParallelism = 4
+const DefaultParallelism = kit.DefaultParallelism
 
 // DispatcherOptions configure a [Dispatcher]. The zero value is valid.
 type DispatcherOptions struct {
 	// Filter selects the registry's tools; its Target is always langchaingo.
 	// A call to a tool outside it is answered not_found.
 	Filter registry.Filter
-	// Timeout bounds each call, overriding the spec's and the executor's
-	// timeout; zero leaves theirs.
+	// Timeout, if set, bounds each call, overriding the spec's and executor's.
 	Timeout time.Duration
-	// Render configures how results read to the model (adapter.Render);
-	// the zero value is the default policy.
+	// Render configures how results read to the model (adapter.Render).
 	Render adapter.RenderOptions
 	// Strict defines the tools with strict schemas (see
 	// [DefinitionOptions.Strict]), and makes Dispatch read a null given for
@@ -38,10 +66,8 @@ type DispatcherOptions struct {
 	// Parallelism bounds the calls of one Dispatch that run at once; zero
 	// means DefaultParallelism, 1 runs them in order.
 	Parallelism int
-	// Callbacks, if set, receives HandleToolStart (the arguments) and then
-	// HandleToolEnd or HandleToolError for each call, from the goroutine
-	// running the call: with Parallelism above 1 it must be safe for
-	// concurrent use.
+	// Callbacks, if set, is told of every call ([kit.Observe]) from the
+	// goroutine running it: safe for concurrent use, with Parallelism > 1.
 	Callbacks callbacks.Handler
 }
 
@@ -54,31 +80,26 @@ type DispatcherOptions struct {
 //	replies, err := d.Dispatch(ctx, resp.Choices[0].ToolCalls)
 //	msgs = append(msgs, replies...)
 type Dispatcher struct {
-	reg    *registry.Registry
-	exec   *adapter.Executor
-	opts   DispatcherOptions
-	filter registry.Filter
-	defs   []llms.Tool
-	issues []kit.Issue
-	shapes kit.Shapes
+	calls       *kit.TextCaller
+	parallelism int
+	defs        []llms.Tool
+	issues      []kit.Issue
 }
 
 // NewDispatcher returns a dispatcher over reg whose calls run through exec
 // (required: nil is an error). opts may be nil. The tool definitions are
 // computed once, here; the calls look tools up in reg at call time.
 func NewDispatcher(reg *registry.Registry, exec *adapter.Executor, opts *DispatcherOptions) (*Dispatcher, error) {
-	if reg == nil {
-		return nil, errors.New("langchaingoadapter: nil registry")
+	if err := kit.CheckRegistry(reg, exec); err != nil {
+		return nil, fmt.Errorf("langchaingoadapter: %w", err)
 	}
-	if exec == nil {
-		return nil, errNilExecutor
+	if opts == nil {
+		opts = &DispatcherOptions{}
 	}
-	d := &Dispatcher{reg: reg, exec: exec}
-	if opts != nil {
-		d.opts = *opts
-	}
-	d.filter = kit.Filter(d.opts.Filter, adapter.TargetLangchaingo) // an app-only tool is answered as unknown
-	d.defs, d.issues = Definitions(reg, &DefinitionOptions{Filter: d.filter, Strict: d.opts.Strict})
+	f := kit.Filter(opts.Filter, Integration) // an app-only tool is answered as unknown
+	d := &Dispatcher{parallelism: opts.Parallelism, calls: &kit.TextCaller{Exec: exec, Registry: reg, Filter: f,
+		Observer: opts.Callbacks, Timeout: opts.Timeout, Options: kit.TextOptions{Render: opts.Render, DropOmittedNulls: opts.Strict}}}
+	d.defs, d.issues = Definitions(reg, &DefinitionOptions{Filter: f, Strict: opts.Strict})
 	return d, nil
 }
 
@@ -88,66 +109,40 @@ func (d *Dispatcher) Tools() []llms.Tool { return d.defs }
 // Issues reports what strict mode could not express (see [kit.Strict]).
 func (d *Dispatcher) Issues() []kit.Issue { return d.issues }
 
-// Dispatch runs the tool calls of one model turn through the executor, at
-// most Parallelism at once, in the run scope of ctx, and returns one tool
-// message per call, in order, each holding an llms.ToolCallResponse: the
-// output, or the payload of a failure the model should read. Connection
-// and internal faults are returned, joined, as the error; the messages are
-// complete even then ([kit.FaultPayload]), so a caller may go on.
+// Dispatch runs the tool calls of one model turn in the run scope of ctx
+// and returns one tool message per call, in order, each holding an
+// llms.ToolCallResponse with the answer of [kit.Answers]; the faults,
+// joined, are the error, and the messages are complete even then.
 func (d *Dispatcher) Dispatch(ctx context.Context, calls []llms.ToolCall) ([]llms.MessageContent, error) {
 	if len(calls) == 0 {
 		return nil, nil
 	}
-	limit := d.opts.Parallelism
-	if limit <= 0 {
-		limit = DefaultParallelism
-	}
-	outs, errs := runsync.Parallel(ctx, limit, calls, func(ctx context.Context, _ int, tc llms.ToolCall) (string, error) {
-		return d.one(ctx, tc)
-	})
+	outs, err := kit.Answers(ctx, d.parallelism, calls, d.one)
 	msgs := make([]llms.MessageContent, len(calls))
-	var faults []error
 	for i, tc := range calls {
-		content := outs[i]
-		if err := errs[i]; err != nil {
-			faults = append(faults, err)
-			content = kit.FaultPayload(err)
-		}
-		msgs[i] = llms.MessageContent{
-			Role:  llms.ChatMessageTypeTool,
-			Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: tc.ID, Name: callName(tc), Content: content}},
-		}
+		name, _ := function(tc)
+		msgs[i] = llms.MessageContent{Role: llms.ChatMessageTypeTool,
+			Parts: []llms.ContentPart{llms.ToolCallResponse{ToolCallID: tc.ID, Name: name, Content: outs[i]}}}
 	}
-	return msgs, errors.Join(faults...)
+	return msgs, err
 }
 
-// one runs a call; model-facing failures come back as the payload.
 func (d *Dispatcher) one(ctx context.Context, tc llms.ToolCall) (string, error) {
-	var args string
-	if tc.FunctionCall != nil {
-		args = tc.FunctionCall.Arguments
-	}
-	return observe(ctx, d.opts.Callbacks, args, func() (string, error) {
-		name := callName(tc)
-		if tc.FunctionCall == nil || (tc.Type != "" && tc.Type != "function") {
+	name, args := function(tc)
+	if tc.FunctionCall == nil || (tc.Type != "" && tc.Type != "function") {
+		return kit.Observe(ctx, d.calls.Observer, args, func() (string, error) {
 			return "", &adapter.Error{Kind: adapter.KindNotFound, Tool: name, CallID: tc.ID,
 				Message: fmt.Sprintf("tool call of type %q is not a function call", tc.Type)}
-		}
-		// A made-up (or filtered) name has a record like any call.
-		spec, err := kit.Resolve(ctx, d.reg, d.exec, d.filter, &adapter.Request{Tool: name, Args: json.RawMessage(args), CallID: tc.ID, Integration: Integration, Native: tc})
-		if err != nil {
-			return "", err
-		}
-		req := &adapter.Request{Spec: spec, CallID: tc.ID, Integration: Integration, Native: tc, Timeout: d.opts.Timeout}
-		return kit.CallText(ctx, d.exec, req, args, d.shapes.Of(spec.InputSchema), &kit.TextOptions{Render: d.opts.Render, DropOmittedNulls: d.opts.Strict})
-	})
+		})
+	}
+	return d.calls.Call(ctx, &adapter.Request{Tool: name, CallID: tc.ID, Integration: Integration, Native: tc}, args)
 }
 
-func callName(tc llms.ToolCall) string {
+func function(tc llms.ToolCall) (name, args string) {
 	if tc.FunctionCall == nil {
-		return ""
+		return "", ""
 	}
-	return tc.FunctionCall.Name
+	return tc.FunctionCall.Name, tc.FunctionCall.Arguments
 }
 
 // AssistantMessage returns the model's turn as a message to append before
@@ -168,10 +163,10 @@ func AssistantMessage(choice *llms.ContentChoice) llms.MessageContent {
 
 // ErrMaxTurns is returned by [Dispatcher.Loop] when the model still asks
 // for tools after the last turn.
-var ErrMaxTurns = errors.New("langchaingoadapter: the model did not finish within the turn limit")
+var ErrMaxTurns = kit.ErrMaxTurns
 
 // DefaultMaxTurns bounds [Dispatcher.Loop] when LoopOptions.MaxTurns is zero.
-const DefaultMaxTurns = 10
+const DefaultMaxTurns = kit.DefaultMaxTurns
 
 // LoopOptions configure [Dispatcher.Loop]. The zero value is valid.
 type LoopOptions struct {
@@ -181,40 +176,76 @@ type LoopOptions struct {
 	CallOptions []llms.CallOption
 }
 
-// Loop runs a function-calling loop: it calls the model with the tools'
-// definitions, answers its tool calls with [Dispatcher.Dispatch], and
-// repeats until the model answers without tool calls. All calls share one
-// run scope (ctx's, or a new one). It returns the conversation, messages
-// included, and the model's final choice. On an error it returns the
+// Loop runs a function-calling loop ([kit.Loop]) with the tools'
+// definitions and [Dispatcher.Dispatch]. It returns the conversation,
+// messages included, and the model's final choice; on an error, the
 // conversation so far.
 func (d *Dispatcher) Loop(ctx context.Context, model llms.Model, messages []llms.MessageContent, opts *LoopOptions) ([]llms.MessageContent, *llms.ContentChoice, error) {
 	if opts == nil {
 		opts = &LoopOptions{}
 	}
-	turns := opts.MaxTurns
-	if turns <= 0 {
-		turns = DefaultMaxTurns
-	}
-	ctx, _ = adapter.WithRun(ctx, nil)
 	callOpts := append([]llms.CallOption{llms.WithTools(d.defs)}, opts.CallOptions...)
-	for range turns {
-		resp, err := model.GenerateContent(ctx, messages, callOpts...)
-		if err != nil {
-			return messages, nil, err
+	var last *llms.ContentChoice
+	messages, err := kit.Loop(ctx, opts.MaxTurns, messages, func(ctx context.Context, msgs []llms.MessageContent) (_ llms.MessageContent, _ []llms.ToolCall, err error) {
+		if last, err = choice(model.GenerateContent(ctx, msgs, callOpts...)); err != nil {
+			return llms.MessageContent{}, nil, err
 		}
-		if resp == nil || len(resp.Choices) == 0 {
-			return messages, nil, errors.New("langchaingoadapter: the model returned no choices")
-		}
-		choice := resp.Choices[0]
-		messages = append(messages, AssistantMessage(choice))
-		if len(choice.ToolCalls) == 0 {
-			return messages, choice, nil
-		}
-		replies, err := d.Dispatch(ctx, choice.ToolCalls)
-		messages = append(messages, replies...)
-		if err != nil {
-			return messages, nil, err
-		}
+		return AssistantMessage(last), last.ToolCalls, nil
+	}, d.Dispatch)
+	if err != nil {
+		return messages, nil, err
 	}
-	return messages, nil, ErrMaxTurns
+	return messages, last, nil
+}
+
+// choice returns the first choice of the model's reply.
+func choice(resp *llms.ContentResponse, err error) (*llms.ContentChoice, error) {
+	if err == nil && (resp == nil || len(resp.Choices) == 0 || resp.Choices[0] == nil) {
+		err = errors.New("langchaingoadapter: the model returned no choice")
+	}
+	if err != nil {
+		return nil, err
+	}
+	return resp.Choices[0], nil
+}
+
+// Sampler returns a [kit.Sampler] that answers MCP servers' sampling
+// requests with m, the agent's own model: set mcpadapter.Sample(Sampler(m))
+// as ManagerOptions.Sampler and the servers an agent imports can ask its
+// model for completions, governed by the executor like any call.
+//
+// The system prompt becomes a system message, content human or AI
+// messages (media as binary parts), the settings llms options
+// ([kit.SampleOptions]). m answers every request, whatever the server's
+// model hints (a provider refuses names it does not serve); the result
+// names "langchaingo" as its model.
+func Sampler(m llms.Model) kit.Sampler {
+	if m == nil {
+		panic("langchaingoadapter: Sampler with a nil model")
+	}
+	return func(ctx context.Context, p *kit.SampleRequest) (*kit.SampleResult, error) {
+		msgs, err := kit.Messages(p, func(prompt string) llms.MessageContent {
+			return llms.TextParts(llms.ChatMessageTypeSystem, prompt)
+		}, message)
+		if err != nil {
+			return nil, fmt.Errorf("langchaingoadapter: %w", err)
+		}
+		opts := kit.SampleOptions(p, llms.WithMaxTokens, llms.WithStopWords, llms.WithTemperature)
+		c, err := choice(m.GenerateContent(ctx, msgs, opts...))
+		if err != nil {
+			return nil, err
+		}
+		return &kit.SampleResult{Text: c.Content, Model: "langchaingo", StopReason: kit.StopReasonOf(c.StopReason)}, nil
+	}
+}
+
+func message(r kit.Role, c kit.Part) (llms.MessageContent, error) {
+	role, part := llms.ChatMessageTypeHuman, llms.ContentPart(llms.TextPart(c.Text))
+	if r == kit.RoleAssistant {
+		role = llms.ChatMessageTypeAI
+	}
+	if c.Kind != kit.PartText {
+		part = llms.BinaryPart(c.MIMEType, c.Data)
+	}
+	return llms.MessageContent{Role: role, Parts: []llms.ContentPart{part}}, nil
 }

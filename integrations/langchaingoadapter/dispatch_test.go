@@ -248,4 +248,10 @@ func TestLoopLimits(t *testing.T) {
 	if _, _, err := d.Loop(context.Background(), broken, nil, nil); err == nil {
 		t.Error("Loop with a failing model succeeded")
 	}
+	for name, resp := range map[string]*llms.ContentResponse{"nil": nil, "no choices": {}, "a nil choice": {Choices: []*llms.ContentChoice{nil}}} {
+		empty := &scriptedModel{turns: []turn{func([]llms.MessageContent, llms.CallOptions) *llms.ContentResponse { return resp }}}
+		if _, final, err := d.Loop(context.Background(), empty, nil, nil); err == nil || final != nil {
+			t.Errorf("Loop with a reply of %s = %v, %v; want an error", name, final, err)
+		}
+	}
 }

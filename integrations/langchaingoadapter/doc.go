@@ -1,7 +1,7 @@
 // Package langchaingoadapter runs agentadapter tools inside langchaingo
-// (github.com/tmc/langchaingo): as tools.Tool values for langchaingo's
-// agents, and as function definitions with full JSON schemas plus a
-// dispatcher for function-calling loops.
+// (github.com/tmc/langchaingo): as tools.Tool values for its agents, and
+// as function definitions with full JSON schemas plus a dispatcher for
+// function-calling loops.
 //
 //	reg := registry.New()
 //	reg.MustRegister(adapter.MustTool("add", "Adds two numbers.", add, nil))
@@ -16,8 +16,7 @@
 //	out, err := langchaingoadapter.Run(ctx, agents.NewExecutor(agent), "What is 2+3?", nil)
 //
 // Every call goes through an [adapter.Executor]; this package only
-// translates langchaingo's calling convention, on the shared
-// [kit] (github.com/agentadapter/agentadapter/integrations/kit).
+// translates langchaingo's calling convention, on the shared [kit].
 //
 // # Input, results and errors
 //
@@ -31,26 +30,21 @@
 // {"error":{"kind":"...","message":"..."}}, with a nil error
 // ([kit.TriagePayload]); connection and internal faults are errors
 // (*adapter.Error). Once an approval_pending ticket is approved, the same
-// call (same arguments, in any key order) runs, once.
-//
-// langchaingo's agents do not pass their callbacks handler to tools; set
-// [Options.Callbacks] to receive HandleToolStart, then HandleToolEnd or
-// HandleToolError, for every call.
+// call (same arguments, in any key order) runs, once. The agents do not
+// pass their callbacks handler to tools: set [Options.Callbacks].
 //
 // # Function calling
 //
-// For real schemas, use [Definitions] (or a [Dispatcher]'s Tools) with
+// For real schemas, pass [Definitions] (or a [Dispatcher]'s Tools) with
 // llms.WithTools, and answer the model's tool calls with
-// [Dispatcher.Dispatch], which runs them in parallel and returns the tool
-// messages to append; [Dispatcher.Loop] runs the whole loop. With Strict,
-// schemas are converted for strict mode ([kit.Strict]): what cannot be
-// converted is reported as a [kit.Issue], never dropped silently.
+// [Dispatcher.Dispatch]; [Dispatcher.Loop] runs the whole loop. With
+// Strict, what strict mode cannot express is reported as a [kit.Issue],
+// never dropped silently.
 //
 // # Run scope
 //
 // Run limits count the calls of one agent run, the run scope of the ctx
-// the agent runs with ([adapter.WithRun]). Run an agent with [Run] (one
-// run per call of the chain), or open a scope on ctx yourself;
-// [Dispatcher.Loop] opens one per loop. A tool call never opens a scope of
-// its own.
+// the agent runs with ([adapter.WithRun]): run an agent with [Run], or
+// open a scope on ctx yourself; [Dispatcher.Loop] opens one per loop. A
+// tool call never opens a scope of its own.
 package langchaingoadapter

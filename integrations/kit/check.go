@@ -1,0 +1,36 @@
+package kit
+
+import (
+	"errors"
+
+	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/registry"
+)
+
+// ErrNilSpec reports a constructor given no spec.
+var ErrNilSpec = errors.New("nil spec")
+
+// CheckTool checks what a constructor of one tool checks first: spec and
+// exec are required ([ErrNilSpec], [ErrNilExecutor]) and spec must be
+// valid ([adapter.Spec.Check]).
+func CheckTool(spec *adapter.Spec, exec *adapter.Executor) error {
+	if spec == nil {
+		return ErrNilSpec
+	}
+	if exec == nil {
+		return ErrNilExecutor
+	}
+	return spec.Check()
+}
+
+// CheckRegistry checks what a constructor over a registry checks first:
+// reg and exec are required ([ErrNilRegistry], [ErrNilExecutor]).
+func CheckRegistry(reg *registry.Registry, exec *adapter.Executor) error {
+	if reg == nil {
+		return ErrNilRegistry
+	}
+	if exec == nil {
+		return ErrNilExecutor
+	}
+	return nil
+}
