@@ -140,7 +140,7 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 	}
 	s.wake = ticketwait.NewWaker()
 	s.ledger = newLedger(s)
-	s.tickets = &Tickets{s: s}
+	s.tickets = &Tickets{s: s, t: s.kv.Tickets()}
 	s.cache = &Cache{t: s.kv.Cache()}
 	s.pins = &Pins{t: s.kv.Pins()}
 	s.tokens = &Tokens{t: s.kv.Tokens()}

@@ -59,7 +59,7 @@ func (p Pins) All(ctx context.Context) iter.Seq2[pin.Pin, error] {
 	}
 }
 
-func scanPin(rows Rows) (pin.Pin, error) {
+func scanPin(rows Row) (pin.Pin, error) {
 	var row pin.Pin
 	if err := rows.Scan(&row.Key, &row.Hash); err != nil {
 		return pin.Pin{}, err

@@ -1,6 +1,6 @@
 // Package sqlkv holds the keyed tables the database stores share: console
-// sessions, standing decisions, definition pins, OAuth tokens and cached
-// results. The statements are written once, with "?" parameters; a
+// sessions, standing decisions, definition pins, OAuth tokens, cached
+// results, and the reads of approval tickets. The statements are written once, with "?" parameters; a
 // [Dialect] says what differs between SQLite and PostgreSQL (the
 // parameters' spelling, the no-rows error, the key order), and each store
 // reaches its database through a [DB].
@@ -93,6 +93,7 @@ type statements struct {
 	pinsGet, pinsSetIfAbsent, pinsSet, pinsAll              string
 	tokensGet, tokensPut, tokensDelete                      string
 	cacheGet, cacheAdd, cacheSweep                          string
+	ticketsGet, ticketsFind, ticketsAll, ticketsInState     string
 }
 
 var sqliteStatements = statements{
@@ -125,6 +126,13 @@ var sqliteStatements = statements{
 	cacheAdd: `INSERT INTO cache (key, value, expires) VALUES (?, ?, ?)
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires`,
 	cacheSweep: "DELETE FROM cache WHERE expires <= ?",
+
+	ticketsGet: "SELECT " + TicketColumns + " FROM tickets WHERE id = ?",
+	ticketsFind: "SELECT " + TicketColumns + ` FROM tickets
+		WHERE tool = ? AND args_hash = ? AND scope = ? AND scope_id = ? AND state <> 4 AND (expires = 0 OR expires >= ?)
+		ORDER BY n DESC LIMIT 1`,
+	ticketsAll:     "SELECT " + TicketColumns + " FROM tickets ORDER BY n",
+	ticketsInState: "SELECT " + TicketColumns + " FROM tickets WHERE state = ? ORDER BY n",
 }
 
 // number spells every statement's parameters "$1", "$2", ...
@@ -135,6 +143,7 @@ func (q *statements) number() {
 		&q.pinsGet, &q.pinsSetIfAbsent, &q.pinsSet, &q.pinsAll,
 		&q.tokensGet, &q.tokensPut, &q.tokensDelete,
 		&q.cacheGet, &q.cacheAdd, &q.cacheSweep,
+		&q.ticketsGet, &q.ticketsFind, &q.ticketsAll, &q.ticketsInState,
 	} {
 		*p = numbered(*p)
 	}

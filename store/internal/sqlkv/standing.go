@@ -52,7 +52,7 @@ func (s Standing) All(ctx context.Context) iter.Seq2[approval.StandingRule, erro
 	}
 }
 
-func scanStanding(rows Rows) (approval.StandingRule, error) {
+func scanStanding(rows Row) (approval.StandingRule, error) {
 	var r approval.StandingRule
 	var verdict string
 	var created int64
@@ -67,12 +67,12 @@ func scanStanding(rows Rows) (approval.StandingRule, error) {
 	return r, nil
 }
 
-// all yields the rows of query, read by scan, then the first error if
+// all yields the rows of query with args, read by scan, then the first error if
 // any; it stops at the first error.
-func all[T any](ctx context.Context, t *Tables, query string, scan func(Rows) (T, error)) iter.Seq2[T, error] {
+func all[T any](ctx context.Context, t *Tables, query string, scan func(Row) (T, error), args ...any) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		var zero T
-		rows, err := t.db.Query(ctx, query)
+		rows, err := t.db.Query(ctx, query, args...)
 		if err != nil {
 			yield(zero, err)
 			return
