@@ -47,16 +47,7 @@ func (p Pins) Set(ctx context.Context, key, hash string) error {
 
 // All implements [pin.Store], in the byte order of the keys.
 func (p Pins) All(ctx context.Context) iter.Seq2[pin.Pin, error] {
-	return func(yield func(pin.Pin, error) bool) {
-		for row, err := range all(ctx, p.t, p.t.q.pinsAll, scanPin) {
-			if err != nil {
-				err = fmt.Errorf("%s: %w", p.t.d.Name, err)
-			}
-			if !yield(row, err) {
-				return
-			}
-		}
-	}
+	return all(ctx, p.t, "", p.t.q.pinsAll, scanPin)
 }
 
 func scanPin(rows Row) (pin.Pin, error) {

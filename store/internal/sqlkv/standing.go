@@ -40,16 +40,7 @@ func (s Standing) Delete(ctx context.Context, tool, subject string) (bool, error
 
 // All implements [approval.StandingStore].
 func (s Standing) All(ctx context.Context) iter.Seq2[approval.StandingRule, error] {
-	return func(yield func(approval.StandingRule, error) bool) {
-		for r, err := range all(ctx, s.t, s.t.q.standingAll, scanStanding) {
-			if err != nil {
-				err = fmt.Errorf("%s: reading standing decisions: %w", s.t.d.Name, err)
-			}
-			if !yield(r, err) {
-				return
-			}
-		}
-	}
+	return all(ctx, s.t, "reading standing decisions", s.t.q.standingAll, scanStanding)
 }
 
 func scanStanding(rows Row) (approval.StandingRule, error) {
@@ -67,21 +58,26 @@ func scanStanding(rows Row) (approval.StandingRule, error) {
 	return r, nil
 }
 
-// all yields the rows of query with args, read by scan, then the first error if
-// any; it stops at the first error.
-func all[T any](ctx context.Context, t *Tables, query string, scan func(Row) (T, error), args ...any) iter.Seq2[T, error] {
+// all yields the rows of query with args, read by scan, then the first
+// error if any, after the store's name and what ("reading pins"; empty:
+// nothing); it stops at the first error.
+func all[T any](ctx context.Context, t *Tables, what, query string, scan func(Row) (T, error), args ...any) iter.Seq2[T, error] {
+	prefix := t.d.Name + ": "
+	if what != "" {
+		prefix += what + ": "
+	}
 	return func(yield func(T, error) bool) {
 		var zero T
 		rows, err := t.db.Query(ctx, query, args...)
 		if err != nil {
-			yield(zero, err)
+			yield(zero, fmt.Errorf("%s%w", prefix, err))
 			return
 		}
 		defer rows.Close()
 		for rows.Next() {
 			v, err := scan(rows)
 			if err != nil {
-				yield(zero, err)
+				yield(zero, fmt.Errorf("%s%w", prefix, err))
 				return
 			}
 			if !yield(v, nil) {
@@ -89,7 +85,7 @@ func all[T any](ctx context.Context, t *Tables, query string, scan func(Row) (T,
 			}
 		}
 		if err := rows.Err(); err != nil {
-			yield(zero, err)
+			yield(zero, fmt.Errorf("%s%w", prefix, err))
 		}
 	}
 }

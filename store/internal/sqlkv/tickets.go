@@ -44,20 +44,10 @@ func (s Tickets) one(row Row) (*approval.Ticket, error) {
 
 // List implements [approval.Store].
 func (s Tickets) List(ctx context.Context, state approval.TicketState) iter.Seq2[*approval.Ticket, error] {
-	return func(yield func(*approval.Ticket, error) bool) {
-		q, args := s.t.q.ticketsAll, []any{}
-		if state != 0 {
-			q, args = s.t.q.ticketsInState, []any{int32(state)}
-		}
-		for t, err := range all(ctx, s.t, q, scanTicket, args...) {
-			if err != nil {
-				err = fmt.Errorf("%s: %w", s.t.d.Name, err)
-			}
-			if !yield(t, err) {
-				return
-			}
-		}
+	if state != 0 {
+		return all(ctx, s.t, "", s.t.q.ticketsInState, scanTicket, int32(state))
 	}
+	return all(ctx, s.t, "", s.t.q.ticketsAll, scanTicket)
 }
 
 // Unchanged says why a conditional UPDATE of the ticket id, from state
