@@ -146,7 +146,7 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 	s.tokens = &Tokens{t: s.kv.Tokens()}
 	bg, stop := context.WithCancel(context.Background())
 	s.stop = stop
-	s.wg.Go(func() { s.sweepLoop(bg) })
+	s.wg.Go(func() { s.kv.SweepEvery(bg, s.opts.SweepInterval, s.Sweep) })
 	s.wg.Go(func() { s.listen(bg, cfg.ConnConfig) })
 	return s, nil
 }
@@ -253,21 +253,6 @@ func (s *Store) listenOnce(ctx context.Context, cfg *pgx.ConnConfig) error {
 			return err
 		}
 		s.wake.Notify()
-	}
-}
-
-func (s *Store) sweepLoop(ctx context.Context) {
-	t := time.NewTicker(s.opts.SweepInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
-				s.logger.Error("pgstore: sweep failed", "error", err)
-			}
-		}
 	}
 }
 

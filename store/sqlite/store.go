@@ -160,7 +160,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	s.tokens = &Tokens{t: s.kv.Tokens()}
 	bg, stop := context.WithCancel(context.Background())
 	s.stop = stop
-	s.wg.Go(func() { s.sweepLoop(bg) })
+	s.wg.Go(func() { s.kv.SweepEvery(bg, s.opts.SweepInterval, s.Sweep) })
 	return s, nil
 }
 
@@ -227,21 +227,6 @@ func migrate(ctx context.Context, db *sql.DB) error {
 		return fmt.Errorf("sqlitestore: %w", err)
 	}
 	return tx.Commit()
-}
-
-func (s *Store) sweepLoop(ctx context.Context) {
-	t := time.NewTicker(s.opts.SweepInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
-				s.logger.Error("sqlitestore: sweep failed", "error", err)
-			}
-		}
-	}
 }
 
 // Sweep deletes ledger records older than Options.Retention, expired

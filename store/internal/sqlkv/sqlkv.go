@@ -1,6 +1,6 @@
 // Package sqlkv holds the keyed tables the database stores share: console
 // sessions, standing decisions, definition pins, OAuth tokens, cached
-// results, and the reads of approval tickets. The statements are written once, with "?" parameters; a
+// results, secrets, and the reads of approval tickets and the ledger. The statements are written once, with "?" parameters; a
 // [Dialect] says what differs between SQLite and PostgreSQL (the
 // parameters' spelling, the no-rows error, the key order), and each store
 // reaches its database through a [DB].
@@ -94,6 +94,7 @@ type statements struct {
 	tokensGet, tokensPut, tokensDelete                      string
 	cacheGet, cacheAdd, cacheSweep                          string
 	ticketsGet, ticketsFind, ticketsAll, ticketsInState     string
+	secretsPut, secretsGet                                  string
 }
 
 var sqliteStatements = statements{
@@ -133,6 +134,9 @@ var sqliteStatements = statements{
 		ORDER BY n DESC LIMIT 1`,
 	ticketsAll:     "SELECT " + TicketColumns + " FROM tickets ORDER BY n",
 	ticketsInState: "SELECT " + TicketColumns + " FROM tickets WHERE state = ? ORDER BY n",
+
+	secretsPut: "INSERT INTO secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+	secretsGet: "SELECT value FROM secrets WHERE name = ?",
 }
 
 // number spells every statement's parameters "$1", "$2", ...
@@ -144,6 +148,7 @@ func (q *statements) number() {
 		&q.tokensGet, &q.tokensPut, &q.tokensDelete,
 		&q.cacheGet, &q.cacheAdd, &q.cacheSweep,
 		&q.ticketsGet, &q.ticketsFind, &q.ticketsAll, &q.ticketsInState,
+		&q.secretsPut, &q.secretsGet,
 	} {
 		*p = numbered(*p)
 	}
