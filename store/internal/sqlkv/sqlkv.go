@@ -1,9 +1,11 @@
 // Package sqlkv holds the keyed tables the database stores share: console
 // sessions, standing decisions, definition pins, OAuth tokens, cached
-// results, secrets, and the reads of approval tickets and the ledger. The statements are written once, with "?" parameters; a
-// [Dialect] says what differs between SQLite and PostgreSQL (the
-// parameters' spelling, the no-rows error, the key order), and each store
-// reaches its database through a [DB].
+// results, secrets, and the reads of approval tickets and the ledger. The
+// statements are written once, with "?" parameters; a [Dialect] says what
+// differs between SQLite and PostgreSQL (the parameters' spelling, the
+// no-rows error, the key order), and each store reaches its database
+// through a [DB]. The stores' public types delegate to these, so their
+// SQL, errors and messages are the same but for the store's name.
 //
 //	t := sqlkv.New(db, sqlkv.Dialect{Name: "pgstore", Numbered: true, NoRows: pgx.ErrNoRows, ...})
 //	err := t.Sessions().Put(ctx, key, value, expires)
@@ -57,7 +59,7 @@ type Dialect struct {
 	ErrSessionTooLarge error
 	// Now is the store's clock.
 	Now func() time.Time
-	// Logger receives the cache's errors.
+	// Logger receives the errors of the cache and the sweep loop.
 	Logger *slog.Logger
 }
 
@@ -70,7 +72,7 @@ type Tables struct {
 
 // New returns the tables of db, in d's dialect.
 func New(db DB, d Dialect) *Tables {
-	t := &Tables{db: db, d: d, q: sqliteStatements}
+	t := &Tables{db: db, d: d, q: base}
 	t.q.pinsAll += d.Collate
 	if d.Numbered {
 		t.q.number()
@@ -97,7 +99,8 @@ type statements struct {
 	secretsPut, secretsGet                                  string
 }
 
-var sqliteStatements = statements{
+// base are the statements with "?" parameters, as SQLite runs them.
+var base = statements{
 	sessionsPut: `INSERT INTO console_sessions (key, value, expires) VALUES (?, ?, ?)
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires`,
 	sessionsGet:    "SELECT value FROM console_sessions WHERE key = ? AND expires > ?",

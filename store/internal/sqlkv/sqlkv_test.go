@@ -29,7 +29,7 @@ func TestStatements(t *testing.T) {
 			t.Fatal("a statement is empty")
 		}
 	}
-	v, sv := reflect.ValueOf(pg.q), reflect.ValueOf(sqliteStatements)
+	v, sv := reflect.ValueOf(pg.q), reflect.ValueOf(base)
 	for i := range v.NumField() {
 		s := v.Field(i).String()
 		if strings.Contains(s, "?") || !strings.Contains(sv.Field(i).String(), "?") && s != sv.Field(i).String()+pgCollate(v.Type().Field(i).Name) {
@@ -42,7 +42,7 @@ func TestStatements(t *testing.T) {
 	if !strings.HasSuffix(pg.q.pinsAll, `ORDER BY key COLLATE "C"`) || !strings.HasSuffix(lite.q.pinsAll, "ORDER BY key") {
 		t.Errorf("pinsAll: PostgreSQL %q, SQLite %q", pg.q.pinsAll, lite.q.pinsAll)
 	}
-	if lite.q.sessionsGet != sqliteStatements.sessionsGet {
+	if lite.q.sessionsGet != base.sessionsGet {
 		t.Errorf("SQLite statement changed: %q", lite.q.sessionsGet)
 	}
 }
