@@ -8,13 +8,6 @@ import (
 	"github.com/agentadapter/agentadapter/adapter"
 )
 
-// Cache is the table of cached results, an [adapter.Cache]. Database
-// errors are logged and read as misses.
-type Cache struct{ t *Tables }
-
-// Cache returns the result cache.
-func (t *Tables) Cache() Cache { return Cache{t} }
-
 // Get implements [adapter.Cache].
 func (c Cache) Get(ctx context.Context, key string) (*adapter.Result, bool) {
 	var b []byte

@@ -10,13 +10,6 @@ import (
 	"github.com/agentadapter/agentadapter/store/internal/sqlledger"
 )
 
-// Ledger reads the ledger table; each store appends to it and verifies
-// it in its own transactions.
-type Ledger struct{ t *Tables }
-
-// Ledger returns the ledger's reads.
-func (t *Tables) Ledger() Ledger { return Ledger{t} }
-
 // Query implements [ledger.Reader]: records stream from the database as
 // the caller reads them.
 func (l Ledger) Query(ctx context.Context, q ledger.Query) iter.Seq2[ledger.Record, error] {

@@ -9,12 +9,6 @@ import (
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/pin"
 )
 
-// Pins is the table of definition pins, a [pin.Store].
-type Pins struct{ t *Tables }
-
-// Pins returns the definition pins.
-func (t *Tables) Pins() Pins { return Pins{t} }
-
 // Get implements [pin.Store].
 func (p Pins) Get(ctx context.Context, key string) (string, bool, error) {
 	var h string

@@ -17,12 +17,6 @@ const (
 	MaxSessionValue = 16 << 10
 )
 
-// Sessions is the table of console login sessions.
-type Sessions struct{ t *Tables }
-
-// Sessions returns the login sessions.
-func (t *Tables) Sessions() Sessions { return Sessions{t} }
-
 // Put stores value under key until expires, replacing what key held. It
 // refuses an empty key, one that is not UTF-8 or holds NUL, and keys and
 // values over the limits (Dialect.ErrSessionTooLarge).

@@ -80,6 +80,49 @@ func New(db DB, d Dialect) *Tables {
 	return t
 }
 
+// The tables, each a view of [Tables].
+type (
+	// Sessions is the table of console login sessions.
+	Sessions struct{ t *Tables }
+	// Standing is the table of standing decisions, an
+	// [approval.StandingStore].
+	Standing struct{ t *Tables }
+	// Pins is the table of definition pins, a [pin.Store].
+	Pins struct{ t *Tables }
+	// Tokens is the table of OAuth tokens, a [token.Store].
+	Tokens struct{ t *Tables }
+	// Cache is the table of cached results, an [adapter.Cache]. Database
+	// errors are logged and read as misses.
+	Cache struct{ t *Tables }
+	// Tickets reads the approval tickets table; each store writes it with
+	// its own transactions and locks.
+	Tickets struct{ t *Tables }
+	// Ledger reads the ledger table; each store appends to it and verifies
+	// it in its own transactions.
+	Ledger struct{ t *Tables }
+)
+
+// Sessions returns the login sessions.
+func (t *Tables) Sessions() Sessions { return Sessions{t} }
+
+// Standing returns the standing decisions.
+func (t *Tables) Standing() Standing { return Standing{t} }
+
+// Pins returns the definition pins.
+func (t *Tables) Pins() Pins { return Pins{t} }
+
+// Tokens returns the OAuth tokens.
+func (t *Tables) Tokens() Tokens { return Tokens{t} }
+
+// Cache returns the result cache.
+func (t *Tables) Cache() Cache { return Cache{t} }
+
+// Tickets returns the approval tickets.
+func (t *Tables) Tickets() Tickets { return Tickets{t} }
+
+// Ledger returns the ledger's reads.
+func (t *Tables) Ledger() Ledger { return Ledger{t} }
+
 // Sweep deletes the cache entries and login sessions expired at now, and
 // returns each statement's error (nil for a success).
 func (t *Tables) Sweep(ctx context.Context, now time.Time) []error {

@@ -9,13 +9,6 @@ import (
 	"github.com/agentadapter/agentadapter/adapter/approval"
 )
 
-// Standing is the table of standing decisions, an
-// [approval.StandingStore].
-type Standing struct{ t *Tables }
-
-// Standing returns the standing decisions.
-func (t *Tables) Standing() Standing { return Standing{t} }
-
 // Put implements [approval.StandingStore]. It refuses a verdict other
 // than approved or denied.
 func (s Standing) Put(ctx context.Context, r approval.StandingRule) error {

@@ -14,13 +14,6 @@ import (
 // [approval.Ticket], in the order its INSERT and SELECT use.
 const TicketColumns = "id, tool, args_hash, args, args_size, scope, scope_id, call_id, run_id, session, subject, state, reason, approver, created, expires, edited"
 
-// Tickets reads the approval tickets table; each store writes it with
-// its own transactions and locks.
-type Tickets struct{ t *Tables }
-
-// Tickets returns the approval tickets.
-func (t *Tables) Tickets() Tickets { return Tickets{t} }
-
 // Get implements [approval.Store].
 func (s Tickets) Get(ctx context.Context, id string) (*approval.Ticket, error) {
 	return s.one(s.t.db.QueryRow(ctx, s.t.q.ticketsGet, id))

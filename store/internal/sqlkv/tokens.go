@@ -9,12 +9,6 @@ import (
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
 )
 
-// Tokens is the table of OAuth tokens, a [token.Store].
-type Tokens struct{ t *Tables }
-
-// Tokens returns the OAuth tokens.
-func (t *Tables) Tokens() Tokens { return Tokens{t} }
-
 // Token implements [token.Store].
 func (s Tokens) Token(ctx context.Context, key token.Key) (*token.Token, error) {
 	var b []byte
