@@ -11,10 +11,10 @@ import (
 // Limits of [Sessions.Put].
 const (
 	// MaxSessionKey is the longest key, in bytes.
-	MaxSessionKey = sqlkv.MaxSessionKey
+	MaxSessionKey = 256
 	// MaxSessionValue is the largest value, in bytes: a console session
 	// takes a few hundred.
-	MaxSessionValue = sqlkv.MaxSessionValue
+	MaxSessionValue = 16 << 10
 )
 
 // ErrSessionTooLarge is returned by [Sessions.Put] for a key or value over
