@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/agentadapter/agentadapter/store/internal/migrations"
+	"github.com/agentadapter/agentadapter/store/internal/sqlkv"
 	"github.com/agentadapter/agentadapter/store/internal/ticketwait"
 )
 
@@ -85,6 +86,7 @@ type Store struct {
 	cache   *Cache
 	pins    *Pins
 	tokens  *Tokens
+	kv      *sqlkv.Tables
 
 	stop context.CancelFunc
 	wg   sync.WaitGroup
@@ -130,19 +132,21 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("pgstore: %w", err)
 	}
 	s.pool = pool
+	s.kv = sqlkv.New(pgDB{pool}, sqlkv.Dialect{Name: "pgstore", Numbered: true, NoRows: pgx.ErrNoRows, Collate: ` COLLATE "C"`,
+		ErrSessionTooLarge: ErrSessionTooLarge, Now: s.now, Logger: s.logger})
 	if err := migrate(ctx, pool); err != nil {
 		pool.Close()
 		return nil, err
 	}
 	s.wake = ticketwait.NewWaker()
 	s.ledger = newLedger(s)
-	s.tickets = &Tickets{s: s}
-	s.cache = &Cache{s: s}
-	s.pins = &Pins{s: s}
-	s.tokens = &Tokens{s: s}
+	s.tickets = &Tickets{s: s, t: s.kv.Tickets()}
+	s.cache = &Cache{t: s.kv.Cache()}
+	s.pins = &Pins{t: s.kv.Pins()}
+	s.tokens = &Tokens{t: s.kv.Tokens()}
 	bg, stop := context.WithCancel(context.Background())
 	s.stop = stop
-	s.wg.Go(func() { s.sweepLoop(bg) })
+	s.wg.Go(func() { s.kv.SweepEvery(bg, s.opts.SweepInterval, s.Sweep) })
 	s.wg.Go(func() { s.listen(bg, cfg.ConnConfig) })
 	return s, nil
 }
@@ -252,21 +256,6 @@ func (s *Store) listenOnce(ctx context.Context, cfg *pgx.ConnConfig) error {
 	}
 }
 
-func (s *Store) sweepLoop(ctx context.Context) {
-	t := time.NewTicker(s.opts.SweepInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
-				s.logger.Error("pgstore: sweep failed", "error", err)
-			}
-		}
-	}
-}
-
 // Sweep deletes ledger records older than Options.Retention, expired
 // cache entries and expired login sessions (expired tickets go as new
 // ones are created). The
@@ -277,9 +266,6 @@ func (s *Store) Sweep(ctx context.Context) error {
 	if s.opts.Retention > 0 {
 		errs = append(errs, s.ledger.sweep(ctx, now.Add(-s.opts.Retention)))
 	}
-	_, err := s.pool.Exec(ctx, "DELETE FROM cache WHERE expires <= $1", now.UnixNano())
-	errs = append(errs, err)
-	_, err = s.pool.Exec(ctx, "DELETE FROM console_sessions WHERE expires <= $1", now.UnixNano())
-	errs = append(errs, err)
+	errs = append(errs, s.kv.Sweep(ctx, now)...)
 	return errors.Join(errs...)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/store/internal/sqlkv"
 	"github.com/agentadapter/agentadapter/store/internal/ticketwait"
 )
 
@@ -24,46 +25,7 @@ import (
 // NOTIFY, which wakes [Tickets.Wait] on every replica.
 type Tickets struct {
 	s *Store
-}
-
-const ticketColumns = "id, tool, args_hash, args, args_size, scope, scope_id, call_id, run_id, session, subject, state, reason, approver, created, expires, edited"
-
-func scanTicket(sc interface{ Scan(...any) error }) (*approval.Ticket, error) {
-	var t approval.Ticket
-	var created, expires, size int64
-	var args, edited []byte
-	var scope string
-	var state int32
-	if err := sc.Scan(&t.ID, &t.Tool, &t.ArgsHash, &args, &size, &scope, &t.ScopeID, &t.CallID, &t.RunID, &t.Session,
-		&t.Subject, &state, &t.Reason, &t.Approver, &created, &expires, &edited); err != nil {
-		return nil, err
-	}
-	if args != nil {
-		t.Args = args
-	}
-	if edited != nil {
-		t.Edited = edited
-	}
-	t.ArgsSize = int(size)
-	t.Scope = approval.Scope(scope)
-	t.State = approval.TicketState(state)
-	t.Created = fromNanos(created)
-	t.Expires = fromNanos(expires)
-	return &t, nil
-}
-
-func nanos(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
-}
-
-func fromNanos(n int64) time.Time {
-	if n == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, n).UTC()
+	t sqlkv.Tickets
 }
 
 // Create implements [approval.Store].
@@ -140,9 +102,9 @@ func (s *Tickets) create(ctx context.Context, t *approval.Ticket, caps approval.
 	if t.Edited != nil {
 		edited = t.Edited
 	}
-	if _, err := tx.Exec(ctx, "INSERT INTO tickets ("+ticketColumns+", updated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
+	if _, err := tx.Exec(ctx, "INSERT INTO tickets ("+sqlkv.TicketColumns+", updated) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)",
 		t.ID, t.Tool, t.ArgsHash, args, int64(t.ArgsSize), string(t.Scope), t.ScopeID, t.CallID, t.RunID, t.Session, t.Subject,
-		int32(t.State), t.Reason, t.Approver, nanos(t.Created), nanos(t.Expires), edited, s.s.now().UnixNano()); err != nil {
+		int32(t.State), t.Reason, t.Approver, sqlkv.Nanos(t.Created), sqlkv.Nanos(t.Expires), edited, s.s.now().UnixNano()); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)
@@ -150,28 +112,12 @@ func (s *Tickets) create(ctx context.Context, t *approval.Ticket, caps approval.
 
 // Get implements [approval.Store].
 func (s *Tickets) Get(ctx context.Context, id string) (*approval.Ticket, error) {
-	t, err := scanTicket(s.s.pool.QueryRow(ctx, "SELECT "+ticketColumns+" FROM tickets WHERE id = $1", id))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, approval.ErrTicketNotFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("pgstore: %w", err)
-	}
-	return t, nil
+	return s.t.Get(ctx, id)
 }
 
 // Find implements [approval.Store].
 func (s *Tickets) Find(ctx context.Context, k approval.TicketKey, now time.Time) (*approval.Ticket, error) {
-	t, err := scanTicket(s.s.pool.QueryRow(ctx, "SELECT "+ticketColumns+` FROM tickets
-		WHERE tool = $1 AND args_hash = $2 AND scope = $3 AND scope_id = $4 AND state <> 4 AND (expires = 0 OR expires >= $5)
-		ORDER BY n DESC LIMIT 1`, k.Tool, k.ArgsHash, string(k.Scope), k.ScopeID, now.UnixNano()))
-	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, approval.ErrTicketNotFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("pgstore: %w", err)
-	}
-	return t, nil
+	return s.t.Find(ctx, k, now)
 }
 
 // Transition implements [approval.Store] with one conditional UPDATE,
@@ -209,39 +155,12 @@ func (s *Tickets) update(ctx context.Context, id string, from approval.TicketSta
 	if n == 1 {
 		return nil
 	}
-	t, err := s.Get(ctx, id)
-	if err != nil {
-		return err
-	}
-	if t.State != from {
-		return fmt.Errorf("%w: ticket %s is %s, not %s", approval.ErrTicketState, id, t.State, from)
-	}
-	return approval.ErrTicketExpired
+	return s.t.Unchanged(ctx, id, from)
 }
 
 // List implements [approval.Store].
 func (s *Tickets) List(ctx context.Context, state approval.TicketState) iter.Seq2[*approval.Ticket, error] {
-	return func(yield func(*approval.Ticket, error) bool) {
-		rows, err := s.s.pool.Query(ctx, "SELECT "+ticketColumns+" FROM tickets WHERE $1 = 0 OR state = $1 ORDER BY n", int32(state))
-		if err != nil {
-			yield(nil, fmt.Errorf("pgstore: %w", err))
-			return
-		}
-		defer rows.Close()
-		for rows.Next() {
-			t, err := scanTicket(rows)
-			if err != nil {
-				yield(nil, fmt.Errorf("pgstore: %w", err))
-				return
-			}
-			if !yield(t, nil) {
-				return
-			}
-		}
-		if err := rows.Err(); err != nil {
-			yield(nil, fmt.Errorf("pgstore: %w", err))
-		}
-	}
+	return s.t.List(ctx, state)
 }
 
 // Wait blocks until the ticket is no longer pending (or ctx ends) and

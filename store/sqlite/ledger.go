@@ -96,23 +96,7 @@ func (l *Ledger) commit(ctx context.Context, batch []ledger.Record) error {
 // Query implements [ledger.Reader]. Records come from the database
 // as the query reads them (a consistent snapshot for its duration).
 func (l *Ledger) Query(ctx context.Context, q ledger.Query) iter.Seq2[ledger.Record, error] {
-	stmt, args := sqlledger.Query(q, func(int) string { return "?" })
-	return func(yield func(ledger.Record, error) bool) {
-		rows, err := l.s.db.QueryContext(ctx, stmt, args...)
-		if err != nil {
-			yield(ledger.Record{}, fmt.Errorf("sqlitestore: ledger query: %w", err))
-			return
-		}
-		defer rows.Close()
-		for r, err := range sqlledger.Records(rows) {
-			if err != nil {
-				err = fmt.Errorf("sqlitestore: ledger query: %w", err)
-			}
-			if !yield(r, err) {
-				return
-			}
-		}
-	}
+	return l.s.kv.Ledger().Query(ctx, q)
 }
 
 // Head implements [ledger.HeadVerifier]: it returns the chain's last
@@ -120,9 +104,7 @@ func (l *Ledger) Query(ctx context.Context, q ledger.Query) iter.Seq2[ledger.Rec
 // remote log): a later [Ledger.VerifyHead] (or [ledger.VerifyJSONL]
 // on an export) proves that nothing up to it was rewritten, cut or reset.
 func (l *Ledger) Head(ctx context.Context) (ledger.Head, error) {
-	var h ledger.Head
-	err := l.s.db.QueryRowContext(ctx, "SELECT head_seq, head_hash FROM ledger_chain WHERE id = 1").Scan(&h.Seq, &h.Hash)
-	return h, err
+	return l.s.kv.Ledger().Head(ctx)
 }
 
 // Verify implements [ledger.Verifier]: it is VerifyHead with no

@@ -2,12 +2,10 @@ package sqlitestore
 
 import (
 	"context"
-	"database/sql"
 	"errors"
-	"fmt"
-	"strings"
 	"time"
-	"unicode/utf8"
+
+	"github.com/agentadapter/agentadapter/store/internal/sqlkv"
 )
 
 // Limits of [Sessions.Put].
@@ -29,61 +27,27 @@ var ErrSessionTooLarge = errors.New("sqlitestore: session too large")
 // past their expiry are never returned; the sweep deletes them. Every
 // database error is returned.
 type Sessions struct {
-	s *Store
+	t sqlkv.Sessions
 }
 
 // Sessions returns the store's login sessions.
-func (s *Store) Sessions() *Sessions { return &Sessions{s: s} }
+func (s *Store) Sessions() *Sessions { return &Sessions{t: s.kv.Sessions()} }
 
 // Put stores value under key until expires, replacing what key held. It
 // refuses an empty key, one that is not UTF-8 or holds NUL, and keys and
 // values over the limits ([ErrSessionTooLarge]).
 func (t *Sessions) Put(ctx context.Context, key string, value []byte, expires time.Time) error {
-	if err := checkSession(key, value); err != nil {
-		return err
-	}
-	if value == nil {
-		value = []byte{}
-	}
-	if _, err := t.s.db.ExecContext(ctx, `INSERT INTO console_sessions (key, value, expires) VALUES (?, ?, ?)
-		ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires`,
-		key, value, expires.UnixNano()); err != nil {
-		return fmt.Errorf("sqlitestore: storing a session: %w", err)
-	}
-	return nil
+	return t.t.Put(ctx, key, value, expires)
 }
 
 // Get returns the value under key; ok is false when there is none or it
 // has expired.
 func (t *Sessions) Get(ctx context.Context, key string) ([]byte, bool, error) {
-	var b []byte
-	err := t.s.db.QueryRowContext(ctx, "SELECT value FROM console_sessions WHERE key = ? AND expires > ?", key, t.s.now().UnixNano()).Scan(&b)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, false, fmt.Errorf("sqlitestore: reading a session: %w", err)
-	}
-	return b, true, nil
+	return t.t.Get(ctx, key)
 }
 
 // Delete removes key for every Store on the database at once; a missing
 // key is not an error.
 func (t *Sessions) Delete(ctx context.Context, key string) error {
-	if _, err := t.s.db.ExecContext(ctx, "DELETE FROM console_sessions WHERE key = ?", key); err != nil {
-		return fmt.Errorf("sqlitestore: deleting a session: %w", err)
-	}
-	return nil
-}
-
-func checkSession(key string, value []byte) error {
-	switch {
-	case key == "" || !utf8.ValidString(key) || strings.ContainsRune(key, 0):
-		return fmt.Errorf("sqlitestore: session key %q: want 1 to %d bytes of UTF-8 without NUL", key, MaxSessionKey)
-	case len(key) > MaxSessionKey:
-		return fmt.Errorf("%w: a key of %d bytes (at most %d)", ErrSessionTooLarge, len(key), MaxSessionKey)
-	case len(value) > MaxSessionValue:
-		return fmt.Errorf("%w: a value of %d bytes (at most %d)", ErrSessionTooLarge, len(value), MaxSessionValue)
-	}
-	return nil
+	return t.t.Delete(ctx, key)
 }

@@ -2,11 +2,10 @@ package sqlitestore
 
 import (
 	"context"
-	"fmt"
 	"iter"
-	"time"
 
 	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/store/internal/sqlkv"
 )
 
 // Standing is the table of standing decisions (an
@@ -15,69 +14,24 @@ import (
 // retention sweep never touches it. Migration 008 seeds it from the
 // ledger's "standing" records, so decisions taken before it still hold.
 type Standing struct {
-	s *Store
+	t sqlkv.Standing
 }
 
 // Standing returns the store's standing decisions.
-func (s *Store) Standing() *Standing { return &Standing{s: s} }
+func (s *Store) Standing() *Standing { return &Standing{t: s.kv.Standing()} }
 
 // Put implements [approval.StandingStore]. It refuses a verdict other
 // than approved or denied.
 func (t *Standing) Put(ctx context.Context, r approval.StandingRule) error {
-	if r.Verdict != approval.VerdictApproved && r.Verdict != approval.VerdictDenied {
-		return fmt.Errorf("sqlitestore: a standing decision must approve or deny, not %v", r.Verdict)
-	}
-	if _, err := t.s.db.ExecContext(ctx, `INSERT INTO standing (tool, subject, verdict, reason, approver, created, ticket)
-		VALUES (?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (tool, subject) DO UPDATE SET verdict = excluded.verdict, reason = excluded.reason,
-			approver = excluded.approver, created = excluded.created, ticket = excluded.ticket`,
-		r.Tool, r.Subject, r.Verdict.String(), r.Reason, r.Approver, r.Created.UnixNano(), r.Ticket); err != nil {
-		return fmt.Errorf("sqlitestore: storing a standing decision: %w", err)
-	}
-	return nil
+	return t.t.Put(ctx, r)
 }
 
 // Delete implements [approval.StandingStore].
 func (t *Standing) Delete(ctx context.Context, tool, subject string) (bool, error) {
-	res, err := t.s.db.ExecContext(ctx, "DELETE FROM standing WHERE tool = ? AND subject = ?", tool, subject)
-	if err != nil {
-		return false, fmt.Errorf("sqlitestore: deleting a standing decision: %w", err)
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return false, fmt.Errorf("sqlitestore: deleting a standing decision: %w", err)
-	}
-	return n > 0, nil
+	return t.t.Delete(ctx, tool, subject)
 }
 
 // All implements [approval.StandingStore].
 func (t *Standing) All(ctx context.Context) iter.Seq2[approval.StandingRule, error] {
-	return func(yield func(approval.StandingRule, error) bool) {
-		rows, err := t.s.db.QueryContext(ctx, "SELECT tool, subject, verdict, reason, approver, created, ticket FROM standing ORDER BY tool, subject")
-		if err != nil {
-			yield(approval.StandingRule{}, fmt.Errorf("sqlitestore: reading standing decisions: %w", err))
-			return
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var r approval.StandingRule
-			var verdict string
-			var created int64
-			if err := rows.Scan(&r.Tool, &r.Subject, &verdict, &r.Reason, &r.Approver, &created, &r.Ticket); err != nil {
-				yield(approval.StandingRule{}, fmt.Errorf("sqlitestore: reading standing decisions: %w", err))
-				return
-			}
-			r.Verdict = approval.VerdictDenied
-			if verdict == "approved" {
-				r.Verdict = approval.VerdictApproved
-			}
-			r.Created = time.Unix(0, created)
-			if !yield(r, nil) {
-				return
-			}
-		}
-		if err := rows.Err(); err != nil {
-			yield(approval.StandingRule{}, fmt.Errorf("sqlitestore: reading standing decisions: %w", err))
-		}
-	}
+	return t.t.All(ctx)
 }

@@ -16,6 +16,7 @@ import (
 	_ "github.com/ncruces/go-sqlite3/driver" // the database/sql driver "sqlite3"
 
 	"github.com/agentadapter/agentadapter/store/internal/migrations"
+	"github.com/agentadapter/agentadapter/store/internal/sqlkv"
 )
 
 //go:embed migrations/*.sql
@@ -84,6 +85,7 @@ type Store struct {
 	cache   *Cache
 	pins    *Pins
 	tokens  *Tokens
+	kv      *sqlkv.Tables
 
 	stop context.CancelFunc
 	wg   sync.WaitGroup
@@ -140,6 +142,8 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		return nil, fmt.Errorf("sqlitestore: %w", err)
 	}
 	s.db = db
+	s.kv = sqlkv.New(sqlkv.SQL(db), sqlkv.Dialect{Name: "sqlitestore", NoRows: sql.ErrNoRows,
+		ErrSessionTooLarge: ErrSessionTooLarge, Now: s.now, Logger: s.logger})
 	if err := migrate(ctx, db); err != nil {
 		db.Close()
 		return nil, err
@@ -150,13 +154,13 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	}
 	s.wake = wakerFor(abs)
 	s.ledger = newLedger(s)
-	s.tickets = &Tickets{s: s}
-	s.cache = &Cache{s: s}
-	s.pins = &Pins{s: s}
-	s.tokens = &Tokens{s: s}
+	s.tickets = &Tickets{s: s, t: s.kv.Tickets()}
+	s.cache = &Cache{t: s.kv.Cache()}
+	s.pins = &Pins{t: s.kv.Pins()}
+	s.tokens = &Tokens{t: s.kv.Tokens()}
 	bg, stop := context.WithCancel(context.Background())
 	s.stop = stop
-	s.wg.Go(func() { s.sweepLoop(bg) })
+	s.wg.Go(func() { s.kv.SweepEvery(bg, s.opts.SweepInterval, s.Sweep) })
 	return s, nil
 }
 
@@ -225,21 +229,6 @@ func migrate(ctx context.Context, db *sql.DB) error {
 	return tx.Commit()
 }
 
-func (s *Store) sweepLoop(ctx context.Context) {
-	t := time.NewTicker(s.opts.SweepInterval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			if err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
-				s.logger.Error("sqlitestore: sweep failed", "error", err)
-			}
-		}
-	}
-}
-
 // Sweep deletes ledger records older than Options.Retention, expired
 // cache entries and expired login sessions (expired tickets go as new
 // ones are created). The
@@ -250,9 +239,6 @@ func (s *Store) Sweep(ctx context.Context) error {
 	if s.opts.Retention > 0 {
 		errs = append(errs, s.ledger.sweep(ctx, now.Add(-s.opts.Retention)))
 	}
-	_, err := s.db.ExecContext(ctx, "DELETE FROM cache WHERE expires <= ?", now.UnixNano())
-	errs = append(errs, err)
-	_, err = s.db.ExecContext(ctx, "DELETE FROM console_sessions WHERE expires <= ?", now.UnixNano())
-	errs = append(errs, err)
+	errs = append(errs, s.kv.Sweep(ctx, now)...)
 	return errors.Join(errs...)
 }

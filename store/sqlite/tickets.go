@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/store/internal/sqlkv"
 	"github.com/agentadapter/agentadapter/store/internal/ticketwait"
 )
 
@@ -20,41 +21,7 @@ import (
 // processes.
 type Tickets struct {
 	s *Store
-}
-
-const ticketColumns = "id, tool, args_hash, args, args_size, scope, scope_id, call_id, run_id, session, subject, state, reason, approver, created, expires, edited"
-
-func scanTicket(sc interface{ Scan(...any) error }) (*approval.Ticket, error) {
-	var t approval.Ticket
-	var created, expires int64
-	var args, edited []byte
-	if err := sc.Scan(&t.ID, &t.Tool, &t.ArgsHash, &args, &t.ArgsSize, &t.Scope, &t.ScopeID, &t.CallID, &t.RunID, &t.Session,
-		&t.Subject, &t.State, &t.Reason, &t.Approver, &created, &expires, &edited); err != nil {
-		return nil, err
-	}
-	if args != nil {
-		t.Args = args
-	}
-	if edited != nil {
-		t.Edited = edited
-	}
-	t.Created = fromNanos(created)
-	t.Expires = fromNanos(expires)
-	return &t, nil
-}
-
-func nanos(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixNano()
-}
-
-func fromNanos(n int64) time.Time {
-	if n == 0 {
-		return time.Time{}
-	}
-	return time.Unix(0, n).UTC()
+	t sqlkv.Tickets
 }
 
 // Create implements [approval.Store].
@@ -108,9 +75,9 @@ func (s *Tickets) create(ctx context.Context, t *approval.Ticket, caps approval.
 	if t.Edited != nil {
 		edited = []byte(t.Edited)
 	}
-	if _, err := tx.ExecContext(ctx, "INSERT INTO tickets ("+ticketColumns+", updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	if _, err := tx.ExecContext(ctx, "INSERT INTO tickets ("+sqlkv.TicketColumns+", updated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		t.ID, t.Tool, t.ArgsHash, args, t.ArgsSize, string(t.Scope), t.ScopeID, t.CallID, t.RunID, t.Session, t.Subject,
-		int(t.State), t.Reason, t.Approver, nanos(t.Created), nanos(t.Expires), edited, s.s.now().UnixNano()); err != nil {
+		int(t.State), t.Reason, t.Approver, sqlkv.Nanos(t.Created), sqlkv.Nanos(t.Expires), edited, s.s.now().UnixNano()); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -118,28 +85,12 @@ func (s *Tickets) create(ctx context.Context, t *approval.Ticket, caps approval.
 
 // Get implements [approval.Store].
 func (s *Tickets) Get(ctx context.Context, id string) (*approval.Ticket, error) {
-	t, err := scanTicket(s.s.db.QueryRowContext(ctx, "SELECT "+ticketColumns+" FROM tickets WHERE id = ?", id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, approval.ErrTicketNotFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("sqlitestore: %w", err)
-	}
-	return t, nil
+	return s.t.Get(ctx, id)
 }
 
 // Find implements [approval.Store].
 func (s *Tickets) Find(ctx context.Context, k approval.TicketKey, now time.Time) (*approval.Ticket, error) {
-	t, err := scanTicket(s.s.db.QueryRowContext(ctx, "SELECT "+ticketColumns+` FROM tickets
-		WHERE tool = ? AND args_hash = ? AND scope = ? AND scope_id = ? AND state <> 4 AND (expires = 0 OR expires >= ?)
-		ORDER BY n DESC LIMIT 1`, k.Tool, k.ArgsHash, string(k.Scope), k.ScopeID, now.UnixNano()))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, approval.ErrTicketNotFound
-	}
-	if err != nil {
-		return nil, fmt.Errorf("sqlitestore: %w", err)
-	}
-	return t, nil
+	return s.t.Find(ctx, k, now)
 }
 
 // Transition implements [approval.Store] with one conditional UPDATE,
@@ -163,45 +114,12 @@ func (s *Tickets) updated(ctx context.Context, res sql.Result, id string, from a
 		s.s.wake.Notify()
 		return nil
 	}
-	t, err := s.Get(ctx, id)
-	if err != nil {
-		return err
-	}
-	if t.State != from {
-		return fmt.Errorf("%w: ticket %s is %s, not %s", approval.ErrTicketState, id, t.State, from)
-	}
-	return approval.ErrTicketExpired
+	return s.t.Unchanged(ctx, id, from)
 }
 
 // List implements [approval.Store].
 func (s *Tickets) List(ctx context.Context, state approval.TicketState) iter.Seq2[*approval.Ticket, error] {
-	return func(yield func(*approval.Ticket, error) bool) {
-		q := "SELECT " + ticketColumns + " FROM tickets ORDER BY n"
-		args := []any{}
-		if state != 0 {
-			q = "SELECT " + ticketColumns + " FROM tickets WHERE state = ? ORDER BY n"
-			args = append(args, int(state))
-		}
-		rows, err := s.s.db.QueryContext(ctx, q, args...)
-		if err != nil {
-			yield(nil, fmt.Errorf("sqlitestore: %w", err))
-			return
-		}
-		defer rows.Close()
-		for rows.Next() {
-			t, err := scanTicket(rows)
-			if err != nil {
-				yield(nil, fmt.Errorf("sqlitestore: %w", err))
-				return
-			}
-			if !yield(t, nil) {
-				return
-			}
-		}
-		if err := rows.Err(); err != nil {
-			yield(nil, fmt.Errorf("sqlitestore: %w", err))
-		}
-	}
+	return s.t.List(ctx, state)
 }
 
 // Wait blocks until the ticket is no longer pending (or ctx ends) and

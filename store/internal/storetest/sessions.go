@@ -155,6 +155,14 @@ func TestSessions(t *testing.T, k *Kit) {
 		if err := a.Put(ctx, long, []byte("v"), later); !errors.Is(err, k.ErrSessionTooLarge) {
 			t.Errorf("Put with a key of %d bytes: %v; want ErrSessionTooLarge", len(long), err)
 		}
+		// The limits themselves are accepted.
+		edge := strings.Repeat("e", k.MaxSessionKey)
+		if err := a.Put(ctx, edge, make([]byte, k.MaxSessionValue), later); err != nil {
+			t.Errorf("Put with a key of %d bytes and a value of %d: %v", len(edge), k.MaxSessionValue, err)
+		}
+		if err := a.Delete(ctx, edge); err != nil {
+			t.Fatal(err)
+		}
 		for _, key := range []string{"", "a\x00b", "\xff"} {
 			if err := a.Put(ctx, key, []byte("v"), later); err == nil {
 				t.Errorf("Put(%q) was accepted", key)
