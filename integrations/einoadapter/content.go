@@ -22,18 +22,19 @@ func toolResult(r *adapter.Result, opts *adapter.RenderOptions) *schema.ToolResu
 			out.Parts = append(out.Parts, schema.ToolOutputPart{Type: schema.ToolPartTypeText, Text: p.Text})
 		case p.Media.Kind == adapter.MediaImage:
 			out.Parts = append(out.Parts, schema.ToolOutputPart{Type: schema.ToolPartTypeImage,
-				Image: &schema.ToolOutputImage{MessagePartCommon: data(p.Media)}})
+				Image: &schema.ToolOutputImage{MessagePartCommon: media(p.Media.MIMEType, p.Media.Data)}})
 		case p.Media.Kind == adapter.MediaAudio:
 			out.Parts = append(out.Parts, schema.ToolOutputPart{Type: schema.ToolPartTypeAudio,
-				Audio: &schema.ToolOutputAudio{MessagePartCommon: data(p.Media)}})
+				Audio: &schema.ToolOutputAudio{MessagePartCommon: media(p.Media.MIMEType, p.Media.Data)}})
 		}
 	}
 	return out
 }
 
-func data(m *adapter.Media) schema.MessagePartCommon {
-	s := base64.StdEncoding.EncodeToString(m.Data)
-	return schema.MessagePartCommon{Base64Data: &s, MIMEType: m.MIMEType}
+// media is a media part's data, base64-encoded.
+func media(mime string, data []byte) schema.MessagePartCommon {
+	s := base64.StdEncoding.EncodeToString(data)
+	return schema.MessagePartCommon{Base64Data: &s, MIMEType: mime}
 }
 
 // UnknownToolsHandler returns the handler of a call to a tool the agent
