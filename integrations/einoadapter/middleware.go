@@ -2,9 +2,6 @@ package einoadapter
 
 import (
 	"context"
-	"fmt"
-	"log/slog"
-	"runtime/debug"
 
 	"github.com/cloudwego/eino/callbacks"
 	"github.com/cloudwego/eino/compose"
@@ -48,30 +45,21 @@ func Middleware() compose.ToolMiddleware {
 }
 
 // withPolicy wraps one endpoint: a failure or panic that is to be a
-// payload becomes the output out(payload).
+// payload becomes the output out(payload); eino's interrupts pass.
 func withPolicy[O any](next func(context.Context, *compose.ToolInput) (O, error), out func(string) O) func(context.Context, *compose.ToolInput) (O, error) {
-	return func(ctx context.Context, in *compose.ToolInput) (o O, err error) {
-		defer func() {
-			if v := recover(); v != nil {
-				slog.Default().Error("einoadapter: tool panicked", "tool", in.Name, "call_id", in.CallID, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-				o, err = out(kit.PanicPayload(in.Name, in.CallID)), nil
-			}
-		}()
-		o, err = next(ctx, in)
-		if err == nil {
-			return o, nil
-		}
-		if _, ok := compose.IsInterruptRerunError(err); ok {
-			return o, err
-		}
-		if _, ok := compose.ExtractInterruptInfo(err); ok {
-			return o, err
-		}
-		if p, ok := kit.FailurePayload(ctx, in.Name, in.CallID, err); ok {
+	return func(ctx context.Context, in *compose.ToolInput) (O, error) {
+		o, p, err := kit.Contain(ctx, in.Name, in.CallID, isInterrupt, func() (O, error) { return next(ctx, in) })
+		if p != "" {
 			return out(p), nil
 		}
 		return o, err
 	}
+}
+
+func isInterrupt(err error) bool {
+	_, rerun := compose.IsInterruptRerunError(err)
+	_, info := compose.ExtractInterruptInfo(err)
+	return rerun || info
 }
 
 func textResult(p string) *schema.ToolResult {

@@ -33,11 +33,7 @@ func (t *streamTool) StreamableRun(ctx context.Context, argumentsInJSON string, 
 	sr, sw := schema.Pipe[string](4)
 	go func() {
 		defer sw.Close()
-		for text, err := range ts.All() {
-			if sw.Send(text, err) { // the reader has gone
-				return
-			}
-		}
+		ts.Send(sw.Send)
 	}()
 	return sr, nil
 }

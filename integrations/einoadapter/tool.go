@@ -100,32 +100,24 @@ func Tools(reg *registry.Registry, exec *adapter.Executor, opts *Options) ([]too
 	return out, nil
 }
 
-// Per-call options (compose.WithToolOption, react.WithToolOptions).
-type callOptions struct {
-	timeout  time.Duration
-	approval adapter.ApprovalPort
-	exec     *adapter.Executor
-}
-
 // WithTimeout bounds the calls made with this option, overriding every
 // other timeout.
 func WithTimeout(d time.Duration) tool.Option {
-	return tool.WrapImplSpecificOptFn(func(o *callOptions) { o.timeout = d })
+	return tool.WrapImplSpecificOptFn(func(o *kit.CallOptions) { o.Timeout = d })
 }
 
 // WithApproval asks port, not the executor's, to approve these calls.
 func WithApproval(port adapter.ApprovalPort) tool.Option {
-	return tool.WrapImplSpecificOptFn(func(o *callOptions) { o.approval = port })
+	return tool.WrapImplSpecificOptFn(func(o *kit.CallOptions) { o.Approval = port })
 }
 
 // WithExecutor runs the calls made with this option through e.
 func WithExecutor(e *adapter.Executor) tool.Option {
-	return tool.WrapImplSpecificOptFn(func(o *callOptions) { o.exec = e })
+	return tool.WrapImplSpecificOptFn(func(o *kit.CallOptions) { o.Executor = e })
 }
 
 var errNilExecutor = fmt.Errorf("einoadapter: %w", kit.ErrNilExecutor)
 
-// base is what every tool shares.
 type base struct {
 	spec *adapter.Spec
 	exec *adapter.Executor
@@ -140,59 +132,37 @@ func (b *base) adapterSpec() *adapter.Spec { return b.spec }
 
 // SpecOf returns the spec a tool built by [Tool] runs.
 func SpecOf(t tool.BaseTool) (*adapter.Spec, bool) {
-	s, ok := t.(interface{ adapterSpec() *adapter.Spec })
-	if !ok {
-		return nil, false
+	if s, ok := t.(interface{ adapterSpec() *adapter.Spec }); ok {
+		return s.adapterSpec(), true
 	}
-	return s.adapterSpec(), true
+	return nil, false
 }
 
 // call runs one call: a model-facing error comes back as its payload,
 // approval_pending as an interrupt error.
-func (b *base) call(ctx context.Context, args string, opts []tool.Option, native any) (res *adapter.Result, payload string, err error) {
+func (b *base) call(ctx context.Context, args string, opts []tool.Option, native any) (*adapter.Result, string, error) {
 	exec, req := b.request(ctx, args, opts, native)
-	res, err = exec.Do(ctx, req)
-	if err == nil {
-		return res, "", nil
+	res, err := exec.Do(ctx, req)
+	if err != nil {
+		payload, err := b.failure(ctx, req, args, err)
+		return nil, payload, err
 	}
-	payload, err = b.failure(ctx, req, args, err)
-	return nil, payload, err
+	return res, "", nil
 }
 
-// request builds the executor request of one call.
 func (b *base) request(ctx context.Context, args string, opts []tool.Option, native any) (*adapter.Executor, *adapter.Request) {
-	o := tool.GetImplSpecificOptions(&callOptions{}, opts...)
-	exec := o.exec
-	if exec == nil {
-		exec = b.exec
-	}
-	timeout := o.timeout
-	if timeout == 0 {
-		timeout = b.opts.Timeout
-	}
-	req := &adapter.Request{
-		Spec:        b.spec,
-		Args:        json.RawMessage(args),
-		CallID:      compose.GetToolCallID(ctx),
-		Integration: Integration,
-		Native:      native,
-		Timeout:     timeout,
-		Approval:    o.approval,
-	}
+	req := &adapter.Request{Spec: b.spec, Args: json.RawMessage(args), CallID: compose.GetToolCallID(ctx), Integration: Integration, Native: native}
 	// Resumed after an approval interrupt: present the ticket (one-use), so
 	// that only the approved arguments run, once.
 	if was, has, st := tool.GetInterruptState[*pendingState](ctx); was && has && st != nil {
 		req.Ticket = st.Ticket
 	}
-	return exec, req
+	return tool.GetImplSpecificOptions(&kit.CallOptions{}, opts...).Apply(req, b.exec, b.opts.Timeout), req
 }
 
 // failure maps a failed call (kit.Triage), approval_pending to an interrupt.
 func (b *base) failure(ctx context.Context, req *adapter.Request, args string, err error) (payload string, _ error) {
-	o := kit.Triage(err)
-	if b.opts.PendingAsPayload {
-		o = kit.TriagePayload(err)
-	}
+	o := kit.TriageHold(err, !b.opts.PendingAsPayload)
 	if e := o.Pending; e != nil {
 		return "", tool.StatefulInterrupt(ctx,
 			&Pending{Ticket: e.Ticket, Tool: b.spec.Name, CallID: req.CallID, Args: args},
