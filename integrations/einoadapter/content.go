@@ -9,6 +9,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/kit"
 )
 
 // toolResult places a result's parts (adapter.RenderParts) in eino's
@@ -47,9 +48,7 @@ func UnknownToolsHandler(exec *adapter.Executor) func(ctx context.Context, name,
 		panic(errNilExecutor)
 	}
 	return func(ctx context.Context, name, input string) (string, error) {
-		nf := exec.Unknown(ctx, &adapter.Request{Tool: name, Args: json.RawMessage(input), CallID: compose.GetToolCallID(ctx), Integration: Integration})
-		p, _ := adapter.ModelPayload(nf)
-		return p, nil
+		return kit.Unknown(ctx, exec, &adapter.Request{Tool: name, Args: json.RawMessage(input), CallID: compose.GetToolCallID(ctx), Integration: Integration}), nil
 	}
 }
 
@@ -58,6 +57,5 @@ func UnknownToolsHandler(exec *adapter.Executor) func(ctx context.Context, name,
 //
 // Deprecated: every call is to have a record; use [UnknownToolsHandler].
 func UnknownTool(_ context.Context, name, _ string) (string, error) {
-	p, _ := adapter.ModelPayload(adapter.UnknownTool(name))
-	return p, nil
+	return kit.Unknown(context.Background(), nil, &adapter.Request{Tool: name}), nil
 }

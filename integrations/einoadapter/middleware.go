@@ -19,27 +19,24 @@ import (
 // Go errors, as do errors in the middle of an output stream (part of the
 // answer has gone to the model). Tools built by [Tool] pass unchanged.
 func Middleware() compose.ToolMiddleware {
-	stream := func(p string) *compose.StreamToolOutput {
-		return &compose.StreamToolOutput{Result: schema.StreamReaderFromArray([]string{p})}
-	}
-	enhanced := func(p string) *compose.EnhancedInvokableToolOutput {
-		return &compose.EnhancedInvokableToolOutput{Result: textResult(p)}
-	}
-	enhancedStream := func(p string) *compose.EnhancedStreamableToolOutput {
-		return &compose.EnhancedStreamableToolOutput{Result: schema.StreamReaderFromArray([]*schema.ToolResult{textResult(p)})}
-	}
 	return compose.ToolMiddleware{
 		Invokable: func(next compose.InvokableToolEndpoint) compose.InvokableToolEndpoint {
 			return withPolicy(next, func(p string) *compose.ToolOutput { return &compose.ToolOutput{Result: p} })
 		},
 		Streamable: func(next compose.StreamableToolEndpoint) compose.StreamableToolEndpoint {
-			return withPolicy(next, stream)
+			return withPolicy(next, func(p string) *compose.StreamToolOutput {
+				return &compose.StreamToolOutput{Result: schema.StreamReaderFromArray([]string{p})}
+			})
 		},
 		EnhancedInvokable: func(next compose.EnhancedInvokableToolEndpoint) compose.EnhancedInvokableToolEndpoint {
-			return withPolicy(next, enhanced)
+			return withPolicy(next, func(p string) *compose.EnhancedInvokableToolOutput {
+				return &compose.EnhancedInvokableToolOutput{Result: textResult(p)}
+			})
 		},
 		EnhancedStreamable: func(next compose.EnhancedStreamableToolEndpoint) compose.EnhancedStreamableToolEndpoint {
-			return withPolicy(next, enhancedStream)
+			return withPolicy(next, func(p string) *compose.EnhancedStreamableToolOutput {
+				return &compose.EnhancedStreamableToolOutput{Result: schema.StreamReaderFromArray([]*schema.ToolResult{textResult(p)})}
+			})
 		},
 	}
 }

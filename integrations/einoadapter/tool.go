@@ -66,14 +66,10 @@ func Tool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (tool.BaseT
 		return nil, err
 	}
 	b := &base{spec: spec, exec: exec, info: info, opts: *opts}
-	multimodal := spec.HasTag(TagMultimodal)
-	if opts.Multimodal != nil {
-		multimodal = opts.Multimodal(spec)
-	}
-	if multimodal {
+	switch {
+	case opts.Multimodal == nil && spec.HasTag(TagMultimodal), opts.Multimodal != nil && opts.Multimodal(spec):
 		return &enhancedTool{b}, nil
-	}
-	if spec.Streaming {
+	case spec.Streaming:
 		return &streamTool{textTool{b}}, nil
 	}
 	return &textTool{b}, nil
@@ -177,11 +173,8 @@ type textTool struct{ *base }
 // InvokableRun runs the call; a model-facing failure is its payload.
 func (t *textTool) InvokableRun(ctx context.Context, argumentsInJSON string, opts ...tool.Option) (string, error) {
 	res, payload, err := t.call(ctx, argumentsInJSON, opts, t)
-	if err != nil {
-		return "", err
-	}
-	if payload != "" {
-		return payload, nil
+	if err != nil || payload != "" {
+		return payload, err
 	}
 	return adapter.Render(res, &t.opts.Render), nil
 }
@@ -196,14 +189,14 @@ func (t *enhancedTool) InvokableRun(ctx context.Context, arg *schema.ToolArgumen
 	if arg != nil {
 		args = arg.Text
 	}
-	res, payload, err := t.call(ctx, args, opts, t)
-	if err != nil {
+	switch res, payload, err := t.call(ctx, args, opts, t); {
+	case err != nil:
 		return nil, err
-	}
-	if payload != "" {
+	case payload != "":
 		return textResult(payload), nil
+	default:
+		return toolResult(res, &t.opts.Render), nil
 	}
-	return toolResult(res, &t.opts.Render), nil
 }
 
 // Pending is the info of the interrupt of a call held for approval:
