@@ -3,7 +3,6 @@ package einoadapter
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -52,13 +51,7 @@ func Tool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (tool.BaseT
 	if opts == nil {
 		opts = &Options{}
 	}
-	if spec == nil {
-		return nil, errors.New("einoadapter: nil spec")
-	}
-	if exec == nil {
-		return nil, errNilExecutor
-	}
-	if err := spec.Check(); err != nil {
+	if err := kit.CheckTool("einoadapter", spec, exec); err != nil {
 		return nil, err
 	}
 	info, err := Info(spec)
