@@ -74,19 +74,9 @@ func Tools(reg *registry.Registry, exec *adapter.Executor, opts *Options) ([]too
 	if opts == nil {
 		opts = &Options{}
 	}
-	specs, err := kit.Specs(reg, exec, opts.Filter, adapter.TargetEino)
-	if err != nil {
-		return nil, fmt.Errorf("einoadapter: %w", err)
-	}
-	var out []tool.BaseTool
-	for _, s := range specs {
-		t, err := Tool(s, exec, opts)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, nil
+	return kit.BuildTools("einoadapter", reg, exec, opts.Filter, adapter.TargetEino, func(s *adapter.Spec) (tool.BaseTool, error) {
+		return Tool(s, exec, opts)
+	})
 }
 
 // WithTimeout bounds the calls made with this option, overriding every
