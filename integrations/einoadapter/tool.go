@@ -2,10 +2,12 @@ package einoadapter
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"time"
 
+	"github.com/cloudwego/eino/callbacks"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
@@ -238,4 +240,160 @@ func PendingFrom(contexts []*compose.InterruptCtx) []*Pending {
 		}
 	}
 	return out
+}
+
+// streamTool is a streaming spec as eino sees it: a tool.InvokableTool
+// (the whole text at the end) and a tool.StreamableTool (the text in parts,
+// as the tool produces them). Both go through the executor's whole
+// pipeline.
+type streamTool struct{ textTool }
+
+// StreamableRun streams the call's text. A model-facing failure, before or
+// during the stream, arrives as a last part holding its payload, so that
+// the agent keeps going; approval_pending before the stream starts is an
+// interrupt, as for InvokableRun; other failures end the stream with a Go
+// error.
+func (t *streamTool) StreamableRun(ctx context.Context, argumentsInJSON string, opts ...tool.Option) (*schema.StreamReader[string], error) {
+	exec, req := t.request(ctx, argumentsInJSON, opts, t)
+	ts, err := kit.StreamText(ctx, exec, req, &t.opts.Render)
+	if err != nil {
+		payload, err := t.failure(ctx, req, argumentsInJSON, err)
+		if err != nil {
+			return nil, err
+		}
+		return schema.StreamReaderFromArray([]string{payload}), nil
+	}
+	sr, sw := schema.Pipe[string](4)
+	go func() {
+		defer sw.Close()
+		ts.Send(sw.Send)
+	}()
+	return sr, nil
+}
+
+var (
+	_ tool.StreamableTool = (*streamTool)(nil)
+	_ tool.InvokableTool  = (*streamTool)(nil)
+)
+
+// toolResult places a result's parts (adapter.RenderParts) in eino's
+// multimodal result, media as base64 data parts, never in the text.
+func toolResult(r *adapter.Result, opts *adapter.RenderOptions) *schema.ToolResult {
+	parts := adapter.RenderParts(r, opts)
+	out := &schema.ToolResult{Parts: make([]schema.ToolOutputPart, 0, len(parts))}
+	for _, p := range parts {
+		switch {
+		case p.Media == nil:
+			out.Parts = append(out.Parts, schema.ToolOutputPart{Type: schema.ToolPartTypeText, Text: p.Text})
+		case p.Media.Kind == adapter.MediaImage:
+			out.Parts = append(out.Parts, schema.ToolOutputPart{Type: schema.ToolPartTypeImage,
+				Image: &schema.ToolOutputImage{MessagePartCommon: media(p.Media.MIMEType, p.Media.Data)}})
+		case p.Media.Kind == adapter.MediaAudio:
+			out.Parts = append(out.Parts, schema.ToolOutputPart{Type: schema.ToolPartTypeAudio,
+				Audio: &schema.ToolOutputAudio{MessagePartCommon: media(p.Media.MIMEType, p.Media.Data)}})
+		}
+	}
+	return out
+}
+
+// media is a media part's data, base64-encoded.
+func media(mime string, data []byte) schema.MessagePartCommon {
+	s := base64.StdEncoding.EncodeToString(data)
+	return schema.MessagePartCommon{Base64Data: &s, MIMEType: mime}
+}
+
+// UnknownToolsHandler returns the handler of a call to a tool the agent
+// does not have (ToolsNodeConfig.UnknownToolsHandler; the react agent's
+// too): the model reads the not_found payload and the run goes on, and the
+// call has its ledger record ([adapter.Executor.Unknown]). exec is
+// required: nil panics here, not at the first made-up name.
+func UnknownToolsHandler(exec *adapter.Executor) func(ctx context.Context, name, input string) (string, error) {
+	if exec == nil {
+		panic(errNilExecutor)
+	}
+	return func(ctx context.Context, name, input string) (string, error) {
+		return kit.Unknown(ctx, exec, &adapter.Request{Tool: name, Args: json.RawMessage(input), CallID: compose.GetToolCallID(ctx), Integration: Integration}), nil
+	}
+}
+
+// UnknownTool answers a call to a tool the agent does not have with the
+// not_found payload, and leaves no ledger record.
+//
+// Deprecated: every call is to have a record; use [UnknownToolsHandler].
+func UnknownTool(_ context.Context, name, _ string) (string, error) {
+	return kit.Unknown(context.Background(), nil, &adapter.Request{Tool: name}), nil
+}
+
+// Middleware returns a ToolsNode middleware that gives eino tools this
+// package did not build (utils.InferTool, eino-ext...) its error policy, so
+// that their failures no longer abort the graph: an error or a panic
+// becomes the payload the model reads ([kit.FailurePayload],
+// [kit.PanicPayload]); eino interrupts, a canceled context and faults stay
+// Go errors, as do errors in the middle of an output stream (part of the
+// answer has gone to the model). Tools built by [Tool] pass unchanged.
+func Middleware() compose.ToolMiddleware {
+	return compose.ToolMiddleware{
+		Invokable: func(next compose.InvokableToolEndpoint) compose.InvokableToolEndpoint {
+			return withPolicy(next, func(p string) *compose.ToolOutput { return &compose.ToolOutput{Result: p} })
+		},
+		Streamable: func(next compose.StreamableToolEndpoint) compose.StreamableToolEndpoint {
+			return withPolicy(next, func(p string) *compose.StreamToolOutput {
+				return &compose.StreamToolOutput{Result: schema.StreamReaderFromArray([]string{p})}
+			})
+		},
+		EnhancedInvokable: func(next compose.EnhancedInvokableToolEndpoint) compose.EnhancedInvokableToolEndpoint {
+			return withPolicy(next, func(p string) *compose.EnhancedInvokableToolOutput {
+				return &compose.EnhancedInvokableToolOutput{Result: textResult(p)}
+			})
+		},
+		EnhancedStreamable: func(next compose.EnhancedStreamableToolEndpoint) compose.EnhancedStreamableToolEndpoint {
+			return withPolicy(next, func(p string) *compose.EnhancedStreamableToolOutput {
+				return &compose.EnhancedStreamableToolOutput{Result: schema.StreamReaderFromArray([]*schema.ToolResult{textResult(p)})}
+			})
+		},
+	}
+}
+
+// withPolicy wraps one endpoint: a failure or panic that is to be a
+// payload becomes the output out(payload); eino's interrupts pass.
+func withPolicy[O any](next func(context.Context, *compose.ToolInput) (O, error), out func(string) O) func(context.Context, *compose.ToolInput) (O, error) {
+	return func(ctx context.Context, in *compose.ToolInput) (O, error) {
+		o, p, err := kit.Contain(ctx, in.Name, in.CallID, isInterrupt, func() (O, error) { return next(ctx, in) })
+		if p != "" {
+			return out(p), nil
+		}
+		return o, err
+	}
+}
+
+func isInterrupt(err error) bool {
+	_, rerun := compose.IsInterruptRerunError(err)
+	_, info := compose.ExtractInterruptInfo(err)
+	return rerun || info
+}
+
+func textResult(p string) *schema.ToolResult {
+	return &schema.ToolResult{Parts: []schema.ToolOutputPart{{Type: schema.ToolPartTypeText, Text: p}}}
+}
+
+// RunScope returns a callback handler that opens a run scope
+// (adapter.WithRun) when a graph or agent run starts, so that the calls of
+// one run share its limits and ledger run id; nested graphs, and a ctx that
+// has one, keep the outer scope. opts may be nil.
+//
+//	runnable.Invoke(ctx, in, compose.WithCallbacks(einoadapter.RunScope(nil)))
+func RunScope(opts *adapter.RunOptions) callbacks.Handler {
+	open := func(ctx context.Context) context.Context {
+		ctx, _ = adapter.WithRun(ctx, opts)
+		return ctx
+	}
+	return callbacks.NewHandlerBuilder().
+		OnStartFn(func(ctx context.Context, _ *callbacks.RunInfo, _ callbacks.CallbackInput) context.Context {
+			return open(ctx)
+		}).
+		OnStartWithStreamInputFn(func(ctx context.Context, _ *callbacks.RunInfo, in *schema.StreamReader[callbacks.CallbackInput]) context.Context {
+			in.Close()
+			return open(ctx)
+		}).
+		Build()
 }
