@@ -198,6 +198,7 @@ type Pending struct {
 	InterruptID string
 }
 
+// String describes the held call.
 func (p *Pending) String() string {
 	return fmt.Sprintf("tool %s (call %s) awaits approval of ticket %s", p.Tool, p.CallID, p.Ticket)
 }
@@ -271,10 +272,7 @@ func (t *streamTool) StreamableRun(ctx context.Context, argumentsInJSON string, 
 	return sr, nil
 }
 
-var (
-	_ tool.StreamableTool = (*streamTool)(nil)
-	_ tool.InvokableTool  = (*streamTool)(nil)
-)
+var _ tool.StreamableTool = (*streamTool)(nil)
 
 // toolResult places a result's parts (adapter.RenderParts) in eino's
 // multimodal result, media as base64 data parts, never in the text.
