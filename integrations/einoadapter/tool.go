@@ -277,21 +277,19 @@ var _ tool.StreamableTool = (*streamTool)(nil)
 // toolResult places a result's parts (adapter.RenderParts) in eino's
 // multimodal result, media as base64 data parts, never in the text.
 func toolResult(r *adapter.Result, opts *adapter.RenderOptions) *schema.ToolResult {
-	parts := adapter.RenderParts(r, opts)
-	out := &schema.ToolResult{Parts: make([]schema.ToolOutputPart, 0, len(parts))}
-	for _, p := range parts {
-		switch {
-		case p.Media == nil:
-			out.Parts = append(out.Parts, schema.ToolOutputPart{Type: schema.ToolPartTypeText, Text: p.Text})
-		case p.Media.Kind == adapter.MediaImage:
-			out.Parts = append(out.Parts, schema.ToolOutputPart{Type: schema.ToolPartTypeImage,
-				Image: &schema.ToolOutputImage{MessagePartCommon: media(p.Media.MIMEType, p.Media.Data)}})
-		case p.Media.Kind == adapter.MediaAudio:
-			out.Parts = append(out.Parts, schema.ToolOutputPart{Type: schema.ToolPartTypeAudio,
-				Audio: &schema.ToolOutputAudio{MessagePartCommon: media(p.Media.MIMEType, p.Media.Data)}})
+	return &schema.ToolResult{Parts: kit.MapParts(adapter.RenderParts(r, opts), textPart, func(m *adapter.Media) (schema.ToolOutputPart, bool) {
+		switch c := media(m.MIMEType, m.Data); m.Kind {
+		case adapter.MediaImage:
+			return schema.ToolOutputPart{Type: schema.ToolPartTypeImage, Image: &schema.ToolOutputImage{MessagePartCommon: c}}, true
+		case adapter.MediaAudio:
+			return schema.ToolOutputPart{Type: schema.ToolPartTypeAudio, Audio: &schema.ToolOutputAudio{MessagePartCommon: c}}, true
 		}
-	}
-	return out
+		return schema.ToolOutputPart{}, false
+	})}
+}
+
+func textPart(text string) schema.ToolOutputPart {
+	return schema.ToolOutputPart{Type: schema.ToolPartTypeText, Text: text}
 }
 
 // media is a media part's data, base64-encoded.
@@ -371,7 +369,7 @@ func isInterrupt(err error) bool {
 }
 
 func textResult(p string) *schema.ToolResult {
-	return &schema.ToolResult{Parts: []schema.ToolOutputPart{{Type: schema.ToolPartTypeText, Text: p}}}
+	return &schema.ToolResult{Parts: []schema.ToolOutputPart{textPart(p)}}
 }
 
 // RunScope returns a callback handler that opens a run scope
