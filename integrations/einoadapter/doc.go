@@ -4,26 +4,8 @@
 // (which errors the model reads, run scopes, the test kit) is package
 // [kit]'s; this package adds eino's calling convention.
 //
-//	// The stock react agent cannot pause: a call held for approval comes
-//	// back to the model as a payload with its ticket (for a real pause, run
-//	// ExportGraph in a graph compiled with a checkpoint store).
-//	tools, err := einoadapter.Tools(reg, exec, &einoadapter.Options{PendingAsPayload: true})
-//	if err != nil {
-//		log.Fatal(err)
-//	}
-//	a, err := react.NewAgent(ctx, &react.AgentConfig{
-//		ToolCallingModel: chatModel,
-//		ToolsConfig: compose.ToolsNodeConfig{
-//			Tools:               tools,
-//			ToolCallMiddlewares: []compose.ToolMiddleware{einoadapter.Middleware()},
-//			UnknownToolsHandler: einoadapter.UnknownToolsHandler(exec),
-//		},
-//	})
-//	if err != nil {
-//		log.Fatal(err)
-//	}
-//	msg, err := a.Generate(ctx, msgs,
-//		agent.WithComposeOptions(compose.WithCallbacks(einoadapter.RunScope(nil))))
+// ExampleTools wires a react agent: the tools of [Tools], [Middleware]
+// for tools built elsewhere, [UnknownToolsHandler] and a [RunScope].
 //
 // # Tools
 //

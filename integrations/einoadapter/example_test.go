@@ -53,14 +53,21 @@ func ExampleTools() {
 	reg.MustRegister(addSpec())
 	exec := adapter.NewExecutor(reg, nil)
 	defer exec.Close()
-	tools, err := einoadapter.Tools(reg, exec, nil)
+	// The stock react agent cannot pause: a call held for approval comes
+	// back to the model as a payload with its ticket (for a real pause, run
+	// ExportGraph in a graph compiled with a checkpoint store).
+	tools, err := einoadapter.Tools(reg, exec, &einoadapter.Options{PendingAsPayload: true})
 	if err != nil {
 		log.Fatal(err)
 	}
 	ctx := context.Background()
 	a, err := react.NewAgent(ctx, &react.AgentConfig{
 		ToolCallingModel: newModel(call("call_1", "add", `{"a":2,"b":3}`)), // an offline scripted model
-		ToolsConfig:      compose.ToolsNodeConfig{Tools: tools},
+		ToolsConfig: compose.ToolsNodeConfig{
+			Tools:               tools,
+			ToolCallMiddlewares: []compose.ToolMiddleware{einoadapter.Middleware()}, // for tools built elsewhere
+			UnknownToolsHandler: einoadapter.UnknownToolsHandler(exec),
+		},
 	})
 	if err != nil {
 		log.Fatal(err)

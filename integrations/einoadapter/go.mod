@@ -9,7 +9,7 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/google/jsonschema-go v0.4.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0
-	github.com/wk8/go-ordered-map/v2 v2.1.8
+	github.com/wk8/go-ordered-map/v2 v2.1.8 // indirect
 )
 
 require github.com/golang-jwt/jwt/v5 v5.3.1 // indirect

@@ -2,7 +2,6 @@ package einoadapter
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 
@@ -29,21 +28,12 @@ func Sampler(m model.BaseChatModel) kit.Sampler {
 		name = t
 	}
 	return func(ctx context.Context, p *kit.SampleRequest) (*kit.SampleResult, error) {
-		msgs, err := samplingMessages(p)
+		msgs, err := kit.Messages(p, schema.SystemMessage, message)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("einoadapter: %w", err)
 		}
-		var opts []model.Option
-		if p.MaxTokens > 0 {
-			opts = append(opts, model.WithMaxTokens(int(p.MaxTokens)))
-		}
-		if len(p.StopSequences) > 0 {
-			opts = append(opts, model.WithStop(p.StopSequences))
-		}
-		if p.Temperature != 0 {
-			opts = append(opts, model.WithTemperature(float32(p.Temperature)))
-		}
-		out, err := m.Generate(ctx, msgs, opts...)
+		out, err := m.Generate(ctx, msgs, kit.SampleOptions(p, model.WithMaxTokens, model.WithStop,
+			func(t float64) model.Option { return model.WithTemperature(float32(t)) })...)
 		if err != nil {
 			return nil, err
 		}
@@ -51,46 +41,34 @@ func Sampler(m model.BaseChatModel) kit.Sampler {
 			return nil, errors.New("einoadapter: the model returned no message")
 		}
 		res := &kit.SampleResult{Text: out.Content, Model: name, StopReason: kit.StopEndTurn}
-		if out.ResponseMeta != nil && out.ResponseMeta.FinishReason == "length" {
-			res.StopReason = kit.StopMaxTokens
+		if out.ResponseMeta != nil {
+			res.StopReason = kit.StopReasonOf(out.ResponseMeta.FinishReason)
 		}
 		return res, nil
 	}
 }
 
-func samplingMessages(p *kit.SampleRequest) ([]*schema.Message, error) {
-	msgs := make([]*schema.Message, 0, len(p.Messages)+1)
-	if p.SystemPrompt != "" {
-		msgs = append(msgs, schema.SystemMessage(p.SystemPrompt))
-	}
-	for i, m := range p.Messages {
-		role := schema.User
-		if m.Role == kit.RoleAssistant {
-			role = schema.Assistant
+func message(r kit.Role, c kit.Part) (*schema.Message, error) {
+	if r == kit.RoleAssistant && c.Kind != kit.PartText {
+		what := "image"
+		if c.Kind == kit.PartAudio {
+			what = "audio clip"
 		}
-		msg := &schema.Message{Role: role}
-		c := m.Content
-		switch c.Kind {
-		case kit.PartText:
-			msg.Content = c.Text
-		case kit.PartImage:
-			if role != schema.User {
-				return nil, fmt.Errorf("einoadapter: message %d: an assistant image cannot be sent to the model", i)
-			}
-			data := base64.StdEncoding.EncodeToString(c.Data)
-			msg.UserInputMultiContent = []schema.MessageInputPart{{Type: schema.ChatMessagePartTypeImageURL,
-				Image: &schema.MessageInputImage{MessagePartCommon: schema.MessagePartCommon{Base64Data: &data, MIMEType: c.MIMEType}}}}
-		case kit.PartAudio:
-			if role != schema.User {
-				return nil, fmt.Errorf("einoadapter: message %d: an assistant audio clip cannot be sent to the model", i)
-			}
-			data := base64.StdEncoding.EncodeToString(c.Data)
-			msg.UserInputMultiContent = []schema.MessageInputPart{{Type: schema.ChatMessagePartTypeAudioURL,
-				Audio: &schema.MessageInputAudio{MessagePartCommon: schema.MessagePartCommon{Base64Data: &data, MIMEType: c.MIMEType}}}}
-		default:
-			return nil, fmt.Errorf("einoadapter: message %d: content %q cannot be sent to the model", i, c.Kind)
-		}
-		msgs = append(msgs, msg)
+		return nil, fmt.Errorf("an assistant %s cannot be sent to the model", what)
 	}
-	return msgs, nil
+	msg := &schema.Message{Role: schema.User}
+	if r == kit.RoleAssistant {
+		msg.Role = schema.Assistant
+	}
+	switch c.Kind {
+	case kit.PartText:
+		msg.Content = c.Text
+	case kit.PartImage:
+		msg.UserInputMultiContent = []schema.MessageInputPart{{Type: schema.ChatMessagePartTypeImageURL,
+			Image: &schema.MessageInputImage{MessagePartCommon: media(c.MIMEType, c.Data)}}}
+	case kit.PartAudio:
+		msg.UserInputMultiContent = []schema.MessageInputPart{{Type: schema.ChatMessagePartTypeAudioURL,
+			Audio: &schema.MessageInputAudio{MessagePartCommon: media(c.MIMEType, c.Data)}}}
+	}
+	return msg, nil
 }

@@ -2,11 +2,12 @@ package einoadapter
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
+	"github.com/cloudwego/eino/callbacks"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
@@ -52,28 +53,18 @@ func Tool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (tool.BaseT
 	if opts == nil {
 		opts = &Options{}
 	}
-	if spec == nil {
-		return nil, errors.New("einoadapter: nil spec")
-	}
-	if exec == nil {
-		return nil, errNilExecutor
-	}
-	if err := spec.Check(); err != nil {
-		return nil, err
+	if err := kit.CheckTool(spec, exec); err != nil {
+		return nil, fmt.Errorf("einoadapter: %w", err)
 	}
 	info, err := Info(spec)
 	if err != nil {
 		return nil, err
 	}
 	b := &base{spec: spec, exec: exec, info: info, opts: *opts}
-	multimodal := spec.HasTag(TagMultimodal)
-	if opts.Multimodal != nil {
-		multimodal = opts.Multimodal(spec)
-	}
-	if multimodal {
+	switch {
+	case opts.Multimodal == nil && spec.HasTag(TagMultimodal), opts.Multimodal != nil && opts.Multimodal(spec):
 		return &enhancedTool{b}, nil
-	}
-	if spec.Streaming {
+	case spec.Streaming:
 		return &streamTool{textTool{b}}, nil
 	}
 	return &textTool{b}, nil
@@ -85,47 +76,29 @@ func Tools(reg *registry.Registry, exec *adapter.Executor, opts *Options) ([]too
 	if opts == nil {
 		opts = &Options{}
 	}
-	specs, err := kit.Specs(reg, exec, opts.Filter, adapter.TargetEino)
-	if err != nil {
-		return nil, fmt.Errorf("einoadapter: %w", err)
-	}
-	var out []tool.BaseTool
-	for _, s := range specs {
-		t, err := Tool(s, exec, opts)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, nil
-}
-
-// Per-call options (compose.WithToolOption, react.WithToolOptions).
-type callOptions struct {
-	timeout  time.Duration
-	approval adapter.ApprovalPort
-	exec     *adapter.Executor
+	return kit.BuildTools("einoadapter", reg, exec, opts.Filter, adapter.TargetEino, func(s *adapter.Spec) (tool.BaseTool, error) {
+		return Tool(s, exec, opts)
+	})
 }
 
 // WithTimeout bounds the calls made with this option, overriding every
 // other timeout.
 func WithTimeout(d time.Duration) tool.Option {
-	return tool.WrapImplSpecificOptFn(func(o *callOptions) { o.timeout = d })
+	return tool.WrapImplSpecificOptFn(func(o *kit.CallOptions) { o.Timeout = d })
 }
 
 // WithApproval asks port, not the executor's, to approve these calls.
 func WithApproval(port adapter.ApprovalPort) tool.Option {
-	return tool.WrapImplSpecificOptFn(func(o *callOptions) { o.approval = port })
+	return tool.WrapImplSpecificOptFn(func(o *kit.CallOptions) { o.Approval = port })
 }
 
 // WithExecutor runs the calls made with this option through e.
 func WithExecutor(e *adapter.Executor) tool.Option {
-	return tool.WrapImplSpecificOptFn(func(o *callOptions) { o.exec = e })
+	return tool.WrapImplSpecificOptFn(func(o *kit.CallOptions) { o.Executor = e })
 }
 
 var errNilExecutor = fmt.Errorf("einoadapter: %w", kit.ErrNilExecutor)
 
-// base is what every tool shares.
 type base struct {
 	spec *adapter.Spec
 	exec *adapter.Executor
@@ -140,59 +113,37 @@ func (b *base) adapterSpec() *adapter.Spec { return b.spec }
 
 // SpecOf returns the spec a tool built by [Tool] runs.
 func SpecOf(t tool.BaseTool) (*adapter.Spec, bool) {
-	s, ok := t.(interface{ adapterSpec() *adapter.Spec })
-	if !ok {
-		return nil, false
+	if s, ok := t.(interface{ adapterSpec() *adapter.Spec }); ok {
+		return s.adapterSpec(), true
 	}
-	return s.adapterSpec(), true
+	return nil, false
 }
 
 // call runs one call: a model-facing error comes back as its payload,
 // approval_pending as an interrupt error.
-func (b *base) call(ctx context.Context, args string, opts []tool.Option, native any) (res *adapter.Result, payload string, err error) {
+func (b *base) call(ctx context.Context, args string, opts []tool.Option, native any) (*adapter.Result, string, error) {
 	exec, req := b.request(ctx, args, opts, native)
-	res, err = exec.Do(ctx, req)
-	if err == nil {
-		return res, "", nil
+	res, err := exec.Do(ctx, req)
+	if err != nil {
+		payload, err := b.failure(ctx, req, args, err)
+		return nil, payload, err
 	}
-	payload, err = b.failure(ctx, req, args, err)
-	return nil, payload, err
+	return res, "", nil
 }
 
-// request builds the executor request of one call.
 func (b *base) request(ctx context.Context, args string, opts []tool.Option, native any) (*adapter.Executor, *adapter.Request) {
-	o := tool.GetImplSpecificOptions(&callOptions{}, opts...)
-	exec := o.exec
-	if exec == nil {
-		exec = b.exec
-	}
-	timeout := o.timeout
-	if timeout == 0 {
-		timeout = b.opts.Timeout
-	}
-	req := &adapter.Request{
-		Spec:        b.spec,
-		Args:        json.RawMessage(args),
-		CallID:      compose.GetToolCallID(ctx),
-		Integration: Integration,
-		Native:      native,
-		Timeout:     timeout,
-		Approval:    o.approval,
-	}
+	req := &adapter.Request{Spec: b.spec, Args: json.RawMessage(args), CallID: compose.GetToolCallID(ctx), Integration: Integration, Native: native}
 	// Resumed after an approval interrupt: present the ticket (one-use), so
 	// that only the approved arguments run, once.
 	if was, has, st := tool.GetInterruptState[*pendingState](ctx); was && has && st != nil {
 		req.Ticket = st.Ticket
 	}
-	return exec, req
+	return tool.GetImplSpecificOptions(&kit.CallOptions{}, opts...).Apply(req, b.exec, b.opts.Timeout), req
 }
 
 // failure maps a failed call (kit.Triage), approval_pending to an interrupt.
 func (b *base) failure(ctx context.Context, req *adapter.Request, args string, err error) (payload string, _ error) {
-	o := kit.Triage(err)
-	if b.opts.PendingAsPayload {
-		o = kit.TriagePayload(err)
-	}
+	o := kit.TriageHold(err, !b.opts.PendingAsPayload)
 	if e := o.Pending; e != nil {
 		return "", tool.StatefulInterrupt(ctx,
 			&Pending{Ticket: e.Ticket, Tool: b.spec.Name, CallID: req.CallID, Args: args},
@@ -207,11 +158,8 @@ type textTool struct{ *base }
 // InvokableRun runs the call; a model-facing failure is its payload.
 func (t *textTool) InvokableRun(ctx context.Context, argumentsInJSON string, opts ...tool.Option) (string, error) {
 	res, payload, err := t.call(ctx, argumentsInJSON, opts, t)
-	if err != nil {
-		return "", err
-	}
-	if payload != "" {
-		return payload, nil
+	if err != nil || payload != "" {
+		return payload, err
 	}
 	return adapter.Render(res, &t.opts.Render), nil
 }
@@ -226,14 +174,14 @@ func (t *enhancedTool) InvokableRun(ctx context.Context, arg *schema.ToolArgumen
 	if arg != nil {
 		args = arg.Text
 	}
-	res, payload, err := t.call(ctx, args, opts, t)
-	if err != nil {
+	switch res, payload, err := t.call(ctx, args, opts, t); {
+	case err != nil:
 		return nil, err
-	}
-	if payload != "" {
+	case payload != "":
 		return textResult(payload), nil
+	default:
+		return toolResult(res, &t.opts.Render), nil
 	}
-	return toolResult(res, &t.opts.Render), nil
 }
 
 // Pending is the info of the interrupt of a call held for approval:
@@ -250,6 +198,7 @@ type Pending struct {
 	InterruptID string
 }
 
+// String describes the held call.
 func (p *Pending) String() string {
 	return fmt.Sprintf("tool %s (call %s) awaits approval of ticket %s", p.Tool, p.CallID, p.Ticket)
 }
@@ -292,4 +241,155 @@ func PendingFrom(contexts []*compose.InterruptCtx) []*Pending {
 		}
 	}
 	return out
+}
+
+// streamTool is a streaming spec as eino sees it: a tool.InvokableTool
+// (the whole text at the end) and a tool.StreamableTool (the text in parts,
+// as the tool produces them). Both go through the executor's whole
+// pipeline.
+type streamTool struct{ textTool }
+
+// StreamableRun streams the call's text. A model-facing failure, before or
+// during the stream, arrives as a last part holding its payload, so that
+// the agent keeps going; approval_pending before the stream starts is an
+// interrupt, as for InvokableRun; other failures end the stream with a Go
+// error.
+func (t *streamTool) StreamableRun(ctx context.Context, argumentsInJSON string, opts ...tool.Option) (*schema.StreamReader[string], error) {
+	exec, req := t.request(ctx, argumentsInJSON, opts, t)
+	ts, err := kit.StreamText(ctx, exec, req, &t.opts.Render)
+	if err != nil {
+		payload, err := t.failure(ctx, req, argumentsInJSON, err)
+		if err != nil {
+			return nil, err
+		}
+		return schema.StreamReaderFromArray([]string{payload}), nil
+	}
+	sr, sw := schema.Pipe[string](4)
+	go func() {
+		defer sw.Close()
+		ts.Send(sw.Send)
+	}()
+	return sr, nil
+}
+
+var _ tool.StreamableTool = (*streamTool)(nil)
+
+// toolResult places a result's parts (adapter.RenderParts) in eino's
+// multimodal result, media as base64 data parts, never in the text.
+func toolResult(r *adapter.Result, opts *adapter.RenderOptions) *schema.ToolResult {
+	return &schema.ToolResult{Parts: kit.MapParts(adapter.RenderParts(r, opts), textPart, func(m *adapter.Media) (schema.ToolOutputPart, bool) {
+		switch c := media(m.MIMEType, m.Data); m.Kind {
+		case adapter.MediaImage:
+			return schema.ToolOutputPart{Type: schema.ToolPartTypeImage, Image: &schema.ToolOutputImage{MessagePartCommon: c}}, true
+		case adapter.MediaAudio:
+			return schema.ToolOutputPart{Type: schema.ToolPartTypeAudio, Audio: &schema.ToolOutputAudio{MessagePartCommon: c}}, true
+		}
+		return schema.ToolOutputPart{}, false
+	})}
+}
+
+func textPart(text string) schema.ToolOutputPart {
+	return schema.ToolOutputPart{Type: schema.ToolPartTypeText, Text: text}
+}
+
+// media is a media part's data, base64-encoded.
+func media(mime string, data []byte) schema.MessagePartCommon {
+	s := base64.StdEncoding.EncodeToString(data)
+	return schema.MessagePartCommon{Base64Data: &s, MIMEType: mime}
+}
+
+// UnknownToolsHandler returns the handler of a call to a tool the agent
+// does not have (ToolsNodeConfig.UnknownToolsHandler; the react agent's
+// too): the model reads the not_found payload and the run goes on, and the
+// call has its ledger record ([adapter.Executor.Unknown]). exec is
+// required: nil panics here, not at the first made-up name.
+func UnknownToolsHandler(exec *adapter.Executor) func(ctx context.Context, name, input string) (string, error) {
+	if exec == nil {
+		panic(errNilExecutor)
+	}
+	return func(ctx context.Context, name, input string) (string, error) {
+		return kit.Unknown(ctx, exec, &adapter.Request{Tool: name, Args: json.RawMessage(input), CallID: compose.GetToolCallID(ctx), Integration: Integration}), nil
+	}
+}
+
+// UnknownTool answers a call to a tool the agent does not have with the
+// not_found payload, and leaves no ledger record.
+//
+// Deprecated: every call is to have a record; use [UnknownToolsHandler].
+func UnknownTool(_ context.Context, name, _ string) (string, error) {
+	return kit.Unknown(context.Background(), nil, &adapter.Request{Tool: name}), nil
+}
+
+// Middleware returns a ToolsNode middleware that gives eino tools this
+// package did not build (utils.InferTool, eino-ext...) its error policy, so
+// that their failures no longer abort the graph: an error or a panic
+// becomes the payload the model reads ([kit.FailurePayload],
+// [kit.PanicPayload]); eino interrupts, a canceled context and faults stay
+// Go errors, as do errors in the middle of an output stream (part of the
+// answer has gone to the model). Tools built by [Tool] pass unchanged.
+func Middleware() compose.ToolMiddleware {
+	return compose.ToolMiddleware{
+		Invokable: func(next compose.InvokableToolEndpoint) compose.InvokableToolEndpoint {
+			return withPolicy(next, func(p string) *compose.ToolOutput { return &compose.ToolOutput{Result: p} })
+		},
+		Streamable: func(next compose.StreamableToolEndpoint) compose.StreamableToolEndpoint {
+			return withPolicy(next, func(p string) *compose.StreamToolOutput {
+				return &compose.StreamToolOutput{Result: schema.StreamReaderFromArray([]string{p})}
+			})
+		},
+		EnhancedInvokable: func(next compose.EnhancedInvokableToolEndpoint) compose.EnhancedInvokableToolEndpoint {
+			return withPolicy(next, func(p string) *compose.EnhancedInvokableToolOutput {
+				return &compose.EnhancedInvokableToolOutput{Result: textResult(p)}
+			})
+		},
+		EnhancedStreamable: func(next compose.EnhancedStreamableToolEndpoint) compose.EnhancedStreamableToolEndpoint {
+			return withPolicy(next, func(p string) *compose.EnhancedStreamableToolOutput {
+				return &compose.EnhancedStreamableToolOutput{Result: schema.StreamReaderFromArray([]*schema.ToolResult{textResult(p)})}
+			})
+		},
+	}
+}
+
+// withPolicy wraps one endpoint: a failure or panic that is to be a
+// payload becomes the output out(payload); eino's interrupts pass.
+func withPolicy[O any](next func(context.Context, *compose.ToolInput) (O, error), out func(string) O) func(context.Context, *compose.ToolInput) (O, error) {
+	return func(ctx context.Context, in *compose.ToolInput) (O, error) {
+		o, p, err := kit.Contain(ctx, in.Name, in.CallID, isInterrupt, func() (O, error) { return next(ctx, in) })
+		if p != "" {
+			return out(p), nil
+		}
+		return o, err
+	}
+}
+
+func isInterrupt(err error) bool {
+	_, rerun := compose.IsInterruptRerunError(err)
+	_, info := compose.ExtractInterruptInfo(err)
+	return rerun || info
+}
+
+func textResult(p string) *schema.ToolResult {
+	return &schema.ToolResult{Parts: []schema.ToolOutputPart{textPart(p)}}
+}
+
+// RunScope returns a callback handler that opens a run scope
+// (adapter.WithRun) when a graph or agent run starts, so that the calls of
+// one run share its limits and ledger run id; nested graphs, and a ctx that
+// has one, keep the outer scope. opts may be nil.
+//
+//	runnable.Invoke(ctx, in, compose.WithCallbacks(einoadapter.RunScope(nil)))
+func RunScope(opts *adapter.RunOptions) callbacks.Handler {
+	open := func(ctx context.Context) context.Context {
+		ctx, _ = adapter.WithRun(ctx, opts)
+		return ctx
+	}
+	return callbacks.NewHandlerBuilder().
+		OnStartFn(func(ctx context.Context, _ *callbacks.RunInfo, _ callbacks.CallbackInput) context.Context {
+			return open(ctx)
+		}).
+		OnStartWithStreamInputFn(func(ctx context.Context, _ *callbacks.RunInfo, in *schema.StreamReader[callbacks.CallbackInput]) context.Context {
+			in.Close()
+			return open(ctx)
+		}).
+		Build()
 }
