@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
 
 	"github.com/firebase/genkit/go/ai"
 	"github.com/firebase/genkit/go/genkit"
@@ -105,36 +104,19 @@ func Resume(ctx context.Context, g *genkit.Genkit, resp *ai.ModelResponse, decid
 	return genkit.Generate(ctx, g, all...)
 }
 
-// restartPart mirrors ai.ToolDef.Restart, and carries the ticket of an
-// approval interrupt in the input, the one value genkit hands a tool on
-// restart ([kit.Resume]); the history keeps the original request.
+// genkitTool lends this package's tools genkit's own Respond and Restart,
+// which read nothing of their tool.
+var genkitTool = &ai.ToolDef[any, any]{}
+
+// restartPart is genkit's restart of p, carrying the ticket of an approval
+// interrupt in the input, the one value genkit hands a tool on restart
+// ([kit.Resume]); the history keeps the original request.
 func restartPart(p *ai.Part, opts *ai.RestartOptions) *ai.Part {
-	if opts == nil {
-		opts = &ai.RestartOptions{}
-	}
-	input := p.ToolRequest.Input
-	var replaced any
-	if opts.ReplaceInput != nil {
-		replaced, input = input, opts.ReplaceInput
-	}
-	meta := maps.Clone(p.Metadata)
-	if meta == nil {
-		meta = map[string]any{}
-	}
+	np := genkitTool.Restart(p, opts)
 	if a := approvalOf(p); a != nil {
-		if args, err := json.Marshal(input); err == nil {
-			input = kit.Resume{Ticket: a.Ticket, Ref: p.ToolRequest.Ref, Args: args}.Input()
+		if args, err := json.Marshal(np.ToolRequest.Input); err == nil {
+			np.ToolRequest.Input = kit.Resume{Ticket: a.Ticket, Ref: p.ToolRequest.Ref, Args: args}.Input()
 		}
 	}
-	meta["resumed"] = true
-	if opts.ResumedMetadata != nil {
-		meta["resumed"] = opts.ResumedMetadata
-	}
-	if replaced != nil {
-		meta["replacedInput"] = replaced
-	}
-	delete(meta, "interrupt")
-	np := ai.NewToolRequestPart(&ai.ToolRequest{Name: p.ToolRequest.Name, Ref: p.ToolRequest.Ref, Input: input})
-	np.Metadata = meta
 	return np
 }

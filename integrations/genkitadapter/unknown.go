@@ -55,31 +55,16 @@ func unknownTools(exec *adapter.Executor) ai.ModelMiddleware {
 				if err != nil || resp == nil || resp.Message == nil || round == maxUnknownRounds {
 					return resp, err
 				}
-				unknown, rest, hasCalls := kit.SplitUnknown(resp.Message.Content, toolName, func(n string) bool { return known[n] })
-				if len(unknown) == 0 {
+				turn, ok := kit.AnswerUnknown(ctx, exec, resp.Message.Content, func(n string) bool { return known[n] }, toolCall, answer)
+				if !ok {
 					return resp, nil
 				}
-				answers := make([]*ai.Part, len(unknown))
-				for i, p := range unknown {
-					args, _ := json.Marshal(p.ToolRequest.Input)
-					payload := kit.Unknown(ctx, exec, &adapter.Request{Tool: p.ToolRequest.Name, Args: args, CallID: p.ToolRequest.Ref, Integration: Integration})
-					answers[i] = ai.NewToolResponsePart(&ai.ToolResponse{
-						Name: p.ToolRequest.Name, Ref: p.ToolRequest.Ref, Output: json.RawMessage(payload), // as this package outputs every payload
-					})
-				}
 				asked := *resp.Message
-				asked.Content = unknown
-				if !hasCalls {
-					// The turn's text goes with the unknown calls: the model
-					// is asked again and answers afresh.
-					asked.Content = append(rest, unknown...)
-				}
-				req.Messages = append(req.Messages, &asked, ai.NewMessage(ai.RoleTool, nil, answers...))
-				if hasCalls {
-					msg := *resp.Message
-					msg.Content = rest
-					out := *resp
-					out.Message = &msg
+				asked.Content = turn.Asked
+				req.Messages = append(req.Messages, &asked, ai.NewMessage(ai.RoleTool, nil, turn.Answers...))
+				if !turn.Again {
+					msg, out := *resp.Message, *resp
+					msg.Content, out.Message = turn.Rest, &msg
 					return &out, nil
 				}
 			}
@@ -87,9 +72,15 @@ func unknownTools(exec *adapter.Executor) ai.ModelMiddleware {
 	}
 }
 
-func toolName(p *ai.Part) (string, bool) {
+func toolCall(p *ai.Part) *adapter.Request {
 	if !p.IsToolRequest() {
-		return "", false
+		return nil
 	}
-	return p.ToolRequest.Name, true
+	args, _ := json.Marshal(p.ToolRequest.Input)
+	return &adapter.Request{Tool: p.ToolRequest.Name, Args: args, CallID: p.ToolRequest.Ref, Integration: Integration}
+}
+
+// answer outputs the payload as this package outputs every payload.
+func answer(p *ai.Part, payload string) *ai.Part {
+	return ai.NewToolResponsePart(&ai.ToolResponse{Name: p.ToolRequest.Name, Ref: p.ToolRequest.Ref, Output: json.RawMessage(payload)})
 }
