@@ -47,10 +47,9 @@ var errNilExecutor = fmt.Errorf("genkitadapter: %w", kit.ErrNilExecutor)
 // genkit.RegisterAction (see [DefineTool]).
 //
 // Its definition carries the spec's input schema unchanged and no output
-// schema: its output is the text the model reads. When it runs, the
-// arguments reach the executor as the JSON genkit holds, without genkit's
-// schema normalisation (which turns numbers into float64 or int64 and
-// drops null fields) or genkit's second validation of the input.
+// schema. The arguments reach the executor as the JSON genkit holds,
+// without genkit's schema normalisation (numbers made float64 or int64,
+// null fields dropped) or its second validation of the input.
 type Tool struct {
 	spec *adapter.Spec
 	exec *adapter.Executor
@@ -72,8 +71,7 @@ func NewTool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (*Tool, 
 	return newTool(spec, exec, opts, newRunScopes())
 }
 
-// newRunScopes names a run after its genkit trace, which spans every turn
-// of a generation and every generation of a flow run.
+// newRunScopes names a run after its genkit trace (see "Run scopes").
 func newRunScopes() *kit.TraceRuns { return kit.NewTraceRuns("genkit_") }
 
 // newTool builds the tool; exec is nil only for [Definition].
@@ -229,7 +227,7 @@ func (t *Tool) RunRawMultipart(ctx context.Context, input any) (*ai.MultipartToo
 	if err != nil {
 		return nil, fmt.Errorf("genkitadapter: tool %q: input does not marshal: %w", t.spec.Name, err)
 	}
-	out, err := t.act.RunJSON(ctx, b, nil)
+	out, err := t.call(ctx, b)
 	if err != nil {
 		return nil, err
 	}
@@ -266,12 +264,8 @@ func (a *action) Name() string            { return a.desc.Name }
 func (a *action) Desc() api.ActionDesc    { return a.desc }
 func (a *action) Register(r api.Registry) { a.tool.Register(r) }
 
-func (a *action) RunJSON(ctx context.Context, input json.RawMessage, cb func(context.Context, json.RawMessage) error) (json.RawMessage, error) {
-	r, err := a.RunJSONWithTelemetry(ctx, input, cb)
-	if err != nil {
-		return nil, err
-	}
-	return r.Result, nil
+func (a *action) RunJSON(ctx context.Context, input json.RawMessage, _ func(context.Context, json.RawMessage) error) (json.RawMessage, error) {
+	return a.tool.call(ctx, input)
 }
 
 func (a *action) RunJSONWithTelemetry(ctx context.Context, input json.RawMessage, _ func(context.Context, json.RawMessage) error) (*api.ActionRunResult[json.RawMessage], error) {
@@ -283,9 +277,7 @@ func (a *action) RunJSONWithTelemetry(ctx context.Context, input json.RawMessage
 	return &api.ActionRunResult[json.RawMessage]{Result: out, TraceId: sc.TraceID().String(), SpanId: sc.SpanID().String()}, nil
 }
 
-// call runs one call and encodes the result as a genkit
-// MultipartToolResponse: the text the model reads as the output (JSON text
-// as that value, kit.TextValue), images and audio as media parts.
+// call runs one call, its result as a genkit MultipartToolResponse.
 func (t *Tool) call(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
 	req := &adapter.Request{Spec: t.spec, Args: input, Integration: Integration, Native: t, Timeout: t.opts.Timeout}
 	kit.ApplyResume(req)

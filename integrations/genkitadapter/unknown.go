@@ -18,18 +18,15 @@ const maxUnknownRounds = 4
 // requests naming a tool the generation does not have with the not_found
 // payload every integration gives, so that the model reads it and the
 // generation goes on (without it, genkit's Generate fails on the name), and
-// records each such call in exec's ledger, once, as every call is recorded
-// ([adapter.Executor.Unknown]). Install it with
-// ai.WithMiddleware(genkitadapter.UnknownToolsMiddleware(exec)). exec is
-// required: nil panics here, not at the first made-up name.
+// records each such call in exec's ledger once ([adapter.Executor.Unknown]).
+// Install it with ai.WithMiddleware. exec is required: nil panics here, not
+// at the first made-up name.
 //
-// Genkit has no hook for unknown tools, so the middleware answers them
-// itself: the model's message with those requests and a tool message with
-// the answers join the request's history (genkit keeps them in the
-// response's history), and the rest of the model's message — its requests
-// for real tools — goes to genkit as usual. When every request of a turn was
-// unknown, the model is asked again with the answers, at most a few times a
-// turn.
+// Genkit has no hook for unknown tools ([kit.AnswerUnknown]): the model's
+// message with those requests and a tool message with the answers join the
+// request's history (and so the response's), and the rest of the message,
+// its requests for real tools, goes to genkit as usual. When every request
+// of a turn was unknown, the model is asked again, at most a few times.
 func UnknownToolsMiddleware(exec *adapter.Executor) ai.ModelMiddleware {
 	if exec == nil {
 		panic(errNilExecutor)
@@ -72,6 +69,7 @@ func unknownTools(exec *adapter.Executor) ai.ModelMiddleware {
 	}
 }
 
+// toolCall and answer are genkit's side of kit.AnswerUnknown.
 func toolCall(p *ai.Part) *adapter.Request {
 	if !p.IsToolRequest() {
 		return nil
@@ -80,7 +78,6 @@ func toolCall(p *ai.Part) *adapter.Request {
 	return &adapter.Request{Tool: p.ToolRequest.Name, Args: args, CallID: p.ToolRequest.Ref, Integration: Integration}
 }
 
-// answer outputs the payload as this package outputs every payload.
 func answer(p *ai.Part, payload string) *ai.Part {
 	return ai.NewToolResponsePart(&ai.ToolResponse{Name: p.ToolRequest.Name, Ref: p.ToolRequest.Ref, Output: json.RawMessage(payload)})
 }

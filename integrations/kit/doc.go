@@ -43,6 +43,7 @@
 // approval_pending payload, ticket included. Which kinds are payloads is
 // [adapter.Kind.ModelFacing]'s decision, the same in every integration.
 // Helpers: [CallText], [Unknown] and [Resolve] for calls, [Held] and [Resume] for interrupts.
+// For tools that answer with parts: [CallParts] and [ApplyResume]; [CheckNames] for name clashes, [AnswerUnknown] for unknown tools with no hook, [TraceRuns] for a run per trace.
 //
 // # Run scopes
 //

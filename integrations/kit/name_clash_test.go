@@ -24,6 +24,7 @@ func TestCheckNames(t *testing.T) {
 	}{
 		{"none", nil, taken, ""},
 		{"distinct", []*adapter.Spec{a, b}, nil, ""},
+		{"nil spec", []*adapter.Spec{nil, a}, taken, ""},
 		{"taken", []*adapter.Spec{a, b}, taken, `name clash: "b" (spec from local)`},
 		{"twice", []*adapter.Spec{a, a}, nil, `name clash: "a" appears twice`},
 		{"both", []*adapter.Spec{b, b}, taken, "name clash: \"b\" (spec from local)\nname clash: \"b\" appears twice\nname clash: \"b\" (spec from local)"},
