@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/firebase/genkit/go/ai"
 	"github.com/firebase/genkit/go/genkit"
@@ -93,7 +94,7 @@ func Resume(ctx context.Context, g *genkit.Genkit, resp *ai.ModelResponse, decid
 		}
 		restarts = append(restarts, a.Restart())
 	}
-	opts = append(opts[:len(opts):len(opts)], ai.WithMessages(resp.History()...), ai.WithToolRestarts(restarts...))
+	opts = append(slices.Clip(opts), ai.WithMessages(resp.History()...), ai.WithToolRestarts(restarts...))
 	return genkit.Generate(ctx, g, opts...)
 }
 

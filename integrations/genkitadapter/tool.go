@@ -91,10 +91,18 @@ func newTool(spec *adapter.Spec, exec *adapter.Executor, opts *Options, runs *ki
 		t.opts = *opts
 	}
 	t.act = &action{tool: t, desc: api.ActionDesc{
-		Type: api.ActionTypeToolV2, Key: api.KeyFromName(api.ActionTypeToolV2, spec.Name),
-		Name: spec.Name, Description: spec.Description, InputSchema: in,
-		Metadata: map[string]any{"type": api.ActionTypeToolV2, "name": spec.Name, "description": spec.Description,
-			"tool": map[string]any{"multipart": false}, "dynamic": true},
+		Type:        api.ActionTypeToolV2,
+		Key:         api.KeyFromName(api.ActionTypeToolV2, spec.Name),
+		Name:        spec.Name,
+		Description: spec.Description,
+		InputSchema: in,
+		Metadata: map[string]any{
+			"type":        api.ActionTypeToolV2,
+			"name":        spec.Name,
+			"description": spec.Description,
+			"tool":        map[string]any{"multipart": false},
+			"dynamic":     true,
+		},
 	}}
 	return t, nil
 }
@@ -198,7 +206,12 @@ func (t *Tool) Name() string { return t.spec.Name }
 // input schema unchanged.
 func (t *Tool) Definition() *ai.ToolDefinition {
 	d := &t.act.desc
-	return &ai.ToolDefinition{Name: d.Name, Description: d.Description, InputSchema: d.InputSchema, Metadata: map[string]any{"multipart": false}}
+	return &ai.ToolDefinition{
+		Name:        d.Name,
+		Description: d.Description,
+		InputSchema: d.InputSchema,
+		Metadata:    map[string]any{"multipart": false},
+	}
 }
 
 // Register registers the tool's action in r, as genkit.RegisterAction does.

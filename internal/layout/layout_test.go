@@ -37,7 +37,7 @@ var over = map[string]size{
 	"integrations/mcpadapter": {maxNames, 11400},
 	// The framework integrations, above maxIntegrationLines (#26).
 	"integrations/einoadapter":        {maxNames, 880},
-	"integrations/genkitadapter":      {maxNames, 625},
+	"integrations/genkitadapter":      {maxNames, 635},
 	"integrations/langchaingoadapter": {maxNames, 580},
 }
 
