@@ -30,8 +30,9 @@ type UnknownTurn[P any] struct {
 // answers each call to a tool known does not report with [Unknown],
 // recorded in exec's ledger (a nil exec records nothing). call returns the
 // request a part makes (its Tool, Args, CallID and Integration), nil for
-// a part that calls no tool; answer makes the answer to a call from its
-// payload. ok is false for a turn that calls no unknown tool.
+// a part that calls no tool (it may be called more than once for a part);
+// answer makes the answer to a call from its payload. ok is false for a
+// turn that calls no unknown tool.
 func AnswerUnknown[P any](ctx context.Context, exec *adapter.Executor, parts []P, known func(tool string) bool, call func(P) *adapter.Request, answer func(call P, payload string) P) (turn UnknownTurn[P], ok bool) {
 	unknown, rest, calls := SplitUnknown(parts, func(p P) (string, bool) {
 		if r := call(p); r != nil {
