@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"maps"
+	"slices"
 
 	"github.com/firebase/genkit/go/ai"
 	"github.com/firebase/genkit/go/genkit"
@@ -36,12 +36,10 @@ type Approval struct {
 // approval_denied.
 func (a *Approval) Restart() *ai.Part { return restartPart(a.Part, nil) }
 
-// approvalInterrupt turns a pending approval into a genkit tool interrupt:
-// Generate stops with FinishReason "interrupted" and the ticket in the
-// interrupted part's metadata ([kit.Held.Metadata]).
+// approvalInterrupt stops Generate (FinishReason "interrupted") with the
+// ticket in the interrupted part's metadata.
 func approvalInterrupt(ctx context.Context, e *adapter.Error) error {
-	tc := &ai.ToolContext{Context: ctx}
-	return tc.Interrupt(&ai.InterruptOptions{Metadata: kit.HeldOf(e).Metadata()})
+	return (&ai.ToolContext{Context: ctx}).Interrupt(&ai.InterruptOptions{Metadata: kit.HeldOf(e).Metadata()})
 }
 
 // Approvals returns the approval interrupts of resp raised by this
@@ -57,7 +55,7 @@ func Approvals(resp *ai.ModelResponse) []*Approval {
 }
 
 func approvalOf(p *ai.Part) *Approval {
-	if p == nil || !p.IsToolRequest() {
+	if !p.IsToolRequest() {
 		return nil
 	}
 	meta, _ := p.Metadata["interrupt"].(map[string]any)
@@ -65,11 +63,8 @@ func approvalOf(p *ai.Part) *Approval {
 	if !ok {
 		return nil
 	}
-	a := &Approval{Part: p, Tool: p.ToolRequest.Name, Ticket: h.Ticket, Message: h.Message}
-	if b, err := json.Marshal(p.ToolRequest.Input); err == nil {
-		a.Args = b
-	}
-	return a
+	args, _ := json.Marshal(p.ToolRequest.Input)
+	return &Approval{Part: p, Tool: p.ToolRequest.Name, Ticket: h.Ticket, Args: args, Message: h.Message}
 }
 
 // Resume continues a generation that stopped on approval interrupts. decide
@@ -99,42 +94,23 @@ func Resume(ctx context.Context, g *genkit.Genkit, resp *ai.ModelResponse, decid
 		}
 		restarts = append(restarts, a.Restart())
 	}
-	all := make([]ai.GenerateOption, 0, len(opts)+2)
-	all = append(all, opts...)
-	all = append(all, ai.WithMessages(resp.History()...), ai.WithToolRestarts(restarts...))
-	return genkit.Generate(ctx, g, all...)
+	opts = append(slices.Clip(opts), ai.WithMessages(resp.History()...), ai.WithToolRestarts(restarts...))
+	return genkit.Generate(ctx, g, opts...)
 }
 
-// restartPart mirrors ai.ToolDef.Restart, and carries the ticket of an
-// approval interrupt in the input, the one value genkit hands a tool on
-// restart ([kit.Resume]); the history keeps the original request.
+// genkitTool lends this package's tools genkit's own Respond and Restart,
+// which read nothing of their tool.
+var genkitTool = &ai.ToolDef[any, any]{}
+
+// restartPart is genkit's restart of p, with the ticket of an approval
+// interrupt in the input, the one value genkit hands a tool on restart
+// ([kit.Resume]); the history keeps the original request.
 func restartPart(p *ai.Part, opts *ai.RestartOptions) *ai.Part {
-	if opts == nil {
-		opts = &ai.RestartOptions{}
-	}
-	input := p.ToolRequest.Input
-	var replaced any
-	if opts.ReplaceInput != nil {
-		replaced, input = input, opts.ReplaceInput
-	}
-	meta := maps.Clone(p.Metadata)
-	if meta == nil {
-		meta = map[string]any{}
-	}
+	np := genkitTool.Restart(p, opts)
 	if a := approvalOf(p); a != nil {
-		if args, err := json.Marshal(input); err == nil {
-			input = kit.Resume{Ticket: a.Ticket, Ref: p.ToolRequest.Ref, Args: args}.Input()
+		if args, err := json.Marshal(np.ToolRequest.Input); err == nil {
+			np.ToolRequest.Input = kit.Resume{Ticket: a.Ticket, Ref: p.ToolRequest.Ref, Args: args}.Input()
 		}
 	}
-	meta["resumed"] = true
-	if opts.ResumedMetadata != nil {
-		meta["resumed"] = opts.ResumedMetadata
-	}
-	if replaced != nil {
-		meta["replacedInput"] = replaced
-	}
-	delete(meta, "interrupt")
-	np := ai.NewToolRequestPart(&ai.ToolRequest{Name: p.ToolRequest.Name, Ref: p.ToolRequest.Ref, Input: input})
-	np.Metadata = meta
 	return np
 }

@@ -47,15 +47,13 @@ var errNilExecutor = fmt.Errorf("genkitadapter: %w", kit.ErrNilExecutor)
 // genkit.RegisterAction (see [DefineTool]).
 //
 // Its definition carries the spec's input schema unchanged and no output
-// schema: its output is the text the model reads. When
-// it runs, the arguments reach the executor as the JSON genkit holds,
-// without genkit's schema normalisation (which turns numbers into float64
-// or int64 and drops null fields) or genkit's second validation of the
-// input.
+// schema. The arguments reach the executor as the JSON genkit holds,
+// without genkit's schema normalisation (numbers made float64 or int64,
+// null fields dropped) or its second validation of the input.
 type Tool struct {
 	spec *adapter.Spec
 	exec *adapter.Executor
-	runs *runScopes
+	runs *kit.TraceRuns
 	opts Options
 	act  *action
 }
@@ -67,17 +65,17 @@ var _ ai.Tool = (*Tool)(nil)
 // the same name is registered on the Genkit instance the call runs with,
 // genkit runs that one instead: use [Tools], which checks. opts may be nil.
 func NewTool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (*Tool, error) {
-	if spec == nil {
-		return nil, errors.New("genkitadapter: nil spec")
-	}
 	if exec == nil {
 		return nil, errNilExecutor
 	}
 	return newTool(spec, exec, opts, newRunScopes())
 }
 
+// newRunScopes names a run after its genkit trace (see "Run scopes").
+func newRunScopes() *kit.TraceRuns { return kit.NewTraceRuns("genkit_") }
+
 // newTool builds the tool; exec is nil only for [Definition].
-func newTool(spec *adapter.Spec, exec *adapter.Executor, opts *Options, runs *runScopes) (*Tool, error) {
+func newTool(spec *adapter.Spec, exec *adapter.Executor, opts *Options, runs *kit.TraceRuns) (*Tool, error) {
 	if spec == nil {
 		return nil, errors.New("genkitadapter: nil spec")
 	}
@@ -137,7 +135,7 @@ func DefineTool(g *genkit.Genkit, spec *adapter.Spec, exec *adapter.Executor, op
 // registered on g is reported with [ErrNameClash] and no tools are
 // returned. Calls run through exec (required). opts may be nil.
 func Tools(g *genkit.Genkit, reg *registry.Registry, exec *adapter.Executor, opts *Options) ([]ai.ToolRef, error) {
-	return refs(build(g, reg, exec, opts, false))
+	return build(g, reg, exec, opts, false)
 }
 
 // DefineTools registers the registry's specs exported to genkit on g, so
@@ -145,21 +143,10 @@ func Tools(g *genkit.Genkit, reg *registry.Registry, exec *adapter.Executor, opt
 // *Tool) in name order. A name clash registers nothing. Calls run through
 // exec (required). opts may be nil.
 func DefineTools(g *genkit.Genkit, reg *registry.Registry, exec *adapter.Executor, opts *Options) ([]ai.ToolRef, error) {
-	return refs(build(g, reg, exec, opts, true))
+	return build(g, reg, exec, opts, true)
 }
 
-func refs(ts []*Tool, err error) ([]ai.ToolRef, error) {
-	if err != nil {
-		return nil, err
-	}
-	out := make([]ai.ToolRef, len(ts))
-	for i, t := range ts {
-		out[i] = t
-	}
-	return out, nil
-}
-
-func build(g *genkit.Genkit, reg *registry.Registry, exec *adapter.Executor, opts *Options, register bool) ([]*Tool, error) {
+func build(g *genkit.Genkit, reg *registry.Registry, exec *adapter.Executor, opts *Options, register bool) ([]ai.ToolRef, error) {
 	var f registry.Filter
 	if opts != nil {
 		f = opts.Filter
@@ -168,7 +155,15 @@ func build(g *genkit.Genkit, reg *registry.Registry, exec *adapter.Executor, opt
 	if err != nil {
 		return nil, fmt.Errorf("genkitadapter: %w", err)
 	}
-	return define(g, specs, exec, opts, register)
+	ts, err := define(g, specs, exec, opts, register)
+	if err != nil {
+		return nil, err
+	}
+	refs := make([]ai.ToolRef, len(ts))
+	for i, t := range ts {
+		refs[i] = t
+	}
+	return refs, nil
 }
 
 // define builds the tools of specs, which share their run scopes (those
@@ -180,17 +175,17 @@ func define(g *genkit.Genkit, specs []*adapter.Spec, exec *adapter.Executor, opt
 	if exec == nil {
 		return nil, errNilExecutor
 	}
-	if err := checkClashes(g, specs); err != nil {
+	if err := kit.CheckNames(specs, func(n string) bool { return genkit.LookupTool(g, n) != nil }, ErrNameClash); err != nil {
 		return nil, err
 	}
-	ts := make([]*Tool, 0, len(specs))
+	ts := make([]*Tool, len(specs))
 	runs := newRunScopes()
-	for _, s := range specs {
+	for i, s := range specs {
 		t, err := newTool(s, exec, opts, runs)
 		if err != nil {
 			return nil, err
 		}
-		ts = append(ts, t)
+		ts[i] = t
 	}
 	for _, t := range ts {
 		if register { // a registered tool is not "dynamic"
@@ -199,23 +194,6 @@ func define(g *genkit.Genkit, specs []*adapter.Spec, exec *adapter.Executor, opt
 		}
 	}
 	return ts, nil
-}
-
-// checkClashes reports specs named like a tool already registered on g (or
-// like each other).
-func checkClashes(g *genkit.Genkit, specs []*adapter.Spec) error {
-	seen := make(map[string]bool, len(specs))
-	var errs []error
-	for _, s := range specs {
-		if seen[s.Name] {
-			errs = append(errs, fmt.Errorf("%w: %q appears twice", ErrNameClash, s.Name))
-		}
-		seen[s.Name] = true
-		if genkit.LookupTool(g, s.Name) != nil {
-			errs = append(errs, fmt.Errorf("%w: %q (spec from %s)", ErrNameClash, s.Name, s.Source))
-		}
-	}
-	return errors.Join(errs...)
 }
 
 // Spec returns the tool's spec.
@@ -262,7 +240,7 @@ func (t *Tool) RunRawMultipart(ctx context.Context, input any) (*ai.MultipartToo
 	if err != nil {
 		return nil, fmt.Errorf("genkitadapter: tool %q: input does not marshal: %w", t.spec.Name, err)
 	}
-	out, err := t.act.RunJSON(ctx, b, nil)
+	out, err := t.call(ctx, b)
 	if err != nil {
 		return nil, err
 	}
@@ -276,15 +254,7 @@ func (t *Tool) RunRawMultipart(ctx context.Context, input any) (*ai.MultipartToo
 // Respond returns a part answering an interrupted request of this tool with
 // output, for ai.WithToolResponses; the tool does not run.
 func (t *Tool) Respond(toolReq *ai.Part, output any, opts *ai.RespondOptions) *ai.Part {
-	p := ai.NewResponseForToolRequest(toolReq, output)
-	if p == nil {
-		return nil
-	}
-	p.Metadata = map[string]any{"interruptResponse": true}
-	if opts != nil && opts.Metadata != nil {
-		p.Metadata["interruptResponse"] = opts.Metadata
-	}
-	return p
+	return genkitTool.Respond(toolReq, output, opts)
 }
 
 // Restart returns a part that runs an interrupted request of this tool
@@ -293,14 +263,11 @@ func (t *Tool) Respond(toolReq *ai.Part, output any, opts *ai.RespondOptions) *a
 // issued for run: with opts.ReplaceInput set to other arguments the call is
 // denied (the model reads approval_denied).
 func (t *Tool) Restart(toolReq *ai.Part, opts *ai.RestartOptions) *ai.Part {
-	if toolReq == nil || !toolReq.IsToolRequest() {
-		return nil
-	}
 	return restartPart(toolReq, opts)
 }
 
-// action is the genkit action behind a Tool: a hand-written api.Action, so
-// that the raw JSON genkit marshals reaches the executor as is.
+// action is the genkit action behind a Tool, hand-written so that the raw
+// JSON genkit marshals reaches the executor as is.
 type action struct {
 	tool *Tool
 	desc api.ActionDesc
@@ -310,12 +277,8 @@ func (a *action) Name() string            { return a.desc.Name }
 func (a *action) Desc() api.ActionDesc    { return a.desc }
 func (a *action) Register(r api.Registry) { a.tool.Register(r) }
 
-func (a *action) RunJSON(ctx context.Context, input json.RawMessage, cb func(context.Context, json.RawMessage) error) (json.RawMessage, error) {
-	r, err := a.RunJSONWithTelemetry(ctx, input, cb)
-	if err != nil {
-		return nil, err
-	}
-	return r.Result, nil
+func (a *action) RunJSON(ctx context.Context, input json.RawMessage, _ func(context.Context, json.RawMessage) error) (json.RawMessage, error) {
+	return a.tool.call(ctx, input)
 }
 
 func (a *action) RunJSONWithTelemetry(ctx context.Context, input json.RawMessage, _ func(context.Context, json.RawMessage) error) (*api.ActionRunResult[json.RawMessage], error) {
@@ -327,42 +290,24 @@ func (a *action) RunJSONWithTelemetry(ctx context.Context, input json.RawMessage
 	return &api.ActionRunResult[json.RawMessage]{Result: out, TraceId: sc.TraceID().String(), SpanId: sc.SpanID().String()}, nil
 }
 
-// call runs one call and encodes the result as a genkit
-// MultipartToolResponse: {"output": ..., "content": [...]}.
+// call runs one call, its result as a genkit MultipartToolResponse.
 func (t *Tool) call(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
 	req := &adapter.Request{Spec: t.spec, Args: input, Integration: Integration, Native: t, Timeout: t.opts.Timeout}
-	if r, ok := kit.DecodeResume(input); ok {
-		req.Args, req.Ticket, req.CallID = r.Args, r.Ticket, r.Ref
-	}
+	kit.ApplyResume(req)
 	req.Args = kit.OmitNull(req.Args) // genkit marshals a missing input as null
-	ctx = t.runs.context(ctx)
-	res, err := t.exec.Do(ctx, req)
-	if err != nil {
-		switch o := kit.Triage(err); {
-		case o.Pending != nil:
-			return nil, approvalInterrupt(ctx, o.Pending)
-		case o.Err != nil:
-			return nil, o.Err
-		default:
-			return encodeResponse([]adapter.Part{{Text: o.Payload}})
-		}
+	ctx = t.runs.Context(ctx)
+	parts, pending, err := kit.CallParts(ctx, t.exec, req, &t.opts.Render)
+	if pending != nil {
+		return nil, approvalInterrupt(ctx, pending)
 	}
-	return encodeResponse(adapter.RenderParts(res, &t.opts.Render))
-}
-
-type response struct {
-	Output  any        `json:"output"`
-	Content []*ai.Part `json:"content,omitempty"`
-}
-
-// encodeResponse places the parts of a result, as adapter.RenderParts gives
-// them, in a genkit MultipartToolResponse: the text the model reads as the
-// output, images and audio as media parts (data URLs, never in the text).
-// Genkit's model plugins JSON-encode a tool's output for the model, so text
-// that is a JSON object or list travels as that JSON value (the model reads
-// the JSON, not a quoted string of it); other text travels as a string.
-func encodeResponse(parts []adapter.Part) (json.RawMessage, error) {
-	r := response{Output: kit.TextValue(adapter.PartsText(parts))}
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		Output  any        `json:"output"`
+		Content []*ai.Part `json:"content,omitempty"`
+	}
+	r.Output = kit.TextValue(adapter.PartsText(parts))
 	for _, p := range parts {
 		if p.Media != nil {
 			r.Content = append(r.Content, ai.NewMediaPart(p.Media.MIMEType, kit.DataURL(p.Media.MIMEType, p.Media.Data)))

@@ -408,6 +408,22 @@ func TestNilExecutor(t *testing.T) {
 	}
 }
 
+// A nil spec is an error, never a panic.
+func TestNilSpec(t *testing.T) {
+	g := newGenkit(t)
+	exec := adapter.NewExecutor(registry.New(), nil)
+	defer exec.Close()
+	if _, err := genkitadapter.NewTool(nil, exec, nil); err == nil {
+		t.Error("NewTool(nil spec) succeeded")
+	}
+	if _, err := genkitadapter.DefineTool(g, nil, exec, nil); err == nil {
+		t.Error("DefineTool(nil spec) succeeded")
+	}
+	if _, err := genkitadapter.Definition(nil); err == nil {
+		t.Error("Definition(nil spec) succeeded")
+	}
+}
+
 // A spec named like a registered genkit tool is reported, because genkit
 // would silently run the registered one.
 func TestNameClash(t *testing.T) {

@@ -18,18 +18,15 @@ const maxUnknownRounds = 4
 // requests naming a tool the generation does not have with the not_found
 // payload every integration gives, so that the model reads it and the
 // generation goes on (without it, genkit's Generate fails on the name), and
-// records each such call in exec's ledger, once, as every call is recorded
-// ([adapter.Executor.Unknown]). Install it with
-// ai.WithMiddleware(genkitadapter.UnknownToolsMiddleware(exec)). exec is
-// required: nil panics here, not at the first made-up name.
+// records each such call in exec's ledger once ([adapter.Executor.Unknown]).
+// Install it with ai.WithMiddleware. exec is required: nil panics here, not
+// at the first made-up name.
 //
-// Genkit has no hook for unknown tools, so the middleware answers them
-// itself: the model's message with those requests and a tool message with
-// the answers join the request's history (genkit keeps them in the
-// response's history), and the rest of the model's message — its requests
-// for real tools — goes to genkit as usual. When every request of a turn was
-// unknown, the model is asked again with the answers, at most a few times a
-// turn.
+// Genkit has no hook for unknown tools ([kit.AnswerUnknown]): the model's
+// message with those requests and a tool message with the answers join the
+// request's history (and so the response's), and the rest of the message,
+// its requests for real tools, goes to genkit as usual. When every request
+// of a turn was unknown, the model is asked again, at most a few times.
 func UnknownToolsMiddleware(exec *adapter.Executor) ai.ModelMiddleware {
 	if exec == nil {
 		panic(errNilExecutor)
@@ -55,31 +52,16 @@ func unknownTools(exec *adapter.Executor) ai.ModelMiddleware {
 				if err != nil || resp == nil || resp.Message == nil || round == maxUnknownRounds {
 					return resp, err
 				}
-				unknown, rest, hasCalls := kit.SplitUnknown(resp.Message.Content, toolName, func(n string) bool { return known[n] })
-				if len(unknown) == 0 {
+				turn, ok := kit.AnswerUnknown(ctx, exec, resp.Message.Content, func(n string) bool { return known[n] }, toolCall, answer)
+				if !ok {
 					return resp, nil
 				}
-				answers := make([]*ai.Part, len(unknown))
-				for i, p := range unknown {
-					args, _ := json.Marshal(p.ToolRequest.Input)
-					payload := kit.Unknown(ctx, exec, &adapter.Request{Tool: p.ToolRequest.Name, Args: args, CallID: p.ToolRequest.Ref, Integration: Integration})
-					answers[i] = ai.NewToolResponsePart(&ai.ToolResponse{
-						Name: p.ToolRequest.Name, Ref: p.ToolRequest.Ref, Output: json.RawMessage(payload), // as this package outputs every payload
-					})
-				}
 				asked := *resp.Message
-				asked.Content = unknown
-				if !hasCalls {
-					// The turn's text goes with the unknown calls: the model
-					// is asked again and answers afresh.
-					asked.Content = append(rest, unknown...)
-				}
-				req.Messages = append(req.Messages, &asked, ai.NewMessage(ai.RoleTool, nil, answers...))
-				if hasCalls {
-					msg := *resp.Message
-					msg.Content = rest
-					out := *resp
-					out.Message = &msg
+				asked.Content = turn.Asked
+				req.Messages = append(req.Messages, &asked, ai.NewMessage(ai.RoleTool, nil, turn.Answers...))
+				if !turn.Again {
+					msg, out := *resp.Message, *resp
+					msg.Content, out.Message = turn.Rest, &msg
 					return &out, nil
 				}
 			}
@@ -87,9 +69,15 @@ func unknownTools(exec *adapter.Executor) ai.ModelMiddleware {
 	}
 }
 
-func toolName(p *ai.Part) (string, bool) {
+// toolCall and answer are genkit's side of kit.AnswerUnknown.
+func toolCall(p *ai.Part) *adapter.Request {
 	if !p.IsToolRequest() {
-		return "", false
+		return nil
 	}
-	return p.ToolRequest.Name, true
+	args, _ := json.Marshal(p.ToolRequest.Input)
+	return &adapter.Request{Tool: p.ToolRequest.Name, Args: args, CallID: p.ToolRequest.Ref, Integration: Integration}
+}
+
+func answer(p *ai.Part, payload string) *ai.Part {
+	return ai.NewToolResponsePart(&ai.ToolResponse{Name: p.ToolRequest.Name, Ref: p.ToolRequest.Ref, Output: json.RawMessage(payload)})
 }
