@@ -37,6 +37,8 @@ func (s *Spec) CallDirect(ctx context.Context, args json.RawMessage) (*Result, e
 // Call runs the tool directly, like [Spec.CallDirect].
 //
 // Deprecated: use CallDirect (it skips every policy); or call through an Executor.
+//
+//go:fix inline
 func (s *Spec) Call(ctx context.Context, args json.RawMessage) (*Result, error) {
 	return s.CallDirect(ctx, args)
 }

@@ -27,11 +27,11 @@
 // does not hold it (see Annotations below).
 //
 // Agent code calls tools through an [Executor], which adds policy (approval,
-// guards, limits, timeouts, cache, ledger); [Spec.Call] runs one tool bare,
-// skipping all of it, and is meant for tests. "Call" is always this verb —
-// run a tool on arguments, get its [Result] — with policy ([Executor.Call])
-// or without ([Spec.Call]); the call in flight, as hooks and guards see it,
-// is a [ToolCall].
+// guards, limits, timeouts, cache, ledger); [Spec.CallDirect] runs one tool
+// bare, skipping all of it, and is meant for tests. "Call" is always this
+// verb — run a tool on arguments, get its [Result] — with policy
+// ([Executor.Call]) or, named so, without ([Spec.CallDirect]); the call in
+// flight, as hooks and guards see it, is a [ToolCall].
 //
 // # Specs
 //
@@ -143,7 +143,7 @@
 // [Render], the same for every integration.
 //
 // Every result is validated against the output schema before it leaves
-// ([Spec.Call], the executor): a mismatch is a [KindToolError] whose message
+// ([Spec.CallDirect], the executor): a mismatch is a [KindToolError] whose message
 // names the field, never a corrupted result. A type that yields no usable
 // schema — a struct with no exported fields, a channel, a function, a
 // complex number, a map with bool keys — fails construction rather than
