@@ -26,6 +26,7 @@ type StandingStore interface {
 
 // MemoryStandingStore is a [StandingStore] in memory, shared by every
 // Standing given the same one: for tests, and for replicas in one process.
+// The zero value is an empty store.
 type MemoryStandingStore struct {
 	mu    sync.Mutex
 	rules map[standingKey]StandingRule
@@ -40,6 +41,9 @@ func NewMemoryStandingStore() *MemoryStandingStore {
 func (m *MemoryStandingStore) Put(ctx context.Context, r StandingRule) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.rules == nil {
+		m.rules = map[standingKey]StandingRule{}
+	}
 	m.rules[standingKey{r.Tool, r.Subject}] = r
 	return nil
 }

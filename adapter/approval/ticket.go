@@ -184,7 +184,8 @@ type Store interface {
 // MemoryStore is an in-memory [Store]: lookups by id and key
 // are map lookups, caps are kept by counters, and expired or consumed
 // tickets are dropped as new ones are created, so memory is bounded by the
-// caps (plus tickets consumed within the last TTL).
+// caps (plus tickets consumed within the last TTL). The zero value is an
+// empty store, as [NewMemoryStore] returns.
 type MemoryStore struct {
 	mu        sync.Mutex
 	tickets   map[string]*memTicket
@@ -210,6 +211,9 @@ func NewMemoryStore() *MemoryStore {
 func (m *MemoryStore) Create(_ context.Context, t *Ticket, caps Caps) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.tickets == nil { // the zero MemoryStore is empty and ready
+		m.tickets, m.byKey, m.bySubject = map[string]*memTicket{}, map[TicketKey][]*memTicket{}, map[string]int{}
+	}
 	if _, ok := m.tickets[t.ID]; ok {
 		return fmt.Errorf("adapter: ticket %q exists", t.ID)
 	}

@@ -91,7 +91,8 @@ type Ledger interface {
 // Memory keeps the most recent records in a ring. It chains them
 // ([Hash]): each record written gets its Seq, Prev and Hash, and the
 // record the ring drops becomes the anchor [Memory.Verify] starts
-// from. It implements [Reader] and [HeadVerifier].
+// from. It implements [Reader] and [HeadVerifier]. The zero value keeps
+// 10,000 records, as NewMemory(0) does.
 type Memory struct {
 	mu     sync.Mutex
 	ring   []Record
@@ -112,6 +113,9 @@ func NewMemory(capacity int) *Memory {
 // Write implements [Ledger].
 func (m *Memory) Write(_ context.Context, r *Record) error {
 	m.mu.Lock()
+	if cap(m.ring) == 0 { // the zero Memory keeps the default capacity
+		m.ring = make([]Record, 0, 10000)
+	}
 	c := *r
 	c.ValidUTF8()
 	c.Seq, c.Prev = m.head.Seq+1, m.head.Hash

@@ -23,3 +23,17 @@ func TestMemoryLedgerRing(t *testing.T) {
 		t.Errorf("ring (-want +got):\n%s total %d", diff, ml.Total())
 	}
 }
+
+// TestZeroMemory: the zero Memory is a ledger with the default capacity
+// (its first Write indexed an empty ring).
+func TestZeroMemory(t *testing.T) {
+	var m ledger.Memory
+	for i := range 3 {
+		if err := m.Write(context.Background(), &ledger.Record{Tool: "t" + strconv.Itoa(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if rs := m.Records(); len(rs) != 3 || rs[2].Seq != 3 {
+		t.Fatalf("records = %+v", rs)
+	}
+}

@@ -20,8 +20,12 @@ func ApplyResume(req *adapter.Request) {
 // with parts: the result's, as [adapter.RenderParts] gives them with
 // render (nil: the default policy), or a model-facing error's payload as
 // one text part ([Triage]). pending is a call held for approval, to turn
-// into the framework's interrupt; err is a fault, which ends the run.
+// into the framework's interrupt; err is a fault, which ends the run (a
+// nil exec is one, wrapping [ErrNilExecutor]).
 func CallParts(ctx context.Context, exec *adapter.Executor, req *adapter.Request, render *adapter.RenderOptions) (parts []adapter.Part, pending *adapter.Error, err error) {
+	if exec == nil {
+		return nil, nil, noExecutor(req)
+	}
 	res, err := exec.Do(ctx, req)
 	if err == nil {
 		return adapter.RenderParts(res, render), nil, nil

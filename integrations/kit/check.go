@@ -34,3 +34,14 @@ func CheckRegistry(reg *registry.Registry, exec *adapter.Executor) error {
 	}
 	return nil
 }
+
+// noExecutor is the error of a call given a nil executor: an internal
+// error (not model-facing, so the run fails rather than the model reading
+// it) that wraps [ErrNilExecutor].
+func noExecutor(req *adapter.Request) error {
+	e := &adapter.Error{Kind: adapter.KindInternal, Message: ErrNilExecutor.Error(), Err: ErrNilExecutor}
+	if req != nil {
+		e.Tool, e.CallID = req.Tool, req.CallID
+	}
+	return e
+}

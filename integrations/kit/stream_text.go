@@ -23,8 +23,12 @@ type TextStream struct {
 // failure before any output (arguments, approval, guards) is returned as
 // err, for the integration to answer as it answers [adapter.Executor.Do]'s
 // (see [Triage]); the stream is then nil. render configures each part's
-// text (adapter.Render); nil is the default policy.
+// text (adapter.Render); nil is the default policy. A nil exec is an
+// internal error wrapping [ErrNilExecutor].
 func StreamText(ctx context.Context, exec *adapter.Executor, req *adapter.Request, render *adapter.RenderOptions) (*TextStream, error) {
+	if exec == nil {
+		return nil, noExecutor(req)
+	}
 	next, stop := iter.Pull2(exec.Stream(ctx, req))
 	first, err, ok := next()
 	if ok && first == nil && err != nil {

@@ -52,8 +52,12 @@ type TextOptions struct {
 // through exec and returns adapter.Render's text of the result. Input that
 // does not parse fails with args_invalid naming req's tool and call id; an
 // executor error comes back with the shape to send ([Shape.Explain]).
-// opts may be nil.
+// opts may be nil; a nil exec is an internal error wrapping
+// [ErrNilExecutor].
 func CallText(ctx context.Context, exec *adapter.Executor, req *adapter.Request, input string, shape *Shape, opts *TextOptions) (string, error) {
+	if exec == nil {
+		return "", noExecutor(req)
+	}
 	if opts == nil {
 		opts = &TextOptions{}
 	}

@@ -24,8 +24,15 @@ func Unknown(ctx context.Context, exec *adapter.Executor, req *adapter.Request) 
 // its spec up at call time (so that a replaced spec is used at once). A
 // spec removed, or no longer matching f, answers as an unknown tool: the
 // call is recorded ([adapter.Executor.Unknown]) and its not_found error
-// returned.
+// returned. A nil exec or reg is an internal error wrapping
+// [ErrNilExecutor] or [ErrNilRegistry].
 func Resolve(ctx context.Context, reg *registry.Registry, exec *adapter.Executor, f registry.Filter, req *adapter.Request) (*adapter.Spec, error) {
+	if exec == nil {
+		return nil, noExecutor(req)
+	}
+	if reg == nil {
+		return nil, &adapter.Error{Kind: adapter.KindInternal, Tool: req.Tool, CallID: req.CallID, Message: ErrNilRegistry.Error(), Err: ErrNilRegistry}
+	}
 	if s, ok := reg.Lookup(req.Tool); ok && f.Match(s) {
 		return s, nil
 	}

@@ -34,7 +34,7 @@ type Store interface {
 }
 
 // MemoryStore is the in-memory [Store], the default of an
-// mcpadapter.Manager.
+// mcpadapter.Manager. The zero value holds no pins.
 type MemoryStore struct {
 	mu   sync.Mutex
 	pins map[string]string
@@ -64,6 +64,9 @@ func (m *MemoryStore) SetIfAbsent(_ context.Context, key, hash string) (string, 
 	if h, ok := m.pins[key]; ok {
 		return h, nil
 	}
+	if m.pins == nil {
+		m.pins = map[string]string{}
+	}
 	m.pins[key] = hash
 	return hash, nil
 }
@@ -72,6 +75,9 @@ func (m *MemoryStore) SetIfAbsent(_ context.Context, key, hash string) (string, 
 func (m *MemoryStore) Set(_ context.Context, key, hash string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.pins == nil {
+		m.pins = map[string]string{}
+	}
 	m.pins[key] = hash
 	return nil
 }
