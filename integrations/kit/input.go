@@ -27,14 +27,18 @@ const maxUnwrap = 4
 //     the text must be JSON ([Description] tells the model so);
 //   - nothing at all, or null, for a tool with no required parameters: {}.
 //
-// Everything else is an args_invalid error, safe to show the model, whose
-// message shows the expected shape; the caller sets its Tool and CallID.
-// A nil shape is that of a tool with no parameters.
-func ParseInput(input string, shape *Shape) (json.RawMessage, *adapter.Error) {
+// Everything else is an args_invalid [*adapter.Error], safe to show the
+// model, whose message shows the expected shape; the caller sets its Tool
+// and CallID. A nil shape is that of a tool with no parameters.
+func ParseInput(input string, shape *Shape) (json.RawMessage, error) {
 	if shape == nil {
 		shape = NewShape(nil)
 	}
-	return parseDepth(input, shape, 0)
+	args, err := parseDepth(input, shape, 0)
+	if err != nil {
+		return nil, err // not a typed nil: err is an *adapter.Error
+	}
+	return args, nil
 }
 
 func parseDepth(input string, a *Shape, depth int) (json.RawMessage, *adapter.Error) {

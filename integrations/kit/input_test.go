@@ -74,10 +74,11 @@ func TestParseInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			args, err := kit.ParseInput(tt.input, shapes[tt.tool])
+			args, perr := kit.ParseInput(tt.input, shapes[tt.tool])
+			err, _ := perr.(*adapter.Error)
 			if tt.wantMsg == nil {
-				if err != nil {
-					t.Fatalf("ParseInput(%q) error = %v, want %s", tt.input, err, tt.want)
+				if perr != nil {
+					t.Fatalf("ParseInput(%q) error = %v, want %s", tt.input, perr, tt.want)
 				}
 				if diff := cmp.Diff(tt.want, string(args)); diff != "" {
 					t.Errorf("ParseInput(%q) mismatch (-want +got):\n%s", tt.input, diff)
@@ -85,7 +86,7 @@ func TestParseInput(t *testing.T) {
 				return
 			}
 			if err == nil {
-				t.Fatalf("ParseInput(%q) = %s, want an error", tt.input, args)
+				t.Fatalf("ParseInput(%q) = %s, %v; want an *adapter.Error", tt.input, args, perr)
 			}
 			if err.Kind != adapter.KindArgsInvalid || args != nil {
 				t.Errorf("ParseInput(%q) = %s, %s error; want no arguments and args_invalid", tt.input, args, err.Kind)
@@ -143,8 +144,12 @@ func FuzzParseInput(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, input string) {
 		for _, shape := range shapes {
-			args, err := kit.ParseInput(input, shape)
-			if err != nil {
+			args, perr := kit.ParseInput(input, shape)
+			if perr != nil {
+				err, ok := perr.(*adapter.Error)
+				if !ok {
+					t.Fatalf("ParseInput(%q) for %s: error %T, want *adapter.Error", input, shape, perr)
+				}
 				if err.Kind != adapter.KindArgsInvalid || !strings.Contains(err.Message, "send a JSON object") {
 					t.Fatalf("ParseInput(%q) for %s: bad error %+v", input, shape, err)
 				}

@@ -61,10 +61,10 @@ func CallText(ctx context.Context, exec *adapter.Executor, req *adapter.Request,
 	if opts == nil {
 		opts = &TextOptions{}
 	}
-	args, perr := ParseInput(input, shape)
-	if perr != nil {
-		perr.Tool, perr.CallID = req.Spec.Name, req.CallID
-		return "", perr
+	args, err := ParseInput(input, shape)
+	if e, ok := err.(*adapter.Error); ok {
+		e.Tool, e.CallID = req.Spec.Name, req.CallID
+		return "", e
 	}
 	if opts.DropOmittedNulls {
 		args = DropOmittedNulls(args, req.Spec.InputSchema)
