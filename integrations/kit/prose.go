@@ -72,10 +72,10 @@ func NewShape(s *jsonschema.Schema) *Shape {
 // can tell whether a replaced spec needs a new shape.
 func (a *Shape) Schema() *jsonschema.Schema { return a.schema }
 
-// String returns the compact description of the schema, as [Describe].
+// String returns the compact description of the schema, as [Prose].
 func (a *Shape) String() string { return a.shape }
 
-// Describe renders an object schema as a compact, TypeScript-like shape,
+// Prose renders an object schema as a compact, TypeScript-like shape,
 // for a model that reads no JSON Schema:
 //
 //	{"city": string (the city), "days"?: integer = 3}
@@ -85,7 +85,7 @@ func (a *Shape) String() string { return a.shape }
 // sentence, cut short) follows in parentheses. Local $refs are expanded
 // (a recursive one is named), objects nested deeper than three levels are
 // just "object", and long enums are cut. A nil schema is "{}".
-func Describe(s *jsonschema.Schema) string {
+func Prose(s *jsonschema.Schema) string {
 	if s == nil {
 		return "{}"
 	}

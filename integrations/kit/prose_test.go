@@ -96,16 +96,16 @@ func TestDescription(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("Description mismatch (-want +got):\n%s", diff)
 			}
-			if line := "Input: a JSON object " + kit.Describe(tt.spec.InputSchema); !strings.Contains(got, line) {
-				t.Errorf("Description %q does not contain Describe's %q", got, line)
+			if line := "Input: a JSON object " + kit.Prose(tt.spec.InputSchema); !strings.Contains(got, line) {
+				t.Errorf("Description %q does not contain Prose's %q", got, line)
 			}
 		})
 	}
 }
 
-// TestDescribeIsCompact measures the argument line against the raw schema
+// TestProseIsCompact measures the argument line against the raw schema
 // a text agent would otherwise have to read.
-func TestDescribeIsCompact(t *testing.T) {
+func TestProseIsCompact(t *testing.T) {
 	for _, spec := range []*adapter.Spec{sumSpec(), bookingSpec(), echoOf(t, "search", schSearch)} {
 		raw, err := json.Marshal(spec.InputSchema)
 		if err != nil {
@@ -119,16 +119,16 @@ func TestDescribeIsCompact(t *testing.T) {
 	}
 }
 
-func TestDescribeNil(t *testing.T) {
-	if got := kit.Describe(nil); got != "{}" {
-		t.Errorf("Describe(nil) = %q, want {}", got)
+func TestProseNil(t *testing.T) {
+	if got := kit.Prose(nil); got != "{}" {
+		t.Errorf("Prose(nil) = %q, want {}", got)
 	}
 	if got := kit.NewShape(nil).String(); got != "{}" {
 		t.Errorf("NewShape(nil).String() = %q, want {}", got)
 	}
 }
 
-func ExampleDescribe() {
+func ExampleProse() {
 	var s jsonschema.Schema
 	_ = json.Unmarshal([]byte(`{
 		"type": "object",
@@ -139,7 +139,7 @@ func ExampleDescribe() {
 		},
 		"required": ["city"]
 	}`), &s)
-	fmt.Println(kit.Describe(&s))
+	fmt.Println(kit.Prose(&s))
 	// Output:
 	// {"city": string (The city), "days"?: integer = 3, "units"?: "metric"|"imperial"}
 }

@@ -194,7 +194,7 @@ func ExampleStrict() {
 }
 
 // FuzzSchema feeds arbitrary input schemas (an MCP server's are untrusted)
-// to Describe, Strict, ParseInput and DropOmittedNulls: no panic, no hang,
+// to Prose, Strict, ParseInput and DropOmittedNulls: no panic, no hang,
 // and a strict schema, when one is produced, closes every object it
 // declares.
 func FuzzSchema(f *testing.F) {
@@ -218,7 +218,7 @@ func FuzzSchema(f *testing.F) {
 		}, nil); err != nil {
 			return // not a schema the adapter accepts ($ref loops among them)
 		}
-		_ = kit.Describe(&s)
+		_ = kit.Prose(&s)
 		if m, _ := kit.Strict(&s); m != nil {
 			checkClosed(t, m, schemaJSON)
 		}
