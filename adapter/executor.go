@@ -259,9 +259,12 @@ func holdUnapproved(context.Context, *approval.Request) (approval.Decision, erro
 	return approval.Decision{Verdict: approval.VerdictDenied, Reason: "this tool needs approval and no approver is configured (the default executor holds destructive and open-world tools)"}, nil
 }
 
-// SetDefault makes e the default executor, used by integrations that are
-// given none. It is read at call time, so it may be set after the tools
-// are built. SetDefault(nil) restores the built-in default.
+// SetDefault makes e the executor [Default] returns. SetDefault(nil)
+// restores the built-in default.
+//
+// Deprecated: nothing in agentadapter falls back to a default executor
+// (a nil executor is an error everywhere); pass your *Executor to each
+// integration. The process-wide default goes in v0.3.
 func SetDefault(e *Executor) { defaultExecutor.Store(e) }
 
 // Default returns the default executor: the one set with [SetDefault], or
@@ -270,6 +273,9 @@ func SetDefault(e *Executor) { defaultExecutor.Store(e) }
 // denies every call that needs approval: under the default policy,
 // destructive and open-world tools do not run through it until an executor
 // with an approval port is set.
+//
+// Deprecated: nothing in agentadapter falls back to it; build an
+// executor with [NewExecutor] and pass it explicitly.
 func Default() *Executor {
 	if e := defaultExecutor.Load(); e != nil {
 		return e
