@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/taskclient"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/oauth"
 )
 
@@ -80,7 +81,7 @@ func newConn(m *Manager, s Upstream) *conn {
 	c.upstreamHandlers(copts)
 	c.client = mcp.NewClient(impl, copts)
 	c.client.AddSendingMiddleware(c.inputMiddleware)
-	taskMethods(c.client)
+	taskclient.Methods(c.client)
 	c.setRoots(m.roots) // the caller holds m.mu
 	return c
 }

@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/taskclient"
 )
 
 var progressSeq atomic.Uint64
@@ -50,7 +51,7 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 		if !wrapped {
 			return nil, &adapter.Error{Kind: adapter.KindToolError, Message: fmt.Sprintf("tool %q of MCP server %q runs only as a task, which cannot be sent over this transport", imp.remote, c.cfg.Name)}
 		}
-		markTask(ctx, params)
+		taskclient.Mark(ctx, params, DefaultTaskTTL)
 		asTask = true
 	}
 	var progress *progressSink // nil when nobody listens
@@ -88,7 +89,7 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 			res, err = s.CallTool(context.WithValue(ctx, watchKey{}, w), params)
 		}
 		if err == nil {
-			if t, ok := taskOf(res); ok {
+			if t, ok := taskclient.Of(res); ok {
 				if t.TaskID != "" {
 					// Through an export waiting for the upstream's task, the
 					// export's task is minted now (task_mint.go).
@@ -171,7 +172,7 @@ func (c *conn) createTask(ctx context.Context, s *mcp.ClientSession, imp *import
 		defer timer.Stop()
 		select {
 		case a := <-ch:
-			if t, ok := taskOf(a.res); ok && a.err == nil && t.TaskID != "" {
+			if t, ok := taskclient.Of(a.res); ok && a.err == nil && t.TaskID != "" {
 				_ = c.taskFailure(ctx, s, imp, t.TaskID, nil)
 			}
 		case <-timer.C:
