@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/paramheader"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/taskclient"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/oauth"
 )
@@ -49,7 +50,7 @@ type conn struct {
 	progress  sync.Map // progress token → *progressSink of the call
 
 	frameTooLarge atomic.Bool // the stdio child wrote a frame past the size limit
-	paramHeaders  sync.Map    // *imported → []paramBinding, see paramheaders.go
+	paramHeaders  sync.Map    // *imported → []paramheader.Binding, see paramheaders.go
 	progressTools sync.Map    // remote name → *atomic.Int32, see settleProgress
 	tasks         taskTable   // the server's task-only tools, see task_import.go
 
@@ -157,7 +158,7 @@ func (c *conn) transport() (mcp.Transport, error) {
 			base = http.DefaultTransport
 		}
 		cp.Transport = &boundTransport{base: base, limit: limit}
-		cp.Transport = &paramHeaderTransport{base: cp.Transport, c: c}
+		cp.Transport = &paramheader.Transport{Base: cp.Transport, Bindings: c.paramBindings}
 		hc = &cp
 		maxEvent := -1 // the go-sdk's own cap must not cut before ours
 		if limit > 0 {
