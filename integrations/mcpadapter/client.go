@@ -16,6 +16,7 @@ import (
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/paramheader"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/taskclient"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/transport"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/oauth"
 )
 
@@ -47,7 +48,7 @@ type conn struct {
 	bg        context.Context // cancelled when the conn closes
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
-	progress  sync.Map // progress token → *progressSink of the call
+	progress  sync.Map // progress token → *progress.Sink of the call
 
 	frameTooLarge atomic.Bool // the stdio child wrote a frame past the size limit
 	paramHeaders  sync.Map    // *imported → []paramheader.Binding, see paramheaders.go
@@ -138,9 +139,9 @@ func (c *conn) transport() (mcp.Transport, error) {
 		c.frameTooLarge.Store(false)
 		limit := c.maxResultBytes()
 		if limit > 0 {
-			limit += envelopeSlack
+			limit += transport.EnvelopeSlack
 		}
-		return &stdioTransport{cmd: cmd, terminate: firstPositive(c.m.opts.StopGrace, DefaultStopGrace), limit: limit, tooLarge: &c.frameTooLarge}, nil
+		return &stdioTransport{Cmd: cmd, Terminate: firstPositive(c.m.opts.StopGrace, DefaultStopGrace), Limit: limit, TooLarge: &c.frameTooLarge}, nil
 	default:
 		// Configured headers go only to the URL's origin: see outbound.go.
 		hc, err := upstreamClient(s)
@@ -150,14 +151,14 @@ func (c *conn) transport() (mcp.Transport, error) {
 		// Bound responses while they are read, not once decoded.
 		limit := int64(c.maxResultBytes())
 		if limit > 0 {
-			limit += envelopeSlack
+			limit += transport.EnvelopeSlack
 		}
 		cp := *hc
 		base := cp.Transport
 		if base == nil {
 			base = http.DefaultTransport
 		}
-		cp.Transport = &boundTransport{base: base, limit: limit}
+		cp.Transport = &transport.Bound{Base: base, Limit: limit}
 		cp.Transport = &paramheader.Transport{Base: cp.Transport, Bindings: c.paramBindings}
 		hc = &cp
 		maxEvent := -1 // the go-sdk's own cap must not cut before ours

@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/schema"
-	mcpwire "github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/wire"
 	"slices"
 	"sort"
 	"sync/atomic"
@@ -18,6 +16,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/schema"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/transport"
+	mcpwire "github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/wire"
 	"github.com/agentadapter/agentadapter/registry"
 )
 
@@ -127,7 +128,7 @@ func (c *conn) list(ctx context.Context, s *mcp.ClientSession) ([]*mcp.Tool, err
 			t.Stop()
 		}
 		if err != nil {
-			if isConnectionError(err) {
+			if transport.IsConnectionError(err) {
 				c.lost(s, err)
 			}
 			return nil, fmt.Errorf("tools/list (page %d): %w", page+1, err)

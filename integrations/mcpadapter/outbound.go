@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/outbound"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/transport"
 )
 
 // ErrOutbound reports a request the outbound policy refused; the error
@@ -48,7 +49,7 @@ func upstreamClient(s *Upstream) (*http.Client, error) {
 		rt = http.DefaultTransport
 	}
 	if s.SSE {
-		rt = &sseStreamTransport{base: rt}
+		rt = &transport.SSEStream{Base: rt}
 	}
 	cp.Transport = &headerTransport{base: rt, origin: origin, h: h}
 	cp.CheckRedirect = checkUpstreamRedirect(base.CheckRedirect)

@@ -5,13 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/wire"
-	"io"
-	"net"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -19,7 +15,10 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/progress"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/taskclient"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/transport"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/wire"
 )
 
 var progressSeq atomic.Uint64
@@ -54,15 +53,15 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 		taskclient.Mark(ctx, params, DefaultTaskTTL)
 		asTask = true
 	}
-	var progress *progressSink // nil when nobody listens
+	var sink *progress.Sink // nil when nobody listens
 	if adapter.WantsProgress(ctx) {
 		token := "aa-" + strconv.FormatUint(progressSeq.Add(1), 36)
 		params.SetProgressToken(token)
-		progress = newProgressSink(ctx)
-		c.progress.Store(token, progress)
+		sink = progress.New(ctx)
+		c.progress.Store(token, sink)
 		defer func() {
 			c.progress.Delete(token)
-			progress.close()
+			sink.Close()
 		}()
 	}
 
@@ -76,7 +75,7 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 		params.InputResponses, params.RequestState = answers, st.Up
 	}
 	for unsent := 0; ; {
-		w := &callWatch{}
+		w := &transport.Watch{}
 		s, err := c.ensure(ctx)
 		if err != nil {
 			return nil, c.failure(ctx, imp, err)
@@ -86,7 +85,7 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 		if asTask {
 			res, err = c.createTask(ctx, s, imp, w, params)
 		} else {
-			res, err = s.CallTool(context.WithValue(ctx, watchKey{}, w), params)
+			res, err = s.CallTool(transport.WithWatch(ctx, w), params)
 		}
 		if err == nil {
 			if t, ok := taskclient.Of(res); ok {
@@ -109,23 +108,23 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 				}
 				continue
 			}
-			c.settleProgress(ctx, progress, imp.remote) // the reports the result may have overtaken
+			c.settleProgress(ctx, sink, imp.remote) // the reports the result may have overtaken
 			return c.result(imp, res)
 		}
-		if w.tooLarge.Load() || c.frameTooLarge.Swap(false) {
+		if w.TooLarge.Load() || c.frameTooLarge.Swap(false) {
 			c.lost(s, err) // the go-sdk drops a connection whose message it could not read
 			return nil, c.tooLarge()
 		}
 		if ctx.Err() != nil {
 			return nil, c.failure(ctx, imp, err)
 		}
-		switch classify(err, w) {
-		case callNotSent:
+		switch transport.Classify(err, w) {
+		case transport.NotSent:
 			c.lost(s, err)
 			if unsent++; unsent <= maxUnsentRetries {
 				continue
 			}
-		case callLost:
+		case transport.Lost:
 			c.lost(s, err)
 			if retry && !resent {
 				resent = true
@@ -144,12 +143,12 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 // cancel. So the call goes on without the caller's cancellation, for at
 // most taskCreateGrace after it, and a task it answers with then is
 // cancelled upstream.
-func (c *conn) createTask(ctx context.Context, s *mcp.ClientSession, imp *imported, w *callWatch, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+func (c *conn) createTask(ctx context.Context, s *mcp.ClientSession, imp *imported, w *transport.Watch, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
 	type answer struct {
 		res *mcp.CallToolResult
 		err error
 	}
-	base := context.WithValue(context.WithoutCancel(ctx), watchKey{}, w)
+	base := transport.WithWatch(context.WithoutCancel(ctx), w)
 	dl, ok := ctx.Deadline()
 	if !ok {
 		dl = time.Now().Add(DefaultCallTimeout)
@@ -189,41 +188,6 @@ const taskCreateGrace = 2 * time.Second
 // server is sent again on a new session.
 const maxUnsentRetries = 2
 
-// callFate says what became of a call that failed without an answer.
-type callFate int
-
-const (
-	callAnswered callFate = iota // the server answered with an error
-	callNotSent                  // it never reached the server: safe to send again
-	callLost                     // the connection broke while it was out: it may have run
-	callRefused                  // the transport refused it (an HTTP 429 or 5xx, say)
-)
-
-// codeRejected is the code of the go-sdk's "rejected by transport" error,
-// which it wraps around any HTTP failure, sent or not: its cause decides.
-const codeRejected = -32005
-
-// classify tells by cause (error types, and what the HTTP layer saw of the
-// call), never by message text, what became of a failed call.
-func classify(err error, w *callWatch) callFate {
-	var we *jsonrpc.Error
-	if errors.As(err, &we) && we.Code != codeRejected {
-		return callAnswered
-	}
-	var op *net.OpError
-	if errors.Is(err, mcp.ErrSessionMissing) || errors.Is(err, syscall.EPIPE) ||
-		errors.As(err, &op) && op.Op == "dial" {
-		return callNotSent // an unknown session runs nothing; a refused dial or a dead pipe sent nothing
-	}
-	if w.brokenErr() != nil || isConnectionError(err) {
-		return callLost
-	}
-	if we != nil {
-		return callRefused
-	}
-	return callLost
-}
-
 func (c *conn) tooLarge() error {
 	return &adapter.Error{Kind: adapter.KindToolError,
 		Message: fmt.Sprintf("the MCP server's result is larger than the %d-byte limit", c.maxResultBytes())}
@@ -238,7 +202,7 @@ func (c *conn) failure(ctx context.Context, imp *imported, err error) error {
 		return ctxErr
 	}
 	var we *jsonrpc.Error
-	if errors.As(err, &we) && we.Code != codeRejected {
+	if errors.As(err, &we) && we.Code != transport.CodeRejected {
 		msg := fmt.Sprintf("the MCP server refused the call: %s", we.Message)
 		if we.Code == jsonrpc.CodeMethodNotFound || (we.Code == jsonrpc.CodeInvalidParams && unknownTool(we.Message)) {
 			return &adapter.Error{Kind: adapter.KindNotFound, Message: fmt.Sprintf("server %q has no tool %q", c.cfg.Name, imp.remote), Err: err}
@@ -253,22 +217,6 @@ func unknownTool(msg string) bool {
 	return strings.Contains(m, "unknown tool") || strings.Contains(m, "not found")
 }
 
-// isConnectionError reports, by the error's types, whether err means the
-// session is gone, as opposed to an error the server answered with.
-func isConnectionError(err error) bool {
-	var we *jsonrpc.Error
-	if errors.As(err, &we) && we.Code != codeRejected {
-		return false
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return false
-	}
-	var ne net.Error
-	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, mcp.ErrSessionMissing) ||
-		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
-		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.As(err, &ne)
-}
-
 // errIsError is the cause of the tool error result makes of an isError
 // result: the export relays that error's content as is (errorResult).
 var errIsError = errors.New("the MCP server's result has isError")
@@ -277,7 +225,7 @@ var errIsError = errors.New("the MCP server's result has isError")
 // carries the server's content.
 func (c *conn) result(imp *imported, res *mcp.CallToolResult) (*adapter.Result, error) {
 	if limit := c.maxResultBytes(); limit > 0 {
-		if n := resultBytes(res, limit); n > limit {
+		if n := transport.ResultBytes(res, limit); n > limit {
 			return nil, c.tooLarge()
 		}
 	}
@@ -313,68 +261,6 @@ func (c *conn) maxResultBytes() int {
 	}
 }
 
-// blockOverhead is the least a content block takes encoded
-// ({"type":"text","text":""}): every block counts, empty ones too.
-const blockOverhead = 26
-
-// resultBytes estimates a result's encoded size without encoding it; it
-// stops counting once past limit.
-func resultBytes(res *mcp.CallToolResult, limit int) int {
-	n := 0
-	for _, b := range res.Content {
-		n += blockOverhead
-		switch b := b.(type) {
-		case *mcp.TextContent:
-			n += len(b.Text)
-		case *mcp.ImageContent:
-			n += len(b.Data) + len(b.MIMEType)
-		case *mcp.AudioContent:
-			n += len(b.Data) + len(b.MIMEType)
-		case *mcp.EmbeddedResource:
-			if b.Resource != nil {
-				n += len(b.Resource.URI) + len(b.Resource.Text) + len(b.Resource.Blob)
-			}
-		case *mcp.ResourceLink:
-			n += len(b.URI) + len(b.Name) + len(b.Description)
-		default:
-			n += 64
-		}
-		if n > limit {
-			return n
-		}
-	}
-	return n + jsonSize(res.StructuredContent, limit-n)
-}
-
-func jsonSize(v any, budget int) int {
-	switch v := v.(type) {
-	case nil:
-		return 4
-	case string:
-		return len(v) + 2
-	case map[string]any:
-		n := 2
-		for k, e := range v {
-			n += len(k) + 4 + jsonSize(e, budget-n)
-			if n > budget {
-				return n
-			}
-		}
-		return n
-	case []any:
-		n := 2
-		for _, e := range v {
-			n += 1 + jsonSize(e, budget-n)
-			if n > budget {
-				return n
-			}
-		}
-		return n
-	default:
-		return 8
-	}
-}
-
 // setMeta adds the resolver's _meta and the W3C trace context of the span
 // on ctx.
 func (c *conn) setMeta(ctx context.Context, p *mcp.CallToolParams) {
@@ -392,7 +278,7 @@ func (c *conn) setMeta(ctx context.Context, p *mcp.CallToolParams) {
 			if meta == nil {
 				meta = map[string]any{}
 			}
-			meta["traceparent"] = traceparent(sc)
+			meta["traceparent"] = wire.Traceparent(sc)
 			if ts := sc.TraceState().String(); ts != "" {
 				meta["tracestate"] = ts
 			}
@@ -415,21 +301,6 @@ func (c *conn) setMeta(ctx context.Context, p *mcp.CallToolParams) {
 	}
 }
 
-// traceparent formats a span context as a W3C traceparent header value.
-func traceparent(sc trace.SpanContext) string {
-	tid, sid := sc.TraceID(), sc.SpanID()
-	return "00-" + hexString(tid[:]) + "-" + hexString(sid[:]) + "-" + hexString([]byte{byte(sc.TraceFlags())})
-}
-
-func hexString(b []byte) string {
-	const digits = "0123456789abcdef"
-	out := make([]byte, 2*len(b))
-	for i, x := range b {
-		out[2*i], out[2*i+1] = digits[x>>4], digits[x&15]
-	}
-	return string(out)
-}
-
 // onProgress relays a server's progress notification to the listener of
 // the call that asked for it, while that call runs.
 func (c *conn) onProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
@@ -444,5 +315,5 @@ func (c *conn) onProgress(_ context.Context, req *mcp.ProgressNotificationClient
 	if !ok {
 		return
 	}
-	v.(*progressSink).report(adapter.Progress{Progress: req.Params.Progress, Total: req.Params.Total, Message: req.Params.Message})
+	v.(*progress.Sink).Report(adapter.Progress{Progress: req.Params.Progress, Total: req.Params.Total, Message: req.Params.Message})
 }

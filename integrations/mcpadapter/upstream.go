@@ -14,6 +14,7 @@ import (
 	"github.com/yosida95/uritemplate/v3"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/transport"
 )
 
 // upstream is what a conn knows of its server beyond tools: the resources,
@@ -558,12 +559,12 @@ func (c *conn) request(ctx context.Context, fn func(context.Context, *mcp.Client
 	if err != nil {
 		return &adapter.Error{Kind: adapter.KindConnection, Message: fmt.Sprintf("MCP server %q is unreachable", c.cfg.Name), Err: err}
 	}
-	w := &callWatch{}
-	err = fn(context.WithValue(ctx, watchKey{}, w), s)
+	w := &transport.Watch{}
+	err = fn(transport.WithWatch(ctx, w), s)
 	if err == nil {
 		return nil
 	}
-	if w.tooLarge.Load() || c.frameTooLarge.Swap(false) {
+	if w.TooLarge.Load() || c.frameTooLarge.Swap(false) {
 		c.lost(s, err)
 		return c.tooLarge()
 	}
@@ -574,7 +575,7 @@ func (c *conn) request(ctx context.Context, fn func(context.Context, *mcp.Client
 		return &adapter.Error{Kind: adapter.KindCancelled, Message: "the caller cancelled the request", Err: err}
 	}
 	var we *jsonrpc.Error
-	if errors.As(err, &we) && we.Code != codeRejected {
+	if errors.As(err, &we) && we.Code != transport.CodeRejected {
 		msg := we.Message
 		if len(msg) > 512 {
 			msg = msg[:512] + "..."
@@ -585,7 +586,7 @@ func (c *conn) request(ctx context.Context, fn func(context.Context, *mcp.Client
 		}
 		return &adapter.Error{Kind: kind, Message: fmt.Sprintf("MCP server %q: %s", c.cfg.Name, msg), Err: err}
 	}
-	if isConnectionError(err) {
+	if transport.IsConnectionError(err) {
 		c.lost(s, err)
 	}
 	return &adapter.Error{Kind: adapter.KindConnection, Message: fmt.Sprintf("MCP server %q is unreachable", c.cfg.Name), Err: err}
