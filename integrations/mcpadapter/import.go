@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/defhash"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/schema"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/transport"
 	mcpwire "github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/wire"
@@ -194,12 +195,12 @@ func (c *conn) apply(tools []*mcp.Tool) error {
 		}
 		// Each wire schema is encoded once: the bytes are hashed for the pin
 		// and decoded into the spec's schema.
-		wire, err := encodeSchemas(t)
+		wire, err := defhash.Encode(t)
 		if err != nil {
 			fail(err)
 			continue
 		}
-		hash := wire.hash(t)
+		hash := wire.Hash(t)
 		prev := c.tools[t.Name]
 		if prev != nil && prev.hash != hash {
 			// Changed since pinned: keep the trusted spec, refuse calls.
@@ -326,43 +327,17 @@ func (c *conn) unregisterAll() {
 	c.mu.Unlock()
 }
 
-// wireSchemas are a definition's schemas as canonical JSON (object keys
-// sorted), nil when absent.
-type wireSchemas struct{ in, out json.RawMessage }
-
-// encodeSchemas encodes t's schemas once, for the definition hash and the
-// conversion to the spec's schemas.
-func encodeSchemas(t *mcp.Tool) (wireSchemas, error) {
-	var w wireSchemas
-	in, out := schema.Canonical(t.InputSchema), schema.Canonical(t.OutputSchema)
-	// Bounded before anything else reads them: see [ErrSchemaLimit].
-	if err := schema.Check(in); err != nil {
-		return w, fmt.Errorf("input schema: %w", err)
-	}
-	if err := schema.Check(out); err != nil {
-		return w, fmt.Errorf("output schema: %w", err)
-	}
-	var err error
-	if w.in, err = schema.CanonicalJSON(in); err != nil {
-		return w, fmt.Errorf("input schema: %w", err)
-	}
-	if w.out, err = schema.CanonicalJSON(out); err != nil {
-		return w, fmt.Errorf("output schema: %w", err)
-	}
-	return w, nil
-}
-
 // newImport converts a remote tool into a spec named local, its schemas
 // decoded from the encoded wire schemas.
-func (c *conn) newImport(t *mcp.Tool, wire wireSchemas, local, hash string) (*imported, error) {
-	in, err := schema.From(t.InputSchema, wire.in)
+func (c *conn) newImport(t *mcp.Tool, wire defhash.Schemas, local, hash string) (*imported, error) {
+	in, err := schema.From(t.InputSchema, wire.In)
 	if err != nil {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}
 	if in == nil {
 		in = &jsonschema.Schema{Type: "object"}
 	}
-	out, err := schema.From(t.OutputSchema, wire.out)
+	out, err := schema.From(t.OutputSchema, wire.Out)
 	if err != nil {
 		return nil, fmt.Errorf("output schema: %w", err)
 	}
