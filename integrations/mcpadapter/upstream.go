@@ -11,10 +11,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/yosida95/uritemplate/v3"
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/transport"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/urimatch"
 )
 
 // upstream is what a conn knows of its server beyond tools: the resources,
@@ -210,7 +210,7 @@ func (c *conn) upstreamResources(ctx context.Context, relist bool) ([]*mcp.Resou
 	// A hostile server may list null entries.
 	res = slices.DeleteFunc(res, func(r *mcp.Resource) bool { return r == nil })
 	tmpl = slices.DeleteFunc(tmpl, func(t *mcp.ResourceTemplate) bool { return t == nil })
-	pats := compileTemplates(tmpl)
+	pats := urimatch.Compile(tmpl)
 	c.up.resources, c.up.templates, c.up.patterns, c.up.resOK, c.up.resAt = res, tmpl, pats, true, time.Now()
 	c.up.mu.Unlock()
 	c.up.ui.noteListing(res)
@@ -590,41 +590,6 @@ func (c *conn) request(ctx context.Context, fn func(context.Context, *mcp.Client
 		c.lost(s, err)
 	}
 	return &adapter.Error{Kind: adapter.KindConnection, Message: fmt.Sprintf("MCP server %q is unreachable", c.cfg.Name), Err: err}
-}
-
-// maxTemplateBytes bounds an upstream's URI template.
-const maxTemplateBytes = 4096
-
-// compileTemplates compiles URI templates (RFC 6570, as the go-sdk matches
-// its own) to the patterns of the URIs they describe; a template that does
-// not compile describes none.
-func compileTemplates(ts []*mcp.ResourceTemplate) []*regexp.Regexp {
-	out := make([]*regexp.Regexp, 0, len(ts))
-	for _, t := range ts {
-		if t == nil || len(t.URITemplate) > maxTemplateBytes {
-			continue
-		}
-		if re := templatePattern(t.URITemplate); re != nil {
-			out = append(out, re)
-		}
-	}
-	return out
-}
-
-// templatePattern compiles one template, or returns nil. uritemplate
-// panics on a template whose pattern regexp refuses (an expression of
-// over 1000 variables): the server chose it, and must not stop us.
-func templatePattern(s string) (re *regexp.Regexp) {
-	defer func() {
-		if recover() != nil {
-			re = nil
-		}
-	}()
-	tmpl, err := uritemplate.New(s)
-	if err != nil {
-		return nil
-	}
-	return tmpl.Regexp()
 }
 
 // templateMatches reports whether uri matches one of the server's listed
