@@ -10,13 +10,13 @@ import (
 	"slices"
 	"sort"
 	"sync/atomic"
-	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/defhash"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/pages"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/schema"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/transport"
 	mcpwire "github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/wire"
@@ -97,53 +97,16 @@ func (c *conn) firstImport(ctx context.Context, s *mcp.ClientSession, prev <-cha
 	return c.apply(tools)
 }
 
-// list fetches every page of tools/list, capped at MaxPages, refusing a
-// repeated cursor.
+// list fetches every page of tools/list (internal/pages).
 func (c *conn) list(ctx context.Context, s *mcp.ClientSession) ([]*mcp.Tool, error) {
 	if ir := s.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Tools == nil {
 		return nil, nil // the server offers no tools
 	}
-	maxPages := c.m.opts.MaxPages
-	if maxPages <= 0 {
-		maxPages = DefaultMaxPages
-	}
-	var out []*mcp.Tool
-	seen := map[string]bool{}
-	cursor := ""
-	for page := 0; ; page++ {
-		if page == maxPages {
-			return nil, fmt.Errorf("tools/list has more than %d pages", maxPages)
+	return pages.Tools(ctx, s, c.m.maxPages(), c.m.opts.ListRetries, func(err error) {
+		if transport.IsConnectionError(err) {
+			c.lost(s, err)
 		}
-		var res *mcp.ListToolsResult
-		var err error
-		for try := 0; ; try++ {
-			res, err = s.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
-			if err == nil || try >= c.m.opts.ListRetries || ctx.Err() != nil {
-				break
-			}
-			t := time.NewTimer(time.Duration(try+1) * 100 * time.Millisecond)
-			select {
-			case <-ctx.Done():
-			case <-t.C:
-			}
-			t.Stop()
-		}
-		if err != nil {
-			if transport.IsConnectionError(err) {
-				c.lost(s, err)
-			}
-			return nil, fmt.Errorf("tools/list (page %d): %w", page+1, err)
-		}
-		out = append(out, res.Tools...)
-		if res.NextCursor == "" {
-			return out, nil
-		}
-		if seen[res.NextCursor] {
-			return nil, fmt.Errorf("tools/list repeated cursor %q (page %d)", res.NextCursor, page+1)
-		}
-		seen[res.NextCursor] = true
-		cursor = res.NextCursor
-	}
+	})
 }
 
 // wanted applies the server's allow list, deny list and filter.

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/pages"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/transport"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/urimatch"
 )
@@ -184,7 +185,7 @@ func (c *conn) upstreamResources(ctx context.Context, relist bool) ([]*mcp.Resou
 	var tmpl []*mcp.ResourceTemplate
 	err := c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
 		var err error
-		res, err = collect(ctx, c.m, func(cursor string) ([]*mcp.Resource, string, error) {
+		res, err = pages.Collect(ctx, c.m.maxPages(), func(cursor string) ([]*mcp.Resource, string, error) {
 			r, err := s.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
 			if err != nil {
 				return nil, "", err
@@ -194,7 +195,7 @@ func (c *conn) upstreamResources(ctx context.Context, relist bool) ([]*mcp.Resou
 		if err != nil {
 			return err
 		}
-		tmpl, err = collect(ctx, c.m, func(cursor string) ([]*mcp.ResourceTemplate, string, error) {
+		tmpl, err = pages.Collect(ctx, c.m.maxPages(), func(cursor string) ([]*mcp.ResourceTemplate, string, error) {
 			r, err := s.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
 			if err != nil {
 				return nil, "", err
@@ -234,7 +235,7 @@ func (c *conn) upstreamPrompts(ctx context.Context) ([]*mcp.Prompt, error) {
 	var out []*mcp.Prompt
 	err := c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
 		var err error
-		out, err = collect(ctx, c.m, func(cursor string) ([]*mcp.Prompt, string, error) {
+		out, err = pages.Collect(ctx, c.m.maxPages(), func(cursor string) ([]*mcp.Prompt, string, error) {
 			r, err := s.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
 			if err != nil {
 				return nil, "", err
