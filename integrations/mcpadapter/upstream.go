@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/fanout"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/pages"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/transport"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/urimatch"
@@ -86,39 +87,11 @@ const (
 
 // relay fans the manager's upstream events out to exports. A listener
 // must not block: it is called on the go-sdk client's receiving path.
-type relay struct {
-	mu   sync.Mutex
-	seq  int
-	subs map[int]func(upstreamEvent)
-}
+type relay struct{ fanout.Hub[upstreamEvent] }
 
-func (r *relay) listen(fn func(upstreamEvent)) (cancel func()) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.subs == nil {
-		r.subs = map[int]func(upstreamEvent){}
-	}
-	r.seq++
-	id := r.seq
-	r.subs[id] = fn
-	return func() {
-		r.mu.Lock()
-		delete(r.subs, id)
-		r.mu.Unlock()
-	}
-}
+func (r *relay) listen(fn func(upstreamEvent)) (cancel func()) { return r.Listen(fn) }
 
-func (r *relay) emit(e upstreamEvent) {
-	r.mu.Lock()
-	fns := make([]func(upstreamEvent), 0, len(r.subs))
-	for _, fn := range r.subs {
-		fns = append(fns, fn)
-	}
-	r.mu.Unlock()
-	for _, fn := range fns {
-		fn(e)
-	}
-}
+func (r *relay) emit(e upstreamEvent) { r.Emit(e) }
 
 // upstreamHandlers sets the client options that follow what the server
 // offers beside tools.
