@@ -12,7 +12,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/progress"
@@ -83,7 +82,7 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 		callerCapabilities(ctx, s, params)
 		var res *mcp.CallToolResult
 		if asTask {
-			res, err = c.createTask(ctx, s, imp, w, params)
+			res, err = taskclient.Create(ctx, s, params, func(ctx context.Context) context.Context { return transport.WithWatch(ctx, w) }, DefaultCallTimeout)
 		} else {
 			res, err = s.CallTool(transport.WithWatch(ctx, w), params)
 		}
@@ -137,53 +136,6 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 	}
 }
 
-// createTask sends the call that creates an upstream task. The caller
-// giving up while it is in flight does not cut it short: the server may
-// have made the task already, and only its answer names the task to
-// cancel. So the call goes on without the caller's cancellation, for at
-// most taskCreateGrace after it, and a task it answers with then is
-// cancelled upstream.
-func (c *conn) createTask(ctx context.Context, s *mcp.ClientSession, imp *imported, w *transport.Watch, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
-	type answer struct {
-		res *mcp.CallToolResult
-		err error
-	}
-	base := transport.WithWatch(context.WithoutCancel(ctx), w)
-	dl, ok := ctx.Deadline()
-	if !ok {
-		dl = time.Now().Add(DefaultCallTimeout)
-	}
-	cctx, cancel := context.WithDeadline(base, dl.Add(taskCreateGrace))
-	ch := make(chan answer, 1)
-	go func() {
-		res, err := s.CallTool(cctx, params)
-		ch <- answer{res, err}
-	}()
-	select {
-	case a := <-ch:
-		cancel()
-		return a.res, a.err
-	case <-ctx.Done():
-	}
-	go func() {
-		defer cancel()
-		timer := time.NewTimer(taskCreateGrace)
-		defer timer.Stop()
-		select {
-		case a := <-ch:
-			if t, ok := taskclient.Of(a.res); ok && a.err == nil && t.TaskID != "" {
-				_ = c.taskFailure(ctx, s, imp, t.TaskID, nil)
-			}
-		case <-timer.C:
-		}
-	}()
-	return nil, ctx.Err()
-}
-
-// taskCreateGrace bounds how long a task-creating call goes on after its
-// caller gave up, to learn the task to cancel.
-const taskCreateGrace = 2 * time.Second
-
 // maxUnsentRetries bounds how many times a call that never reached the
 // server is sent again on a new session.
 const maxUnsentRetries = 2
@@ -229,25 +181,7 @@ func (c *conn) result(imp *imported, res *mcp.CallToolResult) (*adapter.Result, 
 			return nil, c.tooLarge()
 		}
 	}
-	content := wire.ContentFromMCP(res.Content)
-	if res.IsError {
-		var texts []string
-		for _, b := range content {
-			if t, ok := b.(*adapter.TextContent); ok {
-				texts = append(texts, t.Text)
-			}
-		}
-		msg := strings.Join(texts, "\n")
-		if msg == "" {
-			msg = "the tool reported an error"
-		}
-		return nil, &adapter.Error{Kind: adapter.KindToolError, Message: msg, Content: content, Err: errIsError}
-	}
-	r := &adapter.Result{Content: content, Meta: res.Meta}
-	if res.StructuredContent != nil {
-		r.Structured = res.StructuredContent
-	}
-	return r, nil
+	return wire.ResultFromMCP(res, errIsError)
 }
 
 func (c *conn) maxResultBytes() int {
@@ -264,25 +198,9 @@ func (c *conn) maxResultBytes() int {
 // setMeta adds the resolver's _meta and the W3C trace context of the span
 // on ctx.
 func (c *conn) setMeta(ctx context.Context, p *mcp.CallToolParams) {
-	var meta map[string]any
+	var extra map[string]any
 	if f := c.m.opts.Meta; f != nil {
-		for k, v := range f(ctx, c.cfg.Name, p.Name) {
-			if meta == nil {
-				meta = map[string]any{}
-			}
-			meta[k] = v
-		}
-	}
-	if !c.m.opts.NoTraceContext {
-		if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
-			if meta == nil {
-				meta = map[string]any{}
-			}
-			meta["traceparent"] = wire.Traceparent(sc)
-			if ts := sc.TraceState().String(); ts != "" {
-				meta["tracestate"] = ts
-			}
-		}
+		extra = f(ctx, c.cfg.Name, p.Name)
 	}
 	// A 2026-07-28 server logs during a request only at the level its
 	// _meta asks (it has no session level): ask what our sessions asked
@@ -290,13 +208,7 @@ func (c *conn) setMeta(ctx context.Context, p *mcp.CallToolParams) {
 	c.up.mu.Lock()
 	level := c.up.level
 	c.up.mu.Unlock()
-	if level != "" {
-		if meta == nil {
-			meta = map[string]any{}
-		}
-		meta[mcp.MetaKeyLogLevel] = level
-	}
-	if meta != nil {
+	if meta := wire.CallMeta(ctx, extra, !c.m.opts.NoTraceContext, level); meta != nil {
 		p.Meta = meta
 	}
 }
