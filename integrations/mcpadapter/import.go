@@ -2,8 +2,6 @@ package mcpadapter
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,15 +9,14 @@ import (
 	"sort"
 	"sync/atomic"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/defhash"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/pages"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/schema"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/toolspec"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/transport"
-	mcpwire "github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/wire"
 	"github.com/agentadapter/agentadapter/registry"
 )
 
@@ -291,94 +288,24 @@ func (c *conn) unregisterAll() {
 }
 
 // newImport converts a remote tool into a spec named local, its schemas
-// decoded from the encoded wire schemas.
+// decoded from the encoded wire schemas (internal/toolspec).
 func (c *conn) newImport(t *mcp.Tool, wire defhash.Schemas, local, hash string) (*imported, error) {
-	in, err := schema.From(t.InputSchema, wire.In)
-	if err != nil {
-		return nil, fmt.Errorf("input schema: %w", err)
-	}
-	if in == nil {
-		in = &jsonschema.Schema{Type: "object"}
-	}
-	out, err := schema.From(t.OutputSchema, wire.Out)
-	if err != nil {
-		return nil, fmt.Errorf("output schema: %w", err)
-	}
-	// The definition kept (for Quarantine.Previous) shares the spec's
-	// schemas rather than keeping the wire ones as well.
-	def := *t
-	def.InputSchema, def.OutputSchema = in, nil
-	if out != nil {
-		def.OutputSchema = out
-	}
-	imp := &imported{remote: t.Name, tool: &def, hash: hash}
-	title := t.Title
-	if title == "" && t.Annotations != nil {
-		title = t.Annotations.Title
-	}
-	hints := mcpwire.ToolAnnotationsFromMCP(t.Annotations)
-	policy := adapter.Annotations{} // the most cautious: destructive, open-world
-	if c.cfg.Trust {
-		policy = hints
-	}
-	spec := &adapter.Spec{
-		Name:         local,
-		Title:        title,
-		Description:  t.Description,
-		InputSchema:  in,
-		OutputSchema: out,
-		Annotations:  policy,
-		Targets:      slices.Clone(c.cfg.Targets),
-		Tags:         slices.Clone(c.cfg.Tags),
-		Source:       adapter.Source{Server: c.cfg.Name, RemoteName: t.Name, Trusted: c.cfg.Trust, Hints: hints},
-		Meta:         t.Meta,
-		// The forwarding handler waits on the go-sdk client, which stops
-		// when ctx ends: run it without a goroutine hand-off.
-		HonorsContext: true,
-	}
-	if c.cfg.CallTimeout > 0 {
-		spec.Timeout = c.cfg.CallTimeout
-	}
-	spec.Handler = func(ctx context.Context, args json.RawMessage) (*adapter.Result, error) {
+	imp := &imported{remote: t.Name, hash: hash}
+	cfg := toolspec.Config{Server: c.cfg.Name, Trust: c.cfg.Trust, Targets: c.cfg.Targets, Tags: c.cfg.Tags, CallTimeout: c.cfg.CallTimeout, Strict: c.m.opts.Strict}
+	spec, def, err := toolspec.New(t, wire, local, cfg, func(ctx context.Context, args json.RawMessage) (*adapter.Result, error) {
 		return c.call(ctx, imp, args)
-	}
-	// Compiling the schemas is most of an import's cost and most imported
-	// tools are never called: they compile on first call, unless Strict
-	// asks for every failure up front.
-	check := spec.Check
-	if c.m.opts.Strict {
-		check = spec.Compile
-	}
-	if err := check(); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
-	imp.spec = spec
+	imp.tool, imp.spec = def, spec
 	return imp, nil
 }
 
-// localName returns the registry name of a remote tool: its own name (or
-// "<server>_<name>" with prefix), with characters outside [A-Za-z0-9_-]
-// replaced by '_', cut to 64 characters with a hash suffix when longer.
+// localName returns the registry name of a remote tool: see
+// toolspec.LocalName.
 func localName(server, remote string, prefix bool) string {
-	n := remote
-	if prefix {
-		n = server + "_" + remote
-	}
-	b := []byte(n)
-	for i, ch := range b {
-		if !('a' <= ch && ch <= 'z' || 'A' <= ch && ch <= 'Z' || '0' <= ch && ch <= '9' || ch == '_' || ch == '-') {
-			b[i] = '_'
-		}
-	}
-	if len(b) == 0 {
-		b = []byte("_")
-	}
-	if len(b) <= adapter.MaxNameLen {
-		return string(b)
-	}
-	sum := sha256.Sum256([]byte(n))
-	suffix := "_" + hex.EncodeToString(sum[:4])
-	return string(b[:adapter.MaxNameLen-len(suffix)]) + suffix
+	return toolspec.LocalName(server, remote, prefix)
 }
 
 func sortStrings(s []string) { sort.Strings(s) }
