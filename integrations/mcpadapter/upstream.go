@@ -16,6 +16,7 @@ import (
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/fanout"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/pages"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/transport"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/uipin"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/urimatch"
 )
 
@@ -38,7 +39,7 @@ type upstream struct {
 	level     mcp.LoggingLevel                        // the most verbose of levels
 	levels    map[*mcp.ServerSession]mcp.LoggingLevel // what each export session asked
 	levelMu   sync.Mutex                              // orders the logging/setLevel requests sent
-	ui        uiPins                                  // the ui:// resources' pins
+	ui        uipin.Pins[Quarantine]                  // the ui:// resources' pins
 }
 
 // upSub is one URI's subscription on a server, shared by its subscribers.
@@ -187,7 +188,7 @@ func (c *conn) upstreamResources(ctx context.Context, relist bool) ([]*mcp.Resou
 	pats := urimatch.Compile(tmpl)
 	c.up.resources, c.up.templates, c.up.patterns, c.up.resOK, c.up.resAt = res, tmpl, pats, true, time.Now()
 	c.up.mu.Unlock()
-	c.up.ui.noteListing(res)
+	c.up.ui.NoteListing(res)
 	return res, tmpl, nil
 }
 
