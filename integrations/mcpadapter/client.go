@@ -14,6 +14,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/paramheader"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/taskclient"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/transport"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/oauth"
 )
 
@@ -45,10 +48,10 @@ type conn struct {
 	bg        context.Context // cancelled when the conn closes
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
-	progress  sync.Map // progress token → *progressSink of the call
+	progress  sync.Map // progress token → *progress.Sink of the call
 
 	frameTooLarge atomic.Bool // the stdio child wrote a frame past the size limit
-	paramHeaders  sync.Map    // *imported → []paramBinding, see paramheaders.go
+	paramHeaders  sync.Map    // *imported → []paramheader.Binding, see paramheaders.go
 	progressTools sync.Map    // remote name → *atomic.Int32, see settleProgress
 	tasks         taskTable   // the server's task-only tools, see task_import.go
 
@@ -80,7 +83,7 @@ func newConn(m *Manager, s Upstream) *conn {
 	c.upstreamHandlers(copts)
 	c.client = mcp.NewClient(impl, copts)
 	c.client.AddSendingMiddleware(c.inputMiddleware)
-	taskMethods(c.client)
+	taskclient.Methods(c.client)
 	c.setRoots(m.roots) // the caller holds m.mu
 	return c
 }
@@ -136,9 +139,9 @@ func (c *conn) transport() (mcp.Transport, error) {
 		c.frameTooLarge.Store(false)
 		limit := c.maxResultBytes()
 		if limit > 0 {
-			limit += envelopeSlack
+			limit += transport.EnvelopeSlack
 		}
-		return &stdioTransport{cmd: cmd, terminate: firstPositive(c.m.opts.StopGrace, DefaultStopGrace), limit: limit, tooLarge: &c.frameTooLarge}, nil
+		return &stdioTransport{Cmd: cmd, Terminate: firstPositive(c.m.opts.StopGrace, DefaultStopGrace), Limit: limit, TooLarge: &c.frameTooLarge}, nil
 	default:
 		// Configured headers go only to the URL's origin: see outbound.go.
 		hc, err := upstreamClient(s)
@@ -148,15 +151,15 @@ func (c *conn) transport() (mcp.Transport, error) {
 		// Bound responses while they are read, not once decoded.
 		limit := int64(c.maxResultBytes())
 		if limit > 0 {
-			limit += envelopeSlack
+			limit += transport.EnvelopeSlack
 		}
 		cp := *hc
 		base := cp.Transport
 		if base == nil {
 			base = http.DefaultTransport
 		}
-		cp.Transport = &boundTransport{base: base, limit: limit}
-		cp.Transport = &paramHeaderTransport{base: cp.Transport, c: c}
+		cp.Transport = &transport.Bound{Base: base, Limit: limit}
+		cp.Transport = &paramheader.Transport{Base: cp.Transport, Bindings: c.paramBindings}
 		hc = &cp
 		maxEvent := -1 // the go-sdk's own cap must not cut before ours
 		if limit > 0 {

@@ -2,14 +2,12 @@ package mcpadapter
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/govern"
 )
 
 // Names of the synthetic tools that requests from servers run as: every
@@ -30,66 +28,23 @@ const (
 	DefaultElicitationTimeout = 10 * time.Minute
 )
 
-// governKey carries the work of one governed request to the synthetic
-// spec's handler: the spec is made once per server, the work per request.
-type governKey struct{}
-
-type governed func(ctx context.Context) (*adapter.Result, error)
-
-var anyObject = &jsonschema.Schema{Type: "object"}
-
-// newGovernedSpec returns the synthetic spec of name for server.
-func newGovernedSpec(name, server, description string) *adapter.Spec {
-	return &adapter.Spec{
-		Name:          name,
-		Description:   description,
-		InputSchema:   anyObject,
-		Annotations:   adapter.Annotations{ReadOnly: true},
-		Source:        adapter.Source{Server: server, RemoteName: name},
-		HonorsContext: true,
-		Handler: func(ctx context.Context, _ json.RawMessage) (*adapter.Result, error) {
-			run, ok := ctx.Value(governKey{}).(governed)
-			if !ok {
-				return nil, adapter.NewError(adapter.KindInternal, "a server request called without its work")
-			}
-			return run(ctx)
-		},
-	}
-}
-
 // govern runs work as a call of spec through the manager's executor.
-func (c *conn) govern(ctx context.Context, spec *adapter.Spec, timeout time.Duration, args any, work governed) error {
-	raw, err := json.Marshal(args)
-	if err != nil {
-		return adapter.NewError(adapter.KindInternal, "encoding the request summary")
-	}
-	exec := c.m.opts.Executor
-	if exec == nil {
-		exec = adapter.Default()
-	}
-	ctx = context.WithValue(ctx, governKey{}, work)
-	_, err = exec.Do(ctx, &adapter.Request{Spec: spec, Args: raw, Integration: Integration, Timeout: timeout})
-	return err
+func (c *conn) govern(ctx context.Context, spec *adapter.Spec, timeout time.Duration, args any, work govern.Work) error {
+	return govern.Run(ctx, c.m.opts.Executor, &adapter.Request{Spec: spec, Integration: Integration, Timeout: timeout}, args, work)
 }
 
 // kindOf returns the kind of an executor error ("" for others).
-func kindOf(err error) adapter.Kind {
-	var ae *adapter.Error
-	if errors.As(err, &ae) {
-		return ae.Kind
-	}
-	return ""
-}
+func kindOf(err error) adapter.Kind { return govern.KindOf(err) }
 
 // serverRequests installs the handlers of the requests servers send, as
 // the manager's options ask.
 func (c *conn) serverRequests(o *mcp.ClientOptions) {
 	if c.m.opts.Sampler != nil {
-		c.samplingSpec = newGovernedSpec(SamplingTool, c.cfg.Name, "A sampling/createMessage request of MCP server "+c.cfg.Name+", answered by the application's model.")
+		c.samplingSpec = govern.NewSpec(SamplingTool, c.cfg.Name, "A sampling/createMessage request of MCP server "+c.cfg.Name+", answered by the application's model.")
 		o.CreateMessageHandler = c.sample
 	}
 	if c.m.opts.Elicitation != nil {
-		c.elicitSpec = newGovernedSpec(ElicitationTool, c.cfg.Name, "An elicitation/create request of MCP server "+c.cfg.Name+", put to a person.")
+		c.elicitSpec = govern.NewSpec(ElicitationTool, c.cfg.Name, "An elicitation/create request of MCP server "+c.cfg.Name+", put to a person.")
 		o.ElicitationHandler = c.elicit
 		o.Capabilities = &mcp.ClientCapabilities{
 			RootsV2:     &mcp.RootCapabilities{ListChanged: true},

@@ -2,22 +2,21 @@ package mcpadapter
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/schema"
-	mcpwire "github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/wire"
 	"slices"
 	"sort"
 	"sync/atomic"
-	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/defhash"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/pages"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/schema"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/toolspec"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/transport"
 	"github.com/agentadapter/agentadapter/registry"
 )
 
@@ -95,53 +94,16 @@ func (c *conn) firstImport(ctx context.Context, s *mcp.ClientSession, prev <-cha
 	return c.apply(tools)
 }
 
-// list fetches every page of tools/list, capped at MaxPages, refusing a
-// repeated cursor.
+// list fetches every page of tools/list (internal/pages).
 func (c *conn) list(ctx context.Context, s *mcp.ClientSession) ([]*mcp.Tool, error) {
 	if ir := s.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Tools == nil {
 		return nil, nil // the server offers no tools
 	}
-	maxPages := c.m.opts.MaxPages
-	if maxPages <= 0 {
-		maxPages = DefaultMaxPages
-	}
-	var out []*mcp.Tool
-	seen := map[string]bool{}
-	cursor := ""
-	for page := 0; ; page++ {
-		if page == maxPages {
-			return nil, fmt.Errorf("tools/list has more than %d pages", maxPages)
+	return pages.Tools(ctx, s, c.m.maxPages(), c.m.opts.ListRetries, func(err error) {
+		if transport.IsConnectionError(err) {
+			c.lost(s, err)
 		}
-		var res *mcp.ListToolsResult
-		var err error
-		for try := 0; ; try++ {
-			res, err = s.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
-			if err == nil || try >= c.m.opts.ListRetries || ctx.Err() != nil {
-				break
-			}
-			t := time.NewTimer(time.Duration(try+1) * 100 * time.Millisecond)
-			select {
-			case <-ctx.Done():
-			case <-t.C:
-			}
-			t.Stop()
-		}
-		if err != nil {
-			if isConnectionError(err) {
-				c.lost(s, err)
-			}
-			return nil, fmt.Errorf("tools/list (page %d): %w", page+1, err)
-		}
-		out = append(out, res.Tools...)
-		if res.NextCursor == "" {
-			return out, nil
-		}
-		if seen[res.NextCursor] {
-			return nil, fmt.Errorf("tools/list repeated cursor %q (page %d)", res.NextCursor, page+1)
-		}
-		seen[res.NextCursor] = true
-		cursor = res.NextCursor
-	}
+	})
 }
 
 // wanted applies the server's allow list, deny list and filter.
@@ -193,12 +155,12 @@ func (c *conn) apply(tools []*mcp.Tool) error {
 		}
 		// Each wire schema is encoded once: the bytes are hashed for the pin
 		// and decoded into the spec's schema.
-		wire, err := encodeSchemas(t)
+		wire, err := defhash.Encode(t)
 		if err != nil {
 			fail(err)
 			continue
 		}
-		hash := wire.hash(t)
+		hash := wire.Hash(t)
 		prev := c.tools[t.Name]
 		if prev != nil && prev.hash != hash {
 			// Changed since pinned: keep the trusted spec, refuse calls.
@@ -325,121 +287,25 @@ func (c *conn) unregisterAll() {
 	c.mu.Unlock()
 }
 
-// wireSchemas are a definition's schemas as canonical JSON (object keys
-// sorted), nil when absent.
-type wireSchemas struct{ in, out json.RawMessage }
-
-// encodeSchemas encodes t's schemas once, for the definition hash and the
-// conversion to the spec's schemas.
-func encodeSchemas(t *mcp.Tool) (wireSchemas, error) {
-	var w wireSchemas
-	in, out := schema.Canonical(t.InputSchema), schema.Canonical(t.OutputSchema)
-	// Bounded before anything else reads them: see [ErrSchemaLimit].
-	if err := schema.Check(in); err != nil {
-		return w, fmt.Errorf("input schema: %w", err)
-	}
-	if err := schema.Check(out); err != nil {
-		return w, fmt.Errorf("output schema: %w", err)
-	}
-	var err error
-	if w.in, err = schema.CanonicalJSON(in); err != nil {
-		return w, fmt.Errorf("input schema: %w", err)
-	}
-	if w.out, err = schema.CanonicalJSON(out); err != nil {
-		return w, fmt.Errorf("output schema: %w", err)
-	}
-	return w, nil
-}
-
 // newImport converts a remote tool into a spec named local, its schemas
-// decoded from the encoded wire schemas.
-func (c *conn) newImport(t *mcp.Tool, wire wireSchemas, local, hash string) (*imported, error) {
-	in, err := schema.From(t.InputSchema, wire.in)
-	if err != nil {
-		return nil, fmt.Errorf("input schema: %w", err)
-	}
-	if in == nil {
-		in = &jsonschema.Schema{Type: "object"}
-	}
-	out, err := schema.From(t.OutputSchema, wire.out)
-	if err != nil {
-		return nil, fmt.Errorf("output schema: %w", err)
-	}
-	// The definition kept (for Quarantine.Previous) shares the spec's
-	// schemas rather than keeping the wire ones as well.
-	def := *t
-	def.InputSchema, def.OutputSchema = in, nil
-	if out != nil {
-		def.OutputSchema = out
-	}
-	imp := &imported{remote: t.Name, tool: &def, hash: hash}
-	title := t.Title
-	if title == "" && t.Annotations != nil {
-		title = t.Annotations.Title
-	}
-	hints := mcpwire.ToolAnnotationsFromMCP(t.Annotations)
-	policy := adapter.Annotations{} // the most cautious: destructive, open-world
-	if c.cfg.Trust {
-		policy = hints
-	}
-	spec := &adapter.Spec{
-		Name:         local,
-		Title:        title,
-		Description:  t.Description,
-		InputSchema:  in,
-		OutputSchema: out,
-		Annotations:  policy,
-		Targets:      slices.Clone(c.cfg.Targets),
-		Tags:         slices.Clone(c.cfg.Tags),
-		Source:       adapter.Source{Server: c.cfg.Name, RemoteName: t.Name, Trusted: c.cfg.Trust, Hints: hints},
-		Meta:         t.Meta,
-		// The forwarding handler waits on the go-sdk client, which stops
-		// when ctx ends: run it without a goroutine hand-off.
-		HonorsContext: true,
-	}
-	if c.cfg.CallTimeout > 0 {
-		spec.Timeout = c.cfg.CallTimeout
-	}
-	spec.Handler = func(ctx context.Context, args json.RawMessage) (*adapter.Result, error) {
+// decoded from the encoded wire schemas (internal/toolspec).
+func (c *conn) newImport(t *mcp.Tool, wire defhash.Schemas, local, hash string) (*imported, error) {
+	imp := &imported{remote: t.Name, hash: hash}
+	cfg := toolspec.Config{Server: c.cfg.Name, Trust: c.cfg.Trust, Targets: c.cfg.Targets, Tags: c.cfg.Tags, CallTimeout: c.cfg.CallTimeout, Strict: c.m.opts.Strict}
+	spec, def, err := toolspec.New(t, wire, local, cfg, func(ctx context.Context, args json.RawMessage) (*adapter.Result, error) {
 		return c.call(ctx, imp, args)
-	}
-	// Compiling the schemas is most of an import's cost and most imported
-	// tools are never called: they compile on first call, unless Strict
-	// asks for every failure up front.
-	check := spec.Check
-	if c.m.opts.Strict {
-		check = spec.Compile
-	}
-	if err := check(); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
-	imp.spec = spec
+	imp.tool, imp.spec = def, spec
 	return imp, nil
 }
 
-// localName returns the registry name of a remote tool: its own name (or
-// "<server>_<name>" with prefix), with characters outside [A-Za-z0-9_-]
-// replaced by '_', cut to 64 characters with a hash suffix when longer.
+// localName returns the registry name of a remote tool: see
+// toolspec.LocalName.
 func localName(server, remote string, prefix bool) string {
-	n := remote
-	if prefix {
-		n = server + "_" + remote
-	}
-	b := []byte(n)
-	for i, ch := range b {
-		if !('a' <= ch && ch <= 'z' || 'A' <= ch && ch <= 'Z' || '0' <= ch && ch <= '9' || ch == '_' || ch == '-') {
-			b[i] = '_'
-		}
-	}
-	if len(b) == 0 {
-		b = []byte("_")
-	}
-	if len(b) <= adapter.MaxNameLen {
-		return string(b)
-	}
-	sum := sha256.Sum256([]byte(n))
-	suffix := "_" + hex.EncodeToString(sum[:4])
-	return string(b[:adapter.MaxNameLen-len(suffix)]) + suffix
+	return toolspec.LocalName(server, remote, prefix)
 }
 
 func sortStrings(s []string) { sort.Strings(s) }

@@ -2,12 +2,8 @@ package mcpadapter
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/schema"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,7 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
-	canon "github.com/agentadapter/agentadapter/adapter/canonical"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/defhash"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/pin"
 	"github.com/agentadapter/agentadapter/registry"
 )
@@ -83,83 +79,7 @@ type Quarantine struct {
 // name, title, description, input and output schemas, annotations, icons
 // and _meta (clients show icons, and _meta reaches the spec), in canonical
 // JSON (object keys sorted).
-func DefinitionHash(t *mcp.Tool) string {
-	w, err := encodeSchemas(t)
-	if err != nil {
-		// Unreachable for decoded definitions; hash what there is.
-		w = wireSchemas{in: json.RawMessage(fmt.Sprintf("%q", fmt.Sprintf("%#v", t.InputSchema))), out: json.RawMessage(fmt.Sprintf("%q", fmt.Sprintf("%#v", t.OutputSchema)))}
-	}
-	return w.hash(t)
-}
-
-// hash is DefinitionHash of t, whose schemas w encodes: a SHA-256 of
-//
-//	json.Marshal(struct{
-//		Name         string               `json:"name"`
-//		Title        string               `json:"title,omitempty"`
-//		Description  string               `json:"description,omitempty"`
-//		InputSchema  json.RawMessage      `json:"inputSchema,omitempty"`
-//		OutputSchema json.RawMessage      `json:"outputSchema,omitempty"`
-//		Annotations  *mcp.ToolAnnotations `json:"annotations,omitempty"`
-//		Icons        []mcp.Icon           `json:"icons,omitempty"`
-//		Meta         any                  `json:"_meta,omitempty"`
-//	}{..., canonical(map[string]any(t.Meta))})
-//
-// written field by field (TestDefinitionHashMatchesStruct holds the two
-// equal), as pins have always been computed.
-func (w wireSchemas) hash(t *mcp.Tool) string {
-	b := make([]byte, 0, 64+len(t.Name)+len(t.Title)+len(t.Description)+len(w.in)+len(w.out))
-	b = append(b, `{"name":`...)
-	b = canon.AppendString(b, t.Name)
-	if t.Title != "" {
-		b = append(b, `,"title":`...)
-		b = canon.AppendString(b, t.Title)
-	}
-	if t.Description != "" {
-		b = append(b, `,"description":`...)
-		b = canon.AppendString(b, t.Description)
-	}
-	if len(w.in) > 0 {
-		b = append(b, `,"inputSchema":`...)
-		b = append(b, w.in...)
-	}
-	if len(w.out) > 0 {
-		b = append(b, `,"outputSchema":`...)
-		b = append(b, w.out...)
-	}
-	ok := true
-	if t.Annotations != nil {
-		b, ok = appendMarshal(append(b, `,"annotations":`...), t.Annotations)
-	}
-	if ok && len(t.Icons) > 0 {
-		b, ok = appendMarshal(append(b, `,"icons":`...), t.Icons)
-	}
-	if ok && t.Meta != nil {
-		b = append(b, `,"_meta":`...)
-		m, isJSON := schema.AppendJSON(b, map[string]any(t.Meta))
-		if isJSON {
-			b = m
-		} else {
-			b, ok = appendMarshal(b, map[string]any(t.Meta))
-		}
-	}
-	if !ok {
-		b = []byte(fmt.Sprintf("%#v", t)) // unreachable for decoded definitions
-	} else {
-		b = append(b, '}')
-	}
-	sum := sha256.Sum256(b)
-	return "sha256:" + hex.EncodeToString(sum[:])
-}
-
-// appendMarshal appends json.Marshal(v).
-func appendMarshal(b []byte, v any) ([]byte, bool) {
-	m, err := json.Marshal(v)
-	if err != nil {
-		return b, false
-	}
-	return append(b, m...), true
-}
+func DefinitionHash(t *mcp.Tool) string { return defhash.Of(t) }
 
 // Pins returns the accepted definition hash of every tool seen, and the
 // envelope hash of every ui:// resource read, keyed by [PinKey]. Persist it and pass it back as ManagerOptions.Pins to detect
@@ -263,7 +183,7 @@ func (m *Manager) Accept(server, tool, hash string) error {
 	if hash == "" || q.Got != hash {
 		return &ImportError{Server: server, Tool: q.RemoteName, Err: fmt.Errorf("%w (reviewed %s, now %s)", pin.ErrDefinitionChanged, shortHash(hash), shortHash(q.Got))}
 	}
-	wire, err := encodeSchemas(q.Definition)
+	wire, err := defhash.Encode(q.Definition)
 	if err != nil {
 		return &ImportError{Server: server, Tool: q.RemoteName, Err: err}
 	}

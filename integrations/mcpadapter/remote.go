@@ -5,20 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/wire"
-	"io"
-	"net"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/progress"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/taskclient"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/transport"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/wire"
 )
 
 var progressSeq atomic.Uint64
@@ -50,18 +49,18 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 		if !wrapped {
 			return nil, &adapter.Error{Kind: adapter.KindToolError, Message: fmt.Sprintf("tool %q of MCP server %q runs only as a task, which cannot be sent over this transport", imp.remote, c.cfg.Name)}
 		}
-		markTask(ctx, params)
+		taskclient.Mark(ctx, params, DefaultTaskTTL)
 		asTask = true
 	}
-	var progress *progressSink // nil when nobody listens
+	var sink *progress.Sink // nil when nobody listens
 	if adapter.WantsProgress(ctx) {
 		token := "aa-" + strconv.FormatUint(progressSeq.Add(1), 36)
 		params.SetProgressToken(token)
-		progress = newProgressSink(ctx)
-		c.progress.Store(token, progress)
+		sink = progress.New(ctx)
+		c.progress.Store(token, sink)
 		defer func() {
 			c.progress.Delete(token)
-			progress.close()
+			sink.Close()
 		}()
 	}
 
@@ -75,7 +74,7 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 		params.InputResponses, params.RequestState = answers, st.Up
 	}
 	for unsent := 0; ; {
-		w := &callWatch{}
+		w := &transport.Watch{}
 		s, err := c.ensure(ctx)
 		if err != nil {
 			return nil, c.failure(ctx, imp, err)
@@ -83,12 +82,12 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 		callerCapabilities(ctx, s, params)
 		var res *mcp.CallToolResult
 		if asTask {
-			res, err = c.createTask(ctx, s, imp, w, params)
+			res, err = taskclient.Create(ctx, s, params, func(ctx context.Context) context.Context { return transport.WithWatch(ctx, w) }, DefaultCallTimeout)
 		} else {
-			res, err = s.CallTool(context.WithValue(ctx, watchKey{}, w), params)
+			res, err = s.CallTool(transport.WithWatch(ctx, w), params)
 		}
 		if err == nil {
-			if t, ok := taskOf(res); ok {
+			if t, ok := taskclient.Of(res); ok {
 				if t.TaskID != "" {
 					// Through an export waiting for the upstream's task, the
 					// export's task is minted now (task_mint.go).
@@ -108,23 +107,23 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 				}
 				continue
 			}
-			c.settleProgress(ctx, progress, imp.remote) // the reports the result may have overtaken
+			c.settleProgress(ctx, sink, imp.remote) // the reports the result may have overtaken
 			return c.result(imp, res)
 		}
-		if w.tooLarge.Load() || c.frameTooLarge.Swap(false) {
+		if w.TooLarge.Load() || c.frameTooLarge.Swap(false) {
 			c.lost(s, err) // the go-sdk drops a connection whose message it could not read
 			return nil, c.tooLarge()
 		}
 		if ctx.Err() != nil {
 			return nil, c.failure(ctx, imp, err)
 		}
-		switch classify(err, w) {
-		case callNotSent:
+		switch transport.Classify(err, w) {
+		case transport.NotSent:
 			c.lost(s, err)
 			if unsent++; unsent <= maxUnsentRetries {
 				continue
 			}
-		case callLost:
+		case transport.Lost:
 			c.lost(s, err)
 			if retry && !resent {
 				resent = true
@@ -137,91 +136,9 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 	}
 }
 
-// createTask sends the call that creates an upstream task. The caller
-// giving up while it is in flight does not cut it short: the server may
-// have made the task already, and only its answer names the task to
-// cancel. So the call goes on without the caller's cancellation, for at
-// most taskCreateGrace after it, and a task it answers with then is
-// cancelled upstream.
-func (c *conn) createTask(ctx context.Context, s *mcp.ClientSession, imp *imported, w *callWatch, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
-	type answer struct {
-		res *mcp.CallToolResult
-		err error
-	}
-	base := context.WithValue(context.WithoutCancel(ctx), watchKey{}, w)
-	dl, ok := ctx.Deadline()
-	if !ok {
-		dl = time.Now().Add(DefaultCallTimeout)
-	}
-	cctx, cancel := context.WithDeadline(base, dl.Add(taskCreateGrace))
-	ch := make(chan answer, 1)
-	go func() {
-		res, err := s.CallTool(cctx, params)
-		ch <- answer{res, err}
-	}()
-	select {
-	case a := <-ch:
-		cancel()
-		return a.res, a.err
-	case <-ctx.Done():
-	}
-	go func() {
-		defer cancel()
-		timer := time.NewTimer(taskCreateGrace)
-		defer timer.Stop()
-		select {
-		case a := <-ch:
-			if t, ok := taskOf(a.res); ok && a.err == nil && t.TaskID != "" {
-				_ = c.taskFailure(ctx, s, imp, t.TaskID, nil)
-			}
-		case <-timer.C:
-		}
-	}()
-	return nil, ctx.Err()
-}
-
-// taskCreateGrace bounds how long a task-creating call goes on after its
-// caller gave up, to learn the task to cancel.
-const taskCreateGrace = 2 * time.Second
-
 // maxUnsentRetries bounds how many times a call that never reached the
 // server is sent again on a new session.
 const maxUnsentRetries = 2
-
-// callFate says what became of a call that failed without an answer.
-type callFate int
-
-const (
-	callAnswered callFate = iota // the server answered with an error
-	callNotSent                  // it never reached the server: safe to send again
-	callLost                     // the connection broke while it was out: it may have run
-	callRefused                  // the transport refused it (an HTTP 429 or 5xx, say)
-)
-
-// codeRejected is the code of the go-sdk's "rejected by transport" error,
-// which it wraps around any HTTP failure, sent or not: its cause decides.
-const codeRejected = -32005
-
-// classify tells by cause (error types, and what the HTTP layer saw of the
-// call), never by message text, what became of a failed call.
-func classify(err error, w *callWatch) callFate {
-	var we *jsonrpc.Error
-	if errors.As(err, &we) && we.Code != codeRejected {
-		return callAnswered
-	}
-	var op *net.OpError
-	if errors.Is(err, mcp.ErrSessionMissing) || errors.Is(err, syscall.EPIPE) ||
-		errors.As(err, &op) && op.Op == "dial" {
-		return callNotSent // an unknown session runs nothing; a refused dial or a dead pipe sent nothing
-	}
-	if w.brokenErr() != nil || isConnectionError(err) {
-		return callLost
-	}
-	if we != nil {
-		return callRefused
-	}
-	return callLost
-}
 
 func (c *conn) tooLarge() error {
 	return &adapter.Error{Kind: adapter.KindToolError,
@@ -237,7 +154,7 @@ func (c *conn) failure(ctx context.Context, imp *imported, err error) error {
 		return ctxErr
 	}
 	var we *jsonrpc.Error
-	if errors.As(err, &we) && we.Code != codeRejected {
+	if errors.As(err, &we) && we.Code != transport.CodeRejected {
 		msg := fmt.Sprintf("the MCP server refused the call: %s", we.Message)
 		if we.Code == jsonrpc.CodeMethodNotFound || (we.Code == jsonrpc.CodeInvalidParams && unknownTool(we.Message)) {
 			return &adapter.Error{Kind: adapter.KindNotFound, Message: fmt.Sprintf("server %q has no tool %q", c.cfg.Name, imp.remote), Err: err}
@@ -252,22 +169,6 @@ func unknownTool(msg string) bool {
 	return strings.Contains(m, "unknown tool") || strings.Contains(m, "not found")
 }
 
-// isConnectionError reports, by the error's types, whether err means the
-// session is gone, as opposed to an error the server answered with.
-func isConnectionError(err error) bool {
-	var we *jsonrpc.Error
-	if errors.As(err, &we) && we.Code != codeRejected {
-		return false
-	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return false
-	}
-	var ne net.Error
-	return errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, mcp.ErrSessionMissing) ||
-		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, net.ErrClosed) ||
-		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) || errors.As(err, &ne)
-}
-
 // errIsError is the cause of the tool error result makes of an isError
 // result: the export relays that error's content as is (errorResult).
 var errIsError = errors.New("the MCP server's result has isError")
@@ -276,29 +177,11 @@ var errIsError = errors.New("the MCP server's result has isError")
 // carries the server's content.
 func (c *conn) result(imp *imported, res *mcp.CallToolResult) (*adapter.Result, error) {
 	if limit := c.maxResultBytes(); limit > 0 {
-		if n := resultBytes(res, limit); n > limit {
+		if n := transport.ResultBytes(res, limit); n > limit {
 			return nil, c.tooLarge()
 		}
 	}
-	content := wire.ContentFromMCP(res.Content)
-	if res.IsError {
-		var texts []string
-		for _, b := range content {
-			if t, ok := b.(*adapter.TextContent); ok {
-				texts = append(texts, t.Text)
-			}
-		}
-		msg := strings.Join(texts, "\n")
-		if msg == "" {
-			msg = "the tool reported an error"
-		}
-		return nil, &adapter.Error{Kind: adapter.KindToolError, Message: msg, Content: content, Err: errIsError}
-	}
-	r := &adapter.Result{Content: content, Meta: res.Meta}
-	if res.StructuredContent != nil {
-		r.Structured = res.StructuredContent
-	}
-	return r, nil
+	return wire.ResultFromMCP(res, errIsError)
 }
 
 func (c *conn) maxResultBytes() int {
@@ -312,90 +195,12 @@ func (c *conn) maxResultBytes() int {
 	}
 }
 
-// blockOverhead is the least a content block takes encoded
-// ({"type":"text","text":""}): every block counts, empty ones too.
-const blockOverhead = 26
-
-// resultBytes estimates a result's encoded size without encoding it; it
-// stops counting once past limit.
-func resultBytes(res *mcp.CallToolResult, limit int) int {
-	n := 0
-	for _, b := range res.Content {
-		n += blockOverhead
-		switch b := b.(type) {
-		case *mcp.TextContent:
-			n += len(b.Text)
-		case *mcp.ImageContent:
-			n += len(b.Data) + len(b.MIMEType)
-		case *mcp.AudioContent:
-			n += len(b.Data) + len(b.MIMEType)
-		case *mcp.EmbeddedResource:
-			if b.Resource != nil {
-				n += len(b.Resource.URI) + len(b.Resource.Text) + len(b.Resource.Blob)
-			}
-		case *mcp.ResourceLink:
-			n += len(b.URI) + len(b.Name) + len(b.Description)
-		default:
-			n += 64
-		}
-		if n > limit {
-			return n
-		}
-	}
-	return n + jsonSize(res.StructuredContent, limit-n)
-}
-
-func jsonSize(v any, budget int) int {
-	switch v := v.(type) {
-	case nil:
-		return 4
-	case string:
-		return len(v) + 2
-	case map[string]any:
-		n := 2
-		for k, e := range v {
-			n += len(k) + 4 + jsonSize(e, budget-n)
-			if n > budget {
-				return n
-			}
-		}
-		return n
-	case []any:
-		n := 2
-		for _, e := range v {
-			n += 1 + jsonSize(e, budget-n)
-			if n > budget {
-				return n
-			}
-		}
-		return n
-	default:
-		return 8
-	}
-}
-
 // setMeta adds the resolver's _meta and the W3C trace context of the span
 // on ctx.
 func (c *conn) setMeta(ctx context.Context, p *mcp.CallToolParams) {
-	var meta map[string]any
+	var extra map[string]any
 	if f := c.m.opts.Meta; f != nil {
-		for k, v := range f(ctx, c.cfg.Name, p.Name) {
-			if meta == nil {
-				meta = map[string]any{}
-			}
-			meta[k] = v
-		}
-	}
-	if !c.m.opts.NoTraceContext {
-		if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
-			if meta == nil {
-				meta = map[string]any{}
-			}
-			meta["traceparent"] = traceparent(sc)
-			if ts := sc.TraceState().String(); ts != "" {
-				meta["tracestate"] = ts
-			}
-		}
+		extra = f(ctx, c.cfg.Name, p.Name)
 	}
 	// A 2026-07-28 server logs during a request only at the level its
 	// _meta asks (it has no session level): ask what our sessions asked
@@ -403,30 +208,9 @@ func (c *conn) setMeta(ctx context.Context, p *mcp.CallToolParams) {
 	c.up.mu.Lock()
 	level := c.up.level
 	c.up.mu.Unlock()
-	if level != "" {
-		if meta == nil {
-			meta = map[string]any{}
-		}
-		meta[mcp.MetaKeyLogLevel] = level
-	}
-	if meta != nil {
+	if meta := wire.CallMeta(ctx, extra, !c.m.opts.NoTraceContext, level); meta != nil {
 		p.Meta = meta
 	}
-}
-
-// traceparent formats a span context as a W3C traceparent header value.
-func traceparent(sc trace.SpanContext) string {
-	tid, sid := sc.TraceID(), sc.SpanID()
-	return "00-" + hexString(tid[:]) + "-" + hexString(sid[:]) + "-" + hexString([]byte{byte(sc.TraceFlags())})
-}
-
-func hexString(b []byte) string {
-	const digits = "0123456789abcdef"
-	out := make([]byte, 2*len(b))
-	for i, x := range b {
-		out[2*i], out[2*i+1] = digits[x>>4], digits[x&15]
-	}
-	return string(out)
 }
 
 // onProgress relays a server's progress notification to the listener of
@@ -443,5 +227,5 @@ func (c *conn) onProgress(_ context.Context, req *mcp.ProgressNotificationClient
 	if !ok {
 		return
 	}
-	v.(*progressSink).report(adapter.Progress{Progress: req.Params.Progress, Total: req.Params.Total, Message: req.Params.Message})
+	v.(*progress.Sink).Report(adapter.Progress{Progress: req.Params.Progress, Total: req.Params.Total, Message: req.Params.Message})
 }

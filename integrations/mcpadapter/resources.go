@@ -2,9 +2,10 @@ package mcpadapter
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/pages"
 )
 
 // Resources lists the resources of the named server, every page (capped
@@ -14,7 +15,7 @@ func (m *Manager) Resources(ctx context.Context, server string) ([]*mcp.Resource
 	if err != nil {
 		return nil, err
 	}
-	return collect(ctx, m, func(cursor string) ([]*mcp.Resource, string, error) {
+	return pages.Collect(ctx, m.maxPages(), func(cursor string) ([]*mcp.Resource, string, error) {
 		r, err := s.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
 		if err != nil {
 			return nil, "", err
@@ -39,7 +40,7 @@ func (m *Manager) Prompts(ctx context.Context, server string) ([]*mcp.Prompt, er
 	if err != nil {
 		return nil, err
 	}
-	return collect(ctx, m, func(cursor string) ([]*mcp.Prompt, string, error) {
+	return pages.Collect(ctx, m.maxPages(), func(cursor string) ([]*mcp.Prompt, string, error) {
 		r, err := s.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
 		if err != nil {
 			return nil, "", err
@@ -67,31 +68,10 @@ func (m *Manager) live(ctx context.Context, server string) (*mcp.ClientSession, 
 	return c.ensure(ctx)
 }
 
-func collect[T any](ctx context.Context, m *Manager, page func(cursor string) ([]*T, string, error)) ([]*T, error) {
-	maxPages := m.opts.MaxPages
-	if maxPages <= 0 {
-		maxPages = DefaultMaxPages
+// maxPages bounds the pages of a listing (ManagerOptions.MaxPages).
+func (m *Manager) maxPages() int {
+	if m.opts.MaxPages <= 0 {
+		return DefaultMaxPages
 	}
-	var out []*T
-	seen := map[string]bool{}
-	cursor := ""
-	for i := 0; i < maxPages; i++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		items, next, err := page(cursor)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, items...)
-		if next == "" {
-			return out, nil
-		}
-		if seen[next] {
-			return nil, fmt.Errorf("mcpadapter: server repeated cursor %q", next)
-		}
-		seen[next] = true
-		cursor = next
-	}
-	return nil, fmt.Errorf("mcpadapter: listing has more than %d pages", maxPages)
+	return m.opts.MaxPages
 }

@@ -2,12 +2,12 @@ package mcpadapter
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/sampling"
 )
 
 // A Sampler answers a server's sampling/createMessage request with a model
@@ -33,7 +33,7 @@ func (c *conn) sample(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.
 	}
 	p := req.Params
 	var out *mcp.CreateMessageResult
-	err := c.govern(ctx, c.samplingSpec, firstPositive(c.m.opts.SamplingTimeout, DefaultSamplingTimeout), samplingSummary(c.cfg.Name, p),
+	err := c.govern(ctx, c.samplingSpec, firstPositive(c.m.opts.SamplingTimeout, DefaultSamplingTimeout), sampling.Summary(c.cfg.Name, p),
 		func(ctx context.Context) (*adapter.Result, error) {
 			res, err := c.m.opts.Sampler(ctx, p)
 			if err != nil {
@@ -69,44 +69,4 @@ func errMessage(err error) string {
 		return ae.Message
 	}
 	return err.Error()
-}
-
-// samplingSummary is what the ledger records of a sampling request.
-func samplingSummary(server string, p *mcp.CreateMessageParams) map[string]any {
-	msgs := make([]map[string]any, 0, len(p.Messages))
-	for _, m := range p.Messages {
-		if m == nil {
-			continue
-		}
-		msgs = append(msgs, map[string]any{"role": m.Role, "content": contentSummary(m.Content)})
-	}
-	s := map[string]any{"server": server, "messages": msgs, "maxTokens": p.MaxTokens}
-	if p.SystemPrompt != "" {
-		s["systemPrompt"] = p.SystemPrompt
-	}
-	if len(p.StopSequences) > 0 {
-		s["stopSequences"] = p.StopSequences
-	}
-	if p.ModelPreferences != nil {
-		s["modelPreferences"] = p.ModelPreferences
-	}
-	if p.Temperature != 0 {
-		s["temperature"] = p.Temperature
-	}
-	return s
-}
-
-func contentSummary(c mcp.Content) any {
-	switch c := c.(type) {
-	case *mcp.TextContent:
-		return c.Text
-	case *mcp.ImageContent:
-		return fmt.Sprintf("[image %s, %d bytes]", c.MIMEType, len(c.Data))
-	case *mcp.AudioContent:
-		return fmt.Sprintf("[audio %s, %d bytes]", c.MIMEType, len(c.Data))
-	case nil:
-		return nil
-	default:
-		return fmt.Sprintf("[%T]", c)
-	}
 }

@@ -7,12 +7,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/uipin"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/pin"
 )
 
@@ -65,46 +64,6 @@ func (e *ResourceEnvelope) Hash() string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// isUIResource reports whether uri names an MCP App's resource (schemes
-// are case-insensitive).
-func isUIResource(uri string) bool {
-	return len(uri) >= 5 && strings.EqualFold(uri[:5], "ui://")
-}
-
-// Bounds of what one server's ui:// resources may cost: the pins this run
-// creates (of URIs the server lists or its tools name: the server decides
-// how many, not a caller) and the quarantines kept for review.
-const (
-	maxUIPins        = 1024
-	maxUIQuarantines = 256
-)
-
-// uiPins is what a conn knows of its ui:// resources' pins.
-type uiPins struct {
-	mu sync.Mutex
-	// baseline are the ui:// URIs of the first resources listing: on a
-	// server whose new items wait for review, only these are pinned on
-	// first use. Nil before that listing.
-	baseline map[string]bool
-	pinned   map[string]bool        // URIs this conn pinned
-	held     map[string]*Quarantine // by URI
-}
-
-// noteListing records the first listing's ui:// URIs.
-func (u *uiPins) noteListing(res []*mcp.Resource) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if u.baseline != nil {
-		return
-	}
-	u.baseline = map[string]bool{}
-	for _, r := range res {
-		if r != nil && isUIResource(r.URI) {
-			u.baseline[r.URI] = true
-		}
-	}
-}
-
 // envelopeOf returns the envelope of a read of uri, listed being its
 // listing entry (or nil).
 func envelopeOf(uri string, listed *mcp.Resource, out *mcp.ReadResourceResult) *ResourceEnvelope {
@@ -129,7 +88,7 @@ func envelopeOf(uri string, listed *mcp.Resource, out *mcp.ReadResourceResult) *
 // lists nor names in a served tool is not pinned: see the top of this
 // file. Other resources pass.
 func (c *conn) checkUIPin(ctx context.Context, uri string, out *mcp.ReadResourceResult) error {
-	if !isUIResource(uri) {
+	if !uipin.IsUI(uri) {
 		return nil
 	}
 	res, _, err := c.upstreamResources(ctx, false)
@@ -158,32 +117,24 @@ func (c *conn) checkUIPin(ctx context.Context, uri string, out *mcp.ReadResource
 	pinned, ok := c.m.pin(server, uri)
 	u := &c.up.ui
 	if !ok {
-		u.mu.Lock()
-		// A URI a served tool names was reviewed with the tool.
-		isNew := !named && u.baseline != nil && !u.baseline[uri]
-		full := len(u.pinned) >= maxUIPins && !u.pinned[uri]
-		u.mu.Unlock()
+		isNew, full := u.Unpinned(uri, named)
 		if isNew && c.quarantinesNew() {
 			return c.holdUI(&Quarantine{Server: server, Tool: uri, RemoteName: uri, Got: got, Resource: env})
 		}
 		if full {
 			return &adapter.Error{Kind: adapter.KindGuardrailBlocked, Guard: QuarantineGuard,
-				Message: fmt.Sprintf("server %q has more than %d ui:// resources; the read is refused", server, maxUIPins), Err: ErrQuarantined}
+				Message: fmt.Sprintf("server %q has more than %d ui:// resources; the read is refused", server, uipin.MaxPins), Err: ErrQuarantined}
 		}
 		stored, err := c.m.pins.SetIfAbsent(context.Background(), pin.Key(server, uri), got)
 		if err != nil {
 			c.m.logger.Error("mcpadapter: storing a pin failed; resource quarantined", "server", server, "uri", uri, "error", err)
 			stored = "unavailable"
 		}
-		u.mu.Lock()
-		u.mine(uri)
-		u.mu.Unlock()
+		u.Mine(uri)
 		pinned = stored
 	}
 	if pinned == got {
-		u.mu.Lock()
-		delete(u.held, uri) // the server is back to the pinned envelope
-		u.mu.Unlock()
+		u.Clear(uri) // the server is back to the pinned envelope
 		return nil
 	}
 	return c.holdUI(&Quarantine{Server: server, Tool: uri, RemoteName: uri, Pinned: pinned, Got: got, Resource: env})
@@ -192,21 +143,7 @@ func (c *conn) checkUIPin(ctx context.Context, uri string, out *mcp.ReadResource
 // holdUI keeps q for review (reporting it when it is new) and returns the
 // error of the refused read.
 func (c *conn) holdUI(q *Quarantine) error {
-	u := &c.up.ui
-	u.mu.Lock()
-	old := u.held[q.Tool]
-	// Reported once per envelope, and only while kept: a server listing
-	// URI after URI must not make a report (and a store write of the
-	// gateway) per read.
-	fresh := (old == nil || old.Got != q.Got) && (old != nil || len(u.held) < maxUIQuarantines)
-	if fresh {
-		if u.held == nil {
-			u.held = map[string]*Quarantine{}
-		}
-		u.held[q.Tool] = q
-	}
-	u.mu.Unlock()
-	if fresh {
+	if c.up.ui.Hold(q.Tool, q, func(old *Quarantine) bool { return old.Got == q.Got }) {
 		c.m.logger.Warn("mcpadapter: ui:// resource quarantined: its envelope changed", "server", q.Server, "uri", q.Tool, "pinned", shortHash(q.Pinned), "got", shortHash(q.Got))
 		if f := c.m.opts.OnQuarantine; f != nil {
 			f(*q)
@@ -227,21 +164,10 @@ func (c *conn) holdUI(q *Quarantine) error {
 // uiQuarantined returns c's quarantined ui:// resources, dropping those
 // whose pin now matches (accepted through a shared [PinStore]).
 func (c *conn) uiQuarantined() []Quarantine {
-	u := &c.up.ui
-	u.mu.Lock()
-	qs := make([]*Quarantine, 0, len(u.held))
-	for _, q := range u.held {
-		qs = append(qs, q)
-	}
-	u.mu.Unlock()
 	var out []Quarantine
-	for _, q := range qs {
+	for _, q := range c.up.ui.Held() {
 		if pin, ok := c.m.pin(q.Server, q.Tool); ok && pin == q.Got {
-			u.mu.Lock()
-			if u.held[q.Tool] == q {
-				delete(u.held, q.Tool)
-			}
-			u.mu.Unlock()
+			c.up.ui.Drop(q.Tool, q)
 			continue
 		}
 		out = append(out, *q)
@@ -253,10 +179,7 @@ func (c *conn) uiQuarantined() []Quarantine {
 // acceptUI accepts the reviewed envelope (hash) of a quarantined ui://
 // resource; found is false when uri is not one.
 func (c *conn) acceptUI(uri, hash string) (found bool, err error) {
-	u := &c.up.ui
-	u.mu.Lock()
-	q := u.held[uri]
-	u.mu.Unlock()
+	q := c.up.ui.Get(uri)
 	if q == nil {
 		return false, nil
 	}
@@ -266,23 +189,8 @@ func (c *conn) acceptUI(uri, hash string) (found bool, err error) {
 	if err := c.m.pins.Set(context.Background(), pin.Key(q.Server, uri), hash); err != nil {
 		return true, fmt.Errorf("mcpadapter: storing the pin: %w", err)
 	}
-	u.mu.Lock()
-	if u.held[uri] == q {
-		delete(u.held, uri)
-	}
-	if q.Pinned == "" {
-		u.mine(uri)
-	}
-	u.mu.Unlock()
+	c.up.ui.Accepted(uri, q, q.Pinned == "")
 	return true, nil
-}
-
-// mine records that this conn pinned uri; u.mu is held.
-func (u *uiPins) mine(uri string) {
-	if u.pinned == nil {
-		u.pinned = map[string]bool{}
-	}
-	u.pinned[uri] = true
 }
 
 // namesUI reports whether a tool c serves names uri as its app

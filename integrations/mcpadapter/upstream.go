@@ -11,9 +11,13 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/yosida95/uritemplate/v3"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/fanout"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/pages"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/transport"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/uipin"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/urimatch"
 )
 
 // upstream is what a conn knows of its server beyond tools: the resources,
@@ -35,7 +39,7 @@ type upstream struct {
 	level     mcp.LoggingLevel                        // the most verbose of levels
 	levels    map[*mcp.ServerSession]mcp.LoggingLevel // what each export session asked
 	levelMu   sync.Mutex                              // orders the logging/setLevel requests sent
-	ui        uiPins                                  // the ui:// resources' pins
+	ui        uipin.Pins[Quarantine]                  // the ui:// resources' pins
 }
 
 // upSub is one URI's subscription on a server, shared by its subscribers.
@@ -84,39 +88,11 @@ const (
 
 // relay fans the manager's upstream events out to exports. A listener
 // must not block: it is called on the go-sdk client's receiving path.
-type relay struct {
-	mu   sync.Mutex
-	seq  int
-	subs map[int]func(upstreamEvent)
-}
+type relay struct{ fanout.Hub[upstreamEvent] }
 
-func (r *relay) listen(fn func(upstreamEvent)) (cancel func()) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.subs == nil {
-		r.subs = map[int]func(upstreamEvent){}
-	}
-	r.seq++
-	id := r.seq
-	r.subs[id] = fn
-	return func() {
-		r.mu.Lock()
-		delete(r.subs, id)
-		r.mu.Unlock()
-	}
-}
+func (r *relay) listen(fn func(upstreamEvent)) (cancel func()) { return r.Listen(fn) }
 
-func (r *relay) emit(e upstreamEvent) {
-	r.mu.Lock()
-	fns := make([]func(upstreamEvent), 0, len(r.subs))
-	for _, fn := range r.subs {
-		fns = append(fns, fn)
-	}
-	r.mu.Unlock()
-	for _, fn := range fns {
-		fn(e)
-	}
-}
+func (r *relay) emit(e upstreamEvent) { r.Emit(e) }
 
 // upstreamHandlers sets the client options that follow what the server
 // offers beside tools.
@@ -183,7 +159,7 @@ func (c *conn) upstreamResources(ctx context.Context, relist bool) ([]*mcp.Resou
 	var tmpl []*mcp.ResourceTemplate
 	err := c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
 		var err error
-		res, err = collect(ctx, c.m, func(cursor string) ([]*mcp.Resource, string, error) {
+		res, err = pages.Collect(ctx, c.m.maxPages(), func(cursor string) ([]*mcp.Resource, string, error) {
 			r, err := s.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
 			if err != nil {
 				return nil, "", err
@@ -193,7 +169,7 @@ func (c *conn) upstreamResources(ctx context.Context, relist bool) ([]*mcp.Resou
 		if err != nil {
 			return err
 		}
-		tmpl, err = collect(ctx, c.m, func(cursor string) ([]*mcp.ResourceTemplate, string, error) {
+		tmpl, err = pages.Collect(ctx, c.m.maxPages(), func(cursor string) ([]*mcp.ResourceTemplate, string, error) {
 			r, err := s.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
 			if err != nil {
 				return nil, "", err
@@ -209,10 +185,10 @@ func (c *conn) upstreamResources(ctx context.Context, relist bool) ([]*mcp.Resou
 	// A hostile server may list null entries.
 	res = slices.DeleteFunc(res, func(r *mcp.Resource) bool { return r == nil })
 	tmpl = slices.DeleteFunc(tmpl, func(t *mcp.ResourceTemplate) bool { return t == nil })
-	pats := compileTemplates(tmpl)
+	pats := urimatch.Compile(tmpl)
 	c.up.resources, c.up.templates, c.up.patterns, c.up.resOK, c.up.resAt = res, tmpl, pats, true, time.Now()
 	c.up.mu.Unlock()
-	c.up.ui.noteListing(res)
+	c.up.ui.NoteListing(res)
 	return res, tmpl, nil
 }
 
@@ -233,7 +209,7 @@ func (c *conn) upstreamPrompts(ctx context.Context) ([]*mcp.Prompt, error) {
 	var out []*mcp.Prompt
 	err := c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
 		var err error
-		out, err = collect(ctx, c.m, func(cursor string) ([]*mcp.Prompt, string, error) {
+		out, err = pages.Collect(ctx, c.m.maxPages(), func(cursor string) ([]*mcp.Prompt, string, error) {
 			r, err := s.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
 			if err != nil {
 				return nil, "", err
@@ -558,12 +534,12 @@ func (c *conn) request(ctx context.Context, fn func(context.Context, *mcp.Client
 	if err != nil {
 		return &adapter.Error{Kind: adapter.KindConnection, Message: fmt.Sprintf("MCP server %q is unreachable", c.cfg.Name), Err: err}
 	}
-	w := &callWatch{}
-	err = fn(context.WithValue(ctx, watchKey{}, w), s)
+	w := &transport.Watch{}
+	err = fn(transport.WithWatch(ctx, w), s)
 	if err == nil {
 		return nil
 	}
-	if w.tooLarge.Load() || c.frameTooLarge.Swap(false) {
+	if w.TooLarge.Load() || c.frameTooLarge.Swap(false) {
 		c.lost(s, err)
 		return c.tooLarge()
 	}
@@ -574,7 +550,7 @@ func (c *conn) request(ctx context.Context, fn func(context.Context, *mcp.Client
 		return &adapter.Error{Kind: adapter.KindCancelled, Message: "the caller cancelled the request", Err: err}
 	}
 	var we *jsonrpc.Error
-	if errors.As(err, &we) && we.Code != codeRejected {
+	if errors.As(err, &we) && we.Code != transport.CodeRejected {
 		msg := we.Message
 		if len(msg) > 512 {
 			msg = msg[:512] + "..."
@@ -585,45 +561,10 @@ func (c *conn) request(ctx context.Context, fn func(context.Context, *mcp.Client
 		}
 		return &adapter.Error{Kind: kind, Message: fmt.Sprintf("MCP server %q: %s", c.cfg.Name, msg), Err: err}
 	}
-	if isConnectionError(err) {
+	if transport.IsConnectionError(err) {
 		c.lost(s, err)
 	}
 	return &adapter.Error{Kind: adapter.KindConnection, Message: fmt.Sprintf("MCP server %q is unreachable", c.cfg.Name), Err: err}
-}
-
-// maxTemplateBytes bounds an upstream's URI template.
-const maxTemplateBytes = 4096
-
-// compileTemplates compiles URI templates (RFC 6570, as the go-sdk matches
-// its own) to the patterns of the URIs they describe; a template that does
-// not compile describes none.
-func compileTemplates(ts []*mcp.ResourceTemplate) []*regexp.Regexp {
-	out := make([]*regexp.Regexp, 0, len(ts))
-	for _, t := range ts {
-		if t == nil || len(t.URITemplate) > maxTemplateBytes {
-			continue
-		}
-		if re := templatePattern(t.URITemplate); re != nil {
-			out = append(out, re)
-		}
-	}
-	return out
-}
-
-// templatePattern compiles one template, or returns nil. uritemplate
-// panics on a template whose pattern regexp refuses (an expression of
-// over 1000 variables): the server chose it, and must not stop us.
-func templatePattern(s string) (re *regexp.Regexp) {
-	defer func() {
-		if recover() != nil {
-			re = nil
-		}
-	}()
-	tmpl, err := uritemplate.New(s)
-	if err != nil {
-		return nil
-	}
-	return tmpl.Regexp()
 }
 
 // templateMatches reports whether uri matches one of the server's listed

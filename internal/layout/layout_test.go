@@ -34,7 +34,7 @@ type size struct{ names, lines int }
 // code moves out, drop the entry once the package is within the limits).
 var over = map[string]size{
 	// The export server is still in the import package (#26).
-	"integrations/mcpadapter": {maxNames, 11400},
+	"integrations/mcpadapter": {maxNames, 9287},
 	// The framework integrations, above maxIntegrationLines (#26).
 	"integrations/einoadapter":   {maxNames, 595},
 	"integrations/genkitadapter": {maxNames, 635},

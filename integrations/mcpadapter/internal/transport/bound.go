@@ -1,4 +1,4 @@
-package mcpadapter
+package transport
 
 import (
 	"bytes"
@@ -11,23 +11,24 @@ import (
 	"sync/atomic"
 )
 
-// envelopeSlack is what a result message may add on the wire to the
+// EnvelopeSlack is what a result message may add on the wire to the
 // MaxResultBytes of its content: the JSON-RPC envelope, _meta, SSE framing.
-const envelopeSlack = 64 << 10
+const EnvelopeSlack = 64 << 10
 
-// errTooLarge ends the reading of an HTTP response past the size limit.
-var errTooLarge = errors.New("mcpadapter: response larger than the result size limit")
+// ErrTooLarge ends the reading of a response past the size limit.
+var ErrTooLarge = errors.New("mcpadapter: response larger than the result size limit")
 
-// callWatch records what the HTTP layer saw of one call: whether a response
+// Watch records what the HTTP layer saw of one call: whether a response
 // grew past the limit, and whether the connection broke. The call's context
-// carries it to the round tripper.
-type callWatch struct {
-	tooLarge atomic.Bool
+// carries it to the round tripper ([WithWatch]).
+type Watch struct {
+	// TooLarge is set when a response grew past the limit.
+	TooLarge atomic.Bool
 	mu       sync.Mutex
 	broken   error // a transport failure while sending or reading
 }
 
-func (w *callWatch) setBroken(err error) {
+func (w *Watch) setBroken(err error) {
 	w.mu.Lock()
 	if w.broken == nil {
 		w.broken = err
@@ -35,7 +36,9 @@ func (w *callWatch) setBroken(err error) {
 	w.mu.Unlock()
 }
 
-func (w *callWatch) brokenErr() error {
+// Broken returns the transport failure seen while sending or reading, if
+// any.
+func (w *Watch) Broken() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.broken
@@ -43,22 +46,28 @@ func (w *callWatch) brokenErr() error {
 
 type watchKey struct{}
 
-func watchFrom(ctx context.Context) *callWatch {
-	w, _ := ctx.Value(watchKey{}).(*callWatch)
+// WithWatch returns ctx carrying w to the round trippers of its requests.
+func WithWatch(ctx context.Context, w *Watch) context.Context {
+	return context.WithValue(ctx, watchKey{}, w)
+}
+
+func watchFrom(ctx context.Context) *Watch {
+	w, _ := ctx.Value(watchKey{}).(*Watch)
 	return w
 }
 
-// boundTransport enforces the result size limit while responses are read,
-// before the go-sdk decodes them: a JSON response as a whole, an event
-// stream event by event. limit <= 0 means no limit.
-type boundTransport struct {
-	base  http.RoundTripper
-	limit int64
+// Bound enforces the result size limit while responses are read, before
+// the go-sdk decodes them: a JSON response as a whole, an event stream
+// event by event. Limit <= 0 means no limit.
+type Bound struct {
+	Base  http.RoundTripper
+	Limit int64
 }
 
-func (t *boundTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+// RoundTrip implements http.RoundTripper.
+func (t *Bound) RoundTrip(r *http.Request) (*http.Response, error) {
 	w := watchFrom(r.Context())
-	resp, err := t.base.RoundTrip(r)
+	resp, err := t.Base.RoundTrip(r)
 	if err != nil {
 		if w != nil {
 			w.setBroken(err)
@@ -68,15 +77,15 @@ func (t *boundTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch {
 	case ct == "text/event-stream":
-		resp.Body = &boundBody{rc: resp.Body, w: w, limit: t.limit, events: true}
-	case t.limit > 0 && resp.ContentLength > t.limit:
+		resp.Body = &boundBody{rc: resp.Body, w: w, limit: t.Limit, events: true}
+	case t.Limit > 0 && resp.ContentLength > t.Limit:
 		resp.Body.Close()
 		if w != nil {
-			w.tooLarge.Store(true)
+			w.TooLarge.Store(true)
 		}
-		return nil, errTooLarge
+		return nil, ErrTooLarge
 	default:
-		resp.Body = &boundBody{rc: resp.Body, w: w, limit: t.limit}
+		resp.Body = &boundBody{rc: resp.Body, w: w, limit: t.Limit}
 	}
 	return resp, nil
 }
@@ -85,7 +94,7 @@ func (t *boundTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 // is set: an event ends with an empty line) and fails past limit.
 type boundBody struct {
 	rc     io.ReadCloser
-	w      *callWatch
+	w      *Watch
 	limit  int64
 	events bool
 	n      int64 // bytes of the body, or of the current event
@@ -102,9 +111,9 @@ func (b *boundBody) Read(p []byte) (int, error) {
 	}
 	if b.limit > 0 && b.n > b.limit {
 		if b.w != nil {
-			b.w.tooLarge.Store(true)
+			b.w.TooLarge.Store(true)
 		}
-		return 0, errTooLarge
+		return 0, ErrTooLarge
 	}
 	if err != nil && err != io.EOF && b.w != nil {
 		b.w.setBroken(err)

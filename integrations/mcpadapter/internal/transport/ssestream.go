@@ -1,4 +1,4 @@
-package mcpadapter
+package transport
 
 import (
 	"context"
@@ -10,19 +10,20 @@ import (
 // A legacy SSE client's stream is the GET its Connect opens, on Connect's
 // context; the manager connects under its connect timeout, which ended
 // the stream (and so the session) as soon as Connect returned: every call
-// to an "sse" server failed as a lost connection. sseStreamTransport gives
+// to an "sse" server failed as a lost connection. SSEStream gives
 // the GET a context of its own. The connect timeout still bounds it until
 // the stream's first bytes (the endpoint event); from then on it lasts
 // until the client closes the stream.
-type sseStreamTransport struct{ base http.RoundTripper }
+type SSEStream struct{ Base http.RoundTripper }
 
-func (t *sseStreamTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+// RoundTrip implements http.RoundTripper.
+func (t *SSEStream) RoundTrip(r *http.Request) (*http.Response, error) {
 	if r.Method != http.MethodGet {
-		return t.base.RoundTrip(r) // a message POST: bounded by its caller
+		return t.Base.RoundTrip(r) // a message POST: bounded by its caller
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	stop := context.AfterFunc(r.Context(), cancel)
-	resp, err := t.base.RoundTrip(r.WithContext(ctx))
+	resp, err := t.Base.RoundTrip(r.WithContext(ctx))
 	if err != nil {
 		stop()
 		cancel()

@@ -1,4 +1,4 @@
-package mcpadapter
+package paramheader
 
 import (
 	"encoding/base64"
@@ -17,7 +17,7 @@ func FuzzParamHeaderValue(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		v, ok := paramHeaderValue(json.RawMessage(raw))
+		v, ok := value(json.RawMessage(raw))
 		if !ok {
 			return
 		}

@@ -1,4 +1,4 @@
-package mcpadapter
+package urimatch
 
 import (
 	"strings"
@@ -21,7 +21,7 @@ func FuzzTemplates(f *testing.F) {
 		f.Add(s[0], s[1])
 	}
 	f.Fuzz(func(t *testing.T, tmpl, uri string) {
-		pats := compileTemplates([]*mcp.ResourceTemplate{{URITemplate: tmpl}, nil})
+		pats := Compile([]*mcp.ResourceTemplate{{URITemplate: tmpl}, nil})
 		for _, p := range pats {
 			p.MatchString(uri)
 		}
