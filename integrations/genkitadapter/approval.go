@@ -10,19 +10,16 @@ import (
 	"github.com/firebase/genkit/go/ai"
 	"github.com/firebase/genkit/go/genkit"
 
-	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/kit"
 )
 
-// Approval is an approval interrupt raised by a tool of this package: the
-// executor's approval port deferred the call and issued a ticket.
+// Approval is an interrupt of a call this package's tool held for approval.
 type Approval struct {
 	// Part is the interrupted tool request, as found in the response.
 	Part *ai.Part
 	// Tool is the tool's name.
 	Tool string
-	// Ticket is the approval ticket to approve or deny (for example with
-	// adapter.Deferred.Approve).
+	// Ticket is the ticket to approve or deny (adapter.Deferred.Approve).
 	Ticket string
 	// Args are the arguments the ticket was issued for.
 	Args json.RawMessage
@@ -30,20 +27,13 @@ type Approval struct {
 	Message string
 }
 
-// Restart returns the part that runs the call again presenting its ticket,
-// for ai.WithToolRestarts. Once the ticket is approved, the call runs with
-// exactly these arguments, once; if it was denied, the model reads
-// approval_denied.
+// Restart returns the part, for ai.WithToolRestarts, that runs the call
+// again presenting its ticket: once approved, with exactly these arguments,
+// once; denied, the model reads approval_denied.
 func (a *Approval) Restart() *ai.Part { return restartPart(a.Part, nil) }
 
-// approvalInterrupt stops Generate (FinishReason "interrupted") with the
-// ticket in the interrupted part's metadata.
-func approvalInterrupt(ctx context.Context, e *adapter.Error) error {
-	return (&ai.ToolContext{Context: ctx}).Interrupt(&ai.InterruptOptions{Metadata: kit.HeldOf(e).Metadata()})
-}
-
 // Approvals returns the approval interrupts of resp raised by this
-// package's tools, in message order. Other interrupts are skipped.
+// package's tools, in message order; other interrupts are skipped.
 func Approvals(resp *ai.ModelResponse) []*Approval {
 	var out []*Approval
 	for _, p := range resp.Interrupts() {
@@ -67,18 +57,12 @@ func approvalOf(p *ai.Part) *Approval {
 	return &Approval{Part: p, Tool: p.ToolRequest.Name, Ticket: h.Ticket, Args: args, Message: h.Message}
 }
 
-// Resume continues a generation that stopped on approval interrupts. decide
-// is called for each approval of resp in order; it approves or denies the
-// ticket (for example on the executor's adapter.Deferred port) and returns
-// an error only to abort. The calls are then restarted presenting their
-// tickets, with resp's history and opts: pass the same model and tools as
-// the first call. An interrupt not raised by this package is an error:
-// genkit would refuse to resume without an answer for it.
-//
-// A call the model asks for after the restart may interrupt the response
-// again. A restarted call cannot: genkit fails the generation instead, which
-// is what resuming the same response twice gets (its tickets are used up, so
-// the calls would need approval anew); nothing runs twice.
+// Resume continues a generation that stopped on approval interrupts: decide
+// approves or denies each approval's ticket in order (an error aborts),
+// then the calls restart with resp's history and opts, which should name
+// the first call's model and tools. Another interrupt is an error. A
+// restarted call cannot interrupt again: genkit fails the generation
+// instead, as when the same response is resumed twice; nothing runs twice.
 func Resume(ctx context.Context, g *genkit.Genkit, resp *ai.ModelResponse, decide func(context.Context, *Approval) error, opts ...ai.GenerateOption) (*ai.ModelResponse, error) {
 	if resp == nil || resp.FinishReason != ai.FinishReasonInterrupted {
 		return nil, errors.New("genkitadapter: Resume needs an interrupted response")
@@ -98,13 +82,12 @@ func Resume(ctx context.Context, g *genkit.Genkit, resp *ai.ModelResponse, decid
 	return genkit.Generate(ctx, g, opts...)
 }
 
-// genkitTool lends this package's tools genkit's own Respond and Restart,
-// which read nothing of their tool.
+// genkitTool lends the tools genkit's own Respond and Restart, which read
+// nothing of their tool.
 var genkitTool = &ai.ToolDef[any, any]{}
 
-// restartPart is genkit's restart of p, with the ticket of an approval
-// interrupt in the input, the one value genkit hands a tool on restart
-// ([kit.Resume]); the history keeps the original request.
+// restartPart is genkit's restart of p, an approval's ticket wrapped in the
+// input ([kit.Resume]), the one value genkit hands a restarted tool.
 func restartPart(p *ai.Part, opts *ai.RestartOptions) *ai.Part {
 	np := genkitTool.Restart(p, opts)
 	if a := approvalOf(p); a != nil {

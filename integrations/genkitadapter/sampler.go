@@ -10,16 +10,9 @@ import (
 	"github.com/agentadapter/agentadapter/integrations/kit"
 )
 
-// Sampler returns a [kit.Sampler] that answers MCP servers' sampling
-// requests with the models of g: set mcpadapter.Sample(Sampler(g, name))
-// as ManagerOptions.Sampler and the servers a flow imports can ask its
-// model for completions, governed by the executor like any call.
-//
-// The request's model hints choose the model: the first that names a
-// model defined in g, else modelName. The system prompt becomes
-// ai.WithSystem; text, image and audio content become user or model
-// messages (media as data URIs); maxTokens, stopSequences and temperature
-// become an ai.GenerationCommonConfig. The result names the model used.
+// Sampler returns a [kit.Sampler] (for mcpadapter.Sample) that answers MCP
+// servers' sampling requests with g's models: the first model hint defined
+// in g, else modelName.
 func Sampler(g *genkit.Genkit, modelName string) kit.Sampler {
 	if g == nil {
 		panic("genkitadapter: Sampler with a nil Genkit")

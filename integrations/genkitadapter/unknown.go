@@ -14,19 +14,12 @@ import (
 // tool names before genkit sees the response (and fails on the name).
 const maxUnknownRounds = 4
 
-// UnknownToolsMiddleware returns a model middleware that answers tool
-// requests naming a tool the generation does not have with the not_found
-// payload every integration gives, so that the model reads it and the
-// generation goes on (without it, genkit's Generate fails on the name), and
-// records each such call in exec's ledger once ([adapter.Executor.Unknown]).
-// Install it with ai.WithMiddleware. exec is required: nil panics here, not
-// at the first made-up name.
-//
-// Genkit has no hook for unknown tools ([kit.AnswerUnknown]): the model's
-// message with those requests and a tool message with the answers join the
-// request's history (and so the response's), and the rest of the message,
-// its requests for real tools, goes to genkit as usual. When every request
-// of a turn was unknown, the model is asked again, at most a few times.
+// UnknownToolsMiddleware returns a model middleware, for ai.WithMiddleware,
+// that answers requests for a tool the generation lacks with the not_found
+// payload, recorded once in exec's ledger, so that the generation goes on
+// instead of failing on the name. exec is required (nil panics). The
+// requests and answers join the history ([kit.AnswerUnknown]); a turn of
+// unknown requests only asks the model again, a few times at most.
 func UnknownToolsMiddleware(exec *adapter.Executor) ai.ModelMiddleware {
 	if exec == nil {
 		panic(errNilExecutor)
@@ -39,7 +32,6 @@ func UnknownToolsMiddleware(exec *adapter.Executor) ai.ModelMiddleware {
 // Deprecated: every call is to have a record; use [UnknownToolsMiddleware].
 func UnknownTools() ai.ModelMiddleware { return unknownTools(nil) }
 
-// unknownTools is the middleware; a nil exec records nothing.
 func unknownTools(exec *adapter.Executor) ai.ModelMiddleware {
 	return func(next ai.ModelFunc) ai.ModelFunc {
 		return func(ctx context.Context, req *ai.ModelRequest, cb ai.ModelStreamCallback) (*ai.ModelResponse, error) {
@@ -69,7 +61,6 @@ func unknownTools(exec *adapter.Executor) ai.ModelMiddleware {
 	}
 }
 
-// toolCall and answer are genkit's side of kit.AnswerUnknown.
 func toolCall(p *ai.Part) *adapter.Request {
 	if !p.IsToolRequest() {
 		return nil
