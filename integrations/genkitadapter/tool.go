@@ -1,6 +1,7 @@
 package genkitadapter
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -42,7 +43,7 @@ var errNilExecutor = fmt.Errorf("genkitadapter: %w", kit.ErrNilExecutor)
 // second validation.
 type Tool struct {
 	core kit.RawTool
-	act  *action
+	desc api.ActionDesc
 }
 
 var _ ai.Tool = (*Tool)(nil)
@@ -69,12 +70,10 @@ func newTool(spec *adapter.Spec, exec *adapter.Executor, opts *Options, runs *ki
 	if err != nil {
 		return nil, fmt.Errorf("genkitadapter: tool %q: input schema: %w", spec.Name, err)
 	}
-	t := &Tool{core: kit.RawTool{Spec: spec, Exec: exec, Integration: Integration, Runs: runs}}
+	opts = cmp.Or(opts, &Options{})
+	t := &Tool{core: kit.RawTool{Spec: spec, Exec: exec, Integration: Integration, Timeout: opts.Timeout, Render: opts.Render, Runs: runs}}
 	t.core.Native = t
-	if opts != nil {
-		t.core.Timeout, t.core.Render = opts.Timeout, opts.Render
-	}
-	t.act = &action{tool: t, desc: api.ActionDesc{
+	t.desc = api.ActionDesc{
 		Type:        api.ActionTypeToolV2,
 		Key:         api.KeyFromName(api.ActionTypeToolV2, spec.Name),
 		Name:        spec.Name,
@@ -87,7 +86,7 @@ func newTool(spec *adapter.Spec, exec *adapter.Executor, opts *Options, runs *ki
 			"tool":        map[string]any{"multipart": false},
 			"dynamic":     true,
 		},
-	}}
+	}
 	return t, nil
 }
 
@@ -104,7 +103,7 @@ func Definition(spec *adapter.Spec) (*ai.ToolDefinition, error) {
 // DefineTool registers spec as a tool on g, running its calls through exec
 // (required); a name taken on g is [ErrNameClash]. opts may be nil.
 func DefineTool(g *genkit.Genkit, spec *adapter.Spec, exec *adapter.Executor, opts *Options) (*Tool, error) {
-	ts, err := define(g, []*adapter.Spec{spec}, exec, opts, true)
+	ts, err := define(g, nil, []*adapter.Spec{spec}, exec, opts, true)
 	if err != nil {
 		return nil, err
 	}
@@ -116,30 +115,25 @@ func DefineTool(g *genkit.Genkit, spec *adapter.Spec, exec *adapter.Executor, op
 // [ErrNameClash], and no tools. Calls run through exec (required); opts
 // may be nil.
 func Tools(g *genkit.Genkit, reg *registry.Registry, exec *adapter.Executor, opts *Options) ([]ai.ToolRef, error) {
-	return build(g, reg, exec, opts, false)
+	return define(g, reg, nil, exec, opts, false)
 }
 
 // DefineTools is [Tools] with the tools registered on g, so that prompts
 // can name them; a name clash registers nothing.
 func DefineTools(g *genkit.Genkit, reg *registry.Registry, exec *adapter.Executor, opts *Options) ([]ai.ToolRef, error) {
-	return build(g, reg, exec, opts, true)
+	return define(g, reg, nil, exec, opts, true)
 }
 
-func build(g *genkit.Genkit, reg *registry.Registry, exec *adapter.Executor, opts *Options, register bool) ([]ai.ToolRef, error) {
-	var f registry.Filter
-	if opts != nil {
-		f = opts.Filter
+// define builds the tools of specs, else of reg's specs, sharing one
+// agent's run scopes, and registers them on g if register is set.
+func define(g *genkit.Genkit, reg *registry.Registry, specs []*adapter.Spec, exec *adapter.Executor, opts *Options, register bool) ([]ai.ToolRef, error) {
+	opts = cmp.Or(opts, &Options{})
+	if specs == nil {
+		var err error
+		if specs, err = kit.Specs(reg, exec, opts.Filter, adapter.TargetGenkit); err != nil {
+			return nil, fmt.Errorf("genkitadapter: %w", err)
+		}
 	}
-	specs, err := kit.Specs(reg, exec, f, adapter.TargetGenkit)
-	if err != nil {
-		return nil, fmt.Errorf("genkitadapter: %w", err)
-	}
-	return define(g, specs, exec, opts, register)
-}
-
-// define builds the tools of specs, sharing one agent's run scopes, and
-// registers them on g if register is set.
-func define(g *genkit.Genkit, specs []*adapter.Spec, exec *adapter.Executor, opts *Options, register bool) ([]ai.ToolRef, error) {
 	if g == nil {
 		return nil, errors.New("genkitadapter: nil *genkit.Genkit")
 	}
@@ -149,7 +143,7 @@ func define(g *genkit.Genkit, specs []*adapter.Spec, exec *adapter.Executor, opt
 	if err := kit.CheckNames(specs, func(n string) bool { return genkit.LookupTool(g, n) != nil }, ErrNameClash); err != nil {
 		return nil, err
 	}
-	ts := make([]*Tool, len(specs))
+	ts := make([]ai.ToolRef, len(specs))
 	runs := kit.NewTraceRuns("genkit_")
 	for i, s := range specs {
 		t, err := newTool(s, exec, opts, runs)
@@ -158,15 +152,13 @@ func define(g *genkit.Genkit, specs []*adapter.Spec, exec *adapter.Executor, opt
 		}
 		ts[i] = t
 	}
-	refs := make([]ai.ToolRef, len(ts))
-	for i, t := range ts {
-		if register { // a registered tool is not "dynamic"
-			delete(t.act.desc.Metadata, "dynamic")
+	for _, t := range ts {
+		if t, ok := t.(*Tool); ok && register {
+			delete(t.desc.Metadata, "dynamic") // a registered tool is not dynamic
 			genkit.RegisterAction(g, t)
 		}
-		refs[i] = t
 	}
-	return refs, nil
+	return ts, nil
 }
 
 // Spec returns the tool's spec.
@@ -177,7 +169,7 @@ func (t *Tool) Name() string { return t.core.Spec.Name }
 
 // Definition returns the definition genkit hands to models.
 func (t *Tool) Definition() *ai.ToolDefinition {
-	d := &t.act.desc
+	d := &t.desc
 	return &ai.ToolDefinition{
 		Name:        d.Name,
 		Description: d.Description,
@@ -190,8 +182,8 @@ func (t *Tool) Definition() *ai.ToolDefinition {
 // [DefineTool] checks for a name clash first.
 func (t *Tool) Register(r api.Registry) {
 	provider, id := api.ParseName(t.Name())
-	r.RegisterAction(api.NewKey(api.ActionTypeToolV2, provider, id), t.act)
-	r.RegisterAction(api.NewKey(api.ActionTypeTool, provider, id), t.act) // genkit's legacy lookup
+	r.RegisterAction(api.NewKey(api.ActionTypeToolV2, provider, id), (*action)(t))
+	r.RegisterAction(api.NewKey(api.ActionTypeTool, provider, id), (*action)(t)) // genkit's legacy lookup
 }
 
 // RunRaw runs the tool on input (a JSON-marshalable value) and returns its output.
@@ -235,21 +227,18 @@ func (t *Tool) Restart(toolReq *ai.Part, opts *ai.RestartOptions) *ai.Part {
 
 // action is the genkit action behind a Tool, hand-written so that the raw
 // JSON genkit marshals reaches the executor as is.
-type action struct {
-	tool *Tool
-	desc api.ActionDesc
-}
+type action Tool
 
 func (a *action) Name() string            { return a.desc.Name }
 func (a *action) Desc() api.ActionDesc    { return a.desc }
-func (a *action) Register(r api.Registry) { a.tool.Register(r) }
+func (a *action) Register(r api.Registry) { (*Tool)(a).Register(r) }
 
 func (a *action) RunJSON(ctx context.Context, input json.RawMessage, _ func(context.Context, json.RawMessage) error) (json.RawMessage, error) {
-	return a.tool.call(ctx, input)
+	return (*Tool)(a).call(ctx, input)
 }
 
 func (a *action) RunJSONWithTelemetry(ctx context.Context, input json.RawMessage, _ func(context.Context, json.RawMessage) error) (*api.ActionRunResult[json.RawMessage], error) {
-	out, err := a.tool.call(ctx, input)
+	out, err := (*Tool)(a).call(ctx, input)
 	if err != nil {
 		return nil, err
 	}
