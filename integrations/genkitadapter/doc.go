@@ -15,7 +15,8 @@
 // A tool's output is adapter.Render's text ([kit.TextValue]), media as
 // data-URL parts. Genkit aborts a generation on a tool's error, so a
 // model-facing error is the output, its payload ([kit.Triage]); a fault
-// aborts. A call held for approval interrupts the generation ([Resume]); a
+// aborts. A call held for approval interrupts the generation (FinishReason
+// "interrupted", the ticket in the part: [Approvals]) until [Resume]; a
 // made-up tool name fails it unless [UnknownToolsMiddleware] answers.
 // Generate copies messages through encoding/json, rounding integers beyond
 // 2^53. A call's id is the executor's (on a restart, the request's ref). A

@@ -23,9 +23,8 @@ type Approval struct {
 	Message string          // the executor's explanation
 }
 
-// Restart returns the part, for ai.WithToolRestarts, that runs the call
-// again presenting its ticket: once approved, with exactly these arguments,
-// once; denied, the model reads approval_denied.
+// Restart returns the part restarting the call with its ticket: approved,
+// it runs these arguments once; denied, it reads approval_denied.
 func (a *Approval) Restart() *ai.Part { return restartPart(a.Part, nil) }
 
 // Approvals returns the approval interrupts of resp raised by this
@@ -53,12 +52,10 @@ func approvalOf(p *ai.Part) *Approval {
 	return &Approval{Part: p, Tool: p.ToolRequest.Name, Ticket: h.Ticket, Args: args, Message: h.Message}
 }
 
-// Resume continues a generation that stopped on approval interrupts: decide
-// approves or denies each approval's ticket in order (an error aborts),
-// then the calls restart with resp's history and opts, which should name
-// the first call's model and tools. Another interrupt is an error. A
-// restarted call cannot interrupt again: genkit fails the generation
-// instead, as when the same response is resumed twice; nothing runs twice.
+// Resume continues a generation stopped on approvals: decide approves or
+// denies each ticket (an error aborts), then the calls restart with resp's
+// history and opts (the first call's model and tools). Another interrupt is
+// an error; so is resuming twice (genkit fails a restart that interrupts).
 func Resume(ctx context.Context, g *genkit.Genkit, resp *ai.ModelResponse, decide func(context.Context, *Approval) error, opts ...ai.GenerateOption) (*ai.ModelResponse, error) {
 	if resp == nil || resp.FinishReason != ai.FinishReasonInterrupted {
 		return nil, errors.New("genkitadapter: Resume needs an interrupted response")
@@ -78,12 +75,10 @@ func Resume(ctx context.Context, g *genkit.Genkit, resp *ai.ModelResponse, decid
 	return genkit.Generate(ctx, g, opts...)
 }
 
-// genkitTool lends the tools genkit's own Respond and Restart, which read
-// nothing of their tool.
+// genkitTool lends Tool genkit's Respond and Restart, which ignore their tool.
 var genkitTool = &ai.ToolDef[any, any]{}
 
-// restartPart is genkit's restart of p, an approval's ticket wrapped in the
-// input ([kit.Resume]), the one value genkit hands a restarted tool.
+// restartPart is genkit's restart of p, an approval's ticket in the input ([kit.Resume]).
 func restartPart(p *ai.Part, opts *ai.RestartOptions) *ai.Part {
 	np := genkitTool.Restart(p, opts)
 	if a := approvalOf(p); a != nil {
@@ -94,16 +89,13 @@ func restartPart(p *ai.Part, opts *ai.RestartOptions) *ai.Part {
 	return np
 }
 
-// maxUnknownRounds bounds the model calls one turn may spend on made-up
-// tool names before genkit sees the response (and fails on the name).
+// maxUnknownRounds bounds the model calls one turn spends on made-up names.
 const maxUnknownRounds = 4
 
-// UnknownToolsMiddleware returns a model middleware, for ai.WithMiddleware,
-// that answers requests for a tool the generation lacks with the not_found
-// payload, recorded once in exec's ledger, so that the generation goes on
-// instead of failing on the name. exec is required (nil panics). The
-// requests and answers join the history ([kit.AnswerUnknown]); a turn of
-// unknown requests only asks the model again, a few times at most.
+// UnknownToolsMiddleware returns a model middleware answering requests for
+// a tool the generation lacks with the not_found payload, recorded in exec's
+// ledger (exec nil panics); requests and answers join the history
+// ([kit.AnswerUnknown]), and a turn of them only asks the model again.
 func UnknownToolsMiddleware(exec *adapter.Executor) ai.ModelMiddleware {
 	if exec == nil {
 		panic(errNilExecutor)
@@ -119,7 +111,9 @@ func UnknownTools() ai.ModelMiddleware { return unknownTools(nil) }
 func unknownTools(exec *adapter.Executor) ai.ModelMiddleware {
 	return func(next ai.ModelFunc) ai.ModelFunc {
 		return func(ctx context.Context, req *ai.ModelRequest, cb ai.ModelStreamCallback) (*ai.ModelResponse, error) {
-			known := func(n string) bool { return slices.ContainsFunc(req.Tools, func(t *ai.ToolDefinition) bool { return t.Name == n }) }
+			known := func(n string) bool {
+				return slices.ContainsFunc(req.Tools, func(t *ai.ToolDefinition) bool { return t.Name == n })
+			}
 			for round := 0; ; round++ {
 				resp, err := next(ctx, req, cb)
 				if err != nil || resp == nil || resp.Message == nil || round == maxUnknownRounds {

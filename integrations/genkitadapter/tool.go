@@ -37,10 +37,8 @@ type Options struct {
 
 var errNilExecutor = fmt.Errorf("genkitadapter: %w", kit.ErrNilExecutor)
 
-// Tool is a spec as an [ai.Tool], for ai.WithTools or genkit.RegisterAction.
-// Its definition is the spec's input schema unchanged; the arguments reach
-// the executor as the JSON genkit holds, without genkit's normalisation or
-// second validation.
+// Tool is a spec as an [ai.Tool] with the spec's input schema unchanged; its
+// arguments reach the executor as genkit holds them, unnormalised.
 type Tool struct {
 	core kit.RawTool
 	desc api.ActionDesc
@@ -48,9 +46,9 @@ type Tool struct {
 
 var _ ai.Tool = (*Tool)(nil)
 
-// NewTool returns spec as an unregistered tool whose calls run through exec
-// (required). A registered genkit tool of the same name would run instead:
-// [Tools] checks. opts may be nil.
+// NewTool returns spec as an unregistered tool running its calls through
+// exec (required); a registered tool of its name would run instead. opts
+// may be nil.
 func NewTool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (*Tool, error) {
 	if exec == nil {
 		return nil, errNilExecutor
@@ -90,8 +88,7 @@ func newTool(spec *adapter.Spec, exec *adapter.Executor, opts *Options, runs *ki
 	return t, nil
 }
 
-// Definition returns the definition a [NewTool] of spec hands to models; it
-// needs no executor.
+// Definition returns the definition a [NewTool] of spec hands to models.
 func Definition(spec *adapter.Spec) (*ai.ToolDefinition, error) {
 	t, err := newTool(spec, nil, nil, nil)
 	if err != nil {
@@ -110,10 +107,9 @@ func DefineTool(g *genkit.Genkit, spec *adapter.Spec, exec *adapter.Executor, op
 	return ts[0].(*Tool), nil
 }
 
-// Tools returns the registry's specs exported to genkit (Options.Filter) as
-// unregistered tools (each a *Tool) in name order; a name taken on g is
-// [ErrNameClash], and no tools. Calls run through exec (required); opts
-// may be nil.
+// Tools returns reg's specs for genkit as unregistered tools (each a *Tool),
+// running their calls through exec (required); a name taken on g is
+// [ErrNameClash], and no tools. opts may be nil.
 func Tools(g *genkit.Genkit, reg *registry.Registry, exec *adapter.Executor, opts *Options) ([]ai.ToolRef, error) {
 	return define(g, reg, nil, exec, opts, false)
 }
@@ -124,8 +120,7 @@ func DefineTools(g *genkit.Genkit, reg *registry.Registry, exec *adapter.Executo
 	return define(g, reg, nil, exec, opts, true)
 }
 
-// define builds the tools of specs, else of reg's specs, sharing one
-// agent's run scopes, and registers them on g if register is set.
+// define builds the tools of specs, else of reg's, sharing run scopes.
 func define(g *genkit.Genkit, reg *registry.Registry, specs []*adapter.Spec, exec *adapter.Executor, opts *Options, register bool) ([]ai.ToolRef, error) {
 	opts = cmp.Or(opts, &Options{})
 	if specs == nil {
@@ -178,8 +173,7 @@ func (t *Tool) Definition() *ai.ToolDefinition {
 	}
 }
 
-// Register registers the tool's action in r, as genkit.RegisterAction does;
-// [DefineTool] checks for a name clash first.
+// Register registers the tool in r ([DefineTool] checks for a name clash).
 func (t *Tool) Register(r api.Registry) {
 	provider, id := api.ParseName(t.Name())
 	r.RegisterAction(api.NewKey(api.ActionTypeToolV2, provider, id), (*action)(t))
@@ -212,21 +206,18 @@ func (t *Tool) RunRawMultipart(ctx context.Context, input any) (*ai.MultipartToo
 	return &r, nil
 }
 
-// Respond returns a part answering an interrupted request of this tool with
-// output, for ai.WithToolResponses; the tool does not run.
+// Respond returns a part answering an interrupted request with output.
 func (t *Tool) Respond(toolReq *ai.Part, output any, opts *ai.RespondOptions) *ai.Part {
 	return genkitTool.Respond(toolReq, output, opts)
 }
 
-// Restart returns a part that runs an interrupted request again, for
-// ai.WithToolRestarts; a restarted approval presents its ticket, so other
-// arguments (opts.ReplaceInput) read approval_denied.
+// Restart returns a part restarting an interrupted request; an approval's
+// presents its ticket, so other arguments (ReplaceInput) read approval_denied.
 func (t *Tool) Restart(toolReq *ai.Part, opts *ai.RestartOptions) *ai.Part {
 	return restartPart(toolReq, opts)
 }
 
-// action is the genkit action behind a Tool, hand-written so that the raw
-// JSON genkit marshals reaches the executor as is.
+// action is a Tool's genkit action, which hands the executor the raw JSON.
 type action Tool
 
 func (a *action) Name() string            { return a.desc.Name }
