@@ -14,7 +14,7 @@ import (
 	"github.com/agentadapter/agentadapter/integrations/kit"
 )
 
-// Approval is an interrupt of a call this package's tool held for approval.
+// Approval is the interrupt of a call held for approval by a tool of this package.
 type Approval struct {
 	Part    *ai.Part        // the interrupted tool request, as in the response
 	Tool    string          // the tool's name
@@ -40,22 +40,19 @@ func Approvals(resp *ai.ModelResponse) []*Approval {
 }
 
 func approvalOf(p *ai.Part) *Approval {
-	if !p.IsToolRequest() {
-		return nil
-	}
 	meta, _ := p.Metadata["interrupt"].(map[string]any)
 	h, ok := kit.HeldFromMetadata(meta)
-	if !ok {
-		return nil
+	if r := toolCall(p); r != nil && ok {
+		return &Approval{Part: p, Tool: r.Tool, Ticket: h.Ticket, Args: r.Args, Message: h.Message}
 	}
-	args, _ := json.Marshal(p.ToolRequest.Input)
-	return &Approval{Part: p, Tool: p.ToolRequest.Name, Ticket: h.Ticket, Args: args, Message: h.Message}
+	return nil
 }
 
 // Resume continues a generation stopped on approvals: decide approves or
 // denies each ticket (an error aborts), then the calls restart with resp's
-// history and opts (the first call's model and tools). Another interrupt is
-// an error; so is resuming twice (genkit fails a restart that interrupts).
+// history and opts (the first call's model and tools). An interrupt of
+// another origin is an error, as is resuming twice: genkit fails a
+// restarted call that interrupts again, so nothing runs twice.
 func Resume(ctx context.Context, g *genkit.Genkit, resp *ai.ModelResponse, decide func(context.Context, *Approval) error, opts ...ai.GenerateOption) (*ai.ModelResponse, error) {
 	if resp == nil || resp.FinishReason != ai.FinishReasonInterrupted {
 		return nil, errors.New("genkitadapter: Resume needs an interrupted response")

@@ -37,7 +37,7 @@ var over = map[string]size{
 	"integrations/mcpadapter": {maxNames, 11400},
 	// The framework integrations, above maxIntegrationLines (#26).
 	"integrations/einoadapter":   {maxNames, 595},
-	"integrations/genkitadapter": {maxNames, 474},
+	"integrations/genkitadapter": {maxNames, 471},
 }
 
 // integrations are the framework integrations, held to maxIntegrationLines.
