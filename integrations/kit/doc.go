@@ -44,7 +44,7 @@
 // [adapter.Kind.ModelFacing]'s decision, the same in every integration.
 // Helpers: [CallText], [Unknown] and [Resolve] for calls, [Held] and [Resume] for interrupts.
 // For text tools and function calling: [TextCaller] and [Observe] (text calls, failures as payloads), [Answers] (one turn's calls), [Loop] (a whole loop), [Define] (function definitions).
-// For tools that answer with parts: [CallParts] and [ApplyResume]; [CheckNames] for name clashes, [AnswerUnknown] for unknown tools with no hook, [TraceRuns] for a run per trace.
+// For tools that answer with parts: [RawTool] (the core of a tool on raw JSON), [CallParts] and [ApplyResume]; [CheckNames] for name clashes, [AnswerUnknown] for unknown tools with no hook, [TraceRuns] for a run per trace.
 //
 // # Run scopes
 //
