@@ -13,12 +13,19 @@ import (
 // interrupt for a call held for approval; the framework's tool type wraps
 // [RawTool.Call] in its own methods. Its fields fill in each request.
 type RawTool struct {
-	Spec        *adapter.Spec
-	Exec        *adapter.Executor
+	// Spec is the tool the calls run.
+	Spec *adapter.Spec
+	// Exec runs the calls (required: a nil Exec fails each call with
+	// [ErrNilExecutor]).
+	Exec *adapter.Executor
+	// Integration names the integration to the executor (Request.Integration).
 	Integration string
-	Native      any
-	Timeout     time.Duration
-	Render      adapter.RenderOptions
+	// Native is the framework's tool, for hooks (Request.Native).
+	Native any
+	// Timeout, if not zero, bounds each call (Request.Timeout).
+	Timeout time.Duration
+	// Render configures the parts the model reads.
+	Render adapter.RenderOptions
 	// Runs, if set, gives a call outside the caller's run scope the one of
 	// its trace.
 	Runs *TraceRuns
