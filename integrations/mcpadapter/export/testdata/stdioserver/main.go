@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 	"github.com/agentadapter/agentadapter/registry"
 )
 
@@ -46,7 +46,7 @@ func main() {
 	)
 	exec := adapter.NewExecutor(reg, nil)
 	defer exec.Close()
-	ex, err := mcpadapter.NewExporter(reg, exec, &mcpadapter.ExportOptions{Name: "stdioserver"})
+	ex, err := export.NewServer(reg, exec, &export.Options{Name: "stdioserver"})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -60,11 +60,11 @@ func main() {
 		}
 		return
 	}
-	ln, err := mcpadapter.Listen("")
+	ln, err := export.Listen("")
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("listening on http://%s%s\n", ln.Addr(), mcpadapter.DefaultPath)
+	fmt.Printf("listening on http://%s%s\n", ln.Addr(), export.DefaultPath)
 	if err := ex.ServeListener(ctx, ln, nil); err != nil {
 		log.Fatal(err)
 	}

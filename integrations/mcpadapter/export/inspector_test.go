@@ -1,4 +1,4 @@
-package mcpadapter_test
+package export_test
 
 import (
 	"bufio"
@@ -14,12 +14,12 @@ import (
 	"github.com/agentadapter/agentadapter/internal/testpeers"
 )
 
-// buildExportServer builds testdata/export/stdioserver, a registry exported
+// buildExportServer builds testdata/stdioserver, a registry exported
 // over stdio or HTTP, into a temporary directory.
 func buildExportServer(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "stdioserver")
-	cmd := exec.Command("go", "build", "-o", bin, "./testdata/export/stdioserver")
+	cmd := exec.Command("go", "build", "-o", bin, "./testdata/stdioserver")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
