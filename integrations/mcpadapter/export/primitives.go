@@ -19,8 +19,8 @@ import (
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/bridge"
 )
 
-// Upstreams makes an [Server] serve, beside the registry's tools, what
-// the servers of a [Manager] offer: their resources and resource templates
+// Upstreams makes a [Server] serve, beside the registry's tools, what
+// the servers of a mcpadapter.Manager offer: their resources and resource templates
 // (list, read, subscribe), prompts (list, get) and completions, and relay
 // their resource updates, log messages and list changes to the clients.
 //
@@ -73,7 +73,7 @@ type Upstreams struct {
 	// nothing more.
 	Manager Source
 	// Rename, if set, returns the name clients see for the prompt remote of
-	// server, given the name it has otherwise ([LocalName]); an empty
+	// server, given the name it has otherwise (mcpadapter.LocalName); an empty
 	// result keeps that name.
 	Rename func(server, remote, name string) string
 }

@@ -31,7 +31,7 @@ const (
 	DefaultServerVersion = "v0.0.0"
 )
 
-// Options configure an [Server]. The zero value is a valid
+// Options configure a [Server]. The zero value is a valid
 // configuration: every spec of the registry whose targets include MCP is
 // served, under the name "agentadapter", with no approval asked of the client.
 type Options struct {

@@ -42,7 +42,7 @@ const (
 	DefaultMaxTasks         = tasks.DefaultMaxTasks
 )
 
-// TaskOptions configure the tasks extension of an [Server]
+// TaskOptions configure the tasks extension of a [Server]
 // ([Options.Tasks]).
 //
 // A task is bound to the caller that created it: its verified subject, or,
