@@ -168,14 +168,8 @@ func (c *conn) askCaller(ctx context.Context, ss *mcp.ServerSession, caps *mcp.C
 	return upstreamAnswers(answers), nil
 }
 
-// reservedInputPrefix prefixes the ids of the questions the export asks.
-const reservedInputPrefix = bridge.ReservedInputPrefix
-
 // relayedInputPrefix prefixes, to the caller, a relayed question's id.
 const relayedInputPrefix = bridge.RelayedInputPrefix
-
-// maxRelayState bounds the relay's state (bridge.MaxRelayState).
-const maxRelayState = bridge.MaxRelayState
 
 // upstreamAnswers returns the answers to forward upstream (see
 // bridge.UpstreamAnswers).
