@@ -34,7 +34,7 @@ type size struct{ names, lines int }
 // code moves out, drop the entry once the package is within the limits).
 var over = map[string]size{
 	// The import package, the export server moved out (#26).
-	"integrations/mcpadapter": {maxNames, 6449},
+	"integrations/mcpadapter": {maxNames, 6443},
 	// The framework integrations, above maxIntegrationLines (#26).
 	"integrations/einoadapter":        {maxNames, 880},
 	"integrations/genkitadapter":      {maxNames, 770},
