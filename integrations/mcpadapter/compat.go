@@ -294,9 +294,7 @@ const ListTTL = export.ListTTL
 
 // Listen is the old name of [export.Listen].
 //
-// Deprecated: use [export.Listen]; go fix -inline rewrites it.
-//
-//go:fix inline
+// Deprecated: use [export.Listen]; rename it by hand (go fix would add an unused import of net).
 func Listen(addr string) (net.Listener, error) {
 	return export.Listen(addr)
 }
