@@ -14,7 +14,7 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/console"
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 )
 
 // One upstream's megabyte description is not repeated on every card: with
@@ -111,7 +111,7 @@ func TestCardSaysWhy(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	c, err := console.New(&console.Options{
 		Approvals: e.d, Tools: e.reg, Ledger: e.ledger, LedgerReader: e.ledger,
-		Auth: &mcpadapter.AuthOptions{Verifier: verifier}, Revalidate: revalidate,
+		Auth: &export.AuthOptions{Verifier: verifier}, Revalidate: revalidate,
 		Why: func(t *adapter.Ticket) string { return "rule 2 (tool \"delete_*\") requires approval\u202e" },
 	})
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 )
 
 // Approvals is where the console reads pending tickets and records
@@ -88,7 +89,7 @@ type Options struct {
 	// (the gateway's inbound auth): as "Authorization: Bearer" or once on the
 	// login form, which opens a cookie session. The token's UserID is the
 	// operator's identity in the ledger.
-	Auth *mcpadapter.AuthOptions
+	Auth *export.AuthOptions
 	// AllowAnonymousLocal, with Auth nil, serves operators without a token,
 	// but only on connections made to and from a loopback address; the
 	// operator is then recorded as AnonymousOperator. Without Auth and

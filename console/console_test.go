@@ -19,7 +19,7 @@ import (
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/console"
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 )
 
 func TestNewRefusesUnsafeConfiguration(t *testing.T) {
@@ -30,9 +30,9 @@ func TestNewRefusesUnsafeConfiguration(t *testing.T) {
 	}{
 		{"nil options", nil},
 		{"no auth, anonymous not allowed", &console.Options{Ledger: adapter.NewMemoryLedger(0)}},
-		{"auth without a verifier", &console.Options{Auth: &mcpadapter.AuthOptions{}, Ledger: adapter.NewMemoryLedger(0)}},
-		{"decisions without a ledger", &console.Options{Approvals: d, Auth: &mcpadapter.AuthOptions{Verifier: verifier}, Revalidate: revalidate}},
-		{"auth without revalidate", &console.Options{Auth: &mcpadapter.AuthOptions{Verifier: verifier}, Ledger: adapter.NewMemoryLedger(0)}},
+		{"auth without a verifier", &console.Options{Auth: &export.AuthOptions{}, Ledger: adapter.NewMemoryLedger(0)}},
+		{"decisions without a ledger", &console.Options{Approvals: d, Auth: &export.AuthOptions{Verifier: verifier}, Revalidate: revalidate}},
+		{"auth without revalidate", &console.Options{Auth: &export.AuthOptions{Verifier: verifier}, Ledger: adapter.NewMemoryLedger(0)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -615,7 +615,7 @@ func TestQuarantineKeepBlocked(t *testing.T) {
 	// A new console over the same ledger and servers: the decision shows.
 	c2, err := console.New(&console.Options{
 		Approvals: e.d, Tools: e.reg, Ledger: e.ledger, LedgerReader: e.ledger, Servers: e.manager,
-		Auth: &mcpadapter.AuthOptions{Verifier: verifier}, Revalidate: revalidate, Logger: slog.New(slog.DiscardHandler),
+		Auth: &export.AuthOptions{Verifier: verifier}, Revalidate: revalidate, Logger: slog.New(slog.DiscardHandler),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -649,7 +649,7 @@ func TestSessionsShared(t *testing.T) {
 	newConsole := func(sessions console.SessionStore) *httptest.Server {
 		c, err := console.New(&console.Options{
 			Approvals: &adapter.Deferred{}, Ledger: ledger, LedgerReader: ledger,
-			Auth: &mcpadapter.AuthOptions{Verifier: verifier}, Revalidate: revalidate, Sessions: sessions, Logger: slog.New(slog.DiscardHandler),
+			Auth: &export.AuthOptions{Verifier: verifier}, Revalidate: revalidate, Sessions: sessions, Logger: slog.New(slog.DiscardHandler),
 		})
 		if err != nil {
 			t.Fatal(err)

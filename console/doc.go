@@ -15,7 +15,7 @@
 //		Ledger:       ledger,
 //		LedgerReader: ledger,
 //		Servers:      manager, // an *mcpadapter.Manager, or nil
-//		Auth:         &mcpadapter.AuthOptions{Verifier: verify},
+//		Auth:         &export.AuthOptions{Verifier: verify},
 //		Revalidate:   stillAnOperator, // ends sessions whose token was revoked
 //	})
 //	if err != nil { ... }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/console"
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 	"github.com/agentadapter/agentadapter/registry"
 )
 
@@ -39,7 +39,7 @@ func ExampleNew() {
 		Tools:        reg,
 		Ledger:       ledger,
 		LedgerReader: ledger,
-		Auth:         &mcpadapter.AuthOptions{Verifier: verify},
+		Auth:         &export.AuthOptions{Verifier: verify},
 		// A login session lasts while its token is still alice's.
 		Revalidate: func(_ context.Context, operator string, token console.Credential) error {
 			if operator != "alice" || token != sha256.Sum256([]byte("operator-token")) {

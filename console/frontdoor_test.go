@@ -20,7 +20,7 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/console"
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 )
 
 // frontDoor is a console with operator tokens the test can revoke, served
@@ -38,7 +38,7 @@ func newFrontDoor(t *testing.T, opts console.Options) *frontDoor {
 	opts.Approvals = &adapter.Deferred{}
 	opts.Logger = slog.New(slog.DiscardHandler)
 	if !opts.AllowAnonymousLocal {
-		opts.Auth = &mcpadapter.AuthOptions{Verifier: func(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
+		opts.Auth = &export.AuthOptions{Verifier: func(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
 			f.mu.Lock()
 			defer f.mu.Unlock()
 			u, ok := f.ok[tok]

@@ -25,6 +25,7 @@ import (
 	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/console"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 	"github.com/agentadapter/agentadapter/registry"
 )
 
@@ -139,7 +140,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	if o.anonymous {
 		opts.AllowAnonymousLocal = true
 	} else {
-		opts.Auth = &mcpadapter.AuthOptions{Verifier: verifier}
+		opts.Auth = &export.AuthOptions{Verifier: verifier}
 		opts.Revalidate = revalidate
 	}
 	c, err := console.New(opts)
@@ -148,13 +149,13 @@ func newEnv(t testing.TB, o envOptions) *env {
 	}
 	e.console = c
 	e.d.OnPending = func(*adapter.Ticket) { c.Notify() }
-	exp, err := mcpadapter.NewExporter(e.reg, e.exec, nil)
+	exp, err := export.NewServer(e.reg, e.exec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { exp.Close() })
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", exp.Handler(&mcpadapter.HTTPOptions{Auth: &mcpadapter.AuthOptions{Verifier: verifier}}))
+	mux.Handle("/mcp", exp.Handler(&export.HTTPOptions{Auth: &export.AuthOptions{Verifier: verifier}}))
 	mux.Handle("/console/", http.StripPrefix("/console", c))
 	e.srv = httptest.NewServer(mux)
 	t.Cleanup(func() {

@@ -17,7 +17,7 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/console"
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 )
 
 // mapKV is a SessionKV in memory that keeps expired rows (Get hides them,
@@ -82,7 +82,7 @@ func sessionConsole(t *testing.T, sessions console.SessionStore) *httptest.Serve
 	ledger := adapter.NewMemoryLedger(0)
 	c, err := console.New(&console.Options{
 		Approvals: &adapter.Deferred{}, Ledger: ledger, LedgerReader: ledger,
-		Auth: &mcpadapter.AuthOptions{Verifier: verifier}, Revalidate: revalidate, Sessions: sessions, Logger: slog.New(slog.DiscardHandler),
+		Auth: &export.AuthOptions{Verifier: verifier}, Revalidate: revalidate, Sessions: sessions, Logger: slog.New(slog.DiscardHandler),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/console"
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/gateway"
@@ -169,7 +169,7 @@ func (m *consoleMount) build(cfg *config.Config) (*console.Console, error) {
 		Logger:              m.log,
 	}
 	if len(cc.Operators) > 0 {
-		opts.Auth = &mcpadapter.AuthOptions{Verifier: func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		opts.Auth = &export.AuthOptions{Verifier: func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 			sum := sha256.Sum256([]byte(token))
 			for _, t := range m.operators() {
 				if sha256.Sum256([]byte(t.Token)) == sum {

@@ -16,11 +16,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
-
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/gateway"
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/state"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 )
 
 // started is a gateway with its store.
@@ -160,7 +159,7 @@ server process.` + exitCodesHelp,
 			if err != nil {
 				return &exitError{code: exitUsage, err: err}
 			}
-			ln, err := mcpadapter.Listen(cfg.Gateway.Listen)
+			ln, err := export.Listen(cfg.Gateway.Listen)
 			if err != nil {
 				return err
 			}

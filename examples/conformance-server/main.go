@@ -29,7 +29,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 	"github.com/agentadapter/agentadapter/registry"
 )
 
@@ -56,7 +56,7 @@ func main() {
 	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{Logger: logger})
 	defer exec.Close()
 
-	ex, err := mcpadapter.NewExporter(reg, exec, &mcpadapter.ExportOptions{
+	ex, err := export.NewServer(reg, exec, &export.Options{
 		Name:      "agentadapter-conformance",
 		Version:   "v0.0.0",
 		Logger:    logger,
@@ -73,12 +73,12 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	ln, err := mcpadapter.Listen(fmt.Sprintf(":%d", *port))
+	ln, err := export.Listen(fmt.Sprintf(":%d", *port))
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("listening on http://%s%s\n", ln.Addr(), mcpadapter.DefaultPath)
-	opts := &mcpadapter.HTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)}
+	fmt.Printf("listening on http://%s%s\n", ln.Addr(), export.DefaultPath)
+	opts := &export.HTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)}
 	if err := ex.ServeListener(ctx, ln, opts); err != nil {
 		log.Fatal(err)
 	}
@@ -187,7 +187,7 @@ func schema2020() *jsonschema.Schema {
 
 // session returns the client session of the call being served.
 func session(ctx context.Context) (*mcp.ServerSession, error) {
-	req := mcpadapter.RequestFromContext(ctx)
+	req := export.RequestFromContext(ctx)
 	if req == nil || req.Session == nil {
 		return nil, errors.New("this tool needs an MCP client")
 	}
@@ -237,7 +237,7 @@ func sampling(ctx context.Context, in samplingIn) (string, error) {
 		if caps := callerCaps(ctx); caps == nil || caps.Sampling == nil {
 			return "", errors.New("this tool needs the client's sampling capability, which the client did not declare")
 		}
-		return "", &mcpadapter.InputRequired{Requests: mcp.InputRequestMap{"sampling": params}, State: askedState}
+		return "", &export.InputRequired{Requests: mcp.InputRequestMap{"sampling": params}, State: askedState}
 	}
 	ss, err := session(ctx)
 	if err != nil {
@@ -300,7 +300,7 @@ const askedState = "asked"
 // request's session was initialized with (on 2026-07-28, the request's
 // _meta).
 func multiRoundCall(ctx context.Context) bool {
-	req := mcpadapter.RequestFromContext(ctx)
+	req := export.RequestFromContext(ctx)
 	if req == nil || req.Session == nil {
 		return false
 	}
@@ -311,7 +311,7 @@ func multiRoundCall(ctx context.Context) bool {
 // callerCaps returns the capabilities the call's client declared (on
 // 2026-07-28, in the request's _meta), or nil.
 func callerCaps(ctx context.Context) *mcp.ClientCapabilities {
-	if req := mcpadapter.RequestFromContext(ctx); req != nil {
+	if req := export.RequestFromContext(ctx); req != nil {
 		return req.ClientCapabilities()
 	}
 	return nil
@@ -330,7 +330,7 @@ func ask(ctx context.Context, params *mcp.ElicitParams) (*mcp.ElicitResult, erro
 		if caps := callerCaps(ctx); caps == nil || caps.Elicitation == nil {
 			return nil, errors.New("this tool needs the client's elicitation capability, which the client did not declare")
 		}
-		return nil, &mcpadapter.InputRequired{Requests: mcp.InputRequestMap{"elicitation": params}, State: askedState}
+		return nil, &export.InputRequired{Requests: mcp.InputRequestMap{"elicitation": params}, State: askedState}
 	}
 	ss, err := session(ctx)
 	if err != nil {
@@ -342,7 +342,7 @@ func ask(ctx context.Context, params *mcp.ElicitParams) (*mcp.ElicitResult, erro
 // reconnection closes the call's event stream (SEP-1699) and answers after
 // the client has had time to reconnect and resume from the event store.
 func reconnection(ctx context.Context, _ json.RawMessage) (*adapter.Result, error) {
-	req := mcpadapter.RequestFromContext(ctx)
+	req := export.RequestFromContext(ctx)
 	if req != nil && req.Extra != nil && req.Extra.CloseSSEStream != nil {
 		req.Extra.CloseSSEStream(mcp.CloseSSEStreamArgs{RetryAfter: 100 * time.Millisecond})
 	}

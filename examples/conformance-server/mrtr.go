@@ -9,14 +9,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 	"github.com/agentadapter/agentadapter/registry"
 )
 
 // registerMRTR adds the tools and the prompt of the input-required result
 // scenarios (SEP-2322, input-required-result-*). The tools are specs
 // called through the executor like the others: a handler that needs the
-// client's input returns *mcpadapter.InputRequired, and reads the answers
+// client's input returns *export.InputRequired, and reads the answers
 // and its state from the retried request. The export signs that state
 // (input-required-result-tampered-state: an altered one is refused before
 // any handler runs).
@@ -37,7 +37,7 @@ func registerMRTR(reg *registry.Registry, s *mcp.Server) {
 
 // retried returns the answers and the (verified) state of a retried call.
 func retried(ctx context.Context) (mcp.InputResponseMap, string) {
-	req := mcpadapter.RequestFromContext(ctx)
+	req := export.RequestFromContext(ctx)
 	if req == nil || req.Params == nil {
 		return nil, ""
 	}
@@ -107,7 +107,7 @@ func mrtrElicitation(ctx context.Context, _ json.RawMessage) (*adapter.Result, e
 		return text("Hello, " + name + "!"), nil
 	}
 	// Not asked yet, or answered under other ids: ask (again).
-	return nil, &mcpadapter.InputRequired{Requests: mcp.InputRequestMap{"user_name": askString("What is your name?", "name")}}
+	return nil, &export.InputRequired{Requests: mcp.InputRequestMap{"user_name": askString("What is your name?", "name")}}
 }
 
 func mrtrSampling(ctx context.Context, _ json.RawMessage) (*adapter.Result, error) {
@@ -115,7 +115,7 @@ func mrtrSampling(ctx context.Context, _ json.RawMessage) (*adapter.Result, erro
 	if s, ok := sampled(answers, "capital_question"); ok {
 		return text("The model answered: " + s), nil
 	}
-	return nil, &mcpadapter.InputRequired{Requests: mcp.InputRequestMap{"capital_question": askModel("What is the capital of France?", 100)}}
+	return nil, &export.InputRequired{Requests: mcp.InputRequestMap{"capital_question": askModel("What is the capital of France?", 100)}}
 }
 
 func mrtrRoots(ctx context.Context, _ json.RawMessage) (*adapter.Result, error) {
@@ -123,7 +123,7 @@ func mrtrRoots(ctx context.Context, _ json.RawMessage) (*adapter.Result, error) 
 	if uris, ok := rootsOf(answers, "client_roots"); ok {
 		return text(fmt.Sprintf("The client has %d roots: %s", len(uris), strings.Join(uris, ", "))), nil
 	}
-	return nil, &mcpadapter.InputRequired{Requests: mcp.InputRequestMap{"client_roots": &mcp.ListRootsParams{}}}
+	return nil, &export.InputRequired{Requests: mcp.InputRequestMap{"client_roots": &mcp.ListRootsParams{}}}
 }
 
 // mrtrConfirm asks for a confirmation with a state, and answers done once
@@ -135,7 +135,7 @@ func mrtrConfirm(done string) adapter.Handler {
 		if c := accepted(answers, "confirm"); c != nil && got == state {
 			return text(fmt.Sprintf("%s: confirmed=%v", done, c["ok"])), nil
 		}
-		return nil, &mcpadapter.InputRequired{Requests: mcp.InputRequestMap{"confirm": askConfirm()}, State: state}
+		return nil, &export.InputRequired{Requests: mcp.InputRequestMap{"confirm": askConfirm()}, State: state}
 	}
 }
 
@@ -148,7 +148,7 @@ func mrtrMultiple(ctx context.Context, _ json.RawMessage) (*adapter.Result, erro
 	if got == state && name != "" && sok && rok {
 		return text(fmt.Sprintf("%s, %s (%d roots)", greeting, name, len(roots))), nil
 	}
-	return nil, &mcpadapter.InputRequired{State: state, Requests: mcp.InputRequestMap{
+	return nil, &export.InputRequired{State: state, Requests: mcp.InputRequestMap{
 		"user_name":    askString("What is your name?", "name"),
 		"greeting":     askModel("Generate a greeting", 50),
 		"client_roots": &mcp.ListRootsParams{},
@@ -161,18 +161,18 @@ func mrtrMultiRound(ctx context.Context, _ json.RawMessage) (*adapter.Result, er
 		if color, _ := accepted(answers, "step2")["color"].(string); color != "" {
 			return text(fmt.Sprintf("%s's favorite color is %s", name, color)), nil
 		}
-		return nil, &mcpadapter.InputRequired{Requests: mcp.InputRequestMap{"step2": askString("Step 2: What is your favorite color?", "color")}, State: state}
+		return nil, &export.InputRequired{Requests: mcp.InputRequestMap{"step2": askString("Step 2: What is your favorite color?", "color")}, State: state}
 	}
 	if name, _ := accepted(answers, "step1")["name"].(string); state == "round-1" && name != "" {
-		return nil, &mcpadapter.InputRequired{Requests: mcp.InputRequestMap{"step2": askString("Step 2: What is your favorite color?", "color")}, State: "round-2:" + name}
+		return nil, &export.InputRequired{Requests: mcp.InputRequestMap{"step2": askString("Step 2: What is your favorite color?", "color")}, State: "round-2:" + name}
 	}
-	return nil, &mcpadapter.InputRequired{Requests: mcp.InputRequestMap{"step1": askString("Step 1: What is your name?", "name")}, State: "round-1"}
+	return nil, &export.InputRequired{Requests: mcp.InputRequestMap{"step1": askString("Step 1: What is your name?", "name")}, State: "round-1"}
 }
 
 // mrtrCapabilities asks only what the request's client capabilities
 // (2026-07-28: its _meta) say the client can answer.
 func mrtrCapabilities(ctx context.Context, _ json.RawMessage) (*adapter.Result, error) {
-	req := mcpadapter.RequestFromContext(ctx)
+	req := export.RequestFromContext(ctx)
 	if answers, _ := retried(ctx); len(answers) > 0 {
 		return text(fmt.Sprintf("received %d answers", len(answers))), nil
 	}
@@ -193,7 +193,7 @@ func mrtrCapabilities(ctx context.Context, _ json.RawMessage) (*adapter.Result, 
 	if len(asks) == 0 {
 		return text("the client declared no capability to answer with"), nil
 	}
-	return nil, &mcpadapter.InputRequired{Requests: asks}
+	return nil, &export.InputRequired{Requests: asks}
 }
 
 // mrtrPrompt is a go-sdk prompt handler: prompts are the go-sdk server's,

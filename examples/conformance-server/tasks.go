@@ -10,32 +10,32 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 )
 
 // The fixtures of the draft suite's tasks-* scenarios (SEP-2663): greet
 // runs synchronously, the others as tasks for a client that negotiated
 // the extension.
-var taskSupport = map[string]mcpadapter.TaskSupport{
-	"slow_compute":       mcpadapter.TaskOptional,
-	"failing_job":        mcpadapter.TaskRequired,
-	"protocol_error_job": mcpadapter.TaskOptional,
-	"confirm_delete":     mcpadapter.TaskOptional,
-	"multi_input":        mcpadapter.TaskOptional,
+var taskSupport = map[string]export.TaskSupport{
+	"slow_compute":       export.TaskOptional,
+	"failing_job":        export.TaskRequired,
+	"protocol_error_job": export.TaskOptional,
+	"confirm_delete":     export.TaskOptional,
+	"multi_input":        export.TaskOptional,
 }
 
 // taskOptions serves the tasks extension: short TTL and polling, as the
 // scenarios poll every 200 ms.
-func taskOptions() *mcpadapter.TaskOptions {
-	return &mcpadapter.TaskOptions{
-		Support: func(spec *adapter.Spec, req *mcp.CallToolRequest) mcpadapter.TaskSupport {
+func taskOptions() *export.TaskOptions {
+	return &export.TaskOptions{
+		Support: func(spec *adapter.Spec, req *mcp.CallToolRequest) export.TaskSupport {
 			if spec.Name == "test_tool_with_task" {
 				// It gathers its input synchronously (an input-required
 				// result), then runs as a task.
 				if req != nil && len(req.Params.InputResponses) == 0 {
-					return mcpadapter.TaskForbidden
+					return export.TaskForbidden
 				}
-				return mcpadapter.TaskRequired
+				return export.TaskRequired
 			}
 			return taskSupport[spec.Name]
 		},
@@ -100,7 +100,7 @@ func confirm(message string) *mcp.ElicitParams {
 func confirmDelete(ctx context.Context, in struct {
 	Filename string `json:"filename"`
 }) (string, error) {
-	answers, err := mcpadapter.AskInput(ctx, mcp.InputRequestMap{"confirm": confirm("Delete " + in.Filename + "?")})
+	answers, err := export.AskInput(ctx, mcp.InputRequestMap{"confirm": confirm("Delete " + in.Filename + "?")})
 	if err != nil {
 		return "", err
 	}
@@ -111,7 +111,7 @@ func confirmDelete(ctx context.Context, in struct {
 }
 
 func multiInput(ctx context.Context, _ json.RawMessage) (*adapter.Result, error) {
-	answers, err := mcpadapter.AskInput(ctx, mcp.InputRequestMap{
+	answers, err := export.AskInput(ctx, mcp.InputRequestMap{
 		"first":  confirm("First question?"),
 		"second": confirm("Second question?"),
 	})
@@ -127,7 +127,7 @@ func toolWithTask(ctx context.Context, _ json.RawMessage) (*adapter.Result, erro
 	answers, _ := retried(ctx)
 	name, _ := accepted(answers, "user_name")["name"].(string)
 	if name == "" {
-		return nil, &mcpadapter.InputRequired{Requests: mcp.InputRequestMap{"user_name": askString("What is your name?", "name")}}
+		return nil, &export.InputRequired{Requests: mcp.InputRequestMap{"user_name": askString("What is your name?", "name")}}
 	}
 	if err := sleep(ctx, 300*time.Millisecond); err != nil {
 		return nil, err

@@ -33,6 +33,7 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 	"github.com/agentadapter/agentadapter/registry"
 )
 
@@ -93,12 +94,12 @@ func run(ctx context.Context, w io.Writer, stdio, urls []string, addr string, se
 	})
 	defer exec.Close()
 
-	exp, err := mcpadapter.NewExporter(reg, exec, &mcpadapter.ExportOptions{Name: "mcp-gateway", Approver: approvals})
+	exp, err := export.NewServer(reg, exec, &export.Options{Name: "mcp-gateway", Approver: approvals})
 	if err != nil {
 		return err
 	}
 	defer exp.Close()
-	ln, err := mcpadapter.Listen(addr)
+	ln, err := export.Listen(addr)
 	if err != nil {
 		return err
 	}

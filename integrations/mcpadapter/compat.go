@@ -3,11 +3,25 @@
 package mcpadapter
 
 import (
+	"context"
+	"net"
+
+	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/oauth"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/pin"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
+	"github.com/agentadapter/agentadapter/registry"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// AnonymousPrefix is the old name of [export.AnonymousPrefix].
+//
+// Deprecated: use [export.AnonymousPrefix]; go fix -inline rewrites it.
+//
+//go:fix inline
+const AnonymousPrefix = export.AnonymousPrefix
 
 // Approver is the old name of [approval.Decider].
 //
@@ -15,6 +29,22 @@ import (
 //
 //go:fix inline
 type Approver = approval.Decider
+
+// AskInput is the old name of [export.AskInput].
+//
+// Deprecated: use [export.AskInput]; go fix -inline rewrites it.
+//
+//go:fix inline
+func AskInput(ctx context.Context, questions mcp.InputRequestMap) (mcp.InputResponseMap, error) {
+	return export.AskInput(ctx, questions)
+}
+
+// AuthOptions is the old name of [export.AuthOptions].
+//
+// Deprecated: use [export.AuthOptions]; go fix -inline rewrites it.
+//
+//go:fix inline
+type AuthOptions = export.AuthOptions
 
 // AuthorizationHandler is the old name of [oauth.AuthorizationHandler].
 //
@@ -30,6 +60,13 @@ type AuthorizationHandler = oauth.AuthorizationHandler
 //go:fix inline
 type AuthorizationRequest = oauth.AuthorizationRequest
 
+// ClientApprover is the old name of [export.ClientApprover].
+//
+// Deprecated: use [export.ClientApprover]; go fix -inline rewrites it.
+//
+//go:fix inline
+const ClientApprover = export.ClientApprover
+
 // ClientCredentials is the old name of [oauth.ClientCredentials].
 //
 // Deprecated: use [oauth.ClientCredentials]; go fix -inline rewrites it.
@@ -44,12 +81,117 @@ type ClientCredentials = oauth.ClientCredentials
 //go:fix inline
 type DPoP = oauth.DPoP
 
+// DefaultHost is the old name of [export.DefaultHost].
+//
+// Deprecated: use [export.DefaultHost]; go fix -inline rewrites it.
+//
+//go:fix inline
+const DefaultHost = export.DefaultHost
+
+// DefaultIdleTimeout is the old name of [export.DefaultIdleTimeout].
+//
+// Deprecated: use [export.DefaultIdleTimeout]; go fix -inline rewrites it.
+//
+//go:fix inline
+const DefaultIdleTimeout = export.DefaultIdleTimeout
+
+// DefaultMaxRequestBodyBytes is the old name of [export.DefaultMaxRequestBodyBytes].
+//
+// Deprecated: use [export.DefaultMaxRequestBodyBytes]; go fix -inline rewrites it.
+//
+//go:fix inline
+const DefaultMaxRequestBodyBytes = export.DefaultMaxRequestBodyBytes
+
+// DefaultMaxSessions is the old name of [export.DefaultMaxSessions].
+//
+// Deprecated: use [export.DefaultMaxSessions]; go fix -inline rewrites it.
+//
+//go:fix inline
+const DefaultMaxSessions = export.DefaultMaxSessions
+
+// DefaultMaxSessionsPerIdentity is the old name of [export.DefaultMaxSessionsPerIdentity].
+//
+// Deprecated: use [export.DefaultMaxSessionsPerIdentity]; go fix -inline rewrites it.
+//
+//go:fix inline
+const DefaultMaxSessionsPerIdentity = export.DefaultMaxSessionsPerIdentity
+
+// DefaultMaxTasks is the old name of [export.DefaultMaxTasks].
+//
+// Deprecated: use [export.DefaultMaxTasks]; go fix -inline rewrites it.
+//
+//go:fix inline
+const DefaultMaxTasks = export.DefaultMaxTasks
+
+// DefaultPath is the old name of [export.DefaultPath].
+//
+// Deprecated: use [export.DefaultPath]; go fix -inline rewrites it.
+//
+//go:fix inline
+const DefaultPath = export.DefaultPath
+
+// DefaultReadHeaderTimeout is the old name of [export.DefaultReadHeaderTimeout].
+//
+// Deprecated: use [export.DefaultReadHeaderTimeout]; go fix -inline rewrites it.
+//
+//go:fix inline
+const DefaultReadHeaderTimeout = export.DefaultReadHeaderTimeout
+
+// DefaultReadTimeout is the old name of [export.DefaultReadTimeout].
+//
+// Deprecated: use [export.DefaultReadTimeout]; go fix -inline rewrites it.
+//
+//go:fix inline
+const DefaultReadTimeout = export.DefaultReadTimeout
+
 // DefaultRedirectURL is the old name of [oauth.DefaultRedirectURL].
 //
 // Deprecated: use [oauth.DefaultRedirectURL]; go fix -inline rewrites it.
 //
 //go:fix inline
 const DefaultRedirectURL = oauth.DefaultRedirectURL
+
+// DefaultServerName is the old name of [export.DefaultServerName].
+//
+// Deprecated: use [export.DefaultServerName]; go fix -inline rewrites it.
+//
+//go:fix inline
+const DefaultServerName = export.DefaultServerName
+
+// DefaultServerVersion is the old name of [export.DefaultServerVersion].
+//
+// Deprecated: use [export.DefaultServerVersion]; go fix -inline rewrites it.
+//
+//go:fix inline
+const DefaultServerVersion = export.DefaultServerVersion
+
+// DefaultSessionTimeout is the old name of [export.DefaultSessionTimeout].
+//
+// Deprecated: use [export.DefaultSessionTimeout]; go fix -inline rewrites it.
+//
+//go:fix inline
+const DefaultSessionTimeout = export.DefaultSessionTimeout
+
+// DefaultTaskPollInterval is the old name of [export.DefaultTaskPollInterval].
+//
+// Deprecated: use [export.DefaultTaskPollInterval]; go fix -inline rewrites it.
+//
+//go:fix inline
+const DefaultTaskPollInterval = export.DefaultTaskPollInterval
+
+// DefaultTaskTTL is the old name of [export.DefaultTaskTTL].
+//
+// Deprecated: use [export.DefaultTaskTTL]; go fix -inline rewrites it.
+//
+//go:fix inline
+const DefaultTaskTTL = export.DefaultTaskTTL
+
+// DefaultWriteTimeout is the old name of [export.DefaultWriteTimeout].
+//
+// Deprecated: use [export.DefaultWriteTimeout]; go fix -inline rewrites it.
+//
+//go:fix inline
+const DefaultWriteTimeout = export.DefaultWriteTimeout
 
 // EnterpriseAuth is the old name of [oauth.Enterprise].
 //
@@ -73,12 +215,52 @@ var ErrLaunchChanged = pin.ErrLaunchChanged
 // Deprecated: use [token.ErrNotFound].
 var ErrNoToken = token.ErrNotFound
 
+// ErrNotTask is the old name of [export.ErrNotTask].
+//
+// Deprecated: use [export.ErrNotTask].
+var ErrNotTask = export.ErrNotTask
+
+// ExportOptions is the old name of [export.Options].
+//
+// Deprecated: use [export.Options]; go fix -inline rewrites it.
+//
+//go:fix inline
+type ExportOptions = export.Options
+
+// Exporter is the old name of [export.Server].
+//
+// Deprecated: use [export.Server]; go fix -inline rewrites it.
+//
+//go:fix inline
+type Exporter = export.Server
+
 // FileTokenStore is the old name of [token.FileStore].
 //
 // Deprecated: use [token.FileStore]; go fix -inline rewrites it.
 //
 //go:fix inline
 type FileTokenStore = token.FileStore
+
+// HTTPOptions is the old name of [export.HTTPOptions].
+//
+// Deprecated: use [export.HTTPOptions]; go fix -inline rewrites it.
+//
+//go:fix inline
+type HTTPOptions = export.HTTPOptions
+
+// InputRequired is the old name of [export.InputRequired].
+//
+// Deprecated: use [export.InputRequired]; go fix -inline rewrites it.
+//
+//go:fix inline
+type InputRequired = export.InputRequired
+
+// Integration is the old name of [export.Integration].
+//
+// Deprecated: use [export.Integration]; go fix -inline rewrites it.
+//
+//go:fix inline
+const Integration = export.Integration
 
 // Launch is the old name of [pin.Launch].
 //
@@ -103,6 +285,20 @@ func LaunchKey(server string) string {
 	return pin.LaunchKey(server)
 }
 
+// ListTTL is the old name of [export.ListTTL].
+//
+// Deprecated: use [export.ListTTL]; go fix -inline rewrites it.
+//
+//go:fix inline
+const ListTTL = export.ListTTL
+
+// Listen is the old name of [export.Listen].
+//
+// Deprecated: use [export.Listen]; rename it by hand (go fix would add an unused import of net).
+func Listen(addr string) (net.Listener, error) {
+	return export.Listen(addr)
+}
+
 // Loopback is the old name of [oauth.Loopback].
 //
 // Deprecated: use [oauth.Loopback]; go fix -inline rewrites it.
@@ -125,6 +321,28 @@ type MemoryPinStore = pin.MemoryStore
 //
 //go:fix inline
 type MemoryTokenStore = token.MemoryStore
+
+// MetaKeyError is the old name of [export.MetaKeyError].
+//
+// Deprecated: use [export.MetaKeyError]; go fix -inline rewrites it.
+//
+//go:fix inline
+const MetaKeyError = export.MetaKeyError
+
+// MetaKeyServerInfo is the old name of [export.MetaKeyServerInfo].
+//
+// Deprecated: use [export.MetaKeyServerInfo]; go fix -inline rewrites it.
+//
+//go:fix inline
+const MetaKeyServerInfo = export.MetaKeyServerInfo
+
+// NewExporter is the old name of [export.NewServer].
+//
+// Deprecated: use [export.NewServer]; rename it by hand (go fix -inline rewrites the
+// renamed types of its arguments).
+func NewExporter(reg *registry.Registry, exec *adapter.Executor, opts *export.Options) (*export.Server, error) {
+	return export.NewServer(reg, exec, opts)
+}
 
 // NewFileTokenStore is the old name of [token.NewFileStore].
 //
@@ -151,6 +369,15 @@ func NewLaunch(command string, args []string, env map[string]string, dir string)
 //go:fix inline
 func NewMemoryPinStore(pins map[string]string) *pin.MemoryStore {
 	return pin.NewMemoryStore(pins)
+}
+
+// NewSessionLimiter is the old name of [export.NewSessionLimiter].
+//
+// Deprecated: use [export.NewSessionLimiter]; go fix -inline rewrites it.
+//
+//go:fix inline
+func NewSessionLimiter(maxSessions int, maxPerIdentity int) *export.SessionLimiter {
+	return export.NewSessionLimiter(maxSessions, maxPerIdentity)
 }
 
 // OAuth is the old name of [oauth.Config].
@@ -190,6 +417,22 @@ func PinKey(server string, remoteName string) string {
 //go:fix inline
 type PinStore = pin.Store
 
+// RequestFromContext is the old name of [export.RequestFromContext].
+//
+// Deprecated: use [export.RequestFromContext]; go fix -inline rewrites it.
+//
+//go:fix inline
+func RequestFromContext(ctx context.Context) *mcp.CallToolRequest {
+	return export.RequestFromContext(ctx)
+}
+
+// ResourceSpecName is the old name of [export.ResourceSpecName].
+//
+// Deprecated: use [export.ResourceSpecName]; go fix -inline rewrites it.
+//
+//go:fix inline
+const ResourceSpecName = export.ResourceSpecName
+
 // Server is the old name of [Upstream].
 //
 // Deprecated: use [Upstream]; go fix -inline rewrites it.
@@ -210,6 +453,69 @@ type ServerError = UpstreamError
 //
 //go:fix inline
 type ServerStatus = UpstreamStatus
+
+// SessionLimiter is the old name of [export.SessionLimiter].
+//
+// Deprecated: use [export.SessionLimiter]; go fix -inline rewrites it.
+//
+//go:fix inline
+type SessionLimiter = export.SessionLimiter
+
+// TagPrompt is the old name of [export.TagPrompt].
+//
+// Deprecated: use [export.TagPrompt]; go fix -inline rewrites it.
+//
+//go:fix inline
+const TagPrompt = export.TagPrompt
+
+// TagResource is the old name of [export.TagResource].
+//
+// Deprecated: use [export.TagResource]; go fix -inline rewrites it.
+//
+//go:fix inline
+const TagResource = export.TagResource
+
+// TaskForbidden is the old name of [export.TaskForbidden].
+//
+// Deprecated: use [export.TaskForbidden]; go fix -inline rewrites it.
+//
+//go:fix inline
+const TaskForbidden = export.TaskForbidden
+
+// TaskOptional is the old name of [export.TaskOptional].
+//
+// Deprecated: use [export.TaskOptional]; go fix -inline rewrites it.
+//
+//go:fix inline
+const TaskOptional = export.TaskOptional
+
+// TaskOptions is the old name of [export.TaskOptions].
+//
+// Deprecated: use [export.TaskOptions]; go fix -inline rewrites it.
+//
+//go:fix inline
+type TaskOptions = export.TaskOptions
+
+// TaskRequired is the old name of [export.TaskRequired].
+//
+// Deprecated: use [export.TaskRequired]; go fix -inline rewrites it.
+//
+//go:fix inline
+const TaskRequired = export.TaskRequired
+
+// TaskSupport is the old name of [export.TaskSupport].
+//
+// Deprecated: use [export.TaskSupport]; go fix -inline rewrites it.
+//
+//go:fix inline
+type TaskSupport = export.TaskSupport
+
+// TasksExtension is the old name of [export.TasksExtension].
+//
+// Deprecated: use [export.TasksExtension]; go fix -inline rewrites it.
+//
+//go:fix inline
+const TasksExtension = export.TasksExtension
 
 // Token is the old name of [token.Token].
 //
@@ -238,6 +544,13 @@ type TokenStore = token.Store
 //
 //go:fix inline
 type ToolError = ImportError
+
+// Upstreams is the old name of [export.Upstreams].
+//
+// Deprecated: use [export.Upstreams]; go fix -inline rewrites it.
+//
+//go:fix inline
+type Upstreams = export.Upstreams
 
 // WorkloadIdentity is the old name of [oauth.WorkloadIdentity].
 //

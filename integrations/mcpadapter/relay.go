@@ -2,16 +2,15 @@ package mcpadapter
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/bridge"
 )
 
 // An upstream of MCP 2026-07-28 asks its client for input (elicitation,
@@ -43,30 +42,13 @@ const (
 	maxRelayRequests     = 16
 	maxRelayRequestBytes = 256 << 10
 	maxUpstreamState     = 1536
-
-	// relayPrefix marks an InputRequired.State minted by the relay.
-	relayPrefix = "aa-relay/1."
-	// maxRelayState bounds that state: the prefix and base64url of the
-	// JSON of a relayState.
-	maxRelayState = 2400
 )
 
 // relayState is what a caller of 2026-07-28 brings back with its answers.
-type relayState struct {
-	Srv   string `json:"s"`           // the upstream server
-	Tool  string `json:"t"`           // its name of the tool
-	Round int    `json:"r"`           // rounds asked so far
-	Up    string `json:"u,omitempty"` // the upstream's requestState
-}
+type relayState = bridge.RelayState
 
-func (st *relayState) encode() (string, bool) {
-	b, err := json.Marshal(st)
-	if err != nil {
-		return "", false
-	}
-	out := relayPrefix + base64.RawURLEncoding.EncodeToString(b)
-	return out, len(out) <= maxRelayState
-}
+// decodeRelayState decodes a state RelayState.Encode made.
+func decodeRelayState(state string) (*relayState, bool) { return bridge.DecodeRelayState(state) }
 
 // resumeRelay returns the state of a relayed question the caller answers
 // in this call, or nil, and the caller's answers to forward. The export
@@ -88,22 +70,6 @@ func (c *conn) resumeRelay(ctx context.Context, imp *imported) (*relayState, mcp
 		return nil, nil
 	}
 	return st, upstreamAnswers(req.Params.InputResponses)
-}
-
-// decodeRelayState decodes a state encode made.
-func decodeRelayState(state string) (*relayState, bool) {
-	if !strings.HasPrefix(state, relayPrefix) {
-		return nil, false
-	}
-	b, err := base64.RawURLEncoding.DecodeString(strings.TrimPrefix(state, relayPrefix))
-	if err != nil {
-		return nil, false
-	}
-	var st relayState
-	if json.Unmarshal(b, &st) != nil {
-		return nil, false
-	}
-	return &st, true
 }
 
 // relayCaller returns the MCP request of the caller the upstream's
@@ -189,11 +155,11 @@ func (c *conn) askCaller(ctx context.Context, ss *mcp.ServerSession, caps *mcp.C
 		}
 	}
 	if multiRound(ss) {
-		st, ok := (&relayState{Srv: c.cfg.Name, Tool: remote, Round: round, Up: upState}).encode()
+		st, ok := (&relayState{Srv: c.cfg.Name, Tool: remote, Round: round, Up: upState}).Encode()
 		if !ok {
 			return nil, c.askError("sent a requestState too large to relay")
 		}
-		return nil, &InputRequired{Requests: reqs, State: st, relayed: true}
+		return nil, bridge.RelayedInput(reqs, st)
 	}
 	answers, err := askSession(ctx, ss, reqs)
 	if err != nil {
@@ -202,16 +168,17 @@ func (c *conn) askCaller(ctx context.Context, ss *mcp.ServerSession, caps *mcp.C
 	return upstreamAnswers(answers), nil
 }
 
-// reservedInputPrefix prefixes the ids of the questions the export asks
-// its callers itself (approvalInputPrefix, waitInputPrefix).
-const reservedInputPrefix = "agentadapter/"
+// relayedInputPrefix prefixes, to the caller, a relayed question's id.
+const relayedInputPrefix = bridge.RelayedInputPrefix
 
-// relayedInputPrefix prefixes, to the caller, an upstream's question whose
-// id has the reserved prefix: "agentadapter/relayed/" and the upstream's
-// id. The export recognises its own questions by their exact ids
-// (approvalInputPrefix or waitInputPrefix and a ticket), which a relayed
-// id never is.
-const relayedInputPrefix = reservedInputPrefix + "relayed/"
+// upstreamAnswers returns the answers to forward upstream (see
+// bridge.UpstreamAnswers).
+func upstreamAnswers(answers mcp.InputResponseMap) mcp.InputResponseMap {
+	return bridge.UpstreamAnswers(answers)
+}
+
+// reservedID reports whether a question id has the reserved prefix.
+func reservedID(id string) bool { return bridge.ReservedID(id) }
 
 // callerQuestions returns an upstream's questions as they are put to the
 // export's MCP caller: as the upstream asked them, but for the context of
@@ -230,36 +197,6 @@ func callerQuestions(reqs mcp.InputRequestMap) mcp.InputRequestMap {
 		out[id] = withoutContext(ir)
 	}
 	return out
-}
-
-// upstreamAnswers returns the caller's answers as they go upstream: an
-// answer under a relayed id (relayedInputPrefix) under the upstream's id,
-// the prefix taken off once; one under any other id with the reserved
-// prefix is the export's own, or answers nothing the upstream asked (its
-// reserved ids reach the caller relayed), and is not forwarded; the rest
-// as they came.
-func upstreamAnswers(answers mcp.InputResponseMap) mcp.InputResponseMap {
-	var out mcp.InputResponseMap
-	for id, r := range answers {
-		if reservedID(id) {
-			up, ok := strings.CutPrefix(id, relayedInputPrefix)
-			if !ok {
-				continue
-			}
-			id = up
-		}
-		if out == nil {
-			out = make(mcp.InputResponseMap, len(answers))
-		}
-		out[id] = r
-	}
-	return out
-}
-
-// reservedID reports whether a question id has the reserved prefix, in
-// any case.
-func reservedID(id string) bool {
-	return len(id) >= len(reservedInputPrefix) && strings.EqualFold(id[:len(reservedInputPrefix)], reservedInputPrefix)
 }
 
 // withoutContext returns ir, or a copy of it asking for includeContext
@@ -560,4 +497,100 @@ func (c *conn) inputMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		}
 	}
+}
+
+// The import's side of the relay of an upstream's input-required result
+// to a primitive request of the export's MCP caller (prompts/get,
+// resources/read; the export's side is export/primrelay.go).
+
+// promptCallFrom returns the prompts/get of an export's MCP caller that
+// ctx runs for, if any.
+func promptCallFrom(ctx context.Context) *bridge.PrimCall { return bridge.PromptCall(ctx) }
+
+// readCallFrom returns the resources/read of an export's MCP caller that
+// ctx runs for, if any.
+func readCallFrom(ctx context.Context) *bridge.PrimCall { return bridge.ReadCall(ctx) }
+
+// relayPrompt renders the prompt remote for the export's caller pc,
+// putting the upstream's questions to that caller.
+func (c *conn) relayPrompt(ctx context.Context, pc *bridge.PrimCall, remote string, args map[string]string) (*mcp.GetPromptResult, error) {
+	return relayPrim(ctx, c, pc, remote,
+		func(ctx context.Context, s *mcp.ClientSession, meta mcp.Meta, answers mcp.InputResponseMap, state string) (*mcp.GetPromptResult, error) {
+			return s.GetPrompt(ctx, &mcp.GetPromptParams{Meta: meta, Name: remote, Arguments: args, InputResponses: answers, RequestState: state})
+		},
+		func(res *mcp.GetPromptResult) (bool, mcp.InputRequestMap, string) {
+			return res.NeedsInput(), res.InputRequests, res.RequestState
+		})
+}
+
+// relayRead reads uri for the export's caller rc, putting the upstream's
+// questions to that caller.
+func (c *conn) relayRead(ctx context.Context, rc *bridge.PrimCall, uri string) (*mcp.ReadResourceResult, error) {
+	name, err := bridge.ReadHash(uri)
+	if err != nil {
+		return nil, err
+	}
+	return relayPrim(ctx, c, rc, name,
+		func(ctx context.Context, s *mcp.ClientSession, meta mcp.Meta, answers mcp.InputResponseMap, state string) (*mcp.ReadResourceResult, error) {
+			return s.ReadResource(ctx, &mcp.ReadResourceParams{Meta: meta, URI: uri, InputResponses: answers, RequestState: state})
+		},
+		func(res *mcp.ReadResourceResult) (bool, mcp.InputRequestMap, string) {
+			return res.NeedsInput(), res.InputRequests, res.RequestState
+		})
+}
+
+// relayPrim runs a primitive request upstream for the export's caller pc,
+// putting the upstream's questions to that caller. name is what the
+// relayed state binds (relayState.Tool) and what the caller is asked for;
+// send sends one round (its _meta, answers and upstream state) and asks
+// returns whether a result asks, its questions and its state.
+func relayPrim[T any](ctx context.Context, c *conn, pc *bridge.PrimCall, name string,
+	send func(context.Context, *mcp.ClientSession, mcp.Meta, mcp.InputResponseMap, string) (*T, error),
+	asks func(*T) (bool, mcp.InputRequestMap, string)) (*T, error) {
+	var meta mcp.Meta
+	var answers mcp.InputResponseMap
+	state, round := "", 0
+	switch rs := pc.Resume; {
+	case rs == nil:
+		answers = pc.Answers
+	case rs.Srv == c.cfg.Name && rs.Tool == name:
+		round = rs.Round
+		answers, state = pc.Answers, rs.Up
+	}
+	// A state minted for a primitive now served by another server is not
+	// forwarded: the primitive is asked anew.
+	var out *T
+	var ask error // the caller's questions, or a refusal of the upstream's
+	err := c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
+		for {
+			meta = callerCapsMeta(meta, s, pc.Caps())
+			res, err := send(ctx, s, meta, answers, state)
+			if err != nil {
+				return err
+			}
+			needs, reqs, upState := asks(res)
+			if !needs {
+				out = res
+				return nil
+			}
+			round++
+			if err := c.checkAsk(reqs, upState, round); err != nil {
+				ask = err
+				return nil
+			}
+			got, err := c.askCaller(ctx, pc.Session, pc.Caps(), name, reqs, upState, round)
+			if err != nil {
+				ask = err
+				return nil
+			}
+			answers, state = got, upState
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if ask != nil {
+		return nil, ask
+	}
+	return out, nil
 }

@@ -326,6 +326,9 @@ func (g *gen) row(r Row, src *pkgSource) error {
 	case kind == token.VAR:
 		// go fix cannot inline a var: the old name stays until it is removed.
 		fmt.Fprintf(&g.buf, "// Deprecated: use [%s].\n", link)
+	case kind == token.FUNC && byHand(r):
+		why := strings.TrimSpace(strings.TrimPrefix(strings.TrimPrefix(r.Note, "by hand"), ":"))
+		fmt.Fprintf(&g.buf, "// Deprecated: use [%s]; rename it by hand (%s).\n", link, why)
 	case kind == token.FUNC && g.takesRenamed(r.NewPkg, spec.(*ast.FuncDecl)):
 		// A call's arguments usually name the renamed parameter type
 		// (WithIdentity(ctx, &Identity{...})), and go fix (Go 1.26) then
@@ -356,6 +359,11 @@ func (g *gen) row(r Row, src *pkgSource) error {
 	}
 	return q.err
 }
+
+// byHand reports whether r's note asks for a forwarder left to rename by
+// hand ("by hand: why"): go fix (Go 1.26) inlining mcpadapter.Listen adds
+// an import of net, for its result type, and leaves it unused.
+func byHand(r Row) bool { return strings.HasPrefix(r.Note, "by hand") }
 
 // takesRenamed reports whether a parameter of fd, a func of package pkg,
 // mentions a type of pkg that is itself the new name of a row.

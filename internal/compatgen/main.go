@@ -20,6 +20,10 @@
 // <!-- renames:end -->, adding the markers under a "## v0.2.0 (unreleased)"
 // heading when they are missing.
 //
+// A func whose note starts with "by hand" gets no //go:fix inline (go fix
+// would break its callers; the note says why), as one whose parameters take
+// a renamed type.
+//
 // A name the table moves must not also be declared by hand in its old
 // package: compatgen fails and names the file.
 package main

@@ -35,3 +35,17 @@ func Foreign(x ast.Ident) {}
 		}
 	}
 }
+
+// TestByHand pins the note that leaves a forwarder to rename by hand.
+func TestByHand(t *testing.T) {
+	for note, want := range map[string]bool{
+		"by hand: go fix would add an unused import of net": true,
+		"by hand":                           true,
+		"shape changed: req.Call.X → req.X": false,
+		"":                                  false,
+	} {
+		if got := byHand(Row{Note: note}); got != want {
+			t.Errorf("byHand(%q) = %v, want %v", note, got, want)
+		}
+	}
+}

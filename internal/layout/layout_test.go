@@ -33,8 +33,8 @@ type size struct{ names, lines int }
 // open, each with the size it may not grow past (a ratchet: lower it as
 // code moves out, drop the entry once the package is within the limits).
 var over = map[string]size{
-	// The export server is still in the import package (#26).
-	"integrations/mcpadapter": {maxNames, 9287},
+	// The import package, the export server moved out (#26).
+	"integrations/mcpadapter": {maxNames, 4354},
 	// The framework integrations, above maxIntegrationLines (#26).
 	"integrations/einoadapter":   {maxNames, 595},
 	"integrations/genkitadapter": {maxNames, 471},
@@ -253,13 +253,17 @@ func goList(t *testing.T, dir string, args ...string) []string {
 var noDeps = []struct {
 	dir      string
 	patterns []string
-	banned   []string
+	banned   []string // with the packages under them
+	only     []string // these packages alone
 }{
-	{".", []string{"./..."}, []string{"github.com/modelcontextprotocol/go-sdk", "golang.org/x/oauth2", "github.com/golang-jwt/jwt"}},
-	{"store", []string{"./sqlite", "./postgres"}, []string{"github.com/modelcontextprotocol/go-sdk"}},
-	{"integrations/einoadapter", []string{"./..."}, []string{"github.com/modelcontextprotocol/go-sdk"}},
-	{"integrations/genkitadapter", []string{"./..."}, []string{"github.com/modelcontextprotocol/go-sdk"}},
-	{"integrations/langchaingoadapter", []string{"./..."}, []string{"github.com/modelcontextprotocol/go-sdk"}},
+	{".", []string{"./..."}, []string{"github.com/modelcontextprotocol/go-sdk", "golang.org/x/oauth2", "github.com/golang-jwt/jwt"}, nil},
+	{"store", []string{"./sqlite", "./postgres"}, []string{"github.com/modelcontextprotocol/go-sdk"}, nil},
+	{"integrations/einoadapter", []string{"./..."}, []string{"github.com/modelcontextprotocol/go-sdk"}, nil},
+	{"integrations/genkitadapter", []string{"./..."}, []string{"github.com/modelcontextprotocol/go-sdk"}, nil},
+	{"integrations/langchaingoadapter", []string{"./..."}, []string{"github.com/modelcontextprotocol/go-sdk"}, nil},
+	// The export does not import the import package, which aliases the
+	// export's names (#26).
+	{"integrations/mcpadapter", []string{"./export/..."}, nil, []string{prefix + "/integrations/mcpadapter"}},
 }
 
 // TestDependencies checks, with go list -deps over each module's packages
@@ -284,6 +288,11 @@ func TestDependencies(t *testing.T) {
 			}
 			if len(bad) > 0 {
 				t.Errorf("%s in module %s depends on %s (%d packages, first %s)", strings.Join(c.patterns, " "), c.dir, b, len(bad), bad[0])
+			}
+		}
+		for _, b := range c.only {
+			if slices.Contains(deps, b) {
+				t.Errorf("%s in module %s depends on %s", strings.Join(c.patterns, " "), c.dir, b)
 			}
 		}
 	}

@@ -416,7 +416,7 @@ func isIP(s string) bool {
 	return err == nil
 }
 
-// anonymousPrefix is mcpadapter.AnonymousPrefix: without auth each MCP
+// anonymousPrefix is export.AnonymousPrefix: without auth each MCP
 // session is the caller anonymous:<session id>, so a token with such a
 // subject could take over that session's tickets once auth is switched on.
 const anonymousPrefix = "anonymous:"

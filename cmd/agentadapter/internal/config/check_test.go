@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 )
 
 // strong is a token config check accepts.
@@ -202,7 +202,7 @@ func TestCheckCommands(t *testing.T) {
 }
 
 func TestAnonymousPrefixIsTheExports(t *testing.T) {
-	if anonymousPrefix != mcpadapter.AnonymousPrefix {
-		t.Fatalf("anonymousPrefix %q, mcpadapter.AnonymousPrefix %q", anonymousPrefix, mcpadapter.AnonymousPrefix)
+	if anonymousPrefix != export.AnonymousPrefix {
+		t.Fatalf("anonymousPrefix %q, export.AnonymousPrefix %q", anonymousPrefix, export.AnonymousPrefix)
 	}
 }

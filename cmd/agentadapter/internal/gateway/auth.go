@@ -13,9 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
-
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 )
 
 // authState is the inbound authentication of one configuration, built
@@ -84,8 +83,8 @@ func (g *Gateway) verifyClient(ctx context.Context, token string, req *http.Requ
 // mcpHTTPOptions are the export's HTTP options without inbound auth;
 // mcpRouter adds it per request when the configuration in force has it.
 // (The error is kept for options that can fail; none does today.)
-func (g *Gateway) mcpHTTPOptions() (*mcpadapter.HTTPOptions, error) {
-	return &mcpadapter.HTTPOptions{}, nil
+func (g *Gateway) mcpHTTPOptions() (*export.HTTPOptions, error) {
+	return &export.HTTPOptions{}, nil
 }
 
 // mcpRouter serves /mcp and /mcp/<virtual> with base, through one of two
@@ -93,9 +92,9 @@ func (g *Gateway) mcpHTTPOptions() (*mcpadapter.HTTPOptions, error) {
 // check when it has auth, without when it has none. A session lives in
 // the router that created it, so a session opened without a token is not
 // found once auth is on (Reload closes those sessions too).
-func (g *Gateway) mcpRouter(base *mcpadapter.HTTPOptions) http.Handler {
+func (g *Gateway) mcpRouter(base *export.HTTPOptions) http.Handler {
 	authed := *base
-	authed.Auth = &mcpadapter.AuthOptions{Verifier: g.verifyClient}
+	authed.Auth = &export.AuthOptions{Verifier: g.verifyClient}
 	open := &router{g: g, opts: base, sessions: map[string]*session{}, handlers: map[*endpoint]http.Handler{}}
 	closed := &router{g: g, opts: &authed, sessions: map[string]*session{}, handlers: map[*endpoint]http.Handler{}}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -129,7 +128,7 @@ type sessionCred struct {
 
 // maxSessionCreds bounds the credentials remembered; beyond, those of
 // sessions no longer live are forgotten first.
-const maxSessionCreds = 2 * mcpadapter.DefaultMaxSessions
+const maxSessionCreds = 2 * export.DefaultMaxSessions
 
 func (c *sessionCreds) opened(ctx context.Context, g *Gateway, a *authState, id string, r *http.Request) {
 	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")

@@ -7,7 +7,7 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/console"
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
 )
@@ -40,7 +40,7 @@ func approverOf(sec *config.Section, v *config.Virtual) string {
 }
 
 // clientApprover decides tickets with the answers of clients' users (see
-// mcpadapter.ExportOptions.Approver) and records every decision in the
+// export.Options.Approver) and records every decision in the
 // ledger, as the console and the CLI record theirs: the client's user
 // decided, not an operator.
 type clientApprover struct{ g *Gateway }
@@ -90,7 +90,7 @@ func sessionLimits(cfg *config.Config) (maxSessions, perIdentity int) {
 func (g *Gateway) applySessionCaps(cfg *config.Config) {
 	maxSessions, perIdentity := sessionLimits(cfg)
 	if g.sessionCaps == nil {
-		g.sessionCaps = mcpadapter.NewSessionLimiter(maxSessions, perIdentity)
+		g.sessionCaps = export.NewSessionLimiter(maxSessions, perIdentity)
 		return
 	}
 	g.sessionCaps.SetLimits(maxSessions, perIdentity)
@@ -98,7 +98,7 @@ func (g *Gateway) applySessionCaps(cfg *config.Config) {
 
 // handler serves the endpoint over streamable HTTP with base, its
 // sessions counted by the gateway's one session limiter.
-func (ep *endpoint) handler(g *Gateway, base *mcpadapter.HTTPOptions) http.Handler {
+func (ep *endpoint) handler(g *Gateway, base *export.HTTPOptions) http.Handler {
 	o := *base
 	o.Sessions = g.sessionCaps
 	return ep.exp.Handler(&o)

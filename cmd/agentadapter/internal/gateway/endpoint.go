@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 	"github.com/agentadapter/agentadapter/registry"
 
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
@@ -26,7 +27,7 @@ type endpoint struct {
 	name   string
 	def    endpointDef // what it was built from
 	exec   *adapter.Executor
-	exp    *mcpadapter.Exporter
+	exp    *export.Server
 	limits *limiter
 	http   http.Handler
 	// inForce is set once a configuration holding the endpoint is in
@@ -109,7 +110,7 @@ func (g *Gateway) newEndpoint(name string, def endpointDef) (*endpoint, error) {
 	if def.Approver == approverClient {
 		approver = clientApprover{g}
 	}
-	exp, err := mcpadapter.NewExporter(g.reg, ep.exec, &mcpadapter.ExportOptions{
+	exp, err := export.NewServer(g.reg, ep.exec, &export.Options{
 		Approver: approver,
 		Name:     srvName,
 		Version:  g.opts.Version,
@@ -117,7 +118,7 @@ func (g *Gateway) newEndpoint(name string, def endpointDef) (*endpoint, error) {
 		Logger:   g.log,
 		// Resources, templates, prompts and completions of the servers,
 		// selected and governed like their tools (see primitives.go).
-		Upstreams: &mcpadapter.Upstreams{Manager: g.mgr, Rename: g.promptName},
+		Upstreams: &export.Upstreams{Manager: g.mgr, Rename: g.promptName},
 
 		// One key for every endpoint, the store's (see Gateway.stateKey).
 		RequestStateKey: g.stateKey,
@@ -129,8 +130,8 @@ func (g *Gateway) newEndpoint(name string, def endpointDef) (*endpoint, error) {
 		// before, most of which know no tasks) it is listed as optional
 		// and, without the extension, run to completion: the import awaits
 		// the upstream's task.
-		Tasks: &mcpadapter.TaskOptions{OptionalForSessions: true,
-			Support: func(s *adapter.Spec, _ *mcp.CallToolRequest) mcpadapter.TaskSupport { return g.mgr.TaskSupport(s) }},
+		Tasks: &export.TaskOptions{OptionalForSessions: true,
+			Support: func(s *adapter.Spec, _ *mcp.CallToolRequest) export.TaskSupport { return g.mgr.TaskSupport(s) }},
 	})
 	if err != nil {
 		ep.exec.Close()
@@ -169,7 +170,7 @@ func selects(v *config.Virtual, s *adapter.Spec) bool {
 	if len(v.Servers) > 0 && !contains(v.Servers, s.Source.Server) {
 		return false
 	}
-	if len(v.Tools) == 0 || s.HasTag(mcpadapter.TagResource) {
+	if len(v.Tools) == 0 || s.HasTag(export.TagResource) {
 		return true
 	}
 	for _, pat := range v.Tools {

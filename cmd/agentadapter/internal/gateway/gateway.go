@@ -1,7 +1,7 @@
 // Package gateway runs the configured MCP servers behind one governed
 // executor per endpoint: it imports their tools with mcpadapter.Manager,
 // reshapes them (trust, rename, overrides), and serves them again with
-// mcpadapter.Exporter, at /mcp and at /mcp/<virtual server>.
+// export.Server, at /mcp and at /mcp/<virtual server>.
 package gateway
 
 import (
@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 	"github.com/agentadapter/agentadapter/registry"
 
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
@@ -81,7 +82,7 @@ type Gateway struct {
 
 	// sessionCaps counts the MCP sessions of every endpoint (see
 	// applySessionCaps).
-	sessionCaps *mcpadapter.SessionLimiter
+	sessionCaps *export.SessionLimiter
 
 	launches    launches    // stdio launches waiting for review
 	acceptStart atomic.Bool // Start is connecting with Options.AcceptLaunches

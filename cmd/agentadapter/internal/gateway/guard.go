@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 )
 
 // guard is the one defence in front of every route of serve's handler
@@ -99,10 +100,10 @@ func truncateHost(h string) string {
 // DefaultIdleTimeout. A response, event streams included, is bounded by
 // DefaultWriteTimeout; clients reopen a closed stream.
 const (
-	ReadHeaderTimeout = mcpadapter.DefaultReadHeaderTimeout
-	ReadTimeout       = mcpadapter.DefaultReadTimeout
-	WriteTimeout      = mcpadapter.DefaultWriteTimeout
-	IdleTimeout       = mcpadapter.DefaultIdleTimeout
+	ReadHeaderTimeout = export.DefaultReadHeaderTimeout
+	ReadTimeout       = export.DefaultReadTimeout
+	WriteTimeout      = export.DefaultWriteTimeout
+	IdleTimeout       = export.DefaultIdleTimeout
 )
 
 // newServer is the http.Server that Serve runs.

@@ -12,9 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 )
 
 // HTTPOptions configure Gateway.Handler.
@@ -124,7 +123,7 @@ func (g *Gateway) ready(w http.ResponseWriter, _ *http.Request) {
 // one.
 type router struct {
 	g        *Gateway
-	opts     *mcpadapter.HTTPOptions
+	opts     *export.HTTPOptions
 	mu       sync.Mutex
 	sessions map[string]*session
 	handlers map[*endpoint]http.Handler
@@ -138,7 +137,7 @@ type session struct {
 
 // sessionTTL forgets routes of sessions idle longer than the export's
 // own idle timeout.
-const sessionTTL = mcpadapter.DefaultSessionTimeout + time.Minute
+const sessionTTL = export.DefaultSessionTimeout + time.Minute
 
 func (r *router) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	name := strings.Trim(strings.TrimPrefix(req.URL.Path, "/mcp"), "/")

@@ -12,9 +12,8 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
-
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 )
 
 // jwtVerifier checks signed tokens. The accepted algorithms follow the
@@ -66,9 +65,9 @@ func jwtVerifier(c *config.JWT) (auth.TokenVerifier, error) {
 		if sub == "" {
 			return nil, fmt.Errorf("%w: no subject", auth.ErrInvalidToken)
 		}
-		if strings.HasPrefix(sub, mcpadapter.AnonymousPrefix) {
+		if strings.HasPrefix(sub, export.AnonymousPrefix) {
 			// Anonymous sessions are named so; a token must not take one over.
-			return nil, fmt.Errorf("%w: subject %q is reserved for anonymous sessions", auth.ErrInvalidToken, mcpadapter.AnonymousPrefix)
+			return nil, fmt.Errorf("%w: subject %q is reserved for anonymous sessions", auth.ErrInvalidToken, export.AnonymousPrefix)
 		}
 		exp, _ := claims.GetExpirationTime()
 		info := &auth.TokenInfo{UserID: sub, Expiration: exp.Time}

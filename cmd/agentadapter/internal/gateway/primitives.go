@@ -1,7 +1,7 @@
 package gateway
 
 // What the gateway serves of its servers beside tools (resources, resource
-// templates, prompts, completions) is mcpadapter.Upstreams over the
+// templates, prompts, completions) is export.Upstreams over the
 // gateway's manager, one per endpoint. The seams are the tools':
 //
 //   - a server's allow, deny and prefix apply to its prompts' remote names

@@ -18,9 +18,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
-
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 )
 
 // The legacy HTTP+SSE transport (protocol 2024-11-05), for the endpoints
@@ -157,8 +156,8 @@ func capOf(n, def int) int {
 // streamable sessions too.
 func (h *sseHub) reserve(id, subject string) int {
 	maxSessions, perIdentity := sessionLimits(h.g.Config())
-	maxSessions = capOf(maxSessions, mcpadapter.DefaultMaxSessions)
-	perIdentity = capOf(perIdentity, mcpadapter.DefaultMaxSessionsPerIdentity)
+	maxSessions = capOf(maxSessions, export.DefaultMaxSessions)
+	perIdentity = capOf(perIdentity, export.DefaultMaxSessionsPerIdentity)
 	live := h.g.liveSessions()
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -294,7 +293,7 @@ func (h *sseHub) message(w http.ResponseWriter, r *http.Request, name string) {
 		http.Error(w, "Content-Type must be 'application/json'", http.StatusUnsupportedMediaType)
 		return
 	}
-	limit := int64(mcpadapter.DefaultMaxRequestBodyBytes)
+	limit := int64(export.DefaultMaxRequestBodyBytes)
 	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
 		if mbe := (*http.MaxBytesError)(nil); errors.As(err, &mbe) {
