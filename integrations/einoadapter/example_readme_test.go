@@ -15,6 +15,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/integrations/einoadapter"
 	"github.com/agentadapter/agentadapter/registry"
 )
@@ -60,9 +61,9 @@ func readmeModel() *scriptedModel {
 
 // readmeAgent is the README's Eino snippet as printed there; generate is
 // its last statement, so a test can run the agent more than once.
-func readmeAgent(ctx context.Context, reg *registry.Registry, chatModel model.ToolCallingChatModel) (func(context.Context, []*schema.Message) (*schema.Message, error), *adapter.Deferred, *adapter.Executor) {
+func readmeAgent(ctx context.Context, reg *registry.Registry, chatModel model.ToolCallingChatModel) (func(context.Context, []*schema.Message) (*schema.Message, error), *approval.Deferred, *adapter.Executor) {
 	// README: begin agent
-	deferred := &adapter.Deferred{}
+	deferred := &approval.Deferred{}
 	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{
 		Approval: adapter.ApprovalOptions{Port: deferred},
 	})
