@@ -12,13 +12,9 @@ import (
 	"github.com/agentadapter/agentadapter/integrations/kit"
 )
 
-// Sampler returns a [kit.Sampler] that answers MCP servers' sampling
-// requests with m, the agent's own model (mcpadapter.Sample(Sampler(m))
-// as ManagerOptions.Sampler). The system prompt becomes a system message,
-// images and audio base64 data parts of user messages; maxTokens,
-// stopSequences and temperature become model options. One model answers
-// every request, whatever the server's preferences; the result names its
-// type.
+// Sampler returns a [kit.Sampler] answering MCP servers' sampling requests
+// with m, whatever the server's model preferences; the result names m's
+// type. m must not be nil.
 func Sampler(m model.BaseChatModel) kit.Sampler {
 	if m == nil {
 		panic("einoadapter: Sampler with a nil model")
@@ -48,17 +44,16 @@ func Sampler(m model.BaseChatModel) kit.Sampler {
 	}
 }
 
+// message is one sampling message; an assistant's media is an error.
 func message(r kit.Role, c kit.Part) (*schema.Message, error) {
-	if r == kit.RoleAssistant && c.Kind != kit.PartText {
-		what := "image"
-		if c.Kind == kit.PartAudio {
-			what = "audio clip"
-		}
-		return nil, fmt.Errorf("an assistant %s cannot be sent to the model", what)
-	}
 	msg := &schema.Message{Role: schema.User}
-	if r == kit.RoleAssistant {
+	switch {
+	case r == kit.RoleAssistant && c.Kind == kit.PartText:
 		msg.Role = schema.Assistant
+	case r == kit.RoleAssistant && c.Kind == kit.PartAudio:
+		return nil, errors.New("an assistant audio clip cannot be sent to the model")
+	case r == kit.RoleAssistant:
+		return nil, errors.New("an assistant image cannot be sent to the model")
 	}
 	switch c.Kind {
 	case kit.PartText:

@@ -12,12 +12,9 @@ import (
 	"github.com/agentadapter/agentadapter/integrations/kit"
 )
 
-// Schema converts one of our JSON schemas to eino's schema type without
-// losing a keyword: "definitions" become "$defs" with their "$ref"s
-// rewritten ([kit.ParseSchema]), property order is kept, and keywords and
-// values eino's fields cannot hold (vendor extensions, a draft-07 array
-// "items", a null "const"...) go to Extras, which eino marshals inline: a
-// model provider receives the JSON we started from. Nil converts to nil.
+// Schema converts a JSON schema to eino's schema type keeping every keyword
+// ([kit.SchemaStruct]): what eino's fields cannot hold goes to Extras, which
+// eino marshals inline. Nil converts to nil.
 func Schema(s *jsonschema.Schema) (*ejs.Schema, error) {
 	if s == nil {
 		return nil, nil
@@ -38,8 +35,7 @@ func SchemaFromJSON(data []byte) (*ejs.Schema, error) {
 	return s, nil
 }
 
-// unmarshalSchema decodes into eino's schema type, whose decoder panics on
-// some inputs (a null "type").
+// unmarshalSchema contains the panics of eino's decoder (on a null "type").
 func unmarshalSchema(data []byte, s *ejs.Schema) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -49,23 +45,13 @@ func unmarshalSchema(data []byte, s *ejs.Schema) (err error) {
 	return json.Unmarshal(data, s)
 }
 
-// Keys of [schema.ToolInfo.Extra] set by [Info]; see [kit.ToolMeta] for
-// their values.
-const (
-	ExtraTitle       = "title"       // the spec's title (a string), when it has one
-	ExtraAnnotations = "annotations" // MCP's behaviour hints (map[string]bool)
-	ExtraSource      = "source"      // "local" or "mcp:<server>"
-	ExtraRemoteName  = "remoteName"  // an imported tool's name on its MCP server
-	ExtraTags        = "tags"        // the spec's tags ([]string)
-	ExtraMeta        = "_meta"       // the spec's Meta (MCP's _meta)
-	// ExtraOutputSchema holds the output schema (an eino jsonschema.Schema),
-	// for tools with structured output.
-	ExtraOutputSchema = "outputSchema"
-)
+// ExtraOutputSchema is the key of [schema.ToolInfo.Extra] holding a
+// tool's output schema (an eino-contrib *jsonschema.Schema); [Info] sets
+// the other keys to [kit.ToolMeta]'s.
+const ExtraOutputSchema = "outputSchema"
 
-// Info describes spec for an eino model: name, description, the input
-// schema converted with [Schema] (nothing lost), and in Extra the title,
-// annotations, source, tags, meta and output schema.
+// Info describes spec for an eino model: its name, description and input
+// schema ([Schema]), and in Extra its [kit.ToolMeta] and output schema.
 func Info(spec *adapter.Spec) (*schema.ToolInfo, error) {
 	in, err := Schema(spec.InputSchema)
 	if err != nil {

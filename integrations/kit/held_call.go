@@ -1,0 +1,21 @@
+package kit
+
+import "fmt"
+
+// HeldCall is a call held for approval, as the info of a framework's
+// interrupt: approve Ticket (approval.Deferred.Approve) and resume the run;
+// the resumed call runs exactly the approved arguments.
+type HeldCall struct {
+	Ticket string
+	Tool   string
+	CallID string
+	// Args are the arguments held, as the model sent them.
+	Args string
+	// InterruptID is the framework's id of the interrupt to resume.
+	InterruptID string
+}
+
+// String describes the held call.
+func (h *HeldCall) String() string {
+	return fmt.Sprintf("tool %s (call %s) awaits approval of ticket %s", h.Tool, h.CallID, h.Ticket)
+}
