@@ -56,7 +56,10 @@ func Tool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (tool.BaseT
 	if err != nil {
 		return nil, err
 	}
-	b := &base{spec: spec, exec: exec, info: info, opts: *opts}
+	b := &base{kit.JSONTool{Spec: spec, Exec: exec, Integration: Integration, Timeout: opts.Timeout, Render: opts.Render, Hold: interrupt}, info}
+	if opts.PendingAsPayload {
+		b.core.Hold = nil
+	}
 	switch {
 	case opts.Multimodal == nil && spec.HasTag(TagMultimodal), opts.Multimodal != nil && opts.Multimodal(spec):
 		return &enhancedTool{b}, nil
@@ -101,49 +104,31 @@ func SpecOf(t tool.BaseTool) (*adapter.Spec, bool) {
 }
 
 type base struct {
-	spec *adapter.Spec
-	exec *adapter.Executor
+	core kit.JSONTool
 	info *schema.ToolInfo
-	opts Options
 }
 
 func (b *base) Info(context.Context) (*schema.ToolInfo, error) { return b.info, nil }
-func (b *base) adapterSpec() *adapter.Spec                     { return b.spec }
+func (b *base) adapterSpec() *adapter.Spec                     { return b.core.Spec }
 
-// run runs one call with start, a failure answering as payload(its payload)
-// (kit.TriageHold), a call held for approval as eino's interrupt.
-func run[O any](ctx context.Context, b *base, args string, opts []tool.Option, native any,
-	start func(*adapter.Executor, *adapter.Request) (O, error), payload func(string) O) (O, error) {
-	req := &adapter.Request{Spec: b.spec, Args: json.RawMessage(args), CallID: compose.GetToolCallID(ctx), Integration: Integration, Native: native}
+// call is one call for the kit; a call resumed after an approval interrupt
+// presents its ticket, so that only the approved arguments run, once.
+func (b *base) call(ctx context.Context, args string, opts []tool.Option, native any) *kit.JSONCall {
+	c := &kit.JSONCall{Args: args, CallID: compose.GetToolCallID(ctx), Options: tool.GetImplSpecificOptions(&kit.CallOptions{}, opts...), Native: native}
 	if was, has, st := tool.GetInterruptState[*pendingState](ctx); was && has && st != nil {
-		req.Ticket = st.Ticket // resumed: only the approved arguments run, once
+		c.Ticket = st.Ticket
 	}
-	var zero O
-	o, err := start(tool.GetImplSpecificOptions(&kit.CallOptions{}, opts...).Apply(req, b.exec, b.opts.Timeout), req)
-	if err == nil {
-		return o, nil
-	}
-	out := kit.TriageHold(err, !b.opts.PendingAsPayload)
-	if e := out.Pending; e != nil {
-		h := &kit.HeldCall{Ticket: e.Ticket, Tool: b.spec.Name, CallID: req.CallID, Args: args}
-		return zero, tool.StatefulInterrupt(ctx, h, &pendingState{Ticket: e.Ticket})
-	}
-	if out.Err != nil {
-		return zero, out.Err
-	}
-	return payload(out.Payload), nil
+	return c
+}
+
+func interrupt(ctx context.Context, h *kit.HeldCall) error {
+	return tool.StatefulInterrupt(ctx, h, &pendingState{Ticket: h.Ticket})
 }
 
 type textTool struct{ *base }
 
 func (t *textTool) InvokableRun(ctx context.Context, argumentsInJSON string, opts ...tool.Option) (string, error) {
-	return run(ctx, t.base, argumentsInJSON, opts, t, func(e *adapter.Executor, req *adapter.Request) (string, error) {
-		res, err := e.Do(ctx, req)
-		if err != nil {
-			return "", err
-		}
-		return adapter.Render(res, &t.opts.Render), nil
-	}, func(p string) string { return p })
+	return t.core.Text(ctx, t.call(ctx, argumentsInJSON, opts, t))
 }
 
 type enhancedTool struct{ *base }
@@ -153,13 +138,11 @@ func (t *enhancedTool) InvokableRun(ctx context.Context, arg *schema.ToolArgumen
 	if arg != nil {
 		args = arg.Text
 	}
-	return run(ctx, t.base, args, opts, t, func(e *adapter.Executor, req *adapter.Request) (*schema.ToolResult, error) {
-		res, err := e.Do(ctx, req)
-		if err != nil {
-			return nil, err
-		}
-		return toolResult(res, &t.opts.Render), nil
-	}, textResult)
+	parts, err := t.core.Parts(ctx, t.call(ctx, args, opts, t))
+	if err != nil {
+		return nil, err
+	}
+	return toolResult(parts), nil
 }
 
 // streamTool streams its text (a model-facing failure is a last part
@@ -167,18 +150,18 @@ func (t *enhancedTool) InvokableRun(ctx context.Context, arg *schema.ToolArgumen
 type streamTool struct{ textTool }
 
 func (t *streamTool) StreamableRun(ctx context.Context, argumentsInJSON string, opts ...tool.Option) (*schema.StreamReader[string], error) {
-	return run(ctx, t.base, argumentsInJSON, opts, t, func(e *adapter.Executor, req *adapter.Request) (*schema.StreamReader[string], error) {
-		ts, err := kit.StreamText(ctx, e, req, &t.opts.Render)
-		if err != nil {
-			return nil, err
-		}
-		sr, sw := schema.Pipe[string](4)
-		go func() {
-			defer sw.Close()
-			ts.Send(sw.Send)
-		}()
-		return sr, nil
-	}, one[string])
+	ts, payload, err := t.core.Stream(ctx, t.call(ctx, argumentsInJSON, opts, t))
+	if err != nil {
+		return nil, err
+	} else if ts == nil {
+		return one(payload), nil
+	}
+	sr, sw := schema.Pipe[string](4)
+	go func() {
+		defer sw.Close()
+		ts.Send(sw.Send)
+	}()
+	return sr, nil
 }
 
 // pendingState is saved with the interrupt, for the resumed call.
@@ -219,8 +202,8 @@ func PendingFrom(contexts []*compose.InterruptCtx) []*kit.HeldCall {
 
 // toolResult places a result's parts in eino's multimodal result, media as
 // base64 data parts.
-func toolResult(r *adapter.Result, opts *adapter.RenderOptions) *schema.ToolResult {
-	return &schema.ToolResult{Parts: kit.MapParts(adapter.RenderParts(r, opts), textPart, func(m *adapter.Media) (schema.ToolOutputPart, bool) {
+func toolResult(parts []adapter.Part) *schema.ToolResult {
+	return &schema.ToolResult{Parts: kit.MapParts(parts, textPart, func(m *adapter.Media) (schema.ToolOutputPart, bool) {
 		switch c := media(m.MIMEType, m.Data); m.Kind {
 		case adapter.MediaImage:
 			return schema.ToolOutputPart{Type: schema.ToolPartTypeImage, Image: &schema.ToolOutputImage{MessagePartCommon: c}}, true
@@ -274,32 +257,27 @@ func UnknownTool(_ context.Context, name, _ string) (string, error) {
 // built by [Tool] pass unchanged.
 func Middleware() compose.ToolMiddleware {
 	return compose.ToolMiddleware{
-		Invokable: func(next compose.InvokableToolEndpoint) compose.InvokableToolEndpoint {
-			return withPolicy(next, func(p string) *compose.ToolOutput { return &compose.ToolOutput{Result: p} })
-		},
-		Streamable: func(next compose.StreamableToolEndpoint) compose.StreamableToolEndpoint {
-			return withPolicy(next, func(p string) *compose.StreamToolOutput { return &compose.StreamToolOutput{Result: one(p)} })
-		},
-		EnhancedInvokable: func(next compose.EnhancedInvokableToolEndpoint) compose.EnhancedInvokableToolEndpoint {
-			return withPolicy(next, func(p string) *compose.EnhancedInvokableToolOutput {
-				return &compose.EnhancedInvokableToolOutput{Result: textResult(p)}
-			})
-		},
-		EnhancedStreamable: func(next compose.EnhancedStreamableToolEndpoint) compose.EnhancedStreamableToolEndpoint {
-			return withPolicy(next, func(p string) *compose.EnhancedStreamableToolOutput {
-				return &compose.EnhancedStreamableToolOutput{Result: one(textResult(p))}
-			})
-		},
+		Invokable:  policy[compose.InvokableToolEndpoint](func(p string) *compose.ToolOutput { return &compose.ToolOutput{Result: p} }),
+		Streamable: policy[compose.StreamableToolEndpoint](func(p string) *compose.StreamToolOutput { return &compose.StreamToolOutput{Result: one(p)} }),
+		EnhancedInvokable: policy[compose.EnhancedInvokableToolEndpoint](func(p string) *compose.EnhancedInvokableToolOutput {
+			return &compose.EnhancedInvokableToolOutput{Result: textResult(p)}
+		}),
+		EnhancedStreamable: policy[compose.EnhancedStreamableToolEndpoint](func(p string) *compose.EnhancedStreamableToolOutput {
+			return &compose.EnhancedStreamableToolOutput{Result: one(textResult(p))}
+		}),
 	}
 }
 
-func withPolicy[O any](next func(context.Context, *compose.ToolInput) (O, error), out func(string) O) func(context.Context, *compose.ToolInput) (O, error) {
-	return func(ctx context.Context, in *compose.ToolInput) (O, error) {
-		o, p, err := kit.Contain(ctx, in.Name, in.CallID, isInterrupt, func() (O, error) { return next(ctx, in) })
-		if p != "" {
-			return out(p), nil
+// policy wraps an endpoint: a failure or panic to be a payload p becomes the output out(p).
+func policy[E ~func(context.Context, *compose.ToolInput) (O, error), O any](out func(string) O) func(E) E {
+	return func(next E) E {
+		return func(ctx context.Context, in *compose.ToolInput) (O, error) {
+			o, p, err := kit.Contain(ctx, in.Name, in.CallID, isInterrupt, func() (O, error) { return next(ctx, in) })
+			if p != "" {
+				return out(p), nil
+			}
+			return o, err
 		}
-		return o, err
 	}
 }
 
