@@ -3,7 +3,6 @@ package einoadapter
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -189,15 +188,7 @@ func PendingFromError(err error) []*kit.HeldCall {
 // PendingFrom returns the held calls among interrupt contexts (of
 // compose.InterruptInfo, or AgentEvent.Action.Interrupted).
 func PendingFrom(contexts []*compose.InterruptCtx) []*kit.HeldCall {
-	var out []*kit.HeldCall
-	for _, ic := range contexts {
-		if h, ok := ic.Info.(*kit.HeldCall); ok && h != nil {
-			c := *h
-			c.InterruptID = ic.ID
-			out = append(out, &c)
-		}
-	}
-	return out
+	return kit.HeldCalls(contexts, func(ic *compose.InterruptCtx) (any, string) { return ic.Info, ic.ID })
 }
 
 // toolResult places a result's parts in eino's multimodal result, media as
@@ -230,16 +221,10 @@ func media(mime string, data []byte) schema.MessagePartCommon {
 }
 
 // UnknownToolsHandler returns eino's handler of a call to a tool the agent
-// does not have (ToolsNodeConfig.UnknownToolsHandler): the model reads the
-// not_found payload and the call is recorded ([adapter.Executor.Unknown]).
-// A nil exec panics.
+// does not have (ToolsNodeConfig.UnknownToolsHandler), which the ledger
+// records ([kit.UnknownHook]). A nil exec panics.
 func UnknownToolsHandler(exec *adapter.Executor) func(ctx context.Context, name, input string) (string, error) {
-	if exec == nil {
-		panic(fmt.Errorf("einoadapter: %w", kit.ErrNilExecutor))
-	}
-	return func(ctx context.Context, name, input string) (string, error) {
-		return kit.Unknown(ctx, exec, &adapter.Request{Tool: name, Args: json.RawMessage(input), CallID: compose.GetToolCallID(ctx), Integration: Integration}), nil
-	}
+	return kit.UnknownHook("einoadapter", exec, Integration, compose.GetToolCallID)
 }
 
 // UnknownTool answers a call to a tool the agent does not have with the

@@ -19,3 +19,19 @@ type HeldCall struct {
 func (h *HeldCall) String() string {
 	return fmt.Sprintf("tool %s (call %s) awaits approval of ticket %s", h.Tool, h.CallID, h.Ticket)
 }
+
+// HeldCalls returns copies of the held calls among a framework's
+// interrupts, in order, each with its interrupt id; of returns an
+// interrupt's info and id.
+func HeldCalls[I any](interrupts []I, of func(I) (info any, id string)) []*HeldCall {
+	var out []*HeldCall
+	for _, i := range interrupts {
+		info, id := of(i)
+		if h, ok := info.(*HeldCall); ok && h != nil {
+			c := *h
+			c.InterruptID = id
+			out = append(out, &c)
+		}
+	}
+	return out
+}
