@@ -1,18 +1,15 @@
-// Package einoadapter runs agentadapter tools inside Eino
-// (github.com/cloudwego/eino): registry specs become eino tools whose calls
-// go through an [adapter.Executor]; what integrations share is package [kit]'s.
+// Package einoadapter runs agentadapter tools in Eino (github.com/cloudwego/eino):
+// registry specs become eino tools calling through an [adapter.Executor].
 //
 //	tools, err := einoadapter.Tools(reg, exec, nil)
-//	cfg := compose.ToolsNodeConfig{Tools: tools,
-//		ToolCallMiddlewares: []compose.ToolMiddleware{einoadapter.Middleware()},
-//		UnknownToolsHandler: einoadapter.UnknownToolsHandler(exec)}
+//	cfg := compose.ToolsNodeConfig{Tools: tools, UnknownToolsHandler: einoadapter.UnknownToolsHandler(exec),
+//		ToolCallMiddlewares: []compose.ToolMiddleware{einoadapter.Middleware()}}
 //	out, err := graph.Invoke(ctx, in, compose.WithCallbacks(einoadapter.RunScope(nil)))
 //
 // Eino aborts a graph on a tool's error, so a model-facing failure is the
-// tool's output with a nil error ([kit.Triage]); faults stay Go errors. A
-// call held for approval interrupts the graph ([PendingFromError]); the
-// react agent has no checkpoint store, so run its ExportGraph in a graph
-// compiled with one (see examples/eino), or set [Options.PendingAsPayload].
-// Per-call options ([WithTimeout], [WithApproval], [WithExecutor]) travel
-// through compose.WithToolOption or react.WithToolOptions.
+// output, with a nil error ([kit.Triage]). A call held for approval
+// interrupts the graph ([PendingFromError]); the react agent has no
+// checkpoint store: run its ExportGraph in a graph compiled with one
+// (examples/eino), or set [Options.PendingAsPayload]. Per-call options
+// ([WithTimeout], [WithApproval], [WithExecutor]) go through compose.WithToolOption.
 package einoadapter

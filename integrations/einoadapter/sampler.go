@@ -1,6 +1,7 @@
 package einoadapter
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,10 +20,8 @@ func Sampler(m model.BaseChatModel) kit.Sampler {
 	if m == nil {
 		panic("einoadapter: Sampler with a nil model")
 	}
-	name := "eino"
-	if t, ok := components.GetType(m); ok && t != "" {
-		name = t
-	}
+	t, _ := components.GetType(m)
+	name := cmp.Or(t, "eino")
 	return func(ctx context.Context, p *kit.SampleRequest) (*kit.SampleResult, error) {
 		msgs, err := kit.Messages(p, schema.SystemMessage, message)
 		if err != nil {
@@ -44,26 +43,21 @@ func Sampler(m model.BaseChatModel) kit.Sampler {
 	}
 }
 
-// message is one sampling message; an assistant's media is an error.
+// message is one sampling message, media as base64 data parts of a user
+// message (an assistant's is an error).
 func message(r kit.Role, c kit.Part) (*schema.Message, error) {
-	msg := &schema.Message{Role: schema.User}
 	switch {
-	case r == kit.RoleAssistant && c.Kind == kit.PartText:
-		msg.Role = schema.Assistant
-	case r == kit.RoleAssistant && c.Kind == kit.PartAudio:
-		return nil, errors.New("an assistant audio clip cannot be sent to the model")
+	case c.Kind == kit.PartText && r == kit.RoleAssistant:
+		return schema.AssistantMessage(c.Text, nil), nil
+	case c.Kind == kit.PartText:
+		return schema.UserMessage(c.Text), nil
 	case r == kit.RoleAssistant:
-		return nil, errors.New("an assistant image cannot be sent to the model")
+		return nil, fmt.Errorf("an assistant %s cannot be sent to the model", map[kit.PartKind]string{kit.PartImage: "image", kit.PartAudio: "audio clip"}[c.Kind])
 	}
-	switch c.Kind {
-	case kit.PartText:
-		msg.Content = c.Text
-	case kit.PartImage:
-		msg.UserInputMultiContent = []schema.MessageInputPart{{Type: schema.ChatMessagePartTypeImageURL,
-			Image: &schema.MessageInputImage{MessagePartCommon: media(c.MIMEType, c.Data)}}}
-	case kit.PartAudio:
-		msg.UserInputMultiContent = []schema.MessageInputPart{{Type: schema.ChatMessagePartTypeAudioURL,
-			Audio: &schema.MessageInputAudio{MessagePartCommon: media(c.MIMEType, c.Data)}}}
+	m := media(c.MIMEType, c.Data)
+	part := schema.MessageInputPart{Type: schema.ChatMessagePartTypeImageURL, Image: &schema.MessageInputImage{MessagePartCommon: m}}
+	if c.Kind == kit.PartAudio {
+		part = schema.MessageInputPart{Type: schema.ChatMessagePartTypeAudioURL, Audio: &schema.MessageInputAudio{MessagePartCommon: m}}
 	}
-	return msg, nil
+	return &schema.Message{Role: schema.User, UserInputMultiContent: []schema.MessageInputPart{part}}, nil
 }

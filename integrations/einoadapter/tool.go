@@ -3,6 +3,7 @@ package einoadapter
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -10,40 +11,38 @@ import (
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/compose"
 	"github.com/cloudwego/eino/schema"
+	ejs "github.com/eino-contrib/jsonschema"
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/kit"
 	"github.com/agentadapter/agentadapter/registry"
 )
 
-// Integration is the name the tools give the executor (adapter.Request.Integration).
-const Integration = adapter.TargetEino
-
-// TagMultimodal marks a spec whose tool is, by default, a
-// tool.EnhancedInvokableTool: its results reach the model as parts.
-const TagMultimodal = "multimodal"
+const (
+	// Integration is the name the tools give the executor (adapter.Request.Integration).
+	Integration = adapter.TargetEino
+	// TagMultimodal marks a spec whose results reach the model as parts ([Options.Multimodal]).
+	TagMultimodal = "multimodal"
+)
 
 // Options configure [Tool] and [Tools]. The zero value is valid.
 type Options struct {
-	// Multimodal reports whether a spec's tool is multimodal; nil means it
-	// has the tag TagMultimodal.
+	// Multimodal reports whether a spec's tool is multimodal; nil: it has TagMultimodal.
 	Multimodal func(*adapter.Spec) bool
-	// PendingAsPayload hands the model a held call's payload (with its
-	// ticket) instead of interrupting, for graphs with no checkpoint store.
+	// PendingAsPayload hands the model a held call's payload (and ticket) instead of interrupting.
 	PendingAsPayload bool
 	// Filter selects the specs [Tools] exports; its Target is always eino.
 	Filter registry.Filter
-	// Timeout, if set, bounds each call, overriding the spec's and the
-	// executor's; [WithTimeout] overrides it.
+	// Timeout, if set, bounds each call, overriding the spec's and the executor's.
 	Timeout time.Duration
 	// Render configures the text the model reads (adapter.Render).
 	Render adapter.RenderOptions
 }
 
-// Tool returns spec as an eino tool running its calls through exec (nil is
-// an error): a tool.InvokableTool reading adapter.Render's text, a
-// tool.EnhancedInvokableTool if multimodal, and for a streaming spec also a
-// tool.StreamableTool. opts may be nil.
+// Tool returns spec as an eino tool calling through exec (required): a tool.InvokableTool
+// (adapter.Render's text), a tool.EnhancedInvokableTool if multimodal, and
+// also a tool.StreamableTool if spec streams. opts may be nil.
 func Tool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (tool.BaseTool, error) {
 	if opts == nil {
 		opts = &Options{}
@@ -102,6 +101,54 @@ func SpecOf(t tool.BaseTool) (*adapter.Spec, bool) {
 	return nil, false
 }
 
+// Schema converts a JSON schema to eino's, keeping every keyword ([kit.SchemaStruct]):
+// the rest goes to Extras, which eino marshals inline. Nil converts to nil.
+func Schema(s *jsonschema.Schema) (*ejs.Schema, error) {
+	if s == nil {
+		return nil, nil
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("einoadapter: marshaling schema: %w", err)
+	}
+	return SchemaFromJSON(b)
+}
+
+// SchemaFromJSON is like [Schema] for a schema given as JSON text.
+func SchemaFromJSON(data []byte) (*ejs.Schema, error) {
+	s, err := kit.SchemaStruct(data, kit.UnmarshalContained[ejs.Schema]("eino's schema decoder"), func(s *ejs.Schema, x map[string]any) { s.Extras = x })
+	if err != nil {
+		return nil, fmt.Errorf("einoadapter: converting schema: %w", err)
+	}
+	return s, nil
+}
+
+// ExtraOutputSchema is the key of [schema.ToolInfo.Extra] holding the output schema
+// (an eino-contrib *jsonschema.Schema); the other keys are [kit.ToolMeta]'s.
+const ExtraOutputSchema = "outputSchema"
+
+// Info describes spec for an eino model: its name, description and input
+// schema ([Schema]), and in Extra its [kit.ToolMeta] and output schema.
+func Info(spec *adapter.Spec) (*schema.ToolInfo, error) {
+	in, err := Schema(spec.InputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("einoadapter: tool %q: input schema: %w", spec.Name, err)
+	}
+	ex := kit.ToolMeta(spec)
+	if spec.OutputSchema != nil {
+		out, err := Schema(spec.OutputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("einoadapter: tool %q: output schema: %w", spec.Name, err)
+		}
+		ex[ExtraOutputSchema] = out
+	}
+	info := &schema.ToolInfo{Name: spec.Name, Desc: spec.Description, Extra: ex}
+	if in != nil {
+		info.ParamsOneOf = schema.NewParamsOneOfByJSONSchema(in)
+	}
+	return info, nil
+}
+
 type base struct {
 	core kit.JSONTool
 	info *schema.ToolInfo
@@ -110,8 +157,7 @@ type base struct {
 func (b *base) Info(context.Context) (*schema.ToolInfo, error) { return b.info, nil }
 func (b *base) adapterSpec() *adapter.Spec                     { return b.core.Spec }
 
-// call is one call for the kit; a call resumed after an approval interrupt
-// presents its ticket, so that only the approved arguments run, once.
+// call is one call; resumed after an approval interrupt, it presents the ticket.
 func (b *base) call(ctx context.Context, args string, opts []tool.Option, native any) *kit.JSONCall {
 	c := &kit.JSONCall{Args: args, CallID: compose.GetToolCallID(ctx), Options: tool.GetImplSpecificOptions(&kit.CallOptions{}, opts...), Native: native}
 	if was, has, st := tool.GetInterruptState[*pendingState](ctx); was && has && st != nil {
@@ -144,8 +190,7 @@ func (t *enhancedTool) InvokableRun(ctx context.Context, arg *schema.ToolArgumen
 	return toolResult(parts), nil
 }
 
-// streamTool streams its text (a model-facing failure is a last part
-// holding its payload) and is invokable too (the whole text at the end).
+// streamTool streams its text and is invokable too (the whole text at the end).
 type streamTool struct{ textTool }
 
 func (t *streamTool) StreamableRun(ctx context.Context, argumentsInJSON string, opts ...tool.Option) (*schema.StreamReader[string], error) {
@@ -156,10 +201,7 @@ func (t *streamTool) StreamableRun(ctx context.Context, argumentsInJSON string, 
 		return one(payload), nil
 	}
 	sr, sw := schema.Pipe[string](4)
-	go func() {
-		defer sw.Close()
-		ts.Send(sw.Send)
-	}()
+	go func() { defer sw.Close(); ts.Send(sw.Send) }()
 	return sr, nil
 }
 
@@ -172,17 +214,13 @@ func init() {
 	schema.RegisterName[*pendingState]("agentadapter_einoadapter_pending_state")
 }
 
-// PendingFromError returns the held calls that interrupted a graph run
-// (Invoke's or Generate's error), in eino's order.
+// PendingFromError returns the held calls that interrupted a run (Invoke's or Generate's error).
 func PendingFromError(err error) []*kit.HeldCall {
 	if info, ok := compose.ExtractInterruptInfo(err); ok && info != nil {
 		return PendingFrom(info.InterruptContexts)
 	}
-	// A tool called outside a graph returns the bare signal, with no id.
-	if info, ok := compose.IsInterruptRerunError(err); ok {
-		return PendingFrom([]*compose.InterruptCtx{{Info: info}})
-	}
-	return nil
+	info, _ := compose.IsInterruptRerunError(err) // a tool called outside a graph: the bare signal, no id
+	return PendingFrom([]*compose.InterruptCtx{{Info: info}})
 }
 
 // PendingFrom returns the held calls among interrupt contexts (of
@@ -191,8 +229,6 @@ func PendingFrom(contexts []*compose.InterruptCtx) []*kit.HeldCall {
 	return kit.HeldCalls(contexts, func(ic *compose.InterruptCtx) (any, string) { return ic.Info, ic.ID })
 }
 
-// toolResult places a result's parts in eino's multimodal result, media as
-// base64 data parts.
 func toolResult(parts []adapter.Part) *schema.ToolResult {
 	return &schema.ToolResult{Parts: kit.MapParts(parts, textPart, func(m *adapter.Media) (schema.ToolOutputPart, bool) {
 		switch c := media(m.MIMEType, m.Data); m.Kind {
@@ -220,26 +256,23 @@ func media(mime string, data []byte) schema.MessagePartCommon {
 	return schema.MessagePartCommon{Base64Data: &s, MIMEType: mime}
 }
 
-// UnknownToolsHandler returns eino's handler of a call to a tool the agent
-// does not have (ToolsNodeConfig.UnknownToolsHandler), which the ledger
-// records ([kit.UnknownHook]). A nil exec panics.
+// UnknownToolsHandler returns eino's handler of a call to a tool the agent does not
+// have (ToolsNodeConfig.UnknownToolsHandler), recorded ([kit.UnknownHook]). A nil exec panics.
 func UnknownToolsHandler(exec *adapter.Executor) func(ctx context.Context, name, input string) (string, error) {
 	return kit.UnknownHook("einoadapter", exec, Integration, compose.GetToolCallID)
 }
 
-// UnknownTool answers a call to a tool the agent does not have with the
-// not_found payload, and records nothing.
+// UnknownTool answers a call to a tool the agent does not have, recording nothing.
 //
 // Deprecated: every call is to have a record; use [UnknownToolsHandler].
 func UnknownTool(_ context.Context, name, _ string) (string, error) {
 	return kit.Unknown(context.Background(), nil, &adapter.Request{Tool: name}), nil
 }
 
-// Middleware gives eino tools this package did not build its error policy:
-// an error or panic becomes the payload the model reads
-// ([kit.FailurePayload], [kit.PanicPayload]); interrupts, a canceled
-// context, faults and errors amid an output stream stay Go errors. Tools
-// built by [Tool] pass unchanged.
+// Middleware gives eino tools built elsewhere this package's error policy
+// ([kit.Contain]): an error or panic is the payload the model reads;
+// interrupts, a canceled context, faults and errors amid a stream stay errors.
+// Tools built by [Tool] pass unchanged.
 func Middleware() compose.ToolMiddleware {
 	return compose.ToolMiddleware{
 		Invokable:  policy[compose.InvokableToolEndpoint](func(p string) *compose.ToolOutput { return &compose.ToolOutput{Result: p} }),
@@ -253,7 +286,6 @@ func Middleware() compose.ToolMiddleware {
 	}
 }
 
-// policy wraps an endpoint: a failure or panic to be a payload p becomes the output out(p).
 func policy[E ~func(context.Context, *compose.ToolInput) (O, error), O any](out func(string) O) func(E) E {
 	return func(next E) E {
 		return func(ctx context.Context, in *compose.ToolInput) (O, error) {
@@ -272,21 +304,19 @@ func isInterrupt(err error) bool {
 	return rerun || info
 }
 
-// RunScope returns a callback handler opening a run scope
-// (adapter.WithRun) where a graph or agent run starts, so that its calls
-// share limits and a ledger run id; an open scope is kept. opts may be nil.
+// RunScope returns a callback handler opening a run scope (adapter.WithRun) where
+// a graph or agent run starts, unless one is open, so that its calls share
+// limits and a ledger run id. opts may be nil.
 func RunScope(opts *adapter.RunOptions) callbacks.Handler {
-	open := func(ctx context.Context) context.Context {
-		ctx, _ = adapter.WithRun(ctx, opts)
-		return ctx
-	}
 	return callbacks.NewHandlerBuilder().
 		OnStartFn(func(ctx context.Context, _ *callbacks.RunInfo, _ callbacks.CallbackInput) context.Context {
-			return open(ctx)
+			ctx, _ = adapter.WithRun(ctx, opts)
+			return ctx
 		}).
 		OnStartWithStreamInputFn(func(ctx context.Context, _ *callbacks.RunInfo, in *schema.StreamReader[callbacks.CallbackInput]) context.Context {
 			in.Close()
-			return open(ctx)
+			ctx, _ = adapter.WithRun(ctx, opts)
+			return ctx
 		}).
 		Build()
 }
