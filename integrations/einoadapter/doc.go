@@ -1,39 +1,15 @@
-// Package einoadapter runs agentadapter tools inside Eino
-// (github.com/cloudwego/eino): registry specs become native eino tools whose
-// calls go through an [adapter.Executor]. What every integration shares
-// (which errors the model reads, run scopes, the test kit) is package
-// [kit]'s; this package adds eino's calling convention.
+// Package einoadapter runs agentadapter tools in Eino (github.com/cloudwego/eino):
+// registry specs become eino tools calling through an [adapter.Executor].
 //
-// ExampleTools wires a react agent: the tools of [Tools], [Middleware]
-// for tools built elsewhere, [UnknownToolsHandler] and a [RunScope].
+//	tools, err := einoadapter.Tools(reg, exec, nil)
+//	cfg := compose.ToolsNodeConfig{Tools: tools, UnknownToolsHandler: einoadapter.UnknownToolsHandler(exec),
+//		ToolCallMiddlewares: []compose.ToolMiddleware{einoadapter.Middleware()}}
+//	out, err := graph.Invoke(ctx, in, compose.WithCallbacks(einoadapter.RunScope(nil)))
 //
-// # Tools
-//
-// [Tool] makes a tool.InvokableTool (the model reads adapter.Render's
-// text), a tool.EnhancedInvokableTool for multimodal specs
-// ([TagMultimodal], [Options.Multimodal]; content reaches the model as
-// parts), or, for a streaming spec, also a tool.StreamableTool. The call id
-// is eino's tool call id. [Info] builds the schema.ToolInfo once; [Schema]
-// converts the input schema without losing a keyword.
-//
-// # Errors and approval
-//
-// Eino aborts the graph on a tool's error, so model-facing failures come
-// back as their payload with a nil error ([kit.Triage]); faults stay Go
-// errors. [Middleware] applies the same policy to eino tools built
-// elsewhere. A call held for approval interrupts the graph with
-// tool.StatefulInterrupt, its info a [*Pending] ([PendingFromError],
-// [PendingFrom]): approve the ticket and resume from the checkpoint
-// (compose.WithCheckPointStore; adk.Runner.ResumeWithParams); the resumed
-// call presents the ticket, so the approved arguments run once. The react
-// agent takes no checkpoint store: run agent.ExportGraph() as a node of a
-// graph compiled with one (see examples/eino), or set
-// [Options.PendingAsPayload].
-//
-// # Run scopes and per-call options
-//
-// A tool does not see where a run starts: pass the callback handler
-// [RunScope] to the run, or open a scope with adapter.WithRun. Per-call
-// knobs ([WithTimeout], [WithApproval], [WithExecutor]) travel through
-// compose.WithToolOption or react.WithToolOptions.
+// Eino aborts a graph on a tool's error, so a model-facing failure is the
+// output, with a nil error ([kit.Triage]). A call held for approval
+// interrupts the graph ([PendingFromError]); the react agent has no
+// checkpoint store: run its ExportGraph in a graph compiled with one
+// (examples/eino), or set [Options.PendingAsPayload]. Per-call options
+// ([WithTimeout], [WithApproval], [WithExecutor]) go through compose.WithToolOption.
 package einoadapter

@@ -94,3 +94,59 @@ func ExampleSchema() {
 	// Output:
 	// {"$defs":{"P":{"type":"string","x-widget":"color"}},"properties":{"p":{"$ref":"#/$defs/P"}},"type":"object"}
 }
+
+// A call held for approval interrupts the graph; approve its ticket and
+// resume from the checkpoint: the resumed call presents the ticket, so
+// exactly the approved arguments run, once. The react agent takes no
+// checkpoint store, so its graph runs as a node of one compiled with a
+// store (with adk, pass Pending's InterruptID in ResumeParams.Targets).
+func ExamplePendingFromError() {
+	deferred := &adapter.Deferred{}
+	exec := adapter.NewExecutor(nil, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: deferred}})
+	defer exec.Close()
+	type payIn struct {
+		To     string `json:"to"`
+		Amount int    `json:"amount"`
+	}
+	// A tool that is not read-only: the executor's approval port holds its calls.
+	pay := adapter.MustTool("pay", "pays someone", func(_ context.Context, in payIn) (string, error) {
+		return fmt.Sprintf("paid %s %d", in.To, in.Amount), nil
+	}, nil)
+	payTool, err := einoadapter.Tool(pay, exec, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	a, err := react.NewAgent(ctx, &react.AgentConfig{
+		ToolCallingModel: newModel(call("call_1", "pay", `{"to":"bob","amount":5}`)),
+		ToolsConfig:      compose.ToolsNodeConfig{Tools: []tool.BaseTool{payTool}},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	g := compose.NewGraph[[]*schema.Message, *schema.Message]()
+	ag, addOpts := a.ExportGraph()
+	if err := errors.Join(g.AddGraphNode("agent", ag, addOpts...), g.AddEdge(compose.START, "agent"), g.AddEdge("agent", compose.END)); err != nil {
+		log.Fatal(err)
+	}
+	r, err := g.Compile(ctx, compose.WithCheckPointStore(&memStore{}))
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	_, err = r.Invoke(ctx, []*schema.Message{schema.UserMessage("pay bob 5")}, compose.WithCheckPointID("run-1"))
+	for _, p := range einoadapter.PendingFromError(err) {
+		fmt.Println("held:", p.Tool, p.Args)
+		if err := deferred.Approve(ctx, p.Ticket, "alice"); err != nil {
+			log.Fatal(err)
+		}
+		msg, err := r.Invoke(compose.Resume(ctx, p.InterruptID), nil, compose.WithCheckPointID("run-1"))
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(msg.Content)
+	}
+	// Output:
+	// held: pay {"to":"bob","amount":5}
+	// done: call_1=paid bob 5
+}

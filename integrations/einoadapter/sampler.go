@@ -1,6 +1,7 @@
 package einoadapter
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,21 +13,15 @@ import (
 	"github.com/agentadapter/agentadapter/integrations/kit"
 )
 
-// Sampler returns a [kit.Sampler] that answers MCP servers' sampling
-// requests with m, the agent's own model (mcpadapter.Sample(Sampler(m))
-// as ManagerOptions.Sampler). The system prompt becomes a system message,
-// images and audio base64 data parts of user messages; maxTokens,
-// stopSequences and temperature become model options. One model answers
-// every request, whatever the server's preferences; the result names its
-// type.
+// Sampler returns a [kit.Sampler] answering MCP servers' sampling requests
+// with m, whatever the server's model preferences; the result names m's
+// type. m must not be nil.
 func Sampler(m model.BaseChatModel) kit.Sampler {
 	if m == nil {
 		panic("einoadapter: Sampler with a nil model")
 	}
-	name := "eino"
-	if t, ok := components.GetType(m); ok && t != "" {
-		name = t
-	}
+	t, _ := components.GetType(m)
+	name := cmp.Or(t, "eino")
 	return func(ctx context.Context, p *kit.SampleRequest) (*kit.SampleResult, error) {
 		msgs, err := kit.Messages(p, schema.SystemMessage, message)
 		if err != nil {
@@ -48,27 +43,21 @@ func Sampler(m model.BaseChatModel) kit.Sampler {
 	}
 }
 
+// message is one sampling message, media as base64 data parts of a user
+// message (an assistant's is an error).
 func message(r kit.Role, c kit.Part) (*schema.Message, error) {
-	if r == kit.RoleAssistant && c.Kind != kit.PartText {
-		what := "image"
-		if c.Kind == kit.PartAudio {
-			what = "audio clip"
-		}
-		return nil, fmt.Errorf("an assistant %s cannot be sent to the model", what)
+	switch {
+	case c.Kind == kit.PartText && r == kit.RoleAssistant:
+		return schema.AssistantMessage(c.Text, nil), nil
+	case c.Kind == kit.PartText:
+		return schema.UserMessage(c.Text), nil
+	case r == kit.RoleAssistant:
+		return nil, fmt.Errorf("an assistant %s cannot be sent to the model", map[kit.PartKind]string{kit.PartImage: "image", kit.PartAudio: "audio clip"}[c.Kind])
 	}
-	msg := &schema.Message{Role: schema.User}
-	if r == kit.RoleAssistant {
-		msg.Role = schema.Assistant
+	m := media(c.MIMEType, c.Data)
+	part := schema.MessageInputPart{Type: schema.ChatMessagePartTypeImageURL, Image: &schema.MessageInputImage{MessagePartCommon: m}}
+	if c.Kind == kit.PartAudio {
+		part = schema.MessageInputPart{Type: schema.ChatMessagePartTypeAudioURL, Audio: &schema.MessageInputAudio{MessagePartCommon: m}}
 	}
-	switch c.Kind {
-	case kit.PartText:
-		msg.Content = c.Text
-	case kit.PartImage:
-		msg.UserInputMultiContent = []schema.MessageInputPart{{Type: schema.ChatMessagePartTypeImageURL,
-			Image: &schema.MessageInputImage{MessagePartCommon: media(c.MIMEType, c.Data)}}}
-	case kit.PartAudio:
-		msg.UserInputMultiContent = []schema.MessageInputPart{{Type: schema.ChatMessagePartTypeAudioURL,
-			Audio: &schema.MessageInputAudio{MessagePartCommon: media(c.MIMEType, c.Data)}}}
-	}
-	return msg, nil
+	return &schema.Message{Role: schema.User, UserInputMultiContent: []schema.MessageInputPart{part}}, nil
 }
