@@ -11,6 +11,8 @@ type HeldCall struct {
 	CallID string
 	// Args are the arguments held, as the model sent them.
 	Args string
+	// Message is the executor's explanation of the hold.
+	Message string
 	// InterruptID is the framework's id of the interrupt to resume.
 	InterruptID string
 }

@@ -7,22 +7,17 @@ import (
 	"github.com/agentadapter/agentadapter/adapter"
 )
 
-// Held is a call held for approval as a framework's interrupt carries it:
-// its tool, the ticket to approve or deny, the executor's explanation.
-type Held struct {
-	Tool, Ticket, Message string
-}
-
 // HeldOf returns the held call of an approval_pending error ([Outcome]'s
-// Pending).
-func HeldOf(e *adapter.Error) Held {
-	return Held{Tool: e.Tool, Ticket: e.Ticket, Message: e.Message}
+// Pending): its tool, call id, ticket and the executor's explanation.
+func HeldOf(e *adapter.Error) HeldCall {
+	return HeldCall{Tool: e.Tool, CallID: e.CallID, Ticket: e.Ticket, Message: e.Message}
 }
 
-// Metadata returns h as interrupt metadata:
+// Metadata returns h as interrupt metadata, for a framework whose
+// interrupts carry a map:
 //
 //	{"kind":"approval_pending","ticket":"tkt_...","tool":"...","message":"..."}
-func (h Held) Metadata() map[string]any {
+func (h *HeldCall) Metadata() map[string]any {
 	return map[string]any{
 		"kind":    string(adapter.KindApprovalPending),
 		"ticket":  h.Ticket,
@@ -31,11 +26,12 @@ func (h Held) Metadata() map[string]any {
 	}
 }
 
-// HeldFromMetadata reads what [Held.Metadata] wrote; ok is false for
-// metadata of another interrupt or without a ticket.
-func HeldFromMetadata(meta map[string]any) (h Held, ok bool) {
+// HeldFromMetadata reads what [HeldCall.Metadata] wrote (its ticket, tool
+// and message); ok is false for metadata of another interrupt or without a
+// ticket.
+func HeldFromMetadata(meta map[string]any) (h HeldCall, ok bool) {
 	if meta["kind"] != string(adapter.KindApprovalPending) {
-		return Held{}, false
+		return HeldCall{}, false
 	}
 	h.Ticket, _ = meta["ticket"].(string)
 	h.Tool, _ = meta["tool"].(string)

@@ -69,15 +69,15 @@ func TestResumeRoundTrip(t *testing.T) {
 }
 
 func TestHeldMetadata(t *testing.T) {
-	h := kit.HeldOf(&adapter.Error{Kind: adapter.KindApprovalPending, Tool: "t", Ticket: "tkt_1", Message: "held"})
-	if want := (kit.Held{Tool: "t", Ticket: "tkt_1", Message: "held"}); h != want {
+	h := kit.HeldOf(&adapter.Error{Kind: adapter.KindApprovalPending, Tool: "t", CallID: "c1", Ticket: "tkt_1", Message: "held"})
+	if want := (kit.HeldCall{Tool: "t", CallID: "c1", Ticket: "tkt_1", Message: "held"}); h != want {
 		t.Fatalf("HeldOf = %+v, want %+v", h, want)
 	}
 	m := h.Metadata()
 	if m["kind"] != "approval_pending" || m["ticket"] != "tkt_1" {
 		t.Errorf("Metadata = %v, want kind approval_pending and the ticket", m)
 	}
-	if got, ok := kit.HeldFromMetadata(m); !ok || got != h {
+	if got, ok := kit.HeldFromMetadata(m); !ok || got != (kit.HeldCall{Tool: "t", Ticket: "tkt_1", Message: "held"}) {
 		t.Errorf("HeldFromMetadata(Metadata()) = %+v, %v; want %+v", got, ok, h)
 	}
 	for _, bad := range []map[string]any{nil, {"kind": "other", "ticket": "t"}, {"kind": "approval_pending", "ticket": ""}} {

@@ -35,7 +35,7 @@ type RawTool struct {
 // ticket ([ApplyResume]); empty or null args are no arguments
 // ([OmitNull]). It returns the result's parts as [CallParts] does, the
 // held call when the call waits for approval, or a fault.
-func (t *RawTool) Call(ctx context.Context, args json.RawMessage) (parts []adapter.Part, held *Held, err error) {
+func (t *RawTool) Call(ctx context.Context, args json.RawMessage) (parts []adapter.Part, held *HeldCall, err error) {
 	req := &adapter.Request{Spec: t.Spec, Args: args, Integration: t.Integration, Native: t.Native, Timeout: t.Timeout}
 	ApplyResume(req)
 	req.Args = OmitNull(req.Args)
