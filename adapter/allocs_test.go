@@ -9,6 +9,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
 // Allocation counts of the hot paths, as regression tests: deterministic
@@ -35,9 +36,9 @@ func TestAllocs(t *testing.T) {
 	})
 	// The ledger's own work, counted exactly: a durable ledger is written
 	// on the call's goroutine.
-	ledgered := adapter.NewExecutor(catalog{typed}, &adapter.ExecutorOptions{Ledger: syncLedger{adapter.NewMemoryLedger(64)}})
+	ledgered := adapter.NewExecutor(catalog{typed}, &adapter.ExecutorOptions{Ledger: syncLedger{ledger.NewMemory(64)}})
 	ledgeredCached := adapter.NewExecutor(catalog{typed}, &adapter.ExecutorOptions{
-		Ledger: syncLedger{adapter.NewMemoryLedger(64)},
+		Ledger: syncLedger{ledger.NewMemory(64)},
 		Cache:  &adapter.CacheOptions{TTL: time.Hour, Tools: map[string]time.Duration{"add": 0}},
 	})
 	t.Cleanup(func() { plain.Close(); cached.Close(); ledgered.Close(); ledgeredCached.Close() })
@@ -78,6 +79,6 @@ func TestAllocs(t *testing.T) {
 
 // syncLedger makes a ledger durable: the executor writes each record on
 // the call's goroutine, where AllocsPerRun counts the ledger's work too.
-type syncLedger struct{ *adapter.MemoryLedger }
+type syncLedger struct{ *ledger.Memory }
 
 func (syncLedger) Durable() bool { return true }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
 func TestDeferredApproveEdited(t *testing.T) {
@@ -21,7 +22,7 @@ func TestDeferredApproveEdited(t *testing.T) {
 		mu.Unlock()
 		return adapter.TextResult("done"), nil
 	}, &adapter.ToolOptions{})
-	d := &adapter.Deferred{}
+	d := &approval.Deferred{}
 	e, ml := newExec(t, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: d}}, spec)
 	ctx := context.Background()
 
@@ -52,9 +53,9 @@ func TestDeferredApproveEdited(t *testing.T) {
 	}
 	// The ledger records the edited arguments as the ones that ran.
 	recs := records(t, e, ml)
-	var ok *adapter.Record
+	var ok *ledger.Record
 	for i := range recs {
-		if recs[i].Outcome == adapter.OutcomeOK {
+		if recs[i].Outcome == ledger.OutcomeOK {
 			ok = &recs[i]
 		}
 	}
@@ -65,7 +66,7 @@ func TestDeferredApproveEdited(t *testing.T) {
 
 func TestDeferredApproveEditedRefusals(t *testing.T) {
 	var runs atomic.Int64
-	d := &adapter.Deferred{}
+	d := &approval.Deferred{}
 	e, _ := newExec(t, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: d}}, destructiveTool("rm", &runs))
 	ctx := context.Background()
 	tk := pending(t, e, "rm", `{"x":1}`)
@@ -100,7 +101,7 @@ func TestDeferredApproveEditedRefusals(t *testing.T) {
 		t.Errorf("%d decisions won, want 1", wins.Load())
 	}
 	// A store without TicketEditor says so.
-	d2 := &adapter.Deferred{Store: plainStore{adapter.NewMemoryTicketStore()}}
+	d2 := &approval.Deferred{Store: plainStore{approval.NewMemoryStore()}}
 	if d2.CanApproveEdited() || !d.CanApproveEdited() {
 		t.Error("CanApproveEdited does not tell the stores apart")
 	}
@@ -110,4 +111,4 @@ func TestDeferredApproveEditedRefusals(t *testing.T) {
 }
 
 // plainStore hides MemoryTicketStore's ApproveEdited.
-type plainStore struct{ adapter.TicketStore }
+type plainStore struct{ approval.Store }

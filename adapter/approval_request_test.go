@@ -8,6 +8,8 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/caller"
+	"github.com/agentadapter/agentadapter/adapter/canonical"
 )
 
 // TestApprovalRequestFields checks that a port is told the call in the
@@ -16,23 +18,23 @@ func TestApprovalRequestFields(t *testing.T) {
 	no := false
 	spec := rawTool("send", echo, &adapter.ToolOptions{Annotations: adapter.Annotations{Idempotent: true, Destructive: &no}})
 	args := `{"s":"d","x":1}`
-	hash, err := adapter.CanonicalHash(json.RawMessage(args))
+	hash, err := canonical.Hash(json.RawMessage(args))
 	if err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {
 		scope         approval.Scope
-		identity      *adapter.Identity
+		identity      *caller.Identity
 		wantScope     approval.Scope
 		wantScopeID   string
 		wantSubject   string
 		wantAnonymous bool
 	}{
-		{"", &adapter.Identity{Subject: "alice"}, approval.ScopeSubject, "alice", "alice", false},
+		{"", &caller.Identity{Subject: "alice"}, approval.ScopeSubject, "alice", "alice", false},
 		{approval.ScopeSubject, nil, approval.ScopeSubject, "", "", false},
-		{approval.ScopeRun, &adapter.Identity{Subject: "alice"}, approval.ScopeRun, "run-1", "alice", false},
-		{approval.ScopeSession, &adapter.Identity{Subject: "anonymous:s1", Anonymous: true}, approval.ScopeSession, "s1", "anonymous:s1", true},
-		{approval.ScopeGlobal, &adapter.Identity{Subject: "alice"}, approval.ScopeGlobal, "", "alice", false},
+		{approval.ScopeRun, &caller.Identity{Subject: "alice"}, approval.ScopeRun, "run-1", "alice", false},
+		{approval.ScopeSession, &caller.Identity{Subject: "anonymous:s1", Anonymous: true}, approval.ScopeSession, "s1", "anonymous:s1", true},
+		{approval.ScopeGlobal, &caller.Identity{Subject: "alice"}, approval.ScopeGlobal, "", "alice", false},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.wantScope)+"/"+tt.wantSubject, func(t *testing.T) {
@@ -43,7 +45,7 @@ func TestApprovalRequestFields(t *testing.T) {
 			})
 			e, _ := newExec(t, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: port, Policy: adapter.ApproveAlways, Scope: tt.scope}}, spec)
 			ctx, _ := adapter.WithRun(context.Background(), &adapter.RunOptions{ID: "run-1"})
-			ctx = adapter.WithSession(ctx, "s1")
+			ctx = caller.WithSession(ctx, "s1")
 			if tt.identity != nil {
 				ctx = adapter.WithIdentity(ctx, tt.identity)
 			}

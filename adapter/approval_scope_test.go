@@ -10,10 +10,13 @@ import (
 	"time"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/caller"
+	caller0 "github.com/agentadapter/agentadapter/adapter/caller"
 )
 
 func as(subject string) context.Context {
-	return adapter.WithIdentity(context.Background(), &adapter.Identity{Subject: subject})
+	return adapter.WithIdentity(context.Background(), &caller.Identity{Subject: subject})
 }
 
 // TestApprovalBoundToSubject is the attack of issue 12 item 1: bob's
@@ -21,7 +24,7 @@ func as(subject string) context.Context {
 // may not present alice's ticket.
 func TestApprovalBoundToSubject(t *testing.T) {
 	var runs atomic.Int64
-	d := &adapter.Deferred{}
+	d := &approval.Deferred{}
 	e, ml := newExec(t, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: d}}, destructiveTool("rm", &runs))
 	args := json.RawMessage(`{"x":7,"s":"/srv/data"}`)
 	_, err := e.Call(as("alice"), "rm", args)
@@ -61,27 +64,27 @@ func TestApprovalScopes(t *testing.T) {
 			ctx, _ = adapter.WithRun(ctx, &adapter.RunOptions{ID: c.run})
 		}
 		if c.session != "" {
-			ctx = adapter.WithSession(ctx, c.session)
+			ctx = caller0.WithSession(ctx, c.session)
 		}
 		return ctx
 	}
 	asker := caller{"alice", "run1", "sess1"}
 	tests := []struct {
-		scope   adapter.ApprovalScope
+		scope   approval.Scope
 		other   caller // a caller that may use the approval
 		foreign caller // a caller that may not
 		why     string
 	}{
 		{"", caller{"alice", "run2", "sess2"}, caller{"bob", "run1", "sess1"}, "another caller"},
-		{adapter.ScopeSubject, caller{"alice", "run2", "sess2"}, caller{"bob", "run1", "sess1"}, "another caller"},
-		{adapter.ScopeRun, caller{"bob", "run1", "sess2"}, caller{"alice", "run2", "sess1"}, "another run"},
-		{adapter.ScopeSession, caller{"bob", "run2", "sess1"}, caller{"alice", "run1", "sess2"}, "another session"},
-		{adapter.ScopeGlobal, caller{"bob", "run2", "sess2"}, caller{}, ""},
+		{approval.ScopeSubject, caller{"alice", "run2", "sess2"}, caller{"bob", "run1", "sess1"}, "another caller"},
+		{approval.ScopeRun, caller{"bob", "run1", "sess2"}, caller{"alice", "run2", "sess1"}, "another run"},
+		{approval.ScopeSession, caller{"bob", "run2", "sess1"}, caller{"alice", "run1", "sess2"}, "another session"},
+		{approval.ScopeGlobal, caller{"bob", "run2", "sess2"}, caller{}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("scope=%q", tt.scope), func(t *testing.T) {
 			var runs atomic.Int64
-			d := &adapter.Deferred{}
+			d := &approval.Deferred{}
 			e, ml := newExec(t, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: d, Scope: tt.scope}}, destructiveTool("rm", &runs))
 			args := json.RawMessage(`{"x":1}`)
 			_, err := e.Call(ctxOf(asker), "rm", args)
@@ -124,7 +127,7 @@ func TestApprovalScopeInvalidPanics(t *testing.T) {
 // unaffected.
 func TestTicketFloodCapped(t *testing.T) {
 	var runs atomic.Int64
-	d := &adapter.Deferred{Caps: adapter.TicketCaps{PerSubject: 3, Total: 5}}
+	d := &approval.Deferred{Caps: approval.Caps{PerSubject: 3, Total: 5}}
 	e, _ := newExec(t, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: d}}, destructiveTool("rm", &runs))
 	call := func(who string, i int) error {
 		_, err := e.Call(as(who), "rm", json.RawMessage(fmt.Sprintf(`{"x":%d}`, i)))
@@ -170,18 +173,18 @@ func TestTicketFloodCapped(t *testing.T) {
 // TestTicketDefaults pins the defaults the issue asks for: a TTL far below
 // a day and caps on by default.
 func TestTicketDefaults(t *testing.T) {
-	if adapter.DefaultTicketTTL > time.Hour {
-		t.Errorf("DefaultTicketTTL = %v, want at most an hour", adapter.DefaultTicketTTL)
+	if approval.DefaultTicketTTL > time.Hour {
+		t.Errorf("DefaultTicketTTL = %v, want at most an hour", approval.DefaultTicketTTL)
 	}
 	var runs atomic.Int64
-	d := &adapter.Deferred{}
+	d := &approval.Deferred{}
 	e, _ := newExec(t, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: d}}, destructiveTool("rm", &runs))
 	var last error
-	for i := range adapter.DefaultMaxOpenTicketsPerSubject + 1 {
+	for i := range approval.DefaultMaxOpenTicketsPerSubject + 1 {
 		_, last = e.Call(as("mallory"), "rm", json.RawMessage(fmt.Sprintf(`{"x":%d}`, i)))
 	}
 	if adapter.KindOf(last) != adapter.KindApprovalDenied {
-		t.Errorf("call %d over the default cap: %v, want approval_denied", adapter.DefaultMaxOpenTicketsPerSubject+1, last)
+		t.Errorf("call %d over the default cap: %v, want approval_denied", approval.DefaultMaxOpenTicketsPerSubject+1, last)
 	}
 }
 
@@ -189,7 +192,7 @@ func TestTicketDefaults(t *testing.T) {
 // and hash, so a flood of 1 MB calls does not pin 1 MB per ticket.
 func TestTicketKeepsBoundedArgs(t *testing.T) {
 	var runs atomic.Int64
-	d := &adapter.Deferred{}
+	d := &approval.Deferred{}
 	e, _ := newExec(t, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: d}}, destructiveTool("rm", &runs))
 	big := `{"x":1,"s":"` + strings.Repeat("a", 100<<10) + `"}`
 	_, err := e.Call(context.Background(), "rm", json.RawMessage(big))
@@ -209,10 +212,10 @@ func TestTicketKeepsBoundedArgs(t *testing.T) {
 // the scope.)
 func TestTicketCapsPerSession(t *testing.T) {
 	var runs atomic.Int64
-	d := &adapter.Deferred{Caps: adapter.TicketCaps{PerSubject: 2}}
-	e, ml := newExec(t, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: d, Scope: adapter.ScopeSession}}, destructiveTool("rm", &runs))
+	d := &approval.Deferred{Caps: approval.Caps{PerSubject: 2}}
+	e, ml := newExec(t, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: d, Scope: approval.ScopeSession}}, destructiveTool("rm", &runs))
 	call := func(session string, i int) error {
-		_, err := e.Call(adapter.WithSession(as("alice"), session), "rm", json.RawMessage(fmt.Sprintf(`{"x":%d}`, i)))
+		_, err := e.Call(caller.WithSession(as("alice"), session), "rm", json.RawMessage(fmt.Sprintf(`{"x":%d}`, i)))
 		return err
 	}
 	for i := range 2 {
@@ -233,8 +236,8 @@ func TestTicketCapsPerSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tk.Subject != adapter.SessionSubject("alice", "s2") || tk.Session != "s2" {
-		t.Errorf("ticket subject %q session %q, want %q, s2", tk.Subject, tk.Session, adapter.SessionSubject("alice", "s2"))
+	if tk.Subject != approval.SessionSubject("alice", "s2") || tk.Session != "s2" {
+		t.Errorf("ticket subject %q session %q, want %q, s2", tk.Subject, tk.Session, approval.SessionSubject("alice", "s2"))
 	}
 	// The ledger still names alice as the requester.
 	if err := d.Approve(context.Background(), ae.Ticket, "root"); err != nil {
@@ -248,12 +251,12 @@ func TestTicketCapsPerSession(t *testing.T) {
 		t.Errorf("record subject %q requester %q, want alice, alice", last.Subject, last.Requester)
 	}
 	// Under the default scope the cap stays per subject.
-	d2 := &adapter.Deferred{Caps: adapter.TicketCaps{PerSubject: 1}}
+	d2 := &approval.Deferred{Caps: approval.Caps{PerSubject: 1}}
 	e2, _ := newExec(t, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: d2}}, destructiveTool("rm", &runs))
-	if _, err := e2.Call(adapter.WithSession(as("alice"), "s1"), "rm", json.RawMessage(`{"x":1}`)); adapter.KindOf(err) != adapter.KindApprovalPending {
+	if _, err := e2.Call(caller.WithSession(as("alice"), "s1"), "rm", json.RawMessage(`{"x":1}`)); adapter.KindOf(err) != adapter.KindApprovalPending {
 		t.Fatal(err)
 	}
-	_, err = e2.Call(adapter.WithSession(as("alice"), "s2"), "rm", json.RawMessage(`{"x":2}`))
+	_, err = e2.Call(caller.WithSession(as("alice"), "s2"), "rm", json.RawMessage(`{"x":2}`))
 	if ae := asAdapterError(t, err); ae.Kind != adapter.KindApprovalDenied || !strings.Contains(ae.Message, "you already have 1 calls waiting") {
 		t.Errorf("ScopeSubject, second session over alice's cap: %v", err)
 	}

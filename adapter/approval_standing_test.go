@@ -9,31 +9,33 @@ import (
 	"testing"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/caller"
 )
 
 func TestStanding(t *testing.T) {
 	var runs atomic.Int64
-	d := &adapter.Deferred{}
-	s := &adapter.Standing{Port: d, Allowed: func(tool string) bool { return tool == "rm" }}
+	d := &approval.Deferred{}
+	s := &approval.Standing{Port: d, Allowed: func(tool string) bool { return tool == "rm" }}
 	e, _ := newExec(t, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: s}},
 		destructiveTool("rm", &runs), destructiveTool("mv", &runs))
 	as := func(subject string) context.Context {
-		return adapter.WithIdentity(context.Background(), &adapter.Identity{Subject: subject})
+		return adapter.WithIdentity(context.Background(), &caller.Identity{Subject: subject})
 	}
 	call := func(ctx context.Context, tool, args string) error {
 		_, err := e.Call(ctx, tool, json.RawMessage(args))
 		return err
 	}
-	if err := s.Set(adapter.StandingRule{Tool: "mv", Subject: "alice", Verdict: adapter.VerdictApproved}); !errors.Is(err, adapter.ErrStandingNotAllowed) {
+	if err := s.Set(approval.StandingRule{Tool: "mv", Subject: "alice", Verdict: approval.VerdictApproved}); !errors.Is(err, adapter.ErrStandingNotAllowed) {
 		t.Errorf("standing rule for a tool the policy excludes: %v", err)
 	}
-	if err := s.Set(adapter.StandingRule{Tool: "rm", Subject: "alice", Verdict: adapter.VerdictPending}); err == nil {
+	if err := s.Set(approval.StandingRule{Tool: "rm", Subject: "alice", Verdict: approval.VerdictPending}); err == nil {
 		t.Error("a standing pending rule was accepted")
 	}
-	if err := s.Set(adapter.StandingRule{Tool: "rm", Subject: "alice", Verdict: adapter.VerdictApproved, Approver: "op"}); err != nil {
+	if err := s.Set(approval.StandingRule{Tool: "rm", Subject: "alice", Verdict: approval.VerdictApproved, Approver: "op"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Set(adapter.StandingRule{Tool: "rm", Subject: "mallory", Verdict: adapter.VerdictDenied, Reason: "not you", Approver: "op"}); err != nil {
+	if err := s.Set(approval.StandingRule{Tool: "rm", Subject: "mallory", Verdict: approval.VerdictDenied, Reason: "not you", Approver: "op"}); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {

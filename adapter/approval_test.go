@@ -13,6 +13,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/caller"
+	"github.com/agentadapter/agentadapter/adapter/canonical"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
 // destructiveTool counts its runs; it has no annotations, so MCP's rules
@@ -27,7 +31,7 @@ func destructiveTool(name string, runs *atomic.Int64) *adapter.Spec {
 func TestBlockingApproval(t *testing.T) {
 	tests := []struct {
 		name       string
-		decision   adapter.Decision
+		decision   approval.Decision
 		portErr    error
 		kind       adapter.Kind
 		msg        string
@@ -35,24 +39,24 @@ func TestBlockingApproval(t *testing.T) {
 		handlerArg string
 		approval   string
 	}{
-		{name: "approve", decision: adapter.Decision{Verdict: adapter.VerdictApproved, Approver: "alice"}, ran: true, handlerArg: `{"s":"d","x":1}`, approval: "approved"},
-		{name: "deny with reason", decision: adapter.Decision{Verdict: adapter.VerdictDenied, Reason: "not on a Friday", Approver: "bob"}, kind: adapter.KindApprovalDenied, msg: "not on a Friday", approval: "denied"},
-		{name: "approve with edited args", decision: adapter.Decision{Verdict: adapter.VerdictApproved, Args: json.RawMessage(`{"x":2}`)}, ran: true, handlerArg: `{"s":"d","x":2}`, approval: "approved"},
-		{name: "invalid edit", decision: adapter.Decision{Verdict: adapter.VerdictApproved, Args: json.RawMessage(`{"x":"two"}`)}, kind: adapter.KindArgsInvalid, msg: "$.x", approval: "approved"},
+		{name: "approve", decision: approval.Decision{Verdict: approval.VerdictApproved, Approver: "alice"}, ran: true, handlerArg: `{"s":"d","x":1}`, approval: "approved"},
+		{name: "deny with reason", decision: approval.Decision{Verdict: approval.VerdictDenied, Reason: "not on a Friday", Approver: "bob"}, kind: adapter.KindApprovalDenied, msg: "not on a Friday", approval: "denied"},
+		{name: "approve with edited args", decision: approval.Decision{Verdict: approval.VerdictApproved, Args: json.RawMessage(`{"x":2}`)}, ran: true, handlerArg: `{"s":"d","x":2}`, approval: "approved"},
+		{name: "invalid edit", decision: approval.Decision{Verdict: approval.VerdictApproved, Args: json.RawMessage(`{"x":"two"}`)}, kind: adapter.KindArgsInvalid, msg: "$.x", approval: "approved"},
 		{name: "port fails", portErr: errors.New("approver unreachable"), kind: adapter.KindInternal},
-		{name: "unknown outcome", decision: adapter.Decision{Verdict: 42}, kind: adapter.KindInternal, approval: "Verdict(42)"},
+		{name: "unknown outcome", decision: approval.Decision{Verdict: 42}, kind: adapter.KindInternal, approval: "Verdict(42)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var runs atomic.Int64
-			var seen *adapter.ApprovalRequest
+			var seen *approval.Request
 			var got string
 			spec := rawTool("rm", func(_ context.Context, args json.RawMessage) (*adapter.Result, error) {
 				runs.Add(1)
 				got = canonString(args)
 				return adapter.TextResult("done"), nil
 			}, &adapter.ToolOptions{})
-			port := adapter.ApprovalFunc(func(_ context.Context, r *adapter.ApprovalRequest) (adapter.Decision, error) {
+			port := approval.Func(func(_ context.Context, r *approval.Request) (approval.Decision, error) {
 				seen = r
 				return tt.decision, tt.portErr
 			})
@@ -70,7 +74,7 @@ func TestBlockingApproval(t *testing.T) {
 			if tt.ran && got != tt.handlerArg {
 				t.Errorf("handler got %s, want %s", got, tt.handlerArg)
 			}
-			wantHash, _ := adapter.CanonicalHash(json.RawMessage(`{"x":1,"s":"d"}`))
+			wantHash, _ := canonical.Hash(json.RawMessage(`{"x":1,"s":"d"}`))
 			if seen == nil || seen.Tool != "rm" || seen.ArgsHash != wantHash {
 				t.Errorf("port saw %+v, want tool rm and hash of the validated args", seen)
 			}
@@ -84,9 +88,9 @@ func TestBlockingApproval(t *testing.T) {
 
 func TestApprovalPortHonoursDeadline(t *testing.T) {
 	var runs atomic.Int64
-	port := adapter.ApprovalFunc(func(ctx context.Context, _ *adapter.ApprovalRequest) (adapter.Decision, error) {
+	port := approval.Func(func(ctx context.Context, _ *approval.Request) (approval.Decision, error) {
 		<-ctx.Done() // nobody answers
-		return adapter.Decision{}, ctx.Err()
+		return approval.Decision{}, ctx.Err()
 	})
 	e, _ := newExec(t, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: port}}, destructiveTool("rm", &runs))
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
@@ -127,9 +131,9 @@ func TestApprovalPolicies(t *testing.T) {
 			var asked []string
 			opts := tt.opts
 			if !tt.noPort {
-				opts.Port = adapter.ApprovalFunc(func(_ context.Context, r *adapter.ApprovalRequest) (adapter.Decision, error) {
+				opts.Port = approval.Func(func(_ context.Context, r *approval.Request) (approval.Decision, error) {
 					asked = append(asked, r.Tool)
-					return adapter.Decision{Verdict: adapter.VerdictApproved}, nil
+					return approval.Decision{Verdict: approval.VerdictApproved}, nil
 				})
 			}
 			e, _ := newExec(t, &adapter.ExecutorOptions{Approval: opts}, tools...)
@@ -147,11 +151,11 @@ func TestApprovalPolicies(t *testing.T) {
 
 func TestRequestApprovalOverridesPort(t *testing.T) {
 	var runs atomic.Int64
-	deny := adapter.ApprovalFunc(func(context.Context, *adapter.ApprovalRequest) (adapter.Decision, error) {
-		return adapter.Decision{Verdict: adapter.VerdictDenied}, nil
+	deny := approval.Func(func(context.Context, *approval.Request) (approval.Decision, error) {
+		return approval.Decision{Verdict: approval.VerdictDenied}, nil
 	})
-	allow := adapter.ApprovalFunc(func(context.Context, *adapter.ApprovalRequest) (adapter.Decision, error) {
-		return adapter.Decision{Verdict: adapter.VerdictApproved}, nil
+	allow := approval.Func(func(context.Context, *approval.Request) (approval.Decision, error) {
+		return approval.Decision{Verdict: approval.VerdictApproved}, nil
 	})
 	e, _ := newExec(t, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: deny}}, destructiveTool("rm", &runs))
 	if _, err := e.Do(context.Background(), &adapter.Request{Tool: "rm", Args: json.RawMessage(`{"x":1}`), Approval: allow}); err != nil {
@@ -180,10 +184,10 @@ func (c *clock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-func deferredExec(t *testing.T) (*adapter.Executor, *adapter.Deferred, *clock, *atomic.Int64, *adapter.MemoryLedger) {
+func deferredExec(t *testing.T) (*adapter.Executor, *approval.Deferred, *clock, *atomic.Int64, *ledger.Memory) {
 	t.Helper()
 	clk := &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	d := &adapter.Deferred{TTL: time.Hour, Now: clk.Now}
+	d := &approval.Deferred{TTL: time.Hour, Now: clk.Now}
 	var runs atomic.Int64
 	e, ml := newExec(t, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: d}}, destructiveTool("rm", &runs), destructiveTool("mv", &runs))
 	return e, d, clk, &runs, ml
@@ -221,7 +225,7 @@ func TestDeferredApproveFromAnotherGoroutine(t *testing.T) {
 			t.Fatal(err)
 		}
 		listed = append(listed, tkt.ID)
-		if tkt.Tool != "rm" || canonString(tkt.Args) != `{"s":"a","x":1}` || tkt.State != adapter.TicketPending {
+		if tkt.Tool != "rm" || canonString(tkt.Args) != `{"s":"a","x":1}` || tkt.State != approval.TicketPending {
 			t.Errorf("ticket %+v", tkt)
 		}
 	}
@@ -246,7 +250,7 @@ func TestDeferredApproveFromAnotherGoroutine(t *testing.T) {
 		t.Errorf("runs %d, want 1", runs.Load())
 	}
 	got, err := d.Ticket(ctx, tk)
-	if err != nil || got.State != adapter.TicketConsumed || got.Approver != "carol" {
+	if err != nil || got.State != approval.TicketConsumed || got.Approver != "carol" {
 		t.Errorf("ticket after use: %+v, %v", got, err)
 	}
 	if err := d.Approve(ctx, tk, "carol"); !errors.Is(err, adapter.ErrTicketState) {
@@ -366,15 +370,15 @@ func TestDeferredOneUseUnderRace(t *testing.T) {
 }
 
 func TestDeferredOnPending(t *testing.T) {
-	var got []*adapter.Ticket
+	var got []*approval.Ticket
 	var runs atomic.Int64
-	d := &adapter.Deferred{OnPending: func(t *adapter.Ticket) { got = append(got, t) }}
+	d := &approval.Deferred{OnPending: func(t *approval.Ticket) { got = append(got, t) }}
 	e, _ := newExec(t, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: d}}, destructiveTool("rm", &runs))
 	ctx, _ := adapter.WithRun(context.Background(), &adapter.RunOptions{ID: "r1"})
-	ctx = adapter.WithIdentity(ctx, &adapter.Identity{Subject: "sam"})
+	ctx = adapter.WithIdentity(ctx, &caller.Identity{Subject: "sam"})
 	_, err := e.Do(ctx, &adapter.Request{Tool: "rm", Args: json.RawMessage(`{"x":1}`), CallID: "c9"})
 	tk := asAdapterError(t, err).Ticket
-	if len(got) != 1 || got[0].ID != tk || got[0].CallID != "c9" || got[0].RunID != "r1" || got[0].Subject != "sam" || got[0].Expires.Sub(got[0].Created) != adapter.DefaultTicketTTL {
+	if len(got) != 1 || got[0].ID != tk || got[0].CallID != "c9" || got[0].RunID != "r1" || got[0].Subject != "sam" || got[0].Expires.Sub(got[0].Created) != approval.DefaultTicketTTL {
 		t.Errorf("OnPending saw %+v", got)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
 )
 
 // BenchmarkGatedCallTicketFlood measures an approval-gated call (it finds
@@ -23,22 +24,22 @@ func BenchmarkGatedCallTicketFlood(b *testing.B) {
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
-			store := adapter.NewMemoryTicketStore()
+			store := approval.NewMemoryStore()
 			now := time.Now()
 			for i := range n {
 				subject := fmt.Sprintf("u%d", i%1000)
-				err := store.Create(ctx, &adapter.Ticket{
+				err := store.Create(ctx, &approval.Ticket{
 					ID: fmt.Sprintf("t%d", i), Tool: "rm", ArgsHash: fmt.Sprintf("%064x", i), Args: json.RawMessage(fmt.Sprintf(`{"x":%d}`, i)),
-					Scope: adapter.ScopeSubject, ScopeID: subject, Subject: subject,
-					State: adapter.TicketPending, Created: now, Expires: now.Add(time.Hour),
-				}, adapter.TicketCaps{})
+					Scope: approval.ScopeSubject, ScopeID: subject, Subject: subject,
+					State: approval.TicketPending, Created: now, Expires: now.Add(time.Hour),
+				}, approval.Caps{})
 				if err != nil {
 					b.Fatal(err)
 				}
 			}
 			runtime.GC()
 			runtime.ReadMemStats(&after)
-			d := &adapter.Deferred{Store: store, Caps: adapter.TicketCaps{PerSubject: -1, Total: -1}}
+			d := &approval.Deferred{Store: store, Caps: approval.Caps{PerSubject: -1, Total: -1}}
 			spec := adapter.MustRawTool("rm", "", echoSchema(), echo, &adapter.ToolOptions{})
 			e := adapter.NewExecutor(catalog{spec}, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: d}, Logger: slog.New(slog.DiscardHandler)})
 			b.Cleanup(func() { e.Close() })

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
 // BenchmarkOverhead puts the executor beside the bare decode-call-encode
@@ -42,7 +43,7 @@ func BenchmarkOverhead(b *testing.B) {
 		return func(b *testing.B) {
 			spec := adapter.MustTool("add", "adds", add, &adapter.ToolOptions{Annotations: adapter.Annotations{ReadOnly: true}, HonorsContext: len(honors) > 0})
 			if opts.Ledger == nil {
-				opts.Ledger = adapter.NewMemoryLedger(1024)
+				opts.Ledger = ledger.NewMemory(1024)
 			}
 			e := adapter.NewExecutor(catalog{spec}, opts)
 			b.Cleanup(func() { e.Close() })
@@ -79,7 +80,7 @@ func BenchmarkOverhead(b *testing.B) {
 // without MemoryLedger's hash chain (JSON and SHA-256 per record).
 type discardLedger struct{}
 
-func (discardLedger) Write(context.Context, *adapter.Record) error { return nil }
+func (discardLedger) Write(context.Context, *ledger.Record) error { return nil }
 
 // BenchmarkCacheHitVarying serves add from the cache with a ledger, over
 // 64 argument texts (different values and spacing) warmed beforehand, so

@@ -9,6 +9,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
 type addIn struct {
@@ -49,7 +50,7 @@ func BenchmarkExecutorBare(b *testing.B) {
 func benchExecutor(b *testing.B, cache bool) *adapter.Executor {
 	b.Helper()
 	spec := adapter.MustTool("add", "adds", add, &adapter.ToolOptions{Annotations: adapter.Annotations{ReadOnly: true}})
-	opts := &adapter.ExecutorOptions{Ledger: adapter.NewMemoryLedger(1024)}
+	opts := &adapter.ExecutorOptions{Ledger: ledger.NewMemory(1024)}
 	if cache {
 		opts.Cache = &adapter.CacheOptions{TTL: time.Hour, Tools: map[string]time.Duration{"add": 0}}
 	}
@@ -140,7 +141,7 @@ func benchExecutorNoLedger(b *testing.B, cache bool) *adapter.Executor {
 // (bench_spec_test.go) through the full pipeline, for the ratio to that floor.
 func BenchmarkExecutorForecast(b *testing.B) {
 	spec := adapter.MustTool("forecast", "Weather forecast", benchHandler, &adapter.ToolOptions{Annotations: adapter.Annotations{ReadOnly: true}})
-	e := adapter.NewExecutor(catalog{spec}, &adapter.ExecutorOptions{Ledger: adapter.NewMemoryLedger(1024)})
+	e := adapter.NewExecutor(catalog{spec}, &adapter.ExecutorOptions{Ledger: ledger.NewMemory(1024)})
 	b.Cleanup(func() { e.Close() })
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -158,7 +159,7 @@ func BenchmarkExecutorRawNoop(b *testing.B) {
 	spec := adapter.MustRawTool("noop", "does nothing", &jsonschema.Schema{Type: "object"}, func(context.Context, json.RawMessage) (*adapter.Result, error) {
 		return res, nil
 	}, &adapter.ToolOptions{Annotations: adapter.Annotations{ReadOnly: true}})
-	e := adapter.NewExecutor(catalog{spec}, &adapter.ExecutorOptions{Ledger: adapter.NewMemoryLedger(1024)})
+	e := adapter.NewExecutor(catalog{spec}, &adapter.ExecutorOptions{Ledger: ledger.NewMemory(1024)})
 	b.Cleanup(func() { e.Close() })
 	ctx := context.Background()
 	args := json.RawMessage(`{}`)

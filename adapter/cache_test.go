@@ -14,6 +14,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
 )
 
 // countingTool returns a tool that counts its runs and returns its
@@ -241,11 +242,11 @@ func TestCachedCallStillPassesPolicy(t *testing.T) {
 	var runs atomic.Int64
 	var deny atomic.Bool
 	var outGuard atomic.Int64
-	port := adapter.ApprovalFunc(func(context.Context, *adapter.ApprovalRequest) (adapter.Decision, error) {
+	port := approval.Func(func(context.Context, *approval.Request) (approval.Decision, error) {
 		if deny.Load() {
-			return adapter.Decision{Verdict: adapter.VerdictDenied, Reason: "revoked"}, nil
+			return approval.Decision{Verdict: approval.VerdictDenied, Reason: "revoked"}, nil
 		}
-		return adapter.Decision{Verdict: adapter.VerdictApproved}, nil
+		return approval.Decision{Verdict: approval.VerdictApproved}, nil
 	})
 	e, _ := newExec(t, &adapter.ExecutorOptions{
 		Approval: adapter.ApprovalOptions{Port: port, Policy: adapter.ApproveAlways},

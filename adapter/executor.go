@@ -24,6 +24,7 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/adapter/caller"
+	"github.com/agentadapter/agentadapter/adapter/canonical"
 	"github.com/agentadapter/agentadapter/adapter/internal/redact"
 	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/runsync"
@@ -489,7 +490,7 @@ func (e *Executor) prepareArgs(st *callState, spec *Spec, c *compiled, raw json.
 	me := memoEntry{args: args, key: key}
 	if e.ledger != nil {
 		// Every hit's record carries it: hash once, not per record.
-		me.hash, _ = CanonicalHash(args)
+		me.hash, _ = canonical.Hash(args)
 	}
 	e.memo.put(c, raw, me)
 	st.cacheKey, st.argsHash = key, me.hash
@@ -499,7 +500,7 @@ func (e *Executor) prepareArgs(st *callState, spec *Spec, c *compiled, raw json.
 // cacheKey is the part of a cache key that does not depend on the caller:
 // the tool, its definition hash and the canonical arguments.
 func cacheKey(tool, def string, args json.RawMessage) (string, error) {
-	canon, err := CanonicalJSON(args)
+	canon, err := canonical.JSON(args)
 	if err != nil {
 		return "", err
 	}
@@ -642,7 +643,7 @@ func (e *Executor) approve(ctx context.Context, st *callState, call *ToolCall) e
 	if !policy(ctx, call) {
 		return nil
 	}
-	hash, err := CanonicalHash(call.Args)
+	hash, err := canonical.Hash(call.Args)
 	if err != nil {
 		return &Error{Kind: KindInternal, Message: "hashing arguments", Err: err}
 	}

@@ -19,6 +19,10 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/caller"
+	"github.com/agentadapter/agentadapter/adapter/canonical"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/runsync"
 )
 
@@ -64,7 +68,7 @@ func echo(_ context.Context, args json.RawMessage) (*adapter.Result, error) {
 
 // newExec builds an executor over specs with an in-memory ledger (unless
 // opts sets one) and closes it when the test ends.
-func newExec(t testing.TB, opts *adapter.ExecutorOptions, specs ...*adapter.Spec) (*adapter.Executor, *adapter.MemoryLedger) {
+func newExec(t testing.TB, opts *adapter.ExecutorOptions, specs ...*adapter.Spec) (*adapter.Executor, *ledger.Memory) {
 	t.Helper()
 	if opts == nil {
 		opts = &adapter.ExecutorOptions{}
@@ -72,9 +76,9 @@ func newExec(t testing.TB, opts *adapter.ExecutorOptions, specs ...*adapter.Spec
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	var ml *adapter.MemoryLedger
+	var ml *ledger.Memory
 	if opts.Ledger == nil {
-		ml = adapter.NewMemoryLedger(100000)
+		ml = ledger.NewMemory(100000)
 		opts.Ledger = ml
 	}
 	e := adapter.NewExecutor(catalog(specs), opts)
@@ -83,7 +87,7 @@ func newExec(t testing.TB, opts *adapter.ExecutorOptions, specs ...*adapter.Spec
 }
 
 // records flushes e and returns what ml holds.
-func records(t testing.TB, e *adapter.Executor, ml *adapter.MemoryLedger) []adapter.Record {
+func records(t testing.TB, e *adapter.Executor, ml *ledger.Memory) []ledger.Record {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -174,7 +178,7 @@ func TestLookupAndArguments(t *testing.T) {
 
 func canon(t testing.TB, s string) string {
 	t.Helper()
-	b, err := adapter.CanonicalJSON(json.RawMessage(s))
+	b, err := canonical.JSON(json.RawMessage(s))
 	if err != nil {
 		t.Fatalf("CanonicalJSON(%s): %v", s, err)
 	}
@@ -230,9 +234,9 @@ func (l loggingCache) Add(ctx context.Context, key string, r *adapter.Result, tt
 	l.c.Add(ctx, key, r, ttl)
 }
 
-type ledgerFunc func(ctx context.Context, r *adapter.Record) error
+type ledgerFunc func(ctx context.Context, r *ledger.Record) error
 
-func (f ledgerFunc) Write(ctx context.Context, r *adapter.Record) error { return f(ctx, r) }
+func (f ledgerFunc) Write(ctx context.Context, r *ledger.Record) error { return f(ctx, r) }
 
 // TestStageOrder runs a call with every stage instrumented and checks the
 // documented order, for a fresh call and for a cached one (which still
@@ -269,13 +273,13 @@ func TestStageOrder(t *testing.T) {
 		}},
 		Approval: adapter.ApprovalOptions{
 			Policy: adapter.ApproveAlways,
-			Port: adapter.ApprovalFunc(func(context.Context, *adapter.ApprovalRequest) (adapter.Decision, error) {
+			Port: approval.Func(func(context.Context, *approval.Request) (approval.Decision, error) {
 				log.add("approval")
-				return adapter.Decision{Verdict: adapter.VerdictApproved, Approver: "a"}, nil
+				return approval.Decision{Verdict: approval.VerdictApproved, Approver: "a"}, nil
 			}),
 		},
 		Cache: &adapter.CacheOptions{Store: loggingCache{log, adapter.NewMemoryCache(10, time.Hour)}, Tools: map[string]time.Duration{"t": 0}},
-		Ledger: ledgerFunc(func(context.Context, *adapter.Record) error {
+		Ledger: ledgerFunc(func(context.Context, *ledger.Record) error {
 			log.add("ledger")
 			return nil
 		}),
@@ -362,12 +366,12 @@ func TestStagePrecedence(t *testing.T) {
 						return nil
 					},
 				}},
-				Approval: adapter.ApprovalOptions{Port: adapter.ApprovalFunc(func(context.Context, *adapter.ApprovalRequest) (adapter.Decision, error) {
+				Approval: adapter.ApprovalOptions{Port: approval.Func(func(context.Context, *approval.Request) (approval.Decision, error) {
 					log.add("approval")
 					if cfg.deny {
-						return adapter.Decision{Verdict: adapter.VerdictDenied, Reason: "no"}, nil
+						return approval.Decision{Verdict: approval.VerdictDenied, Reason: "no"}, nil
 					}
-					return adapter.Decision{Verdict: adapter.VerdictApproved}, nil
+					return approval.Decision{Verdict: approval.VerdictApproved}, nil
 				})},
 			}
 			if cfg.limit {
@@ -399,7 +403,7 @@ func TestStagePrecedence(t *testing.T) {
 			}
 			want := string(tt.kind)
 			if want == "" {
-				want = adapter.OutcomeOK
+				want = ledger.OutcomeOK
 			}
 			if recs[0].Outcome != want {
 				t.Errorf("ledger outcome %q, want %q", recs[0].Outcome, want)
@@ -606,7 +610,7 @@ func TestHooks(t *testing.T) {
 			}
 			wantOutcome := string(tt.kind)
 			if tt.kind == "" {
-				wantOutcome = adapter.OutcomeOK
+				wantOutcome = ledger.OutcomeOK
 			}
 			if recs[0].Outcome != wantOutcome {
 				t.Errorf("ledger outcome %q, want %q", recs[0].Outcome, wantOutcome)
@@ -619,7 +623,7 @@ func TestHooks(t *testing.T) {
 }
 
 func canonString(b json.RawMessage) string {
-	c, err := adapter.CanonicalJSON(b)
+	c, err := canonical.JSON(b)
 	if err != nil {
 		return "!" + string(b)
 	}
@@ -984,7 +988,7 @@ func TestCallFromContext(t *testing.T) {
 	type nativeTool struct{ name string }
 	native := &nativeTool{"framework-object"}
 	ctx, run := adapter.WithRun(context.Background(), &adapter.RunOptions{ID: "run-1"})
-	ctx = adapter.WithIdentity(ctx, &adapter.Identity{Subject: "user-9"})
+	ctx = adapter.WithIdentity(ctx, &caller.Identity{Subject: "user-9"})
 	_, err := e.Do(ctx, &adapter.Request{Tool: "t", Args: json.RawMessage(`{"x":1}`), CallID: "call-1", Integration: "eino", Native: native})
 	if err != nil {
 		t.Fatal(err)

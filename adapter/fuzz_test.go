@@ -11,6 +11,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
 type fuzzIn struct {
@@ -48,15 +50,15 @@ func FuzzExecutorArgs(f *testing.F) {
 		},
 		AdditionalProperties: &jsonschema.Schema{Type: "string"},
 	}, echo, &adapter.ToolOptions{Annotations: readOnly})
-	ml := adapter.NewMemoryLedger(16)
+	ml := ledger.NewMemory(16)
 	e := adapter.NewExecutor(catalog{typed, raw}, &adapter.ExecutorOptions{
 		Ledger: ml, Logger: discard, MaxArgBytes: 4096,
 		Cache: &adapter.CacheOptions{Tools: map[string]time.Duration{"typed": 0, "raw": 0}},
 		Hooks: []adapter.Hook{hookFunc(func(ctx context.Context, c *adapter.ToolCall, next adapter.Invoker) (*adapter.Result, error) {
 			return next(ctx, c)
 		})},
-		Approval: adapter.ApprovalOptions{Policy: adapter.ApproveAlways, Port: adapter.ApprovalFunc(func(context.Context, *adapter.ApprovalRequest) (adapter.Decision, error) {
-			return adapter.Decision{Verdict: adapter.VerdictApproved}, nil
+		Approval: adapter.ApprovalOptions{Policy: adapter.ApproveAlways, Port: approval.Func(func(context.Context, *approval.Request) (approval.Decision, error) {
+			return approval.Decision{Verdict: approval.VerdictApproved}, nil
 		})},
 	})
 	f.Cleanup(func() { e.Close() })

@@ -18,6 +18,9 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/canonical"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
 // shortTimeout is the per-request timeout of the calls meant to time out.
@@ -29,7 +32,7 @@ const shortTimeout = 10 * time.Millisecond
 //
 // Handlers that ignore ctx block until release is closed (at the latest
 // when the test ends), so that they are certainly abandoned.
-func kindsExecutor(t testing.TB, ledger adapter.Ledger) (e *adapter.Executor, cachedRuns *atomic.Int64, release func()) {
+func kindsExecutor(t testing.TB, ledger ledger.Ledger) (e *adapter.Executor, cachedRuns *atomic.Int64, release func()) {
 	t.Helper()
 	cachedRuns = new(atomic.Int64)
 	stuck := make(chan struct{})
@@ -78,11 +81,11 @@ func kindsExecutor(t testing.TB, ledger adapter.Ledger) (e *adapter.Executor, ca
 			Policy: func(_ context.Context, c *adapter.ToolCall) bool {
 				return strings.Contains(string(c.Args), "approval_")
 			},
-			Port: adapter.ApprovalFunc(func(_ context.Context, r *adapter.ApprovalRequest) (adapter.Decision, error) {
+			Port: approval.Func(func(_ context.Context, r *approval.Request) (approval.Decision, error) {
 				if strings.Contains(string(r.Args), "approval_pending") {
-					return adapter.Decision{Verdict: adapter.VerdictPending, Ticket: "tkt"}, nil
+					return approval.Decision{Verdict: approval.VerdictPending, Ticket: "tkt"}, nil
 				}
-				return adapter.Decision{Verdict: adapter.VerdictDenied, Reason: "no"}, nil
+				return approval.Decision{Verdict: approval.VerdictDenied, Reason: "no"}, nil
 			}),
 		},
 	}
@@ -130,7 +133,7 @@ func itoa(i int) string {
 func outcomeOf(kind string) string {
 	switch kind {
 	case "ok", "cache_hit":
-		return adapter.OutcomeOK
+		return ledger.OutcomeOK
 	case "timeout_ignored":
 		return string(adapter.KindTimeout)
 	case "panic":
@@ -149,7 +152,7 @@ var discard = slog.New(slog.DiscardHandler)
 // TestLedgerRecordsEveryCallOnce makes calls of every outcome and checks
 // that each is recorded exactly once, with its outcome.
 func TestLedgerRecordsEveryCallOnce(t *testing.T) {
-	ml := adapter.NewMemoryLedger(10000)
+	ml := ledger.NewMemory(10000)
 	e, _, _ := kindsExecutor(t, ml)
 	ctx, run := adapter.WithRun(context.Background(), nil)
 	wantOutcome := map[string]string{}
@@ -213,7 +216,7 @@ func TestRedaction(t *testing.T) {
 	}{
 		{"default keys at any depth", nil, args, want},
 		{"nothing secret passes unchanged", nil, `{"x":1,"s":"plain"}`, `{"s":"plain","x":1}`},
-		{"custom keys", adapter.RedactKeys("user"), args, strings.Replace(canonString(json.RawMessage(args)), `"user":"u"`, `"user":"[REDACTED]"`, 1)},
+		{"custom keys", ledger.RedactKeys("user"), args, strings.Replace(canonString(json.RawMessage(args)), `"user":"u"`, `"user":"[REDACTED]"`, 1)},
 		{"custom function", func(tool string, _ json.RawMessage) json.RawMessage { return json.RawMessage(`"hidden:` + tool + `"`) }, args, `"hidden:t"`},
 	}
 	for _, tt := range tests {
@@ -244,7 +247,7 @@ type blockingLedger struct {
 	writes  atomic.Int64
 }
 
-func (b *blockingLedger) Write(ctx context.Context, r *adapter.Record) error {
+func (b *blockingLedger) Write(ctx context.Context, r *ledger.Record) error {
 	<-b.release
 	b.writes.Add(1)
 	return nil
@@ -283,10 +286,10 @@ func TestSlowLedgerNeverBlocksCalls(t *testing.T) {
 func TestFailingLedgerIsCounted(t *testing.T) {
 	tests := []struct {
 		name  string
-		write func(context.Context, *adapter.Record) error
+		write func(context.Context, *ledger.Record) error
 	}{
-		{"error", func(context.Context, *adapter.Record) error { return errors.New("disk full") }},
-		{"panic", func(context.Context, *adapter.Record) error { panic("ledger bug") }},
+		{"error", func(context.Context, *ledger.Record) error { return errors.New("disk full") }},
+		{"panic", func(context.Context, *ledger.Record) error { panic("ledger bug") }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -307,7 +310,7 @@ func TestFailingLedgerIsCounted(t *testing.T) {
 }
 
 func TestCallsAfterCloseAreDropped(t *testing.T) {
-	ml := adapter.NewMemoryLedger(10)
+	ml := ledger.NewMemory(10)
 	e := adapter.NewExecutor(catalog{rawTool("t", echo, nil)}, &adapter.ExecutorOptions{Ledger: ml})
 	e.Call(context.Background(), "t", json.RawMessage(`{"x":1}`))
 	if err := e.Close(); err != nil {
@@ -331,7 +334,7 @@ func TestCallsAfterCloseAreDropped(t *testing.T) {
 // call is either written or counted as dropped, none lost, none blocked.
 func TestCloseRacesCalls(t *testing.T) {
 	for range 20 {
-		ml := adapter.NewMemoryLedger(10000)
+		ml := ledger.NewMemory(10000)
 		e := adapter.NewExecutor(catalog{rawTool("t", echo, nil)}, &adapter.ExecutorOptions{Ledger: ml})
 		var wg sync.WaitGroup
 		for range 4 {
@@ -353,7 +356,7 @@ func TestCloseRacesCalls(t *testing.T) {
 
 func TestJSONLLedgerFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ledger.jsonl")
-	jl, err := adapter.OpenJSONLLedger(path)
+	jl, err := ledger.OpenJSONL(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -369,10 +372,10 @@ func TestJSONLLedgerFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var got []adapter.Record
+	var got []ledger.Record
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var r adapter.Record
+		var r ledger.Record
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatalf("line %q: %v", sc.Text(), err)
 		}
@@ -381,7 +384,7 @@ func TestJSONLLedgerFile(t *testing.T) {
 	if len(got) != 2 || got[0].CallID != "a" || got[0].Outcome != "ok" || got[1].Outcome != "args_invalid" {
 		t.Fatalf("records %+v", got)
 	}
-	if strings.Contains(string(got[0].Args), `"t"}`) || !strings.Contains(string(got[0].Args), adapter.Redacted) {
+	if strings.Contains(string(got[0].Args), `"t"}`) || !strings.Contains(string(got[0].Args), ledger.Redacted) {
 		t.Errorf("token not redacted in the file: %s", got[0].Args)
 	}
 }
@@ -390,9 +393,9 @@ func TestJSONLLedgerFile(t *testing.T) {
 // caller reusing its argument buffer must not change what is recorded.
 func TestLedgerCopiesCallerArgs(t *testing.T) {
 	bl := &blockingLedger{release: make(chan struct{})}
-	var got []adapter.Record
+	var got []ledger.Record
 	var mu sync.Mutex
-	l := ledgerFunc(func(ctx context.Context, r *adapter.Record) error {
+	l := ledgerFunc(func(ctx context.Context, r *ledger.Record) error {
 		bl.Write(ctx, r)
 		mu.Lock()
 		got = append(got, *r)
@@ -467,7 +470,7 @@ func TestLedgerArgsNotAliased(t *testing.T) {
 				scribble(buf)
 				scribble(hookBuf)
 			}
-			wantHash, _ := adapter.CanonicalHash(json.RawMessage(tt.want))
+			wantHash, _ := canonical.Hash(json.RawMessage(tt.want))
 			for i, r := range records(t, e, ml) {
 				if string(r.Args) != tt.want {
 					t.Errorf("record %d: args %s, want %s", i, r.Args, tt.want)

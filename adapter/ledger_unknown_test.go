@@ -11,6 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/registry"
 )
 
@@ -31,7 +32,7 @@ func TestUnknownToolRecorded(t *testing.T) {
 	if err := reg.Register(hidden); err != nil {
 		t.Fatal(err)
 	}
-	l := adapter.NewMemoryLedger(0)
+	l := ledger.NewMemory(0)
 	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{Ledger: l})
 	long := strings.Repeat("x", 100000)
 	secretArgs := json.RawMessage(`{"token":"s3cret","q":1}`)
@@ -70,7 +71,7 @@ func TestUnknownToolRecorded(t *testing.T) {
 // record's hash survives a database column and a JSON export.
 func TestUnknownToolNameUTF8(t *testing.T) {
 	ctx := context.Background()
-	l := adapter.NewMemoryLedger(0)
+	l := ledger.NewMemory(0)
 	exec := adapter.NewExecutor(registry.New(), &adapter.ExecutorOptions{Ledger: l})
 	for _, name := range []string{strings.Repeat("é", 100), "bad\xffname", "x" + strings.Repeat("\U0001F600", 40)} {
 		nf := exec.Unknown(ctx, &adapter.Request{Tool: name})
@@ -82,10 +83,10 @@ func TestUnknownToolNameUTF8(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := adapter.WriteLedgerJSONL(&buf, l.Query(ctx, adapter.LedgerQuery{})); err != nil {
+	if err := adapter.WriteLedgerJSONL(&buf, l.Query(ctx, ledger.Query{})); err != nil {
 		t.Fatal(err)
 	}
-	if last, err := adapter.VerifyLedgerJSONL(&buf, adapter.ChainHead{}); err != nil || last.Seq != 3 {
+	if last, err := adapter.VerifyLedgerJSONL(&buf, ledger.Head{}); err != nil || last.Seq != 3 {
 		t.Errorf("the export of the records verifies to %v, %v; want record 3, nil", last, err)
 	}
 }

@@ -8,16 +8,18 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/canonical"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
 // durableMemory is a MemoryLedger that asks for synchronous writes.
-type durableMemory struct{ *adapter.MemoryLedger }
+type durableMemory struct{ *ledger.Memory }
 
 func (durableMemory) Durable() bool { return true }
 
 // A DurableLedger's record is written before the call returns: no Flush.
 func TestDurableLedgerWritesBeforeReturn(t *testing.T) {
-	l := durableMemory{adapter.NewMemoryLedger(10)}
+	l := durableMemory{ledger.NewMemory(10)}
 	e := adapter.NewExecutor(nil, &adapter.ExecutorOptions{Ledger: l})
 	defer e.Close()
 	spec := adapter.MustRawTool("echo", "", &jsonschema.Schema{Type: "object"}, func(_ context.Context, args json.RawMessage) (*adapter.Result, error) {
@@ -32,7 +34,7 @@ func TestDurableLedgerWritesBeforeReturn(t *testing.T) {
 			t.Fatalf("after call %d returned, %d records; want %d", i+1, len(recs), i+1)
 		}
 		r := recs[i]
-		want, _ := adapter.CanonicalHash(json.RawMessage(`{"b":1,"token":"s3cret"}`))
+		want, _ := canonical.Hash(json.RawMessage(`{"b":1,"token":"s3cret"}`))
 		if r.ArgsHash != want || r.ResultHash != adapter.ResultHash(adapter.TextResult("hi")) {
 			t.Errorf("hashes %s %s; want the unredacted arguments' and the result's", r.ArgsHash, r.ResultHash)
 		}

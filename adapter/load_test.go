@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/runsync"
 )
 
@@ -43,7 +43,7 @@ func TestLoad(t *testing.T) {
 	}
 	baseGoroutines := runtime.NumGoroutine()
 	baseAbandoned := runsync.Abandoned()
-	ml := adapter.NewMemoryLedger(calls)
+	ml := ledger.NewMemory(calls)
 	e, cachedRuns, release := kindsExecutor(t, ml)
 
 	want := map[string]int{}      // outcome → calls
@@ -65,7 +65,7 @@ func TestLoad(t *testing.T) {
 				k := kinds[(i*37)%100]
 				_, err := e.Do(ctx, kindRequest(k, i, ""))
 				if err == nil {
-					seen[i] = adapter.OutcomeOK
+					seen[i] = ledger.OutcomeOK
 				} else {
 					seen[i] = string(kindOf(t, err))
 				}

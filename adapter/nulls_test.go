@@ -11,6 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
 // argsRecorder is a raw handler that keeps the arguments it ran with.
@@ -64,7 +65,7 @@ func nullsSchema() *jsonschema.Schema {
 // other null is validated as before.
 func TestNullForOptionalIsAbsent(t *testing.T) {
 	rec := &argsRecorder{}
-	ledger := adapter.NewMemoryLedger(64)
+	ledger := ledger.NewMemory(64)
 	tool := adapter.MustRawTool("query", "runs a query", nullsSchema(), rec.handle, &adapter.ToolOptions{Annotations: readOnly})
 	e := adapter.NewExecutor(catalog{tool}, &adapter.ExecutorOptions{Ledger: syncLedger{ledger}})
 	t.Cleanup(func() { e.Close() })

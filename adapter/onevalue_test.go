@@ -13,6 +13,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/canonical"
 )
 
 // TestDuplicateKeysRejected is issue 12 item 3: an object that repeats a
@@ -55,24 +57,24 @@ func TestOneArgumentValue(t *testing.T) {
 		got = append(json.RawMessage(nil), args...)
 		return adapter.TextResult("done"), nil
 	}, &adapter.ToolOptions{})
-	var asked *adapter.ApprovalRequest
-	port := adapter.ApprovalFunc(func(_ context.Context, r *adapter.ApprovalRequest) (adapter.Decision, error) {
+	var asked *approval.Request
+	port := approval.Func(func(_ context.Context, r *approval.Request) (approval.Decision, error) {
 		asked = r
-		return adapter.Decision{Verdict: adapter.VerdictApproved}, nil
+		return approval.Decision{Verdict: approval.VerdictApproved}, nil
 	})
 	e, ml := newExec(t, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: port}, Redact: func(_ string, a json.RawMessage) json.RawMessage { return a }}, spec)
 	in := `{ "\u0073" : "caf\u00e9 <b>", "x" : 10 }`
 	if _, err := e.Call(context.Background(), "rm", json.RawMessage(in)); err != nil {
 		t.Fatal(err)
 	}
-	want, err := adapter.CanonicalJSON(json.RawMessage(in))
+	want, err := canonical.JSON(json.RawMessage(in))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(got) != string(want) {
 		t.Errorf("handler got %s, want the canonical value %s", got, want)
 	}
-	hash, _ := adapter.CanonicalHash(got)
+	hash, _ := canonical.Hash(got)
 	if asked == nil || asked.ArgsHash != hash || string(asked.Args) != string(got) {
 		t.Errorf("approval saw %+v, want the handler's bytes and their hash", asked)
 	}
@@ -112,7 +114,7 @@ func FuzzArgsOneValue(f *testing.F) {
 			}
 			return
 		}
-		canon, cerr := adapter.CanonicalJSON(in)
+		canon, cerr := canonical.JSON(in)
 		if cerr != nil || string(got) != string(canon) {
 			t.Fatalf("%q: handler got %q, canonical form %q (%v)", in, got, canon, cerr)
 		}

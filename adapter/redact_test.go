@@ -10,11 +10,12 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
 // ledgerOf runs args through a raw tool accepting anything and returns the
 // ledger record.
-func ledgerOf(t testing.TB, opts *adapter.ExecutorOptions, args string) adapter.Record {
+func ledgerOf(t testing.TB, opts *adapter.ExecutorOptions, args string) ledger.Record {
 	t.Helper()
 	f := false
 	spec := adapter.MustRawTool("t", "", &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{"n": {Type: "integer"}}}, echo,
@@ -96,9 +97,9 @@ func TestRedactionScrubsMessage(t *testing.T) {
 }
 
 func TestDefaultSecretKeysImmutable(t *testing.T) {
-	keys := adapter.DefaultSecretKeys()
+	keys := ledger.DefaultSecretKeys()
 	keys[0] = "nothing"
-	if adapter.DefaultSecretKeys()[0] == "nothing" || !slices.Contains(adapter.DefaultSecretKeys(), "password") {
+	if ledger.DefaultSecretKeys()[0] == "nothing" || !slices.Contains(ledger.DefaultSecretKeys(), "password") {
 		t.Error("DefaultSecretKeys hands out its own slice")
 	}
 	// SecretKeys replaces the list.

@@ -9,6 +9,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
 // TestRefLoopRejected: schemas whose $refs loop without consuming input
@@ -66,9 +67,9 @@ func TestNullViolationMessage(t *testing.T) {
 // TestLedgerKeepsUnparsableArgs: a call whose arguments are not JSON is
 // still recorded, with the arguments as a string.
 func TestLedgerKeepsUnparsableArgs(t *testing.T) {
-	l := adapter.NewMemoryLedger(0)
+	l := ledger.NewMemory(0)
 	spec := adapter.MustTool("w", "", func(_ context.Context, _ struct{}) (string, error) { return "", nil }, nil)
-	e := adapter.NewExecutor(nil, &adapter.ExecutorOptions{Ledger: adapter.NewJSONLLedger(&strings.Builder{})})
+	e := adapter.NewExecutor(nil, &adapter.ExecutorOptions{Ledger: ledger.NewJSONL(&strings.Builder{})})
 	e2 := adapter.NewExecutor(nil, &adapter.ExecutorOptions{Ledger: l})
 	for _, ex := range []*adapter.Executor{e, e2} {
 		if _, err := ex.Do(context.Background(), &adapter.Request{Spec: spec, Args: json.RawMessage(`{"a":`)}); adapter.KindOf(err) != adapter.KindArgsInvalid {

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
 func TestRunLimits(t *testing.T) {
@@ -262,7 +263,7 @@ func TestTimeoutNamesTheDeadline(t *testing.T) {
 // stuckLedger blocks every write until released.
 type stuckLedger struct{ release chan struct{} }
 
-func (b *stuckLedger) Write(ctx context.Context, _ *adapter.Record) error {
+func (b *stuckLedger) Write(ctx context.Context, _ *ledger.Record) error {
 	<-b.release
 	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
 type storyIn struct {
@@ -48,7 +49,7 @@ func TestStreamPartsArriveAsProduced(t *testing.T) {
 	if !spec.Streaming || spec.OutputSchema != nil {
 		t.Fatalf("Streaming=%v OutputSchema=%v", spec.Streaming, spec.OutputSchema)
 	}
-	ledger := adapter.NewMemoryLedger(0)
+	ledger := ledger.NewMemory(0)
 	exec := adapter.NewExecutor(nil, &adapter.ExecutorOptions{Ledger: ledger})
 	defer exec.Close()
 	var got []string

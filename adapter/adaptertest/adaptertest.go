@@ -1,6 +1,6 @@
 // Package adaptertest checks implementations of the adapter package's
 // extension points, in the spirit of testing/slogtest: a [ledger.Ledger],
-// an [adapter.Cache] or an [adapter.TicketStore] written elsewhere (a
+// an [adapter.Cache] or an [approval.Store] written elsewhere (a
 // database, a queue, a remote cache) runs the same checks as the built-in
 // ones.
 //
@@ -33,6 +33,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/caller"
 	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
@@ -267,7 +269,7 @@ func TestCache(t *testing.T, newCache func(t *testing.T) adapter.Cache) {
 	})
 }
 
-// TestTicketStore checks an [adapter.TicketStore]. newStore returns a new,
+// TestTicketStore checks an [approval.Store]. newStore returns a new,
 // empty store.
 //
 // It checks that tickets come back intact (every field, scope included) and
@@ -277,21 +279,21 @@ func TestCache(t *testing.T, newCache func(t *testing.T) adapter.Cache) {
 // concurrent use, the caps on open tickets per subject and overall (also
 // under concurrent creation, and freed by consumption and expiry), that
 // lookups stay exact with many tickets held, listing, and a
-// [adapter.Deferred] approval flow over the store in which one caller
+// [approval.Deferred] approval flow over the store in which one caller
 // cannot use another's approval or ticket.
-func TestTicketStore(t *testing.T, newStore func(t *testing.T) adapter.TicketStore) {
+func TestTicketStore(t *testing.T, newStore func(t *testing.T) approval.Store) {
 	ctx := context.Background()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	none := adapter.TicketCaps{}
-	ticket := func(id, tool, hash string, created time.Time) *adapter.Ticket {
-		return &adapter.Ticket{
+	none := approval.Caps{}
+	ticket := func(id, tool, hash string, created time.Time) *approval.Ticket {
+		return &approval.Ticket{
 			ID: id, Tool: tool, ArgsHash: hash, Args: json.RawMessage(`{"a":1}`), ArgsSize: 7,
-			Scope: adapter.ScopeSubject, ScopeID: "s", CallID: "c-" + id, RunID: "r", Session: "sess", Subject: "s",
-			State: adapter.TicketPending, Created: created, Expires: created.Add(time.Hour),
+			Scope: approval.ScopeSubject, ScopeID: "s", CallID: "c-" + id, RunID: "r", Session: "sess", Subject: "s",
+			State: approval.TicketPending, Created: created, Expires: created.Add(time.Hour),
 		}
 	}
-	key := func(tool, hash string) adapter.TicketKey {
-		return adapter.TicketKey{Tool: tool, ArgsHash: hash, Scope: adapter.ScopeSubject, ScopeID: "s"}
+	key := func(tool, hash string) approval.TicketKey {
+		return approval.TicketKey{Tool: tool, ArgsHash: hash, Scope: approval.ScopeSubject, ScopeID: "s"}
 	}
 	ticketOpts := cmp.Options{
 		cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) }),
@@ -313,17 +315,17 @@ func TestTicketStore(t *testing.T, newStore func(t *testing.T) adapter.TicketSto
 		if diff := cmp.Diff(ticket("t1", "rm", "h1", t0), got, ticketOpts); diff != "" {
 			t.Errorf("ticket read back (-want +got):\n%s", diff)
 		}
-		got.State, got.Tool = adapter.TicketApproved, "changed"
-		in.State = adapter.TicketApproved
+		got.State, got.Tool = approval.TicketApproved, "changed"
+		in.State = approval.TicketApproved
 		again, _ := s.Get(ctx, "t1")
-		if again.State != adapter.TicketPending || again.Tool != "rm" {
+		if again.State != approval.TicketPending || again.Tool != "rm" {
 			t.Errorf("Get or Create shares memory with the caller: %+v", again)
 		}
 		if _, err := s.Get(ctx, "nope"); !errors.Is(err, adapter.ErrTicketNotFound) {
 			t.Errorf("Get(unknown) = %v, want ErrTicketNotFound", err)
 		}
 	})
-	find := func(t *testing.T, s adapter.TicketStore, k adapter.TicketKey, now time.Time) string {
+	find := func(t *testing.T, s approval.Store, k approval.TicketKey, now time.Time) string {
 		t.Helper()
 		tk, err := s.Find(ctx, k, now)
 		if errors.Is(err, adapter.ErrTicketNotFound) {
@@ -339,7 +341,7 @@ func TestTicketStore(t *testing.T, newStore func(t *testing.T) adapter.TicketSto
 	}
 	t.Run("Find", func(t *testing.T) {
 		s := newStore(t)
-		for _, tk := range []*adapter.Ticket{
+		for _, tk := range []*approval.Ticket{
 			ticket("old", "rm", "h", t0),
 			ticket("new", "rm", "h", t0.Add(time.Minute)),
 			ticket("other-hash", "rm", "h2", t0.Add(2*time.Minute)),
@@ -358,15 +360,15 @@ func TestTicketStore(t *testing.T, newStore func(t *testing.T) adapter.TicketSto
 			t.Errorf("Find(cp, h) = %s, want none", got)
 		}
 		// Approved and denied tickets are still found; consumed ones are not.
-		must(t, s.Transition(ctx, "new", adapter.TicketPending, adapter.TicketApproved, "", "a", now))
+		must(t, s.Transition(ctx, "new", approval.TicketPending, approval.TicketApproved, "", "a", now))
 		if got := find(t, s, key("rm", "h"), now); got != "new" {
 			t.Errorf("approved ticket not found: %s", got)
 		}
-		must(t, s.Transition(ctx, "new", adapter.TicketApproved, adapter.TicketConsumed, "", "", now))
+		must(t, s.Transition(ctx, "new", approval.TicketApproved, approval.TicketConsumed, "", "", now))
 		if got := find(t, s, key("rm", "h"), now); got != "old" {
 			t.Errorf("after consuming new, Find = %s, want old", got)
 		}
-		must(t, s.Transition(ctx, "old", adapter.TicketPending, adapter.TicketDenied, "no", "b", now))
+		must(t, s.Transition(ctx, "old", approval.TicketPending, approval.TicketDenied, "no", "b", now))
 		if got := find(t, s, key("rm", "h"), now); got != "old" {
 			t.Errorf("denied ticket not found: %s", got)
 		}
@@ -377,29 +379,29 @@ func TestTicketStore(t *testing.T, newStore func(t *testing.T) adapter.TicketSto
 	})
 	t.Run("FindScope", func(t *testing.T) {
 		s := newStore(t)
-		mk := func(id string, scope adapter.ApprovalScope, scopeID string) {
+		mk := func(id string, scope approval.Scope, scopeID string) {
 			tk := ticket(id, "rm", "h", t0)
 			tk.Scope, tk.ScopeID, tk.Subject = scope, scopeID, scopeID
 			must(t, s.Create(ctx, tk, none))
 		}
-		mk("alice", adapter.ScopeSubject, "alice")
-		mk("run1", adapter.ScopeRun, "run1")
-		mk("global", adapter.ScopeGlobal, "")
+		mk("alice", approval.ScopeSubject, "alice")
+		mk("run1", approval.ScopeRun, "run1")
+		mk("global", approval.ScopeGlobal, "")
 		now := t0.Add(time.Minute)
 		for _, tt := range []struct {
-			scope   adapter.ApprovalScope
+			scope   approval.Scope
 			scopeID string
 			want    string
 		}{
-			{adapter.ScopeSubject, "alice", "alice"},
-			{adapter.ScopeSubject, "bob", "none"},
-			{adapter.ScopeSubject, "", "none"},
-			{adapter.ScopeRun, "run1", "run1"},
-			{adapter.ScopeRun, "alice", "none"},
-			{adapter.ScopeSession, "run1", "none"},
-			{adapter.ScopeGlobal, "", "global"},
+			{approval.ScopeSubject, "alice", "alice"},
+			{approval.ScopeSubject, "bob", "none"},
+			{approval.ScopeSubject, "", "none"},
+			{approval.ScopeRun, "run1", "run1"},
+			{approval.ScopeRun, "alice", "none"},
+			{approval.ScopeSession, "run1", "none"},
+			{approval.ScopeGlobal, "", "global"},
 		} {
-			k := adapter.TicketKey{Tool: "rm", ArgsHash: "h", Scope: tt.scope, ScopeID: tt.scopeID}
+			k := approval.TicketKey{Tool: "rm", ArgsHash: "h", Scope: tt.scope, ScopeID: tt.scopeID}
 			if got := find(t, s, k, now); got != tt.want {
 				t.Errorf("Find(scope %s, id %q) = %s, want %s", tt.scope, tt.scopeID, got, tt.want)
 			}
@@ -409,18 +411,18 @@ func TestTicketStore(t *testing.T, newStore func(t *testing.T) adapter.TicketSto
 		s := newStore(t)
 		must(t, s.Create(ctx, ticket("t", "rm", "h", t0), none))
 		now := t0.Add(time.Minute)
-		if err := s.Transition(ctx, "t", adapter.TicketApproved, adapter.TicketConsumed, "", "", now); !errors.Is(err, adapter.ErrTicketState) {
+		if err := s.Transition(ctx, "t", approval.TicketApproved, approval.TicketConsumed, "", "", now); !errors.Is(err, adapter.ErrTicketState) {
 			t.Errorf("transition from the wrong state: %v, want ErrTicketState", err)
 		}
-		if err := s.Transition(ctx, "nope", adapter.TicketPending, adapter.TicketApproved, "", "", now); !errors.Is(err, adapter.ErrTicketNotFound) {
+		if err := s.Transition(ctx, "nope", approval.TicketPending, approval.TicketApproved, "", "", now); !errors.Is(err, adapter.ErrTicketNotFound) {
 			t.Errorf("transition of an unknown ticket: %v, want ErrTicketNotFound", err)
 		}
-		if err := s.Transition(ctx, "t", adapter.TicketPending, adapter.TicketApproved, "", "", t0.Add(2*time.Hour)); !errors.Is(err, adapter.ErrTicketExpired) {
+		if err := s.Transition(ctx, "t", approval.TicketPending, approval.TicketApproved, "", "", t0.Add(2*time.Hour)); !errors.Is(err, adapter.ErrTicketExpired) {
 			t.Errorf("transition of an expired ticket: %v, want ErrTicketExpired", err)
 		}
-		must(t, s.Transition(ctx, "t", adapter.TicketPending, adapter.TicketDenied, "too risky", "dave", now))
+		must(t, s.Transition(ctx, "t", approval.TicketPending, approval.TicketDenied, "too risky", "dave", now))
 		got, err := s.Get(ctx, "t")
-		if err != nil || got.State != adapter.TicketDenied || got.Reason != "too risky" || got.Approver != "dave" {
+		if err != nil || got.State != approval.TicketDenied || got.Reason != "too risky" || got.Approver != "dave" {
 			t.Errorf("after deny: %+v, %v", got, err)
 		}
 	})
@@ -428,12 +430,12 @@ func TestTicketStore(t *testing.T, newStore func(t *testing.T) adapter.TicketSto
 		s := newStore(t)
 		must(t, s.Create(ctx, ticket("t", "rm", "h", t0), none))
 		now := t0.Add(time.Minute)
-		must(t, s.Transition(ctx, "t", adapter.TicketPending, adapter.TicketApproved, "", "a", now))
+		must(t, s.Transition(ctx, "t", approval.TicketPending, approval.TicketApproved, "", "a", now))
 		var won, lost atomic.Int64
 		var wg sync.WaitGroup
 		for range 16 {
 			wg.Go(func() {
-				err := s.Transition(ctx, "t", adapter.TicketApproved, adapter.TicketConsumed, "", "", now)
+				err := s.Transition(ctx, "t", approval.TicketApproved, approval.TicketConsumed, "", "", now)
 				switch {
 				case err == nil:
 					won.Add(1)
@@ -451,14 +453,14 @@ func TestTicketStore(t *testing.T, newStore func(t *testing.T) adapter.TicketSto
 	})
 	t.Run("Caps", func(t *testing.T) {
 		s := newStore(t)
-		caps := adapter.TicketCaps{PerSubject: 2, Total: 3}
+		caps := approval.Caps{PerSubject: 2, Total: 3}
 		mk := func(id, subject string, created time.Time) error {
 			tk := ticket(id, "rm", id, created)
 			tk.Subject, tk.ScopeID = subject, subject
 			return s.Create(ctx, tk, caps)
 		}
 		capErr := func(err error, perSubject bool) bool {
-			var ce *adapter.TicketCapError
+			var ce *approval.CapError
 			return errors.Is(err, adapter.ErrTicketCap) && errors.As(err, &ce) && ce.PerSubject == perSubject
 		}
 		must(t, mk("a1", "alice", t0))
@@ -474,11 +476,11 @@ func TestTicketStore(t *testing.T, newStore func(t *testing.T) adapter.TicketSto
 			t.Errorf("fourth ticket overall: %v, want a total *TicketCapError", err)
 		}
 		// Consuming a ticket frees its room; approving or denying does not.
-		must(t, s.Transition(ctx, "a1", adapter.TicketPending, adapter.TicketApproved, "", "x", t0))
+		must(t, s.Transition(ctx, "a1", approval.TicketPending, approval.TicketApproved, "", "x", t0))
 		if err := mk("a4", "alice", t0); !capErr(err, true) {
 			t.Errorf("an approved, unconsumed ticket freed room: %v", err)
 		}
-		must(t, s.Transition(ctx, "a1", adapter.TicketApproved, adapter.TicketConsumed, "", "", t0))
+		must(t, s.Transition(ctx, "a1", approval.TicketApproved, approval.TicketConsumed, "", "", t0))
 		must(t, mk("a5", "alice", t0))
 		// Expired tickets free their room.
 		must(t, mk("c2", "carol", t0.Add(2*time.Hour)))
@@ -486,7 +488,7 @@ func TestTicketStore(t *testing.T, newStore func(t *testing.T) adapter.TicketSto
 	})
 	t.Run("CapsConcurrent", func(t *testing.T) {
 		s := newStore(t)
-		caps := adapter.TicketCaps{PerSubject: 5, Total: 8}
+		caps := approval.Caps{PerSubject: 5, Total: 8}
 		var created, refused atomic.Int64
 		var wg sync.WaitGroup
 		for w := range 4 {
@@ -510,7 +512,7 @@ func TestTicketStore(t *testing.T, newStore func(t *testing.T) adapter.TicketSto
 			t.Errorf("%d created, %d refused; want 8 and 32 (caps %+v)", created.Load(), refused.Load(), caps)
 		}
 		n := 0
-		for _, err := range s.List(ctx, adapter.TicketPending) {
+		for _, err := range s.List(ctx, approval.TicketPending) {
 			must(t, err)
 			n++
 		}
@@ -524,11 +526,11 @@ func TestTicketStore(t *testing.T, newStore func(t *testing.T) adapter.TicketSto
 		for i := range n {
 			tk := ticket(fmt.Sprintf("t%d", i), "rm", fmt.Sprintf("h%d", i), t0)
 			tk.Subject, tk.ScopeID = fmt.Sprintf("u%d", i%50), fmt.Sprintf("u%d", i%50)
-			must(t, s.Create(ctx, tk, adapter.TicketCaps{PerSubject: n, Total: n}))
+			must(t, s.Create(ctx, tk, approval.Caps{PerSubject: n, Total: n}))
 		}
 		now := t0.Add(time.Minute)
 		for _, i := range []int{0, 1, n / 2, n - 1} {
-			k := adapter.TicketKey{Tool: "rm", ArgsHash: fmt.Sprintf("h%d", i), Scope: adapter.ScopeSubject, ScopeID: fmt.Sprintf("u%d", i%50)}
+			k := approval.TicketKey{Tool: "rm", ArgsHash: fmt.Sprintf("h%d", i), Scope: approval.ScopeSubject, ScopeID: fmt.Sprintf("u%d", i%50)}
 			if got := find(t, s, k, now); got != fmt.Sprintf("t%d", i) {
 				t.Errorf("Find(h%d) = %s", i, got)
 			}
@@ -543,8 +545,8 @@ func TestTicketStore(t *testing.T, newStore func(t *testing.T) adapter.TicketSto
 		for i, id := range []string{"a", "b", "c"} {
 			must(t, s.Create(ctx, ticket(id, "rm", id, t0.Add(time.Duration(i)*time.Second)), none))
 		}
-		must(t, s.Transition(ctx, "b", adapter.TicketPending, adapter.TicketApproved, "", "", t0))
-		list := func(state adapter.TicketState) []string {
+		must(t, s.Transition(ctx, "b", approval.TicketPending, approval.TicketApproved, "", "", t0))
+		list := func(state approval.TicketState) []string {
 			var ids []string
 			for tk, err := range s.List(ctx, state) {
 				if err != nil {
@@ -554,7 +556,7 @@ func TestTicketStore(t *testing.T, newStore func(t *testing.T) adapter.TicketSto
 			}
 			return ids
 		}
-		if diff := cmp.Diff([]string{"a", "c"}, list(adapter.TicketPending)); diff != "" {
+		if diff := cmp.Diff([]string{"a", "c"}, list(approval.TicketPending)); diff != "" {
 			t.Errorf("pending (-want +got):\n%s", diff)
 		}
 		if diff := cmp.Diff([]string{"a", "b", "c"}, list(0)); diff != "" {
@@ -572,11 +574,11 @@ func TestTicketStore(t *testing.T, newStore func(t *testing.T) adapter.TicketSto
 			runs.Add(1)
 			return adapter.TextResult("done"), nil
 		}, nil)
-		d := &adapter.Deferred{Store: s}
+		d := &approval.Deferred{Store: s}
 		e := adapter.NewExecutor(nil, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: d}})
 		defer e.Close()
-		alice := adapter.WithIdentity(ctx, &adapter.Identity{Subject: "alice"})
-		bob := adapter.WithIdentity(ctx, &adapter.Identity{Subject: "bob"})
+		alice := adapter.WithIdentity(ctx, &caller.Identity{Subject: "alice"})
+		bob := adapter.WithIdentity(ctx, &caller.Identity{Subject: "bob"})
 		call := func(ctx context.Context, args, ticket string) error {
 			_, err := e.Do(ctx, &adapter.Request{Spec: spec, Args: json.RawMessage(args), Ticket: ticket})
 			return err

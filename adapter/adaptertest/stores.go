@@ -17,6 +17,9 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/caller"
+	"github.com/agentadapter/agentadapter/adapter/canonical"
 	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
@@ -419,7 +422,7 @@ func TestLedgerReplicas(t *testing.T, newDB func(t *testing.T) Opener[ledger.Led
 		seen[r.CallID]++
 		var i int
 		fmt.Sscanf(r.CallID[strings.LastIndexByte(r.CallID, '-')+1:], "%d", &i)
-		wantArgs, _ := adapter.CanonicalHash(json.RawMessage(fmt.Sprintf(`{"a":"x","b":%d}`, i)))
+		wantArgs, _ := canonical.Hash(json.RawMessage(fmt.Sprintf(`{"a":"x","b":%d}`, i)))
 		if r.ArgsHash != wantArgs {
 			t.Errorf("%s: ArgsHash %s, want %s", r.CallID, r.ArgsHash, wantArgs)
 		}
@@ -467,23 +470,23 @@ func TestCacheReplicas(t *testing.T, newDB func(t *testing.T) Opener[adapter.Cac
 	}
 }
 
-// TestTicketReplicas checks that two replicas of an [adapter.TicketStore]
+// TestTicketReplicas checks that two replicas of an [approval.Store]
 // share tickets: a ticket created through one is decided through the
 // other and consumed exactly once among many racing callers on both. If
 // the store can wait for a decision (a Wait(ctx, id) method), a waiter on
 // one replica is woken by a decision through the other.
-func TestTicketReplicas(t *testing.T, newDB func(t *testing.T) Opener[adapter.TicketStore]) {
+func TestTicketReplicas(t *testing.T, newDB func(t *testing.T) Opener[approval.Store]) {
 	ctx := context.Background()
 	open := newDB(t)
 	a, b := open(), open()
 	now := time.Now()
-	tk := &adapter.Ticket{ID: "tkt-r", Tool: "rm", ArgsHash: "h", Scope: adapter.ScopeSubject, ScopeID: "ann", Subject: "ann",
-		State: adapter.TicketPending, Created: now, Expires: now.Add(time.Hour)}
-	must(t, a.Create(ctx, tk, adapter.TicketCaps{}))
+	tk := &approval.Ticket{ID: "tkt-r", Tool: "rm", ArgsHash: "h", Scope: approval.ScopeSubject, ScopeID: "ann", Subject: "ann",
+		State: approval.TicketPending, Created: now, Expires: now.Add(time.Hour)}
+	must(t, a.Create(ctx, tk, approval.Caps{}))
 	type waiter interface {
-		Wait(ctx context.Context, id string) (*adapter.Ticket, error)
+		Wait(ctx context.Context, id string) (*approval.Ticket, error)
 	}
-	woke := make(chan *adapter.Ticket, 1)
+	woke := make(chan *approval.Ticket, 1)
 	if w, ok := a.(waiter); ok {
 		go func() {
 			wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
@@ -497,15 +500,15 @@ func TestTicketReplicas(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ti
 	} else {
 		woke <- nil
 	}
-	if _, err := b.Find(ctx, adapter.TicketKey{Tool: "rm", ArgsHash: "h", Scope: adapter.ScopeSubject, ScopeID: "bob"}, now); !errors.Is(err, adapter.ErrTicketNotFound) {
+	if _, err := b.Find(ctx, approval.TicketKey{Tool: "rm", ArgsHash: "h", Scope: approval.ScopeSubject, ScopeID: "bob"}, now); !errors.Is(err, adapter.ErrTicketNotFound) {
 		t.Errorf("replica b found another subject's ticket: %v", err)
 	}
 	got, err := b.Find(ctx, tk.Key(), now)
 	if err != nil || got.ID != "tkt-r" {
 		t.Fatalf("replica b Find = %v, %v", got, err)
 	}
-	must(t, b.Transition(ctx, "tkt-r", adapter.TicketPending, adapter.TicketApproved, "", "op", now))
-	if w := <-woke; w != nil && w.State != adapter.TicketApproved {
+	must(t, b.Transition(ctx, "tkt-r", approval.TicketPending, approval.TicketApproved, "", "op", now))
+	if w := <-woke; w != nil && w.State != approval.TicketApproved {
 		t.Errorf("waiter woke with state %s, want approved", w.State)
 	}
 	var won atomic.Int64
@@ -516,7 +519,7 @@ func TestTicketReplicas(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ti
 			s = b
 		}
 		wg.Go(func() {
-			err := s.Transition(ctx, "tkt-r", adapter.TicketApproved, adapter.TicketConsumed, "", "", now)
+			err := s.Transition(ctx, "tkt-r", approval.TicketApproved, approval.TicketConsumed, "", "", now)
 			if err == nil {
 				won.Add(1)
 			} else if !errors.Is(err, adapter.ErrTicketState) {
@@ -537,9 +540,9 @@ func TestTicketReplicas(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ti
 			s = b
 		}
 		wg.Go(func() {
-			tk := &adapter.Ticket{ID: fmt.Sprintf("cap-%d", i), Tool: "rm", ArgsHash: fmt.Sprint(i), Scope: adapter.ScopeSubject, ScopeID: "cy", Subject: "cy",
-				State: adapter.TicketPending, Created: now, Expires: now.Add(time.Hour)}
-			err := s.Create(ctx, tk, adapter.TicketCaps{PerSubject: 3})
+			tk := &approval.Ticket{ID: fmt.Sprintf("cap-%d", i), Tool: "rm", ArgsHash: fmt.Sprint(i), Scope: approval.ScopeSubject, ScopeID: "cy", Subject: "cy",
+				State: approval.TicketPending, Created: now, Expires: now.Add(time.Hour)}
+			err := s.Create(ctx, tk, approval.Caps{PerSubject: 3})
 			switch {
 			case err == nil:
 				created.Add(1)
@@ -555,31 +558,31 @@ func TestTicketReplicas(t *testing.T, newDB func(t *testing.T) Opener[adapter.Ti
 }
 
 // TestTicketEditor checks an [adapter.TicketEditor] (that is also an
-// [adapter.TicketStore]). newDB is as for [TestLedgerQuery].
+// [approval.Store]). newDB is as for [TestLedgerQuery].
 //
 // It checks that ApproveEdited moves only a pending, unexpired ticket
 // (ErrTicketState, ErrTicketExpired, ErrTicketNotFound otherwise) and keeps
 // the arguments and the approver; that of many racing decisions through
 // two replicas exactly one wins and the ticket holds the winner's
-// arguments; and, through an executor with [adapter.Deferred] on one
+// arguments; and, through an executor with [approval.Deferred] on one
 // replica and the approver on the other, that the resumed call runs with
 // the edited arguments exactly once, only for the caller who asked.
-func TestTicketEditor(t *testing.T, newDB func(t *testing.T) Opener[adapter.TicketStore]) {
+func TestTicketEditor(t *testing.T, newDB func(t *testing.T) Opener[approval.Store]) {
 	ctx := context.Background()
 	t0 := time.Now()
-	editor := func(t *testing.T, s adapter.TicketStore) adapter.TicketEditor {
+	editor := func(t *testing.T, s approval.Store) approval.Editor {
 		t.Helper()
-		ed, ok := s.(adapter.TicketEditor)
+		ed, ok := s.(approval.Editor)
 		if !ok {
 			t.Fatalf("%T does not implement adapter.TicketEditor", s)
 		}
 		return ed
 	}
-	pending := func(t *testing.T, s adapter.TicketStore, id string) {
+	pending := func(t *testing.T, s approval.Store, id string) {
 		t.Helper()
-		must(t, s.Create(ctx, &adapter.Ticket{ID: id, Tool: "rm", ArgsHash: id, Args: json.RawMessage(`{"path":"/etc"}`),
-			Scope: adapter.ScopeSubject, ScopeID: "ann", Subject: "ann", State: adapter.TicketPending,
-			Created: t0, Expires: t0.Add(time.Hour)}, adapter.TicketCaps{}))
+		must(t, s.Create(ctx, &approval.Ticket{ID: id, Tool: "rm", ArgsHash: id, Args: json.RawMessage(`{"path":"/etc"}`),
+			Scope: approval.ScopeSubject, ScopeID: "ann", Subject: "ann", State: approval.TicketPending,
+			Created: t0, Expires: t0.Add(time.Hour)}, approval.Caps{}))
 	}
 	t.Run("States", func(t *testing.T) {
 		open := newDB(t)
@@ -588,7 +591,7 @@ func TestTicketEditor(t *testing.T, newDB func(t *testing.T) Opener[adapter.Tick
 		pending(t, s, "e1")
 		must(t, ed.ApproveEdited(ctx, "e1", json.RawMessage(`{"path":"/tmp/x"}`), "erin", t0))
 		got, err := s.Get(ctx, "e1")
-		if err != nil || got.State != adapter.TicketApproved || got.Approver != "erin" || !jsonEqual(got.Edited, []byte(`{"path":"/tmp/x"}`)) ||
+		if err != nil || got.State != approval.TicketApproved || got.Approver != "erin" || !jsonEqual(got.Edited, []byte(`{"path":"/tmp/x"}`)) ||
 			!jsonEqual(got.Args, []byte(`{"path":"/etc"}`)) {
 			t.Fatalf("after ApproveEdited: %+v, %v; want approved by erin, edited, the original arguments kept", got, err)
 		}
@@ -599,7 +602,7 @@ func TestTicketEditor(t *testing.T, newDB func(t *testing.T) Opener[adapter.Tick
 			t.Errorf("a refused edit changed the ticket: %+v", got)
 		}
 		pending(t, s, "e2")
-		must(t, s.Transition(ctx, "e2", adapter.TicketPending, adapter.TicketDenied, "no", "bob", t0))
+		must(t, s.Transition(ctx, "e2", approval.TicketPending, approval.TicketDenied, "no", "bob", t0))
 		if err := ed.ApproveEdited(ctx, "e2", json.RawMessage(`{}`), "erin", t0); !errors.Is(err, adapter.ErrTicketState) {
 			t.Errorf("ApproveEdited of a denied ticket: %v, want ErrTicketState", err)
 		}
@@ -627,7 +630,7 @@ func TestTicketEditor(t *testing.T, newDB func(t *testing.T) Opener[adapter.Tick
 				args := fmt.Sprintf(`{"path":"/tmp/%d"}`, i)
 				var err error
 				if i%4 == 3 {
-					err = s.Transition(ctx, "r", adapter.TicketPending, adapter.TicketDenied, "no", "bob", t0)
+					err = s.Transition(ctx, "r", approval.TicketPending, approval.TicketDenied, "no", "bob", t0)
 					args = ""
 				} else {
 					err = editor(t, s).ApproveEdited(ctx, "r", json.RawMessage(args), fmt.Sprint("op", i), t0)
@@ -648,10 +651,10 @@ func TestTicketEditor(t *testing.T, newDB func(t *testing.T) Opener[adapter.Tick
 		got, err := b.Get(ctx, "r")
 		must(t, err)
 		if w := winner.Load().(string); w == "" {
-			if got.State != adapter.TicketDenied || got.Edited != nil {
+			if got.State != approval.TicketDenied || got.Edited != nil {
 				t.Errorf("the denial won but the ticket is %+v", got)
 			}
-		} else if got.State != adapter.TicketApproved || !jsonEqual(got.Edited, []byte(w)) {
+		} else if got.State != approval.TicketApproved || !jsonEqual(got.Edited, []byte(w)) {
 			t.Errorf("the edit %s won but the ticket is %s with %s", w, got.State, got.Edited)
 		}
 	})
@@ -667,11 +670,11 @@ func TestTicketEditor(t *testing.T, newDB func(t *testing.T) Opener[adapter.Tick
 				mu.Unlock()
 				return adapter.TextResult("ok"), nil
 			}, nil)
-		da := &adapter.Deferred{Store: a}
+		da := &approval.Deferred{Store: a}
 		e := adapter.NewExecutor(nil, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: da}})
 		defer e.Close()
-		ann := adapter.WithIdentity(ctx, &adapter.Identity{Subject: "ann"})
-		bob := adapter.WithIdentity(ctx, &adapter.Identity{Subject: "bob"})
+		ann := adapter.WithIdentity(ctx, &caller.Identity{Subject: "ann"})
+		bob := adapter.WithIdentity(ctx, &caller.Identity{Subject: "bob"})
 		call := func(ctx context.Context, args, ticket string) error {
 			_, err := e.Do(ctx, &adapter.Request{Spec: spec, Args: json.RawMessage(args), Ticket: ticket})
 			return err
@@ -681,7 +684,7 @@ func TestTicketEditor(t *testing.T, newDB func(t *testing.T) Opener[adapter.Tick
 		if !errors.As(err, &ae) || ae.Kind != adapter.KindApprovalPending {
 			t.Fatalf("first call: %v, want approval_pending", err)
 		}
-		db := &adapter.Deferred{Store: b}
+		db := &approval.Deferred{Store: b}
 		if !db.CanApproveEdited() {
 			t.Fatalf("%T is not a TicketEditor", b)
 		}

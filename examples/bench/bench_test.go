@@ -112,7 +112,7 @@ func BenchmarkMCPCall(b *testing.B) {
 			reg := registry.New()
 			m := mcpadapter.NewManager(reg, nil)
 			b.Cleanup(func() { m.Close() })
-			if err := m.Connect(ctx, mcpadapter.Server{Name: "bench", Transport: newTransport(), Trust: true}); err != nil {
+			if err := m.Connect(ctx, mcpadapter.Upstream{Name: "bench", Transport: newTransport(), Trust: true}); err != nil {
 				b.Fatal(err)
 			}
 			spec, ok := reg.Lookup("add")
@@ -202,7 +202,7 @@ func BenchmarkImport1000(b *testing.B) {
 	importAll := func(b *testing.B) (*registry.Registry, func()) {
 		reg := registry.New()
 		m := mcpadapter.NewManager(reg, nil)
-		if err := m.Connect(ctx, mcpadapter.Server{Name: "bench", Transport: newTransport(b), Trust: true}); err != nil {
+		if err := m.Connect(ctx, mcpadapter.Upstream{Name: "bench", Transport: newTransport(b), Trust: true}); err != nil {
 			b.Fatal(err)
 		}
 		if reg.Len() != 1000 {

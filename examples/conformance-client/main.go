@@ -32,6 +32,7 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/oauth"
 	"github.com/agentadapter/agentadapter/registry"
 )
 
@@ -72,7 +73,7 @@ var scenarioCalls = map[string][]toolCall{
 func run(scenario, serverURL string, cc map[string]any) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	server := mcpadapter.Server{Name: "conformance", URL: serverURL}
+	server := mcpadapter.Upstream{Name: "conformance", URL: serverURL}
 	opts := &mcpadapter.ManagerOptions{Strict: true}
 	if strings.HasPrefix(scenario, "auth/") {
 		oauth, err := oauthFor(scenario, cc)
@@ -164,13 +165,13 @@ func callsFor(scenario string, reg *registry.Registry, cc map[string]any) ([]too
 // the scenario's context does not name, so client credentials cannot be
 // pinned to it (OAuth.Issuer): the suite's client takes AnyIssuer, the
 // MCP specification's default. A deployment pins the issuer instead.
-func oauthFor(scenario string, cc map[string]any) (*mcpadapter.OAuth, error) {
+func oauthFor(scenario string, cc map[string]any) (*oauth.Config, error) {
 	str := func(k string) string { s, _ := cc[k].(string); return s }
 	switch scenario {
 	case "auth/client-credentials-basic":
-		return &mcpadapter.OAuth{ClientCredentials: &mcpadapter.ClientCredentials{ClientID: str("client_id"), ClientSecret: str("client_secret")}, AnyIssuer: true}, nil
+		return &oauth.Config{ClientCredentials: &oauth.ClientCredentials{ClientID: str("client_id"), ClientSecret: str("client_secret")}, AnyIssuer: true}, nil
 	case "auth/cross-app-access-complete-flow", "auth/enterprise-managed-authorization":
-		return &mcpadapter.OAuth{Enterprise: &mcpadapter.EnterpriseAuth{
+		return &oauth.Config{Enterprise: &oauth.Enterprise{
 			IDToken:     func(context.Context) (string, error) { return str("idp_id_token"), nil },
 			IdPTokenURL: str("idp_token_endpoint"), IdPClientID: str("idp_client_id"),
 			ClientID: str("client_id"), ClientSecret: str("client_secret"),
@@ -178,7 +179,7 @@ func oauthFor(scenario string, cc map[string]any) (*mcpadapter.OAuth, error) {
 	case "auth/wif-jwt-bearer":
 		// The suite's workload JWT names the authorization server as its
 		// audience already.
-		return &mcpadapter.OAuth{WorkloadIdentity: &mcpadapter.WorkloadIdentity{
+		return &oauth.Config{WorkloadIdentity: &oauth.WorkloadIdentity{
 			Assertion: func(context.Context, string) (string, error) { return str("valid_jwt"), nil },
 			ClientID:  str("client_id"),
 		}, AnyIssuer: true}, nil
@@ -187,13 +188,13 @@ func oauthFor(scenario string, cc map[string]any) (*mcpadapter.OAuth, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &mcpadapter.OAuth{ClientCredentials: &mcpadapter.ClientCredentials{ClientID: str("client_id"), PrivateKey: key}, AnyIssuer: true}, nil
+		return &oauth.Config{ClientCredentials: &oauth.ClientCredentials{ClientID: str("client_id"), PrivateKey: key}, AnyIssuer: true}, nil
 	}
-	var dpop *mcpadapter.DPoP
+	var dpop *oauth.DPoP
 	if strings.HasPrefix(scenario, "auth/dpop") {
-		dpop = &mcpadapter.DPoP{} // a key of the process's own
+		dpop = &oauth.DPoP{} // a key of the process's own
 	}
-	return &mcpadapter.OAuth{
+	return &oauth.Config{
 		DPoP:              dpop,
 		Authorize:         followRedirect,
 		RedirectURL:       "http://localhost:3000/callback",
@@ -224,7 +225,7 @@ func parseKey(p string) (crypto.Signer, error) {
 // followRedirect is the AuthorizationHandler of a headless test: the
 // suite's authorization server approves at once and redirects to the
 // redirect URL, whose query carries the code.
-func followRedirect(ctx context.Context, req *mcpadapter.AuthorizationRequest) (*auth.AuthorizationResult, error) {
+func followRedirect(ctx context.Context, req *oauth.AuthorizationRequest) (*auth.AuthorizationResult, error) {
 	c := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	r, err := http.NewRequestWithContext(ctx, http.MethodGet, req.URL, nil)
 	if err != nil {

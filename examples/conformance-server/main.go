@@ -29,6 +29,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/progress"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 	"github.com/agentadapter/agentadapter/registry"
 )
@@ -215,7 +216,7 @@ func withProgress(ctx context.Context, _ json.RawMessage) (*adapter.Result, erro
 		if i > 0 {
 			time.Sleep(50 * time.Millisecond)
 		}
-		adapter.ReportProgress(ctx, adapter.Progress{Progress: p, Total: 100})
+		adapter.ReportProgress(ctx, progress.Event{Progress: p, Total: 100})
 	}
 	return text("Progress completed"), nil
 }

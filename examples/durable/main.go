@@ -59,9 +59,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	approval0 "github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/caller"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/integrations/einoadapter"
 	"github.com/agentadapter/agentadapter/integrations/genkitadapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/pin"
 	"github.com/agentadapter/agentadapter/registry"
 	pgstore "github.com/agentadapter/agentadapter/store/postgres"
 	sqlitestore "github.com/agentadapter/agentadapter/store/sqlite"
@@ -114,7 +118,7 @@ func cli(ctx context.Context, args []string, out io.Writer) error {
 			return err
 		}
 		defer st.close()
-		return approveAll(ctx, &adapter.Deferred{Store: st.tickets}, out)
+		return approveAll(ctx, &approval0.Deferred{Store: st.tickets}, out)
 	}
 	return fmt.Errorf("unknown command %q", args[0])
 }
@@ -143,7 +147,7 @@ func demo(ctx context.Context, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(out, "ledger:")
-	for r, err := range a.st.ledger.Query(ctx, adapter.LedgerQuery{}) {
+	for r, err := range a.st.ledger.Query(ctx, ledger.Query{}) {
 		if err != nil {
 			return err
 		}
@@ -161,7 +165,7 @@ type app struct {
 	dir       string
 	out       io.Writer
 	st        *state
-	approvals *adapter.Deferred
+	approvals *approval0.Deferred
 	exec      *adapter.Executor
 	mgr       *mcpadapter.Manager
 	bank      *mcp.ServerSession
@@ -177,16 +181,16 @@ type app struct {
 // pgstore both provide it.
 type state struct {
 	tickets interface {
-		adapter.TicketStore
+		approval0.Store
 		// Wait blocks until a ticket is decided, by any process.
-		Wait(ctx context.Context, id string) (*adapter.Ticket, error)
+		Wait(ctx context.Context, id string) (*approval0.Ticket, error)
 	}
 	ledger interface {
-		adapter.DurableLedger
-		adapter.LedgerReader
-		adapter.LedgerVerifier
+		ledger.Durable
+		ledger.Reader
+		ledger.Verifier
 	}
-	pins  mcpadapter.PinStore
+	pins  pin.Store
 	close func() error
 }
 
@@ -245,11 +249,11 @@ func open(ctx context.Context, dir, dsn string, out io.Writer) (_ *app, err erro
 		return nil, err
 	}
 	a.mgr = mcpadapter.NewManager(reg, &mcpadapter.ManagerOptions{Strict: true, PinStore: st.pins})
-	if err := a.mgr.Connect(ctx, mcpadapter.Server{Name: "bank", Transport: ct, Trust: true}); err != nil {
+	if err := a.mgr.Connect(ctx, mcpadapter.Upstream{Name: "bank", Transport: ct, Trust: true}); err != nil {
 		return nil, err
 	}
 
-	a.approvals = &adapter.Deferred{Store: st.tickets}
+	a.approvals = &approval0.Deferred{Store: st.tickets}
 	a.exec = adapter.NewExecutor(reg, &adapter.ExecutorOptions{
 		Ledger: st.ledger,
 		Approval: adapter.ApprovalOptions{Port: a.approvals, Tools: map[string]adapter.ApprovalPolicy{
@@ -380,7 +384,7 @@ type agent struct {
 // done; without, leaving paused the runs whose tickets are still pending.
 func (a *app) run(ctx context.Context, subject string, wait bool) error {
 	// The caller's identity: an approval is bound to the subject who asked.
-	ctx = adapter.WithIdentity(ctx, &adapter.Identity{Subject: subject})
+	ctx = adapter.WithIdentity(ctx, &caller.Identity{Subject: subject})
 	agents := []agent{{"eino", a.einoStart, a.einoResume}, {"genkit", a.genkitStart, a.genkitResume}}
 	state := make([]*paused, len(agents))
 	for i, ag := range agents {
@@ -435,7 +439,7 @@ func (a *app) decided(ctx context.Context, name string, p *paused, wait bool, wa
 		if err != nil {
 			return false, err
 		}
-		if t.State == adapter.TicketPending {
+		if t.State == approval0.TicketPending {
 			if !wait {
 				return false, nil
 			}
@@ -560,8 +564,8 @@ func (a *app) genkitDone(run string, resp *ai.ModelResponse, err error) (*paused
 }
 
 // approveAll approves every pending ticket as the operator.
-func approveAll(ctx context.Context, approvals *adapter.Deferred, out io.Writer) error {
-	var pending []*adapter.Ticket
+func approveAll(ctx context.Context, approvals *approval0.Deferred, out io.Writer) error {
+	var pending []*approval0.Ticket
 	for t, err := range approvals.Pending(ctx) {
 		if err != nil {
 			return err

@@ -23,7 +23,10 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/agentadapter/agentadapter/adapter"
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	approval0 "github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/canonical"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/pin"
 	"github.com/agentadapter/agentadapter/internal/pgtest"
 )
 
@@ -310,7 +313,7 @@ func testCrash(t *testing.T, dsn string) {
 	st := openTestState(t, dir, dsn)
 	for _, ag := range agents {
 		tk := ticket(t, st, tickets[ag])
-		if tk.State != adapter.TicketPending || tk.Tool != "transfer" || tk.Subject != defaultSubject || string(tk.Args) != wantArgs[ag] {
+		if tk.State != approval0.TicketPending || tk.Tool != "transfer" || tk.Subject != defaultSubject || string(tk.Args) != wantArgs[ag] {
 			t.Errorf("%s ticket after the crash: %s %s %s by %q, want pending transfer %s by %s",
 				ag, tk.State, tk.Tool, tk.Args, tk.Subject, wantArgs[ag], defaultSubject)
 		}
@@ -337,7 +340,7 @@ func testCrash(t *testing.T, dsn string) {
 
 	// 3. An operator approves, through the store (no process of the
 	// program is running).
-	approvals := &adapter.Deferred{Store: st.tickets}
+	approvals := &approval0.Deferred{Store: st.tickets}
 	for _, ag := range agents {
 		if err := approvals.Approve(ctx, tickets[ag], operator); err != nil {
 			t.Fatal(err)
@@ -353,7 +356,7 @@ func testCrash(t *testing.T, dsn string) {
 		if l := mallory.answer(ag); !strings.Contains(l, string(adapter.KindApprovalDenied)) {
 			t.Errorf("%s run resumed by mallory: %q, want an answer reading approval_denied", ag, l)
 		}
-		if tk := ticket(t, st, tickets[ag]); tk.State != adapter.TicketApproved {
+		if tk := ticket(t, st, tickets[ag]); tk.State != approval0.TicketApproved {
 			t.Errorf("%s ticket after mallory's attempt: %s, want approved", ag, tk.State)
 		}
 	}
@@ -377,7 +380,7 @@ func testCrash(t *testing.T, dsn string) {
 		if strings.Contains(second.output(), ag+": model reads lookup") {
 			t.Errorf("%s: the restart ran lookup again:\n%s", ag, second.output())
 		}
-		if tk := ticket(t, st, tickets[ag]); tk.State != adapter.TicketConsumed {
+		if tk := ticket(t, st, tickets[ag]); tk.State != approval0.TicketConsumed {
 			t.Errorf("%s ticket after the resumed call: %s, want consumed", ag, tk.State)
 		}
 	}
@@ -408,15 +411,15 @@ func testCrash(t *testing.T, dsn string) {
 	if err := replay.wait(); err == nil || !strings.Contains(replay.stderr.String(), "interrupt during a restarted execution") {
 		t.Errorf("replay: %v, want genkit's refusal to interrupt a restart; stderr:\n%s", err, replay.stderr.String())
 	}
-	if tk := ticket(t, st, replay.pausedTicket("eino")); tk.ID == tickets["eino"] || tk.State != adapter.TicketPending {
+	if tk := ticket(t, st, replay.pausedTicket("eino")); tk.ID == tickets["eino"] || tk.State != approval0.TicketPending {
 		t.Errorf("eino replayed: ticket %s %s, want a new pending ticket (the approved one was %s)", tk.ID, tk.State, tickets["eino"])
 	}
 	asked := map[string]bool{}
-	for r, err := range st.ledger.Query(ctx, adapter.LedgerQuery{Tool: "transfer", Outcome: string(adapter.KindApprovalPending)}) {
+	for r, err := range st.ledger.Query(ctx, ledger.Query{Tool: "transfer", Outcome: string(adapter.KindApprovalPending)}) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tk := ticket(t, st, r.Ticket); tk.State == adapter.TicketPending && r.Integration == "genkit" {
+		if tk := ticket(t, st, r.Ticket); tk.State == approval0.TicketPending && r.Integration == "genkit" {
 			asked[r.Ticket] = true
 		}
 	}
@@ -456,9 +459,9 @@ func testCrash(t *testing.T, dsn string) {
 		t.Errorf("eino: the resumed call's id is %s, the paused call's %s", all[6].CallID, all[1].CallID)
 	}
 	ran := map[string]int{}
-	var transfers []adapter.Record
+	var transfers []ledger.Record
 	for _, r := range all {
-		if r.Outcome == adapter.OutcomeOK {
+		if r.Outcome == ledger.OutcomeOK {
 			ran[r.CallID]++
 			if r.Tool == "transfer" {
 				transfers = append(transfers, r)
@@ -475,7 +478,7 @@ func testCrash(t *testing.T, dsn string) {
 	}
 	for i, ag := range agents {
 		r, tk := transfers[i], ticket(t, st, tickets[ag])
-		args, err := adapter.CanonicalJSON(r.Args)
+		args, err := canonical.JSON(r.Args)
 		if err != nil {
 			t.Fatalf("%s transfer record's args %s: %v", ag, r.Args, err)
 		}
@@ -551,7 +554,7 @@ func openTestState(t *testing.T, dir, dsn string) *state {
 	return st
 }
 
-func ticket(t *testing.T, st *state, id string) *adapter.Ticket {
+func ticket(t *testing.T, st *state, id string) *approval0.Ticket {
 	t.Helper()
 	tk, err := st.tickets.Get(context.Background(), id)
 	if err != nil {
@@ -560,10 +563,10 @@ func ticket(t *testing.T, st *state, id string) *adapter.Ticket {
 	return tk
 }
 
-func records(t *testing.T, st *state) []adapter.Record {
+func records(t *testing.T, st *state) []ledger.Record {
 	t.Helper()
-	var out []adapter.Record
-	for r, err := range st.ledger.Query(context.Background(), adapter.LedgerQuery{}) {
+	var out []ledger.Record
+	for r, err := range st.ledger.Query(context.Background(), ledger.Query{}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -572,7 +575,7 @@ func records(t *testing.T, st *state) []adapter.Record {
 	return out
 }
 
-func summary(recs []adapter.Record) []string {
+func summary(recs []ledger.Record) []string {
 	out := make([]string, len(recs))
 	for i, r := range recs {
 		out[i] = r.Tool + " " + r.Outcome
@@ -583,14 +586,14 @@ func summary(recs []adapter.Record) []string {
 // pins returns the one pin there must be: the bank's lookup tool.
 func pins(t *testing.T, st *state) string {
 	t.Helper()
-	var all []mcpadapter.Pin
+	var all []pin.Pin
 	for p, err := range st.pins.All(context.Background()) {
 		if err != nil {
 			t.Fatal(err)
 		}
 		all = append(all, p)
 	}
-	if len(all) != 1 || all[0].Key != mcpadapter.PinKey("bank", "lookup") || all[0].Hash == "" {
+	if len(all) != 1 || all[0].Key != pin.Key("bank", "lookup") || all[0].Hash == "" {
 		t.Fatalf("pins: %+v, want one for bank's lookup", all)
 	}
 	return all[0].Hash

@@ -20,6 +20,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/integrations/einoadapter"
 	"github.com/agentadapter/agentadapter/registry"
 )
@@ -52,7 +53,7 @@ func main() {
 		}, &adapter.ToolOptions{Output: adapter.OutputText}),
 	)
 
-	approvals := &adapter.Deferred{}
+	approvals := &approval.Deferred{}
 	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: approvals}})
 	defer exec.Close()
 

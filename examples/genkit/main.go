@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/integrations/genkitadapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 	"github.com/agentadapter/agentadapter/registry"
@@ -83,11 +84,11 @@ func main() {
 	defer ss.Close()
 	manager := mcpadapter.NewManager(reg, nil)
 	defer manager.Close()
-	if err := manager.Connect(ctx, mcpadapter.Server{Name: "calc", Transport: ct, Trust: true}); err != nil { // our own server
+	if err := manager.Connect(ctx, mcpadapter.Upstream{Name: "calc", Transport: ct, Trust: true}); err != nil { // our own server
 		log.Fatal(err)
 	}
 
-	deferred := &adapter.Deferred{}
+	deferred := &approval.Deferred{}
 	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{
 		Approval: adapter.ApprovalOptions{Port: deferred, Tools: map[string]adapter.ApprovalPolicy{
 			"add": adapter.ApproveNever, "divide": adapter.ApproveNever,

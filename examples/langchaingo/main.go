@@ -22,6 +22,7 @@ import (
 	"github.com/tmc/langchaingo/llms/fake"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/integrations/langchaingoadapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 	"github.com/agentadapter/agentadapter/registry"
@@ -65,7 +66,7 @@ func main() {
 
 	// Booking waits for an approver; the deferred port hands the model a
 	// ticket instead of blocking, and the model calls again.
-	approvals := &adapter.Deferred{}
+	approvals := &approval.Deferred{}
 	approvals.OnPending = approveNow(approvals)
 	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{
 		Port:   approvals,
@@ -80,8 +81,8 @@ func main() {
 
 // approveNow plays an approver who approves each ticket as it is issued;
 // the model still reads approval_pending first and must call again.
-func approveNow(d *adapter.Deferred) func(*adapter.Ticket) {
-	return func(t *adapter.Ticket) {
+func approveNow(d *approval.Deferred) func(*approval.Ticket) {
+	return func(t *approval.Ticket) {
 		fmt.Printf("  [approver] approves %s %s\n", t.Tool, t.Args)
 		if err := d.Approve(context.Background(), t.ID, "example"); err != nil {
 			log.Fatal(err)
@@ -164,7 +165,7 @@ func importMCP(ctx context.Context, reg *registry.Registry) (stop func(), err er
 		return nil, err
 	}
 	m := mcpadapter.NewManager(reg, nil)
-	if err := m.Connect(ctx, mcpadapter.Server{Name: "remote", Transport: ct, Trust: true}); err != nil { // our own server
+	if err := m.Connect(ctx, mcpadapter.Upstream{Name: "remote", Transport: ct, Trust: true}); err != nil { // our own server
 		ss.Close()
 		return nil, err
 	}

@@ -32,6 +32,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 	"github.com/agentadapter/agentadapter/registry"
@@ -82,12 +84,12 @@ func run(ctx context.Context, w io.Writer, stdio, urls []string, addr string, se
 		defer os.RemoveAll(dir)
 		ledgerPath = filepath.Join(dir, "ledger.jsonl")
 	}
-	ledger, err := adapter.OpenJSONLLedger(ledgerPath)
+	ledger, err := ledger.OpenJSONL(ledgerPath)
 	if err != nil {
 		return err
 	}
 	defer ledger.Close()
-	approvals := &adapter.Deferred{}
+	approvals := &approval.Deferred{}
 	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{
 		Approval: adapter.ApprovalOptions{Port: approvals},
 		Ledger:   ledger,
@@ -132,7 +134,7 @@ func run(ctx context.Context, w io.Writer, stdio, urls []string, addr string, se
 
 // selfCheck connects to the gateway as an ordinary MCP client, lists its
 // tools and calls two of them, the second after approving its ticket.
-func selfCheck(ctx context.Context, w io.Writer, url string, approvals *adapter.Deferred) error {
+func selfCheck(ctx context.Context, w io.Writer, url string, approvals *approval.Deferred) error {
 	client := mcp.NewClient(&mcp.Implementation{Name: "gateway-self-check", Version: "v0"}, nil)
 	// A session (2025-11-25): this client proves no identity and declares
 	// no elicitation, so only its session ties its retry to the ticket the
@@ -190,22 +192,22 @@ func selfCheck(ctx context.Context, w io.Writer, url string, approvals *adapter.
 
 // upstreams turns the flags into servers to import; with none, it starts two
 // demo servers in process.
-func upstreams(ctx context.Context, stdio, urls []string) ([]mcpadapter.Server, func(), error) {
-	var servers []mcpadapter.Server
+func upstreams(ctx context.Context, stdio, urls []string) ([]mcpadapter.Upstream, func(), error) {
+	var servers []mcpadapter.Upstream
 	for _, s := range stdio {
 		name, cmd, ok := strings.Cut(s, "=")
 		fields := strings.Fields(cmd)
 		if !ok || len(fields) == 0 {
 			return nil, nil, fmt.Errorf("-stdio %q: want name=command args", s)
 		}
-		servers = append(servers, mcpadapter.Server{Name: name, Command: fields[0], Args: fields[1:], Prefix: true})
+		servers = append(servers, mcpadapter.Upstream{Name: name, Command: fields[0], Args: fields[1:], Prefix: true})
 	}
 	for _, u := range urls {
 		name, url, ok := strings.Cut(u, "=")
 		if !ok {
 			return nil, nil, fmt.Errorf("-http %q: want name=URL", u)
 		}
-		servers = append(servers, mcpadapter.Server{Name: name, URL: url, Prefix: true})
+		servers = append(servers, mcpadapter.Upstream{Name: name, URL: url, Prefix: true})
 	}
 	if len(servers) > 0 {
 		return servers, func() {}, nil
@@ -219,7 +221,7 @@ func upstreams(ctx context.Context, stdio, urls []string) ([]mcpadapter.Server, 
 		}
 		closers = append(closers, func() { ss.Close() })
 		// The demo servers are ours: their annotations are policy.
-		servers = append(servers, mcpadapter.Server{Name: name, Transport: ct, Prefix: true, Trust: true})
+		servers = append(servers, mcpadapter.Upstream{Name: name, Transport: ct, Prefix: true, Trust: true})
 	}
 	return servers, func() {
 		for _, c := range closers {

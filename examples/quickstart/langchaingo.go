@@ -9,7 +9,7 @@ import (
 	"github.com/tmc/langchaingo/llms/fake"
 	"github.com/tmc/langchaingo/llms/openai"
 
-	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/integrations/langchaingoadapter"
 )
 
@@ -72,7 +72,7 @@ func runLangchaingoFunctions(ctx context.Context, e *env) (string, error) {
 // onPending approves, as an operator would, every ticket issued until stop
 // is called.
 func (e *env) onPending(ctx context.Context) (stop func()) {
-	e.approvals.OnPending = func(t *adapter.Ticket) {
+	e.approvals.OnPending = func(t *approval.Ticket) {
 		if err := e.approve(ctx, t.ID, t.Tool, string(t.Args)); err != nil {
 			fmt.Fprintln(e.out, "  approval failed:", err)
 		}

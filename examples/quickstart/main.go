@@ -37,6 +37,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 	"github.com/agentadapter/agentadapter/registry"
 )
@@ -81,7 +83,7 @@ func main() {
 type env struct {
 	reg       *registry.Registry
 	exec      *adapter.Executor
-	approvals *adapter.Deferred
+	approvals *approval.Deferred
 	out       io.Writer
 	// llm is the real model to use; nil means the scripted ones.
 	llm *provider
@@ -167,13 +169,13 @@ func run(ctx context.Context, out io.Writer) error {
 	}
 	defer os.RemoveAll(dir)
 	ledgerPath := filepath.Join(dir, "ledger.jsonl")
-	ledger, err := adapter.OpenJSONLLedger(ledgerPath)
+	ledger, err := ledger.OpenJSONL(ledgerPath)
 	if err != nil {
 		return err
 	}
 	defer ledger.Close()
 
-	e := &env{reg: reg, approvals: &adapter.Deferred{}, out: out, llm: providerFromEnv()}
+	e := &env{reg: reg, approvals: &approval.Deferred{}, out: out, llm: providerFromEnv()}
 	e.exec = adapter.NewExecutor(reg, &adapter.ExecutorOptions{
 		Approval: adapter.ApprovalOptions{Port: e.approvals}, // by annotations: destructive or open-world tools
 		Cache:    &adapter.CacheOptions{Tools: map[string]time.Duration{"get_weather": time.Minute}},
@@ -256,7 +258,7 @@ func importFX(ctx context.Context, reg *registry.Registry) (stop func(), err err
 	m := mcpadapter.NewManager(reg, nil)
 	// Trust: the server is ours, so its read-only hint is policy (an
 	// untrusted server's tools all count as destructive).
-	if err := m.Connect(ctx, mcpadapter.Server{Name: "fx", Transport: ct, Trust: true}); err != nil {
+	if err := m.Connect(ctx, mcpadapter.Upstream{Name: "fx", Transport: ct, Trust: true}); err != nil {
 		ss.Close()
 		return nil, err
 	}
@@ -288,7 +290,7 @@ func summarize(out io.Writer, path string) error {
 	byIntegration := map[string]int{}
 	hits, n := 0, 0
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var r adapter.Record
+		var r ledger.Record
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			return err
 		}

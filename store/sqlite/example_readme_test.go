@@ -94,7 +94,7 @@ func TestReadmeDurable(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if tk, err := db.Tickets().Get(ctx, ticket); err != nil || tk.State != adapter.TicketPending || tk.Tool != "delete_report" {
+	if tk, err := db.Tickets().Get(ctx, ticket); err != nil || tk.State != approval.TicketPending || tk.Tool != "delete_report" {
 		t.Errorf("reopened file: ticket %s = %+v %v, want pending for delete_report", ticket, tk, err)
 	}
 	var outcomes []string

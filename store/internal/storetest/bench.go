@@ -12,6 +12,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
@@ -99,17 +100,17 @@ func BenchmarkApprovalRoundTripBusy(b *testing.B, k *Kit) {
 	now := time.Now()
 	for i := range 5000 {
 		subject := fmt.Sprintf("user-%d", i%100)
-		if err := s.Create(ctx, &adapter.Ticket{ID: fmt.Sprintf("busy-%d", i), Tool: "rm", ArgsHash: fmt.Sprint(i),
-			Scope: adapter.ScopeSubject, ScopeID: subject, Subject: subject, State: adapter.TicketPending,
-			Created: now, Expires: now.Add(time.Hour)}, adapter.TicketCaps{}); err != nil {
+		if err := s.Create(ctx, &approval.Ticket{ID: fmt.Sprintf("busy-%d", i), Tool: "rm", ArgsHash: fmt.Sprint(i),
+			Scope: approval.ScopeSubject, ScopeID: subject, Subject: subject, State: approval.TicketPending,
+			Created: now, Expires: now.Add(time.Hour)}, approval.Caps{}); err != nil {
 			b.Fatal(err)
 		}
 	}
 	approvalRoundTrip(b, s)
 }
 
-func approvalRoundTrip(b *testing.B, s adapter.TicketStore) {
-	d := &adapter.Deferred{Store: s}
+func approvalRoundTrip(b *testing.B, s approval.Store) {
+	d := &approval.Deferred{Store: s}
 	spec := adapter.MustRawTool("rm", "", &jsonschema.Schema{Type: "object"}, func(context.Context, json.RawMessage) (*adapter.Result, error) {
 		return adapter.TextResult("ok"), nil
 	}, nil)

@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 	"github.com/agentadapter/agentadapter/registry"
@@ -66,7 +67,7 @@ func childMain(k *Kit) int {
 		runs.Add(1)
 		return adapter.TextResult("removed"), nil
 	}, nil))
-	approvals := &adapter.Deferred{Store: db.Tickets}
+	approvals := &approval.Deferred{Store: db.Tickets}
 	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{Ledger: db.Ledger, Approval: adapter.ApprovalOptions{
 		Port: approvals, Tools: map[string]adapter.ApprovalPolicy{"note": adapter.ApproveNever}}})
 
@@ -162,7 +163,7 @@ func childMain(k *Kit) int {
 				continue
 			}
 			mgr = mcpadapter.NewManager(reg, &mcpadapter.ManagerOptions{PinStore: db.Pins})
-			if err := mgr.Connect(ctx, mcpadapter.Server{Name: "notes", Transport: ct}); err != nil {
+			if err := mgr.Connect(ctx, mcpadapter.Upstream{Name: "notes", Transport: ct}); err != nil {
 				fmt.Println("error", err)
 				continue
 			}

@@ -39,9 +39,9 @@ type Ledger interface {
 
 // Tickets is what a store's ticket store implements.
 type Tickets interface {
-	adapter.TicketStore
-	adapter.TicketEditor
-	Wait(ctx context.Context, id string) (*adapter.Ticket, error)
+	approval.Store
+	approval.Editor
+	Wait(ctx context.Context, id string) (*approval.Ticket, error)
 }
 
 // Store is one open instance of a store package's Store.
@@ -159,8 +159,8 @@ func TestConformance(t *testing.T, k *Kit) {
 		adaptertest.TestCacheReplicas(t, opener(k, Options{}, func(s *Store) adapter.Cache { return s.Cache }))
 	})
 	t.Run("Tickets", func(t *testing.T) {
-		adaptertest.TestTicketStore(t, func(t *testing.T) adapter.TicketStore { return k.Opener(t, Options{})().Tickets })
-		tickets := opener(k, Options{}, func(s *Store) adapter.TicketStore { return s.Tickets })
+		adaptertest.TestTicketStore(t, func(t *testing.T) approval.Store { return k.Opener(t, Options{})().Tickets })
+		tickets := opener(k, Options{}, func(s *Store) approval.Store { return s.Tickets })
 		adaptertest.TestTicketReplicas(t, tickets)
 		adaptertest.TestTicketEditor(t, tickets)
 	})
@@ -339,7 +339,7 @@ func TestTicketCounts(t *testing.T, k *Kit) {
 	open := k.Opener(t, Options{})
 	a, b := open(), open()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	caps := adapter.TicketCaps{PerSubject: 6, Total: 20}
+	caps := approval.Caps{PerSubject: 6, Total: 20}
 	var wg sync.WaitGroup
 	for w := range 8 {
 		s := a
@@ -353,8 +353,8 @@ func TestTicketCounts(t *testing.T, k *Kit) {
 				at := t0.Add(time.Duration(i/10) * time.Hour)
 				subject := fmt.Sprint("u", (w+i)%3)
 				id := fmt.Sprintf("w%d-%d", w, i)
-				err := s.Tickets.Create(ctx, &adapter.Ticket{ID: id, Tool: "rm", ArgsHash: id, Scope: adapter.ScopeSubject,
-					ScopeID: subject, Subject: subject, State: adapter.TicketPending, Created: at, Expires: at.Add(30 * time.Minute)}, caps)
+				err := s.Tickets.Create(ctx, &approval.Ticket{ID: id, Tool: "rm", ArgsHash: id, Scope: approval.ScopeSubject,
+					ScopeID: subject, Subject: subject, State: approval.TicketPending, Created: at, Expires: at.Add(30 * time.Minute)}, caps)
 				if errors.Is(err, adapter.ErrTicketCap) {
 					continue
 				}
@@ -365,10 +365,10 @@ func TestTicketCounts(t *testing.T, k *Kit) {
 				switch i % 3 {
 				case 0: // left open
 				case 1:
-					err = s.Tickets.Transition(ctx, id, adapter.TicketPending, adapter.TicketDenied, "no", "op", at)
+					err = s.Tickets.Transition(ctx, id, approval.TicketPending, approval.TicketDenied, "no", "op", at)
 				case 2:
-					if err = s.Tickets.Transition(ctx, id, adapter.TicketPending, adapter.TicketApproved, "", "op", at); err == nil {
-						err = s.Tickets.Transition(ctx, id, adapter.TicketApproved, adapter.TicketConsumed, "", "", at)
+					if err = s.Tickets.Transition(ctx, id, approval.TicketPending, approval.TicketApproved, "", "op", at); err == nil {
+						err = s.Tickets.Transition(ctx, id, approval.TicketApproved, approval.TicketConsumed, "", "", at)
 					}
 				}
 				// A faster worker's later clock may have expired the ticket.
@@ -415,10 +415,10 @@ func TestMigrateTicketCounts(t *testing.T, k *Kit, ms []migrations.Migration, ex
 	now := time.Now()
 	for i, tk := range []struct {
 		subject string
-		state   adapter.TicketState
+		state   approval.TicketState
 	}{
-		{"ann", adapter.TicketPending}, {"ann", adapter.TicketApproved}, {"ann", adapter.TicketDenied},
-		{"ann", adapter.TicketConsumed}, {"bob", adapter.TicketPending}, {"bob", adapter.TicketConsumed},
+		{"ann", approval.TicketPending}, {"ann", approval.TicketApproved}, {"ann", approval.TicketDenied},
+		{"ann", approval.TicketConsumed}, {"bob", approval.TicketPending}, {"bob", approval.TicketConsumed},
 	} {
 		if err := exec(db, fmt.Sprintf(`INSERT INTO tickets (id, tool, args_hash, args_size, scope, scope_id, call_id, run_id, session,
 			subject, state, reason, approver, created, expires, updated) VALUES ('old-%d', 'rm', 'h%d', 0, 'subject', '%s', '', '', '', '%s', %d, '', '', %d, %d, 0)`,
@@ -427,21 +427,21 @@ func TestMigrateTicketCounts(t *testing.T, k *Kit, ms []migrations.Migration, ex
 		}
 	}
 	s := k.open(t, db, Options{})
-	mk := func(id, subject string, caps adapter.TicketCaps) error {
-		return s.Tickets.Create(ctx, &adapter.Ticket{ID: id, Tool: "rm", ArgsHash: id, Scope: adapter.ScopeSubject, ScopeID: subject,
-			Subject: subject, State: adapter.TicketPending, Created: now, Expires: now.Add(time.Hour)}, caps)
+	mk := func(id, subject string, caps approval.Caps) error {
+		return s.Tickets.Create(ctx, &approval.Ticket{ID: id, Tool: "rm", ArgsHash: id, Scope: approval.ScopeSubject, ScopeID: subject,
+			Subject: subject, State: approval.TicketPending, Created: now, Expires: now.Add(time.Hour)}, caps)
 	}
 	// ann has 3 open tickets, bob 1: 4 in all.
-	if err := mk("a1", "ann", adapter.TicketCaps{PerSubject: 3}); !errors.Is(err, adapter.ErrTicketCap) {
+	if err := mk("a1", "ann", approval.Caps{PerSubject: 3}); !errors.Is(err, adapter.ErrTicketCap) {
 		t.Errorf("ann's fourth open ticket with a cap of 3: %v, want ErrTicketCap", err)
 	}
-	if err := mk("a2", "ann", adapter.TicketCaps{PerSubject: 4}); err != nil {
+	if err := mk("a2", "ann", approval.Caps{PerSubject: 4}); err != nil {
 		t.Errorf("ann's fourth open ticket with a cap of 4: %v", err)
 	}
-	if err := mk("b1", "bob", adapter.TicketCaps{Total: 5}); !errors.Is(err, adapter.ErrTicketCap) {
+	if err := mk("b1", "bob", approval.Caps{Total: 5}); !errors.Is(err, adapter.ErrTicketCap) {
 		t.Errorf("a sixth open ticket with a total cap of 5: %v, want ErrTicketCap", err)
 	}
-	if err := mk("b2", "bob", adapter.TicketCaps{PerSubject: 2, Total: 6}); err != nil {
+	if err := mk("b2", "bob", approval.Caps{PerSubject: 2, Total: 6}); err != nil {
 		t.Errorf("bob's second open ticket, the sixth in all, with caps 2 and 6: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
 // check validates the agentadapter section against the servers and fills
@@ -363,10 +364,10 @@ func (c *Config) Masked() ([]byte, error) {
 	for _, p := range cp.Gateway.Servers {
 		if p != nil && p.OAuth != nil {
 			if p.OAuth.ClientSecret != "" {
-				p.OAuth.ClientSecret = adapter.Redacted
+				p.OAuth.ClientSecret = ledger.Redacted
 			}
 			if cc := p.OAuth.ClientCredentials; cc != nil {
-				cc.ClientSecret = adapter.Redacted
+				cc.ClientSecret = ledger.Redacted
 			}
 			p.OAuth.ClientMetadataURL = MaskURL(p.OAuth.ClientMetadataURL)
 			p.OAuth.RedirectURL = MaskURL(p.OAuth.RedirectURL)
@@ -379,15 +380,15 @@ func (c *Config) Masked() ([]byte, error) {
 	}
 	if c := cp.Gateway.Console; c != nil {
 		for i := range c.Operators {
-			c.Operators[i].Token = adapter.Redacted
+			c.Operators[i].Token = ledger.Redacted
 		}
 	}
 	if a := cp.Gateway.Auth; a != nil {
 		for i := range a.Tokens {
-			a.Tokens[i].Token = adapter.Redacted
+			a.Tokens[i].Token = ledger.Redacted
 		}
 		if a.JWT != nil && a.JWT.Secret != "" {
-			a.JWT.Secret = adapter.Redacted
+			a.JWT.Secret = ledger.Redacted
 		}
 	}
 	cp.Gateway.Store = MaskStore(cp.Gateway.Store)

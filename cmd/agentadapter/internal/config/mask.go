@@ -5,7 +5,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
 // Masking is by structure, not only by name: a secret is found where it
@@ -19,7 +19,7 @@ const mask = "xxxxx"
 
 // secretKeys mark env, header, flag and query parameter names whose
 // values are masked.
-var secretKeys = append([]string{"key", "auth", "pass", "pwd", "bearer", "session", "dsn"}, adapter.DefaultSecretKeys()...)
+var secretKeys = append([]string{"key", "auth", "pass", "pwd", "bearer", "session", "dsn"}, ledger.DefaultSecretKeys()...)
 
 // querySecretKeys are further query parameter names that carry secrets:
 // pre-signed URLs (sig=, X-Amz-Signature, X-Amz-Credential) and
@@ -61,7 +61,7 @@ func MaskValue(name, value string) string {
 		return value
 	}
 	if isSecretName(name) {
-		return adapter.Redacted
+		return ledger.Redacted
 	}
 	return maskPair(value)
 }

@@ -5,10 +5,10 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/console"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
 )
 
@@ -65,7 +65,7 @@ func (a clientApprover) Deny(ctx context.Context, ticket, reason, approver strin
 // failure is logged, not undone.
 func (a clientApprover) record(ctx context.Context, id, approval, reason, approver string) {
 	ctx = context.WithoutCancel(ctx)
-	r := &adapter.Record{Time: time.Now(), Source: clientSource, Integration: clientSource,
+	r := &ledger.Record{Time: time.Now(), Source: clientSource, Integration: clientSource,
 		Outcome: console.OutcomeDecision, Message: reason, Approval: approval, Approver: approver, Ticket: id}
 	if t, err := a.g.appr.Ticket(ctx, id); err == nil {
 		r.CallID, r.RunID, r.Tool, r.Subject = t.CallID, t.RunID, t.Tool, t.Subject

@@ -15,10 +15,10 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/agentadapter/agentadapter/adapter"
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 	"github.com/agentadapter/agentadapter/registry"
 
+	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
 )
 
@@ -106,7 +106,7 @@ func (g *Gateway) newEndpoint(name string, def endpointDef) (*endpoint, error) {
 	if name != "" {
 		srvName += "-" + name
 	}
-	var approver mcpadapter.Approver // nil: held calls answer with their ticket, for an operator
+	var approver approval.Decider // nil: held calls answer with their ticket, for an operator
 	if def.Approver == approverClient {
 		approver = clientApprover{g}
 	}

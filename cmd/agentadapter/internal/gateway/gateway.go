@@ -23,8 +23,13 @@ import (
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 	"github.com/agentadapter/agentadapter/registry"
 
+	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/state"
+	oauth0 "github.com/agentadapter/agentadapter/integrations/mcpadapter/oauth"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/pin"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
 )
 
 // Options configure a Gateway.
@@ -61,10 +66,10 @@ type Gateway struct {
 	up      *registry.Registry // what the manager imports
 	reg     *registry.Registry // what clients see
 	mgr     *mcpadapter.Manager
-	appr    *adapter.Deferred
-	stand   *adapter.Standing
+	appr    *approval.Deferred
+	stand   *approval.Standing
 	standAt int64 // the last standing record applied (ledger Seq)
-	ledger  adapter.Ledger
+	ledger  ledger.Ledger
 	Metrics *Metrics
 
 	live      atomic.Pointer[live] // the configuration in force, with what is built from it
@@ -109,7 +114,7 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 	g := &Gateway{opts: opts, log: opts.Logger, up: registry.New(), reg: registry.New(), servers: map[string]*config.Server{}}
 	g.Metrics = newMetrics(g)
 	g.ledger = &meteredLedger{next: &paramLedger{next: opts.Store.Ledger(), reg: g.reg}, m: g.Metrics}
-	g.appr = &adapter.Deferred{Store: opts.Store.Tickets()}
+	g.appr = &approval.Deferred{Store: opts.Store.Tickets()}
 	// One key for every endpoint, kept in the store: a 2026-07-28 client
 	// answers an approval question in a request of its own, which may
 	// reach another endpoint after a reload, another replica or this
@@ -119,7 +124,7 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 		return nil, fmt.Errorf("gateway: the request state key: %w", err)
 	}
 	g.stateKey = key
-	g.stand = &adapter.Standing{Port: g.appr, Allowed: g.standingAllowed}
+	g.stand = &approval.Standing{Port: g.appr, Allowed: g.standingAllowed}
 	if ss, ok := opts.Store.(state.StandingStorer); ok {
 		g.stand.Store = ss.Standing()
 	}
@@ -197,11 +202,11 @@ func (g *Gateway) Registry() *registry.Registry { return g.reg }
 func (g *Gateway) Manager() *mcpadapter.Manager { return g.mgr }
 
 // Approvals is the approval port shared by every endpoint.
-func (g *Gateway) Approvals() *adapter.Deferred { return g.appr }
+func (g *Gateway) Approvals() *approval.Deferred { return g.appr }
 
 // Standing holds the operators' standing decisions; every endpoint asks
 // it before the ticket store.
-func (g *Gateway) Standing() *adapter.Standing { return g.stand }
+func (g *Gateway) Standing() *approval.Standing { return g.stand }
 
 // Config is the configuration in force.
 func (g *Gateway) Config() *config.Config { return g.live.Load().cfg }
@@ -289,9 +294,9 @@ func (g *Gateway) progress(server, status string, tools int, took time.Duration)
 }
 
 // mcpServer turns a configured server into the manager's description.
-func (g *Gateway) mcpServer(s *config.Server) mcpadapter.Server {
+func (g *Gateway) mcpServer(s *config.Server) mcpadapter.Upstream {
 	p := s.Policy
-	ms := mcpadapter.Server{
+	ms := mcpadapter.Upstream{
 		Name:           s.Name,
 		Prefix:         p.Prefix,
 		Trust:          p.Trust == "trusted",
@@ -504,7 +509,7 @@ func environ(env map[string]string) []string {
 	return out
 }
 
-func pinKey(server, remote string) string { return mcpadapter.PinKey(server, remote) }
+func pinKey(server, remote string) string { return pin.Key(server, remote) }
 
 func sortedKeys[M ~map[string]V, V any](m M) []string {
 	keys := make([]string, 0, len(m))
@@ -515,19 +520,19 @@ func sortedKeys[M ~map[string]V, V any](m M) []string {
 	return keys
 }
 
-func oauth(o *config.OAuth) *mcpadapter.OAuth {
-	out := &mcpadapter.OAuth{
+func oauth(o *config.OAuth) *oauth0.Config {
+	out := &oauth0.Config{
 		ClientID: o.ClientID, ClientSecret: o.ClientSecret, ClientName: o.ClientName,
 		ClientMetadataURL: o.ClientMetadataURL, RedirectURL: o.RedirectURL,
 		NoDynamicRegistration: o.NoDynamicRegistration, NoOfflineAccess: o.NoOfflineAccess,
-		Issuer: o.Issuer, Tokens: mcpadapter.NewFileTokenStore(o.Tokens),
+		Issuer: o.Issuer, Tokens: token.NewFileStore(o.Tokens),
 	}
 	if len(o.Scopes) > 0 {
 		scopes := o.Scopes
 		out.Scopes = func([]string) []string { return scopes }
 	}
 	if cc := o.ClientCredentials; cc != nil {
-		out.ClientCredentials = &mcpadapter.ClientCredentials{ClientID: cc.ClientID, ClientSecret: cc.ClientSecret, Scopes: cc.Scopes}
+		out.ClientCredentials = &oauth0.ClientCredentials{ClientID: cc.ClientID, ClientSecret: cc.ClientSecret, Scopes: cc.Scopes}
 	}
 	return out
 }

@@ -7,9 +7,9 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/registry"
 
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
 )
 
@@ -61,11 +61,11 @@ func headerPaths(s *jsonschema.Schema) [][]string {
 // quotes them, then hands the record on. The executor has masked secrets
 // by key name already; ArgsHash still names the arguments that ran.
 type paramLedger struct {
-	next adapter.Ledger
+	next ledger.Ledger
 	reg  *registry.Registry
 }
 
-func (l *paramLedger) Write(ctx context.Context, r *adapter.Record) error {
+func (l *paramLedger) Write(ctx context.Context, r *ledger.Record) error {
 	if r.Message != "" {
 		r.Message = config.MaskParamHeaders(r.Message)
 	}
@@ -98,7 +98,7 @@ func (l *paramLedger) Write(ctx context.Context, r *adapter.Record) error {
 		}
 		for _, v := range masked {
 			if len(v) >= 3 { // a one-letter value would mask half the message
-				r.Message = strings.ReplaceAll(r.Message, v, adapter.Redacted)
+				r.Message = strings.ReplaceAll(r.Message, v, ledger.Redacted)
 			}
 		}
 	}
@@ -117,10 +117,10 @@ func maskPath(args map[string]any, path []string) (string, bool) {
 	}
 	k := path[len(path)-1]
 	v, ok := m[k]
-	if !ok || v == nil || v == adapter.Redacted {
+	if !ok || v == nil || v == ledger.Redacted {
 		return "", false
 	}
-	m[k] = adapter.Redacted
+	m[k] = ledger.Redacted
 	switch v := v.(type) {
 	case string:
 		return v, true

@@ -9,6 +9,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/registry"
 )
 
@@ -28,9 +29,9 @@ func TestParamLedger(t *testing.T) {
 	reg := registry.New()
 	noop := func(context.Context, json.RawMessage) (*adapter.Result, error) { return &adapter.Result{}, nil }
 	reg.MustRegister(adapter.MustRawTool("mirrored", "m", &schema, noop, nil), adapter.MustRawTool("plain", "p", &jsonschema.Schema{Type: "object"}, noop, nil))
-	mem := adapter.NewMemoryLedger(10)
+	mem := ledger.NewMemory(10)
 	l := &paramLedger{next: mem, reg: reg}
-	for _, r := range []adapter.Record{
+	for _, r := range []ledger.Record{
 		{Tool: "mirrored", Outcome: "tool_error", Message: "no tenant acme-corp for shard 90210; Mcp-Param-Account: acct-7",
 			Args: json.RawMessage(`{"tenant":"acme-corp","shard":90210,"opts":{"account":"acct-7","plain":"kept-1"},"q":"kept-2"}`)},
 		{Tool: "plain", Message: "acme-corp", Args: json.RawMessage(`{"tenant":"acme-corp"}`)},
@@ -42,7 +43,7 @@ func TestParamLedger(t *testing.T) {
 		}
 	}
 	var got []string
-	for r, err := range mem.Query(context.Background(), adapter.LedgerQuery{}) {
+	for r, err := range mem.Query(context.Background(), ledger.Query{}) {
 		if err != nil {
 			t.Fatal(err)
 		}

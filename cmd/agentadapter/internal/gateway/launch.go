@@ -9,11 +9,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/state"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/pin"
 )
 
 // A stdio server's launch (mcpadapter.Launch: resolved command, its
@@ -34,9 +35,9 @@ const OutcomeLaunchAccepted = "launch_accepted"
 // LaunchRecord is the Args of an OutcomeLaunchAccepted record: what was
 // accepted, so a later change can be shown as a diff.
 type LaunchRecord struct {
-	Server string             `json:"server"`
-	Hash   string             `json:"hash"`
-	Launch *mcpadapter.Launch `json:"launch"`
+	Server string      `json:"server"`
+	Hash   string      `json:"hash"`
+	Launch *pin.Launch `json:"launch"`
 }
 
 // LaunchPendingError is the error of connecting a server whose launch
@@ -69,23 +70,23 @@ var ErrLaunchNotPending = errors.New("no launch of this server is waiting for re
 // launches holds the pending launches of a gateway.
 type launches struct {
 	mu      sync.Mutex
-	pending map[string]*mcpadapter.PendingLaunch
+	pending map[string]*pin.PendingLaunch
 }
 
 // LaunchOf describes the launch of a stdio server as the gateway would
 // start it.
-func LaunchOf(s *config.Server) (*mcpadapter.Launch, error) {
+func LaunchOf(s *config.Server) (*pin.Launch, error) {
 	if s.Kind != "stdio" {
 		return nil, fmt.Errorf("server %q is not a stdio server", s.Name)
 	}
-	return mcpadapter.NewLaunch(s.Command, s.Args, s.Env, s.Dir)
+	return pin.NewLaunch(s.Command, s.Args, s.Env, s.Dir)
 }
 
 // MaskLaunch returns a copy of l as it may be shown or recorded: its
 // arguments masked by config.MaskArgs ("--api-key X"). A launch's hash
 // is taken of the launch itself, before: the accept still covers the real
 // arguments.
-func MaskLaunch(l *mcpadapter.Launch) *mcpadapter.Launch {
+func MaskLaunch(l *pin.Launch) *pin.Launch {
 	if l == nil {
 		return nil
 	}
@@ -96,20 +97,20 @@ func MaskLaunch(l *mcpadapter.Launch) *mcpadapter.Launch {
 
 // ReviewLaunch compares a stdio server's launch with its pin: nil when it
 // is accepted, else what waits for review.
-func ReviewLaunch(ctx context.Context, st state.Store, s *config.Server) (*mcpadapter.PendingLaunch, error) {
+func ReviewLaunch(ctx context.Context, st state.Store, s *config.Server) (*pin.PendingLaunch, error) {
 	l, err := LaunchOf(s)
 	if err != nil {
 		return nil, err
 	}
 	h := l.Hash()
-	pinned, ok, err := st.Pins().Get(ctx, mcpadapter.LaunchKey(s.Name))
+	pinned, ok, err := st.Pins().Get(ctx, pin.LaunchKey(s.Name))
 	if err != nil {
 		return nil, fmt.Errorf("reading the launch pin of %q: %w", s.Name, err)
 	}
 	if ok && pinned == h {
 		return nil, nil
 	}
-	p := &mcpadapter.PendingLaunch{Server: s.Name, Launch: MaskLaunch(l), Hash: h, Pinned: pinned}
+	p := &pin.PendingLaunch{Server: s.Name, Launch: MaskLaunch(l), Hash: h, Pinned: pinned}
 	if ok {
 		p.Previous = AcceptedLaunch(ctx, st, s.Name, pinned)
 	}
@@ -121,8 +122,8 @@ const maxLaunchScan = 100
 
 // AcceptedLaunch returns the launch of server accepted with hash, as its
 // ledger record holds it, or nil.
-func AcceptedLaunch(ctx context.Context, st state.Store, server, hash string) *mcpadapter.Launch {
-	for rec, err := range st.Records(ctx, adapter.LedgerQuery{Outcome: OutcomeLaunchAccepted, Tool: mcpadapter.LaunchKey(server), Newest: true, Limit: maxLaunchScan}) {
+func AcceptedLaunch(ctx context.Context, st state.Store, server, hash string) *pin.Launch {
+	for rec, err := range st.Records(ctx, ledger.Query{Outcome: OutcomeLaunchAccepted, Tool: pin.LaunchKey(server), Newest: true, Limit: maxLaunchScan}) {
 		if err != nil {
 			return nil
 		}
@@ -137,7 +138,7 @@ func AcceptedLaunch(ctx context.Context, st state.Store, server, hash string) *m
 // AcceptLaunch pins the pending launch p if hash, the hash the operator
 // reviewed, is p's, and records who accepted it through which channel. A
 // running gateway starts the server within a second.
-func AcceptLaunch(ctx context.Context, st state.Store, led adapter.Ledger, p *mcpadapter.PendingLaunch, hash, by, channel string) error {
+func AcceptLaunch(ctx context.Context, st state.Store, led ledger.Ledger, p *pin.PendingLaunch, hash, by, channel string) error {
 	if hash != p.Hash {
 		return fmt.Errorf("server %q: %w", p.Server, mcpadapter.ErrLaunchChanged)
 	}
@@ -145,11 +146,11 @@ func AcceptLaunch(ctx context.Context, st state.Store, led adapter.Ledger, p *mc
 	if err != nil {
 		return err
 	}
-	if err := st.Pins().Set(ctx, mcpadapter.LaunchKey(p.Server), p.Hash); err != nil {
+	if err := st.Pins().Set(ctx, pin.LaunchKey(p.Server), p.Hash); err != nil {
 		return fmt.Errorf("storing the launch pin: %w", err)
 	}
-	rec := &adapter.Record{
-		Time: time.Now(), Tool: mcpadapter.LaunchKey(p.Server), Source: "launch", Integration: channel,
+	rec := &ledger.Record{
+		Time: time.Now(), Tool: pin.LaunchKey(p.Server), Source: "launch", Integration: channel,
 		Outcome: OutcomeLaunchAccepted, Approval: "approved", Approver: by, Args: args,
 		Message: fmt.Sprintf("launch of server %s accepted: %s %q (%s)", p.Server, p.Launch.Path, p.Launch.Args, p.Hash),
 	}
@@ -208,7 +209,7 @@ func (g *Gateway) gateLaunch(ctx context.Context, s *config.Server) error {
 	return perr
 }
 
-func (g *Gateway) setPending(server string, p *mcpadapter.PendingLaunch) {
+func (g *Gateway) setPending(server string, p *pin.PendingLaunch) {
 	g.launches.mu.Lock()
 	defer g.launches.mu.Unlock()
 	if p == nil {
@@ -216,13 +217,13 @@ func (g *Gateway) setPending(server string, p *mcpadapter.PendingLaunch) {
 		return
 	}
 	if g.launches.pending == nil {
-		g.launches.pending = map[string]*mcpadapter.PendingLaunch{}
+		g.launches.pending = map[string]*pin.PendingLaunch{}
 	}
 	g.launches.pending[server] = p
 }
 
 // pending returns the pending launch of server, if any.
-func (g *Gateway) pending(server string) *mcpadapter.PendingLaunch {
+func (g *Gateway) pending(server string) *pin.PendingLaunch {
 	g.launches.mu.Lock()
 	defer g.launches.mu.Unlock()
 	return g.launches.pending[server]
@@ -236,25 +237,25 @@ func (g *Gateway) launchReleased(ctx context.Context, server string) bool {
 	if p == nil {
 		return true
 	}
-	h, ok, err := g.opts.Store.Pins().Get(ctx, mcpadapter.LaunchKey(server))
+	h, ok, err := g.opts.Store.Pins().Get(ctx, pin.LaunchKey(server))
 	return err == nil && ok && h == p.Hash
 }
 
 // PendingLaunches lists the launches waiting for review, by server name.
-func (g *Gateway) PendingLaunches() []mcpadapter.PendingLaunch {
+func (g *Gateway) PendingLaunches() []pin.PendingLaunch {
 	configured := map[string]bool{}
 	for _, s := range g.Config().Servers {
 		configured[s.Name] = !s.Disabled
 	}
 	g.launches.mu.Lock()
 	defer g.launches.mu.Unlock()
-	var out []mcpadapter.PendingLaunch
+	var out []pin.PendingLaunch
 	for name, p := range g.launches.pending {
 		if configured[name] {
 			out = append(out, *p)
 		}
 	}
-	slices.SortFunc(out, func(a, b mcpadapter.PendingLaunch) int {
+	slices.SortFunc(out, func(a, b pin.PendingLaunch) int {
 		switch {
 		case a.Server < b.Server:
 			return -1
@@ -300,7 +301,7 @@ func (g *Gateway) LaunchStatus(server string) string {
 // (console.Launches) beside them.
 
 // Servers is mcpadapter.Manager.Servers.
-func (g *Gateway) Servers() []mcpadapter.ServerStatus { return g.mgr.Servers() }
+func (g *Gateway) Servers() []mcpadapter.UpstreamStatus { return g.mgr.Servers() }
 
 // Quarantined is mcpadapter.Manager.Quarantined.
 func (g *Gateway) Quarantined() []mcpadapter.Quarantine { return g.mgr.Quarantined() }

@@ -10,12 +10,13 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 
+	"github.com/agentadapter/agentadapter/adapter/caller"
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
 )
 
 // limitedCall calls the hook of l as the given caller and reports whether
 // the per-identity limit let the call through; any other error fails t.
-func limitedCall(t *testing.T, call adapter.Invoker, id *adapter.Identity) bool {
+func limitedCall(t *testing.T, call adapter.Invoker, id *caller.Identity) bool {
 	t.Helper()
 	_, err := call(context.Background(), &adapter.ToolCall{Tool: "echo", Spec: &adapter.Spec{Name: "echo"}, Identity: id})
 	if err == nil {
@@ -29,7 +30,7 @@ func limitedCall(t *testing.T, call adapter.Invoker, id *adapter.Identity) bool 
 }
 
 // burst counts the calls the caller is let through out of n made at once.
-func burst(t *testing.T, call adapter.Invoker, id *adapter.Identity, n int) int {
+func burst(t *testing.T, call adapter.Invoker, id *caller.Identity, n int) int {
 	t.Helper()
 	got := 0
 	for range n {
@@ -55,7 +56,7 @@ func TestLimiterAnonymousShareOneBucket(t *testing.T) {
 		l, call := newLimitedCall(2)
 		let := 0
 		for i := range maxIdentities {
-			if limitedCall(t, call, &adapter.Identity{Subject: fmt.Sprintf("%sreq%d", "anonymous:", i), Anonymous: true}) {
+			if limitedCall(t, call, &caller.Identity{Subject: fmt.Sprintf("%sreq%d", "anonymous:", i), Anonymous: true}) {
 				let++
 			}
 		}
@@ -66,12 +67,12 @@ func TestLimiterAnonymousShareOneBucket(t *testing.T) {
 			t.Errorf("%d buckets kept after %d anonymous requests, want 1", n, maxIdentities)
 		}
 		for _, who := range []string{"alice", "bob"} {
-			if got := burst(t, call, &adapter.Identity{Subject: who}, 3); got != 2 {
+			if got := burst(t, call, &caller.Identity{Subject: who}, 3); got != 2 {
 				t.Errorf("%s after the anonymous flood: %d of 3 calls let through, want its own burst of 2", who, got)
 			}
 		}
 		// A token whose subject is the word is not the anonymous callers.
-		if got := burst(t, call, &adapter.Identity{Subject: "anonymous"}, 2); got != 2 {
+		if got := burst(t, call, &caller.Identity{Subject: "anonymous"}, 2); got != 2 {
 			t.Errorf("subject %q: %d of 2 calls let through, want its own burst", "anonymous", got)
 		}
 	})
@@ -85,13 +86,13 @@ func TestLimiterIdleBucketsDropped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l, call := newLimitedCall(2)
 		for i := range maxIdentities {
-			if !limitedCall(t, call, &adapter.Identity{Subject: fmt.Sprintf("user%d", i)}) {
+			if !limitedCall(t, call, &caller.Identity{Subject: fmt.Sprintf("user%d", i)}) {
 				t.Fatalf("user%d's first call refused", i)
 			}
 		}
 		time.Sleep(time.Minute) // every bucket refills whole
 		for _, who := range []string{"carol", "dave", "erin"} {
-			if got := burst(t, call, &adapter.Identity{Subject: who}, 3); got != 2 {
+			if got := burst(t, call, &caller.Identity{Subject: who}, 3); got != 2 {
 				t.Errorf("%s, a new caller once the others are idle: %d of 3 calls let through, want its own burst of 2", who, got)
 			}
 		}

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/state"
 )
 
@@ -31,7 +31,7 @@ func newMetrics(g *Gateway) *Metrics {
 	return &Metrics{g: g, calls: map[[2]string]int64{}, buckets: map[string][]int64{}, sums: map[string]float64{}}
 }
 
-func (m *Metrics) observe(r *adapter.Record) {
+func (m *Metrics) observe(r *ledger.Record) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.calls[[2]string{r.Tool, r.Outcome}]++
@@ -106,11 +106,11 @@ func q(s string) string {
 
 // meteredLedger counts each record, then hands it on.
 type meteredLedger struct {
-	next adapter.Ledger
+	next ledger.Ledger
 	m    *Metrics
 }
 
-func (l *meteredLedger) Write(ctx context.Context, r *adapter.Record) error {
+func (l *meteredLedger) Write(ctx context.Context, r *ledger.Record) error {
 	l.m.observe(r)
 	return l.next.Write(ctx, r)
 }

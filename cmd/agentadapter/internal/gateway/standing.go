@@ -5,7 +5,8 @@ import (
 	"path"
 	"time"
 
-	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/console"
 )
 
@@ -37,7 +38,7 @@ func (g *Gateway) syncStanding(ctx context.Context) error {
 	if g.stand.Store != nil {
 		return g.stand.Sync(ctx)
 	}
-	for r, err := range g.opts.Store.Records(ctx, adapter.LedgerQuery{Outcome: console.OutcomeStanding, After: g.standAt}) {
+	for r, err := range g.opts.Store.Records(ctx, ledger.Query{Outcome: console.OutcomeStanding, After: g.standAt}) {
 		if err != nil {
 			return err
 		}
@@ -48,13 +49,13 @@ func (g *Gateway) syncStanding(ctx context.Context) error {
 				g.log.Warn("standing decision not revoked", "tool", r.Tool, "subject", r.Subject, "err", err)
 			}
 		case "approved", "denied":
-			v := adapter.VerdictApproved
+			v := approval.VerdictApproved
 			if r.Approval == "denied" {
-				v = adapter.VerdictDenied
+				v = approval.VerdictDenied
 			}
 			// A decision the policy no longer allows is not restored; it
 			// would not be applied anyway.
-			if err := g.stand.Put(ctx, adapter.StandingRule{Tool: r.Tool, Subject: r.Subject, Verdict: v, Reason: r.Message, Approver: r.Approver, Created: r.Time}); err != nil {
+			if err := g.stand.Put(ctx, approval.StandingRule{Tool: r.Tool, Subject: r.Subject, Verdict: v, Reason: r.Message, Approver: r.Approver, Created: r.Time}); err != nil {
 				g.log.Debug("standing decision not restored", "tool", r.Tool, "subject", r.Subject, "err", err)
 			}
 		}

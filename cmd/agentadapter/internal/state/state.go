@@ -20,8 +20,9 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/adapter/approval"
+	ledger0 "github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/console"
-	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/pin"
 	pgstore "github.com/agentadapter/agentadapter/store/postgres"
 	sqlitestore "github.com/agentadapter/agentadapter/store/sqlite"
 )
@@ -30,25 +31,25 @@ import (
 // processes.
 type Store interface {
 	// Tickets keeps approval tickets.
-	Tickets() adapter.TicketStore
+	Tickets() approval.Store
 	// Ledger records calls.
-	Ledger() adapter.Ledger
+	Ledger() ledger0.Ledger
 	// Records yields the ledger records q selects.
-	Records(ctx context.Context, q adapter.LedgerQuery) iter.Seq2[adapter.Record, error]
+	Records(ctx context.Context, q ledger0.Query) iter.Seq2[ledger0.Record, error]
 	// Verify checks the ledger's hash chain.
 	Verify(ctx context.Context) error
 	// Head returns the ledger's chain head, to keep elsewhere.
-	Head(ctx context.Context) (adapter.ChainHead, error)
+	Head(ctx context.Context) (ledger0.Head, error)
 	// VerifyHead is Verify that also fails when the chain no longer holds
 	// kept ([adapter.HeadVerifier]).
-	VerifyHead(ctx context.Context, kept adapter.ChainHead) error
+	VerifyHead(ctx context.Context, kept ledger0.Head) error
 	// Cache holds cached results; nil means one in process memory.
 	Cache() adapter.Cache
 	// Sessions holds console login sessions, apart from cached results;
 	// nil means the console keeps them in process memory.
 	Sessions() console.SessionKV
 	// Pins keeps accepted tool definition hashes.
-	Pins() mcpadapter.PinStore
+	Pins() pin.Store
 	// Quarantines are the changed definitions awaiting review, as the
 	// gateway last reported them (pins diff shows them, pins accept
 	// accepts one).
@@ -114,9 +115,9 @@ func Open(ctx context.Context, spec string) (Store, error) {
 
 // Memory is a Store in process memory, for tests and "memory:".
 type Memory struct {
-	tickets *adapter.MemoryTicketStore
-	ledger  *adapter.MemoryLedger
-	pins    *mcpadapter.MemoryPinStore
+	tickets *approval.MemoryStore
+	ledger  *ledger0.Memory
+	pins    *pin.MemoryStore
 	mu      sync.Mutex
 	quar    []Quarantine
 	secrets map[string][]byte
@@ -124,18 +125,18 @@ type Memory struct {
 
 // NewMemory returns an empty in-memory store.
 func NewMemory() *Memory {
-	return &Memory{tickets: adapter.NewMemoryTicketStore(), ledger: adapter.NewMemoryLedger(0), pins: mcpadapter.NewMemoryPinStore(nil)}
+	return &Memory{tickets: approval.NewMemoryStore(), ledger: ledger0.NewMemory(0), pins: pin.NewMemoryStore(nil)}
 }
 
-func (m *Memory) Tickets() adapter.TicketStore { return m.tickets }
-func (m *Memory) Ledger() adapter.Ledger       { return m.ledger }
-func (m *Memory) Records(ctx context.Context, q adapter.LedgerQuery) iter.Seq2[adapter.Record, error] {
+func (m *Memory) Tickets() approval.Store { return m.tickets }
+func (m *Memory) Ledger() ledger0.Ledger  { return m.ledger }
+func (m *Memory) Records(ctx context.Context, q ledger0.Query) iter.Seq2[ledger0.Record, error] {
 	return m.ledger.Query(ctx, q)
 }
 func (m *Memory) Verify(ctx context.Context) error { return m.ledger.Verify(ctx) }
 func (m *Memory) Cache() adapter.Cache             { return nil }
 func (m *Memory) Sessions() console.SessionKV      { return nil }
-func (m *Memory) Pins() mcpadapter.PinStore        { return m.pins }
+func (m *Memory) Pins() pin.Store                  { return m.pins }
 func (m *Memory) Quarantines(context.Context) ([]Quarantine, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -173,18 +174,18 @@ func (m *Memory) Secret(_ context.Context, name string, size int) ([]byte, error
 	return v, nil
 }
 
-func (m *Memory) Head(ctx context.Context) (adapter.ChainHead, error) {
+func (m *Memory) Head(ctx context.Context) (ledger0.Head, error) {
 	return m.ledger.Head(ctx)
 }
-func (m *Memory) VerifyHead(ctx context.Context, kept adapter.ChainHead) error {
+func (m *Memory) VerifyHead(ctx context.Context, kept ledger0.Head) error {
 	return m.ledger.VerifyHead(ctx, kept)
 }
 
 // ledger is what the durable stores' ledgers offer.
 type ledger interface {
-	adapter.Ledger
-	adapter.LedgerReader
-	adapter.HeadVerifier
+	ledger0.Ledger
+	ledger0.Reader
+	ledger0.HeadVerifier
 }
 
 // A StandingStorer is a Store that keeps standing decisions apart from the
@@ -199,26 +200,26 @@ type StandingStorer interface {
 // written by the gateway, read by pins) live in a file (beside a SQLite
 // database).
 type durable struct {
-	tickets    adapter.TicketStore
+	tickets    approval.Store
 	ledger     ledger
 	cache      adapter.Cache
 	sessions   console.SessionKV
 	standing   approval.StandingStore
-	pins       mcpadapter.PinStore
+	pins       pin.Store
 	close      func() error
 	secret     func(ctx context.Context, name string, size int) ([]byte, error)
 	quarantine string
 }
 
-func (s *durable) Tickets() adapter.TicketStore { return s.tickets }
-func (s *durable) Ledger() adapter.Ledger       { return s.ledger }
-func (s *durable) Records(ctx context.Context, q adapter.LedgerQuery) iter.Seq2[adapter.Record, error] {
+func (s *durable) Tickets() approval.Store { return s.tickets }
+func (s *durable) Ledger() ledger0.Ledger  { return s.ledger }
+func (s *durable) Records(ctx context.Context, q ledger0.Query) iter.Seq2[ledger0.Record, error] {
 	return s.ledger.Query(ctx, q)
 }
 func (s *durable) Verify(ctx context.Context) error { return s.ledger.Verify(ctx) }
 func (s *durable) Cache() adapter.Cache             { return s.cache }
 func (s *durable) Sessions() console.SessionKV      { return s.sessions }
-func (s *durable) Pins() mcpadapter.PinStore        { return s.pins }
+func (s *durable) Pins() pin.Store                  { return s.pins }
 
 // Standing returns the table of standing decisions (see [StandingStorer]).
 func (s *durable) Standing() approval.StandingStore { return s.standing }
@@ -261,10 +262,10 @@ func (s *durable) Secret(ctx context.Context, name string, size int) ([]byte, er
 	return s.secret(ctx, name, size)
 }
 
-func (s *durable) Head(ctx context.Context) (adapter.ChainHead, error) {
+func (s *durable) Head(ctx context.Context) (ledger0.Head, error) {
 	return s.ledger.Head(ctx)
 }
-func (s *durable) VerifyHead(ctx context.Context, kept adapter.ChainHead) error {
+func (s *durable) VerifyHead(ctx context.Context, kept ledger0.Head) error {
 	return s.ledger.VerifyHead(ctx, kept)
 }
 
