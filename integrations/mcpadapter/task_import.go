@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
@@ -15,31 +14,11 @@ import (
 
 // Calling an upstream tool that runs only as a task: see
 // internal/taskclient. Over streamable HTTP the HTTP client does its
-// rewriting (task_http.go).
+// rewriting (taskclient.Table.WrapHTTP).
 
-// metaTaskTTL marks an outgoing tools/call to be sent as a task.
-const metaTaskTTL = taskclient.MetaTTL
-
-// taskTable is what a conn knows of its server's task support, kept
-// across reconnections.
-type taskTable struct{ taskclient.Table }
-
-func (t *taskTable) extension() bool { return t.Extension() }
-
-func (t *taskTable) get(name string) (support string, wrapped bool) { return t.Get(name) }
-
-// outgoing rewrites a message to the server as the tasks need, and says
-// what to watch its answer for: "hello", "list", "task" or "".
-func (t *taskTable) outgoing(msg jsonrpc.Message) (jsonrpc.Message, string) { return t.Outgoing(msg) }
-
-// incoming reads or rewrites the answer to a watched request.
-func (t *taskTable) incoming(resp *jsonrpc.Response, what string) jsonrpc.Message {
-	return t.Incoming(resp, what)
-}
-
-// wrapTasks wraps the connections of the transports whose go-sdk
+// wrapTasks wraps for t the connections of the transports whose go-sdk
 // connection needs no unexported method (stdio, in-memory, io).
-func (t *taskTable) wrapTasks(tr mcp.Transport) mcp.Transport {
+func wrapTasks(t *taskclient.Table, tr mcp.Transport) mcp.Transport {
 	switch tr := tr.(type) {
 	case *stdioTransport, *mcp.CommandTransport, *mcp.InMemoryTransport, *mcp.IOTransport, *mcp.StdioTransport, *mcp.SSEClientTransport:
 		return t.Wrap(tr)
@@ -51,13 +30,8 @@ func (t *taskTable) wrapTasks(tr mcp.Transport) mcp.Transport {
 			hc = tr.HTTPClient
 		}
 		c := *hc
-		base := c.Transport
-		if base == nil {
-			base = http.DefaultTransport
-		}
-		c.Transport = &taskRoundTripper{base: base, tab: t}
+		c.Transport = t.WrapHTTP(c.Transport)
 		cp.HTTPClient = &c
-		t.SetWrapped(true)
 		return &cp
 	}
 	t.SetWrapped(false)
@@ -171,7 +145,7 @@ func (m *Manager) TaskSupport(spec *adapter.Spec) TaskSupport {
 	if c == nil {
 		return TaskForbidden
 	}
-	switch s, _ := c.tasks.get(spec.Source.RemoteName); s {
+	switch s, _ := c.tasks.Get(spec.Source.RemoteName); s {
 	case string(TaskRequired):
 		return TaskRequired
 	case string(TaskOptional):

@@ -27,8 +27,8 @@ import (
 // it. go-sdk's streamable HTTP client connection cannot be wrapped (it
 // must implement the unexported clientConnection.sessionUpdated, go-sdk
 // mcp/transport.go:102-107, streamable.go:2138): over streamable HTTP the
-// same rewriting is done by the HTTP client (mcpadapter's task_http.go,
-// with [Table.Outgoing] and [Table.Incoming]). A transport of another
+// same rewriting is done by the HTTP client ([Table.WrapHTTP], with
+// [Table.Outgoing] and [Table.Incoming]). A transport of another
 // type (Server.Transport, NewTransport) is not wrapped, and a task-only
 // tool fails over it with a tool error saying so.
 
