@@ -3,12 +3,13 @@ package mcpadapter
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/bridge"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/input"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/taskclient"
 )
 
@@ -65,7 +66,7 @@ func (c *conn) awaitTask(ctx context.Context, s *mcp.ClientSession, imp *importe
 // way within the relay's bounds (checkAsk: rounds, questions, bytes; a
 // new set of question ids is a new round). Outside a task: ErrNotTask.
 func (c *conn) relayInput(ctx context.Context, q mcp.InputRequestMap, round int) (mcp.InputResponseMap, error) {
-	q = callerQuestions(q) // relay.go: what a caller may be asked; upstreamAnswers on the way back
+	q = input.CallerQuestions(q) // what a caller may be asked; bridge.UpstreamAnswers on the way back
 	if c.elicitSpec == nil {
 		req := relayCaller(ctx)
 		if _, ok := ctx.Value(taskKey{}).(*taskRef); !ok || req == nil {
@@ -74,13 +75,11 @@ func (c *conn) relayInput(ctx context.Context, q mcp.InputRequestMap, round int)
 		if err := c.checkAsk(q, "", round); err != nil {
 			return nil, err
 		}
-		for id, ir := range q {
-			if !canAnswer(req.ClientCapabilities(), ir) {
-				return nil, c.askError(fmt.Sprintf("asked the client for %s (%q), which the client did not declare it can answer", inputKind(ir), truncate(id, 64)))
-			}
+		if w := input.Unanswerable(req.ClientCapabilities(), q); w != "" {
+			return nil, c.askError(w)
 		}
 		answers, err := AskInput(ctx, q)
-		return upstreamAnswers(answers), err
+		return bridge.UpstreamAnswers(answers), err
 	}
 	if _, ok := ctx.Value(taskKey{}).(*taskRef); !ok {
 		return nil, ErrNotTask
@@ -107,7 +106,7 @@ func (c *conn) relayInput(ctx context.Context, q mcp.InputRequestMap, round int)
 			}
 			return adapter.TextResult("answered"), nil
 		})
-	return upstreamAnswers(answers), err
+	return bridge.UpstreamAnswers(answers), err
 }
 
 // taskFailure cancels the task upstream when the caller gave up on it,
