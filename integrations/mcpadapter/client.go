@@ -50,10 +50,10 @@ type conn struct {
 	wg        sync.WaitGroup
 	progress  sync.Map // progress token → *progress.Sink of the call
 
-	frameTooLarge atomic.Bool // the stdio child wrote a frame past the size limit
-	paramHeaders  sync.Map    // *imported → []paramheader.Binding, see paramheaders.go
-	progressTools sync.Map    // remote name → *atomic.Int32, see settleProgress
-	tasks         taskTable   // the server's task-only tools, see task_import.go
+	frameTooLarge atomic.Bool      // the stdio child wrote a frame past the size limit
+	paramHeaders  sync.Map         // *imported → []paramheader.Binding, see paramheaders.go
+	progressTools sync.Map         // remote name → *atomic.Int32, see settleProgress
+	tasks         taskclient.Table // the server's task-only tools, see task_import.go
 
 	oauth        *oauth.Handler // nil without Server.OAuth
 	samplingSpec *adapter.Spec  // see govern.go
@@ -186,7 +186,7 @@ func (c *conn) dial(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s, err := c.client.Connect(ctx, c.tasks.wrapTasks(t), nil)
+	s, err := c.client.Connect(ctx, wrapTasks(&c.tasks, t), nil)
 	if err != nil {
 		return fmt.Errorf("connecting: %w", err)
 	}

@@ -107,20 +107,6 @@ func (x exportConn) SetLevel(ctx context.Context, ss *mcp.ServerSession, level m
 	x.c.setLevel(ctx, ss, level)
 }
 
-// The tasks extension's wire names, for the import's side (task_import.go).
-const (
-	methodTasksGet    = tasks.MethodGet
-	methodTasksUpdate = tasks.MethodUpdate
-	methodTasksCancel = tasks.MethodCancel
-
-	resultTypeTask = tasks.ResultTypeTask
-
-	taskInputRequired = tasks.InputRequired
-	taskCompleted     = tasks.Completed
-	taskFailed        = tasks.Failed
-	taskCancelled     = tasks.Cancelled
-)
-
 type (
 	taskError = tasks.Error
 	taskKey   = tasks.Key

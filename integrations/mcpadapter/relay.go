@@ -2,15 +2,14 @@ package mcpadapter
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/bridge"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/input"
 )
 
 // An upstream of MCP 2026-07-28 asks its client for input (elicitation,
@@ -33,28 +32,19 @@ import (
 //     governed as before, and with its roots; a question it has no answer
 //     for is a tool error.
 //
-// Either way a call asks at most maxRelayRounds rounds, each of at most
-// maxRelayRequests requests of maxRelayRequestBytes in all, with an
-// upstream requestState of at most maxUpstreamState bytes: past any of
-// these the call ends with a tool error.
-const (
-	maxRelayRounds       = 8
-	maxRelayRequests     = 16
-	maxRelayRequestBytes = 256 << 10
-	maxUpstreamState     = 1536
-)
+// Either way a call asks within the bounds of input.Check (rounds,
+// questions, bytes, the upstream's requestState): past any of them the
+// call ends with a tool error. Package internal/input holds what of this
+// needs nothing of a conn.
 
 // relayState is what a caller of 2026-07-28 brings back with its answers.
 type relayState = bridge.RelayState
-
-// decodeRelayState decodes a state RelayState.Encode made.
-func decodeRelayState(state string) (*relayState, bool) { return bridge.DecodeRelayState(state) }
 
 // resumeRelay returns the state of a relayed question the caller answers
 // in this call, or nil, and the caller's answers to forward. The export
 // verified the state before the call ran (InputRequired): only one minted
 // for this caller, tool and arguments reaches here. The answers go
-// upstream as upstreamAnswers makes them (a relayed id back to the
+// upstream as bridge.UpstreamAnswers makes them (a relayed id back to the
 // upstream's); without a state too, as a direct call would bring them:
 // the upstream decides what unasked answers are worth.
 func (c *conn) resumeRelay(ctx context.Context, imp *imported) (*relayState, mcp.InputResponseMap) {
@@ -63,13 +53,13 @@ func (c *conn) resumeRelay(ctx context.Context, imp *imported) (*relayState, mcp
 		return nil, nil
 	}
 	if req.Params.RequestState == "" {
-		return &relayState{Srv: c.cfg.Name, Tool: imp.remote}, upstreamAnswers(req.Params.InputResponses)
+		return &relayState{Srv: c.cfg.Name, Tool: imp.remote}, bridge.UpstreamAnswers(req.Params.InputResponses)
 	}
-	st, ok := decodeRelayState(req.Params.RequestState)
+	st, ok := bridge.DecodeRelayState(req.Params.RequestState)
 	if !ok || st.Srv != c.cfg.Name || st.Tool != imp.remote {
 		return nil, nil
 	}
-	return st, upstreamAnswers(req.Params.InputResponses)
+	return st, bridge.UpstreamAnswers(req.Params.InputResponses)
 }
 
 // relayCaller returns the MCP request of the caller the upstream's
@@ -91,32 +81,7 @@ func callerCapabilities(ctx context.Context, s *mcp.ClientSession, params *mcp.C
 	if req == nil {
 		return
 	}
-	params.Meta = callerCapsMeta(params.Meta, s, req.ClientCapabilities())
-}
-
-// callerCapsMeta returns meta telling an upstream of 2026-07-28 on s what
-// a caller of cc can answer, or meta itself for an older upstream.
-func callerCapsMeta(meta mcp.Meta, s *mcp.ClientSession, cc *mcp.ClientCapabilities) mcp.Meta {
-	if r := s.InitializeResult(); r == nil || r.ProtocolVersion < "2026-07-28" {
-		return meta
-	}
-	caps := map[string]any{}
-	if cc != nil {
-		if cc.Elicitation != nil {
-			caps["elicitation"] = cc.Elicitation
-		}
-		if cc.Sampling != nil {
-			caps["sampling"] = cc.Sampling
-		}
-		if cc.RootsV2 != nil {
-			caps["roots"] = cc.RootsV2
-		}
-	}
-	if meta == nil {
-		meta = map[string]any{}
-	}
-	meta[mcp.MetaKeyClientCapabilities] = caps
-	return meta
+	params.Meta = input.CallerCapsMeta(params.Meta, s, req.ClientCapabilities())
 }
 
 // answerInput answers an upstream's input-required result res to params,
@@ -142,192 +107,40 @@ func (c *conn) answerInput(ctx context.Context, s *mcp.ClientSession, imp *impor
 }
 
 // askCaller puts an upstream's round-th questions about remote (a tool, a
-// prompt or a resource), as callerQuestions makes them, to the export's
-// caller ss, which declared caps: a caller of
-// 2026-07-28 gets an *InputRequired (as the error) whose State is the
+// prompt or a resource), as input.CallerQuestions makes them, to the
+// export's caller ss, which declared caps: a caller of 2026-07-28 gets an
+// *InputRequired (as the error) whose State is the
 // relayState to bring back; an older one is asked during the request, and
 // its answers returned under the upstream's ids.
 func (c *conn) askCaller(ctx context.Context, ss *mcp.ServerSession, caps *mcp.ClientCapabilities, remote string, reqs mcp.InputRequestMap, upState string, round int) (mcp.InputResponseMap, error) {
-	reqs = callerQuestions(reqs)
-	for id, ir := range reqs {
-		if !canAnswer(caps, ir) {
-			return nil, c.askError(fmt.Sprintf("asked the client for %s (%q), which the client did not declare it can answer", inputKind(ir), truncate(id, 64)))
-		}
+	reqs = input.CallerQuestions(reqs)
+	if w := input.Unanswerable(caps, reqs); w != "" {
+		return nil, c.askError(w)
 	}
-	if multiRound(ss) {
+	if input.MultiRound(ss) {
 		st, ok := (&relayState{Srv: c.cfg.Name, Tool: remote, Round: round, Up: upState}).Encode()
 		if !ok {
 			return nil, c.askError("sent a requestState too large to relay")
 		}
 		return nil, bridge.RelayedInput(reqs, st)
 	}
-	answers, err := askSession(ctx, ss, reqs)
+	answers, err := input.AskSession(ctx, ss, reqs)
 	if err != nil {
 		return nil, err
 	}
-	return upstreamAnswers(answers), nil
+	return bridge.UpstreamAnswers(answers), nil
 }
 
-// relayedInputPrefix prefixes, to the caller, a relayed question's id.
-const relayedInputPrefix = bridge.RelayedInputPrefix
-
-// upstreamAnswers returns the answers to forward upstream (see
-// bridge.UpstreamAnswers).
-func upstreamAnswers(answers mcp.InputResponseMap) mcp.InputResponseMap {
-	return bridge.UpstreamAnswers(answers)
-}
-
-// reservedID reports whether a question id has the reserved prefix.
-func reservedID(id string) bool { return bridge.ReservedID(id) }
-
-// callerQuestions returns an upstream's questions as they are put to the
-// export's MCP caller: as the upstream asked them, but for the context of
-// a sampling request (withoutContext) and the id of a question that has
-// the reserved prefix, in any case: relayed as it came, it would pass for
-// one of the export's own (an approval, a wait), to the user and to the
-// export reading the answers, so it is namespaced (relayedInputPrefix).
-// An export fronting another, or a gateway, relays its approvals so; each
-// hop adds one prefix, and upstreamAnswers takes it off on the way back.
-func callerQuestions(reqs mcp.InputRequestMap) mcp.InputRequestMap {
-	out := make(mcp.InputRequestMap, len(reqs))
-	for id, ir := range reqs {
-		if reservedID(id) {
-			id = relayedInputPrefix + id
-		}
-		out[id] = withoutContext(ir)
-	}
-	return out
-}
-
-// withoutContext returns ir, or a copy of it asking for includeContext
-// "none" when it is a sampling request asking for "thisServer" or
-// "allServers" (or any other value). To the caller the export is one
-// server, every upstream at once: the context of either would be other
-// upstreams' (and, for "allServers", the caller's other servers'), handed
-// to the upstream in the completion. Nothing else of the request changes.
-func withoutContext(ir mcp.InputRequest) mcp.InputRequest {
-	switch p := ir.(type) {
-	case *mcp.CreateMessageParams:
-		if p != nil && p.IncludeContext != "" && p.IncludeContext != "none" {
-			cp := *p
-			cp.IncludeContext = "none"
-			return &cp
-		}
-	case *mcp.CreateMessageWithToolsParams:
-		if p != nil && p.IncludeContext != "" && p.IncludeContext != "none" {
-			cp := *p
-			cp.IncludeContext = "none"
-			return &cp
-		}
-	}
-	return ir
-}
-
-// checkAsk bounds a round of questions.
+// checkAsk bounds a round of questions (input.Check).
 func (c *conn) checkAsk(reqs mcp.InputRequestMap, state string, round int) error {
-	switch {
-	case round > maxRelayRounds:
-		return c.askError(fmt.Sprintf("asked for input more than %d times in one call", maxRelayRounds))
-	case len(reqs) == 0:
-		return c.askError("is busy (it asked for input without saying what); try again later")
-	case len(reqs) > maxRelayRequests:
-		return c.askError(fmt.Sprintf("asked %d questions at once, more than %d", len(reqs), maxRelayRequests))
-	case len(state) > maxUpstreamState:
-		return c.askError(fmt.Sprintf("sent a requestState of %d bytes, more than %d", len(state), maxUpstreamState))
-	}
-	n := 0
-	for id, ir := range reqs {
-		b, err := json.Marshal(ir)
-		if err != nil {
-			return c.askError("asked for input that cannot be encoded")
-		}
-		if n += len(id) + len(b); n > maxRelayRequestBytes {
-			return c.askError(fmt.Sprintf("asked for input of more than %d bytes", maxRelayRequestBytes))
-		}
+	if w := input.Check(reqs, state, round); w != "" {
+		return c.askError(w)
 	}
 	return nil
 }
 
 func (c *conn) askError(what string) error {
 	return &adapter.Error{Kind: adapter.KindToolError, Message: fmt.Sprintf("MCP server %q %s", c.cfg.Name, what)}
-}
-
-// multiRound reports whether the caller's session takes input-required
-// results, as go-sdk decides it (no initialize: the latest version).
-func multiRound(ss *mcp.ServerSession) bool {
-	p := ss.InitializeParams()
-	return p == nil || p.ProtocolVersion >= "2026-07-28"
-}
-
-func inputKind(ir mcp.InputRequest) string {
-	switch ir.(type) {
-	case *mcp.ElicitParams:
-		return "elicitation"
-	case *mcp.CreateMessageParams, *mcp.CreateMessageWithToolsParams:
-		return "sampling"
-	case *mcp.ListRootsParams:
-		return "roots"
-	}
-	return fmt.Sprintf("%T", ir)
-}
-
-// canAnswer reports whether a client of caps declared it can answer ir.
-func canAnswer(caps *mcp.ClientCapabilities, ir mcp.InputRequest) bool {
-	if caps == nil {
-		return false
-	}
-	switch p := ir.(type) {
-	case *mcp.ElicitParams:
-		e := caps.Elicitation
-		if e == nil || p == nil {
-			return false
-		}
-		if p.Mode == "url" || (p.Mode == "" && p.URL != "") {
-			return e.URL != nil
-		}
-		return e.Form != nil || e.URL == nil // {} means form
-	case *mcp.CreateMessageWithToolsParams:
-		return caps.Sampling != nil && (p == nil || len(p.Tools) == 0 || caps.Sampling.Tools != nil)
-	case *mcp.CreateMessageParams:
-		return caps.Sampling != nil
-	case *mcp.ListRootsParams:
-		return caps.RootsV2 != nil
-	}
-	return false
-}
-
-// askSession puts questions to a caller before 2026-07-28 by requests in
-// its session, one at a time.
-func askSession(ctx context.Context, ss *mcp.ServerSession, reqs mcp.InputRequestMap) (mcp.InputResponseMap, error) {
-	out := make(mcp.InputResponseMap, len(reqs))
-	for id, ir := range reqs {
-		var resp mcp.InputResponse
-		var err error
-		switch p := ir.(type) {
-		case *mcp.ElicitParams:
-			resp, err = ss.Elicit(ctx, p)
-		case *mcp.CreateMessageWithToolsParams:
-			resp, err = ss.CreateMessageWithTools(ctx, p)
-		case *mcp.CreateMessageParams:
-			resp, err = ss.CreateMessage(ctx, p)
-		case *mcp.ListRootsParams:
-			resp, err = ss.ListRoots(ctx, p)
-		default:
-			err = fmt.Errorf("unknown input request %T", ir)
-		}
-		if err != nil {
-			return nil, relayFailure(ctx, id, err)
-		}
-		out[id] = resp
-	}
-	return out, nil
-}
-
-func relayFailure(ctx context.Context, id string, err error) error {
-	if ctx.Err() != nil {
-		return &adapter.Error{Kind: adapter.KindTimeout, Message: "the client did not answer the MCP server's question in time", Err: err}
-	}
-	return &adapter.Error{Kind: adapter.KindToolError, Message: fmt.Sprintf("the client could not answer the MCP server's question %q", truncate(id, 64)), Err: err}
 }
 
 // answerLocally answers questions with the import's own ports (a call
@@ -353,35 +166,26 @@ func (c *conn) answerOne(ctx context.Context, s *mcp.ClientSession, ir mcp.Input
 		if c.m.opts.Elicitation == nil || p == nil {
 			return nil, c.askError("asked for the user's input (elicitation), which this import cannot give: set ManagerOptions.Elicitation")
 		}
-		schema, err := checkElicit(p)
+		schema, err := input.CheckElicit(p)
 		if err != nil {
 			return nil, c.askError("asked for input with an invalid elicitation: " + err.Error())
 		}
 		res, err := c.elicit(ctx, &mcp.ElicitRequest{Session: s, Params: p})
 		if err != nil {
-			return nil, relayFailure(ctx, "elicitation", err)
+			return nil, input.Failure(ctx, "elicitation", err)
 		}
-		if res.Action == "accept" && schema != nil && res.Content != nil {
-			resolved, err := schema.Resolve(nil)
-			if err == nil {
-				err = resolved.Validate(res.Content)
-			}
-			if err == nil {
-				err = resolved.ApplyDefaults(&res.Content)
-			}
-			if err != nil {
-				return nil, &adapter.Error{Kind: adapter.KindToolError, Message: "the answer does not match the MCP server's requested schema: " + truncate(err.Error(), 300), Err: err}
-			}
+		if err := input.CheckAnswer(schema, res); err != nil {
+			return nil, err
 		}
 		return res, nil
 	case *mcp.CreateMessageWithToolsParams:
-		cp, ok := plainSampling(p)
+		cp, ok := input.PlainSampling(p)
 		if c.m.opts.Sampler == nil || !ok {
 			return nil, c.askError("asked for a completion of the client's model (sampling), which this import cannot give: set ManagerOptions.Sampler (sampling with tools is not supported)")
 		}
 		res, err := c.sample(ctx, &mcp.CreateMessageRequest{Session: s, Params: cp})
 		if err != nil {
-			return nil, relayFailure(ctx, "sampling", err)
+			return nil, input.Failure(ctx, "sampling", err)
 		}
 		return res, nil
 	case *mcp.ListRootsParams:
@@ -397,51 +201,6 @@ func (c *conn) answerOne(ctx context.Context, s *mcp.ClientSession, ir mcp.Input
 	return nil, c.askError(fmt.Sprintf("asked for input of an unknown kind (%T)", ir))
 }
 
-// checkElicit checks an elicitation as go-sdk's client does before asking,
-// and returns its form schema, if any.
-func checkElicit(p *mcp.ElicitParams) (*jsonschema.Schema, error) {
-	switch p.Mode {
-	case "", "form":
-		if p.URL != "" {
-			return nil, fmt.Errorf("a form with a URL")
-		}
-		if p.RequestedSchema == nil {
-			return nil, nil
-		}
-		s, err := formSchema(p.RequestedSchema)
-		if err != nil {
-			return nil, err
-		}
-		if s.Type != "" && s.Type != "object" {
-			return nil, fmt.Errorf("a form schema of type %q", truncate(s.Type, 20))
-		}
-		return s, nil
-	case "url":
-		if p.URL == "" || p.RequestedSchema != nil {
-			return nil, fmt.Errorf("a URL elicitation without a URL, or with a schema")
-		}
-		return nil, nil
-	}
-	return nil, fmt.Errorf("mode %q", truncate(p.Mode, 20))
-}
-
-// plainSampling returns p as the CreateMessageParams a Sampler takes:
-// false when it asks for tools or a message has several blocks.
-func plainSampling(p *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageParams, bool) {
-	if p == nil || len(p.Tools) > 0 {
-		return nil, false
-	}
-	cp := &mcp.CreateMessageParams{Meta: p.Meta, IncludeContext: p.IncludeContext, MaxTokens: p.MaxTokens, Metadata: p.Metadata,
-		ModelPreferences: p.ModelPreferences, StopSequences: p.StopSequences, SystemPrompt: p.SystemPrompt, Temperature: p.Temperature}
-	for _, m := range p.Messages {
-		if m == nil || len(m.Content) != 1 {
-			return nil, false
-		}
-		cp.Messages = append(cp.Messages, &mcp.SamplingMessage{Role: m.Role, Content: m.Content[0]})
-	}
-	return cp, true
-}
-
 // inputMiddleware answers an upstream's input-required results to
 // prompts/get and resources/read with the import's own ports (go-sdk's
 // automatic answering is off: tools/call answers in conn.call, which knows
@@ -450,8 +209,8 @@ func plainSampling(p *mcp.CreateMessageWithToolsParams) (*mcp.CreateMessageParam
 func (c *conn) inputMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method != "prompts/get" && method != "resources/read" ||
-			method == "prompts/get" && promptCallFrom(ctx) != nil || // relayed: prompt_relay.go
-			method == "resources/read" && readCallFrom(ctx) != nil { // relayed: resource_relay.go
+			method == "prompts/get" && bridge.PromptCall(ctx) != nil || // relayed: prompt_relay.go
+			method == "resources/read" && bridge.ReadCall(ctx) != nil { // relayed: resource_relay.go
 			return next(ctx, method, req)
 		}
 		for round := 1; ; round++ {
@@ -502,14 +261,6 @@ func (c *conn) inputMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 // The import's side of the relay of an upstream's input-required result
 // to a primitive request of the export's MCP caller (prompts/get,
 // resources/read; the export's side is export/primrelay.go).
-
-// promptCallFrom returns the prompts/get of an export's MCP caller that
-// ctx runs for, if any.
-func promptCallFrom(ctx context.Context) *bridge.PrimCall { return bridge.PromptCall(ctx) }
-
-// readCallFrom returns the resources/read of an export's MCP caller that
-// ctx runs for, if any.
-func readCallFrom(ctx context.Context) *bridge.PrimCall { return bridge.ReadCall(ctx) }
 
 // relayPrompt renders the prompt remote for the export's caller pc,
 // putting the upstream's questions to that caller.
@@ -563,7 +314,7 @@ func relayPrim[T any](ctx context.Context, c *conn, pc *bridge.PrimCall, name st
 	var ask error // the caller's questions, or a refusal of the upstream's
 	err := c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
 		for {
-			meta = callerCapsMeta(meta, s, pc.Caps())
+			meta = input.CallerCapsMeta(meta, s, pc.Caps())
 			res, err := send(ctx, s, meta, answers, state)
 			if err != nil {
 				return err

@@ -45,7 +45,7 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 	}
 	c.setMeta(ctx, params)
 	asTask := false
-	if support, wrapped := c.tasks.get(imp.remote); support == "required" {
+	if support, wrapped := c.tasks.Get(imp.remote); support == "required" {
 		if !wrapped {
 			return nil, &adapter.Error{Kind: adapter.KindToolError, Message: fmt.Sprintf("tool %q of MCP server %q runs only as a task, which cannot be sent over this transport", imp.remote, c.cfg.Name)}
 		}

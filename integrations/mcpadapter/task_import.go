@@ -3,43 +3,23 @@ package mcpadapter
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/bridge"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/input"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/taskclient"
 )
 
 // Calling an upstream tool that runs only as a task: see
 // internal/taskclient. Over streamable HTTP the HTTP client does its
-// rewriting (task_http.go).
+// rewriting (taskclient.Table.WrapHTTP).
 
-// metaTaskTTL marks an outgoing tools/call to be sent as a task.
-const metaTaskTTL = taskclient.MetaTTL
-
-// taskTable is what a conn knows of its server's task support, kept
-// across reconnections.
-type taskTable struct{ taskclient.Table }
-
-func (t *taskTable) extension() bool { return t.Extension() }
-
-func (t *taskTable) get(name string) (support string, wrapped bool) { return t.Get(name) }
-
-// outgoing rewrites a message to the server as the tasks need, and says
-// what to watch its answer for: "hello", "list", "task" or "".
-func (t *taskTable) outgoing(msg jsonrpc.Message) (jsonrpc.Message, string) { return t.Outgoing(msg) }
-
-// incoming reads or rewrites the answer to a watched request.
-func (t *taskTable) incoming(resp *jsonrpc.Response, what string) jsonrpc.Message {
-	return t.Incoming(resp, what)
-}
-
-// wrapTasks wraps the connections of the transports whose go-sdk
+// wrapTasks wraps for t the connections of the transports whose go-sdk
 // connection needs no unexported method (stdio, in-memory, io).
-func (t *taskTable) wrapTasks(tr mcp.Transport) mcp.Transport {
+func wrapTasks(t *taskclient.Table, tr mcp.Transport) mcp.Transport {
 	switch tr := tr.(type) {
 	case *stdioTransport, *mcp.CommandTransport, *mcp.InMemoryTransport, *mcp.IOTransport, *mcp.StdioTransport, *mcp.SSEClientTransport:
 		return t.Wrap(tr)
@@ -51,13 +31,8 @@ func (t *taskTable) wrapTasks(tr mcp.Transport) mcp.Transport {
 			hc = tr.HTTPClient
 		}
 		c := *hc
-		base := c.Transport
-		if base == nil {
-			base = http.DefaultTransport
-		}
-		c.Transport = &taskRoundTripper{base: base, tab: t}
+		c.Transport = t.WrapHTTP(c.Transport)
 		cp.HTTPClient = &c
-		t.SetWrapped(true)
 		return &cp
 	}
 	t.SetWrapped(false)
@@ -91,7 +66,7 @@ func (c *conn) awaitTask(ctx context.Context, s *mcp.ClientSession, imp *importe
 // way within the relay's bounds (checkAsk: rounds, questions, bytes; a
 // new set of question ids is a new round). Outside a task: ErrNotTask.
 func (c *conn) relayInput(ctx context.Context, q mcp.InputRequestMap, round int) (mcp.InputResponseMap, error) {
-	q = callerQuestions(q) // relay.go: what a caller may be asked; upstreamAnswers on the way back
+	q = input.CallerQuestions(q) // what a caller may be asked; bridge.UpstreamAnswers on the way back
 	if c.elicitSpec == nil {
 		req := relayCaller(ctx)
 		if _, ok := ctx.Value(taskKey{}).(*taskRef); !ok || req == nil {
@@ -100,13 +75,11 @@ func (c *conn) relayInput(ctx context.Context, q mcp.InputRequestMap, round int)
 		if err := c.checkAsk(q, "", round); err != nil {
 			return nil, err
 		}
-		for id, ir := range q {
-			if !canAnswer(req.ClientCapabilities(), ir) {
-				return nil, c.askError(fmt.Sprintf("asked the client for %s (%q), which the client did not declare it can answer", inputKind(ir), truncate(id, 64)))
-			}
+		if w := input.Unanswerable(req.ClientCapabilities(), q); w != "" {
+			return nil, c.askError(w)
 		}
 		answers, err := AskInput(ctx, q)
-		return upstreamAnswers(answers), err
+		return bridge.UpstreamAnswers(answers), err
 	}
 	if _, ok := ctx.Value(taskKey{}).(*taskRef); !ok {
 		return nil, ErrNotTask
@@ -133,7 +106,7 @@ func (c *conn) relayInput(ctx context.Context, q mcp.InputRequestMap, round int)
 			}
 			return adapter.TextResult("answered"), nil
 		})
-	return upstreamAnswers(answers), err
+	return bridge.UpstreamAnswers(answers), err
 }
 
 // taskFailure cancels the task upstream when the caller gave up on it,
@@ -171,7 +144,7 @@ func (m *Manager) TaskSupport(spec *adapter.Spec) TaskSupport {
 	if c == nil {
 		return TaskForbidden
 	}
-	switch s, _ := c.tasks.get(spec.Source.RemoteName); s {
+	switch s, _ := c.tasks.Get(spec.Source.RemoteName); s {
 	case string(TaskRequired):
 		return TaskRequired
 	case string(TaskOptional):

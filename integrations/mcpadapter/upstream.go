@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/bridge"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/fanout"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/pages"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/transport"
@@ -252,7 +253,7 @@ func containsString(list []string, s string) bool {
 func (c *conn) readResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
 	var out *mcp.ReadResourceResult
 	var err error
-	if rc := readCallFrom(ctx); rc != nil {
+	if rc := bridge.ReadCall(ctx); rc != nil {
 		out, err = c.relayRead(ctx, rc, uri)
 	} else {
 		err = c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
@@ -284,7 +285,7 @@ func (c *conn) readResource(ctx context.Context, uri string) (*mcp.ReadResourceR
 // getPrompt renders a prompt of the server; the server's questions go to
 // the export's caller of the prompts/get, if any (relayPrompt).
 func (c *conn) getPrompt(ctx context.Context, remote string, args map[string]string) (*mcp.GetPromptResult, error) {
-	if pc := promptCallFrom(ctx); pc != nil {
+	if pc := bridge.PromptCall(ctx); pc != nil {
 		return c.relayPrompt(ctx, pc, remote, args)
 	}
 	var out *mcp.GetPromptResult

@@ -33,8 +33,6 @@ type size struct{ names, lines int }
 // open, each with the size it may not grow past (a ratchet: lower it as
 // code moves out, drop the entry once the package is within the limits).
 var over = map[string]size{
-	// The import package, the export server moved out (#26).
-	"integrations/mcpadapter": {maxNames, 4354},
 	// The framework integrations, above maxIntegrationLines (#26).
 	"integrations/genkitadapter": {maxNames, 471},
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/tasks"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/taskwire"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/wire"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,7 +17,7 @@ import (
 // TasksExtension is the identifier of the MCP tasks extension (SEP-2663):
 // a long call answers at once with a task the client polls with
 // tasks/get, answers with tasks/update and ends with tasks/cancel.
-const TasksExtension = tasks.Extension
+const TasksExtension = taskwire.Extension
 
 // TaskSupport says whether a tool's calls may run as tasks, in the words
 // of the tool's execution.taskSupport.
@@ -114,7 +115,7 @@ func (s *Server) taskMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 				return next(ctx, method, req)
 			}
 			return s.callTask(ctx, next, cr)
-		case tasks.MethodGet, tasks.MethodUpdate, tasks.MethodCancel:
+		case taskwire.MethodGet, taskwire.MethodUpdate, taskwire.MethodCancel:
 			tr, ok := req.(*mcp.ServerRequest[*tasks.Params])
 			if !ok {
 				return next(ctx, method, req)

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/taskwire"
 )
 
 // Task is a task as a server reports it (tasks/get, tasks/cancel, the
@@ -61,10 +62,10 @@ type IDParams struct {
 
 // Methods registers the methods of the first draft on a client.
 func Methods(c *mcp.Client) {
-	_ = mcp.AddSendingCustomMethod[*IDParams, *Task](c, MethodGet)
-	_ = mcp.AddSendingCustomMethod[*IDParams, *Task](c, MethodCancel)
-	_ = mcp.AddSendingCustomMethod[*IDParams, *Task](c, MethodUpdate)
-	_ = mcp.AddSendingCustomMethod[*IDParams, *mcp.CallToolResult](c, MethodResult)
+	_ = mcp.AddSendingCustomMethod[*IDParams, *Task](c, taskwire.MethodGet)
+	_ = mcp.AddSendingCustomMethod[*IDParams, *Task](c, taskwire.MethodCancel)
+	_ = mcp.AddSendingCustomMethod[*IDParams, *Task](c, taskwire.MethodUpdate)
+	_ = mcp.AddSendingCustomMethod[*IDParams, *mcp.CallToolResult](c, taskwire.MethodResult)
 }
 
 // Mark marks a call to be sent as a task that lives as long as the call
@@ -101,7 +102,7 @@ func Of(res *mcp.CallToolResult) (*Task, bool) {
 // or not ctx has ended.
 func Cancel(ctx context.Context, s *mcp.ClientSession, id string) {
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-	_, _ = mcp.CallCustomMethod[*IDParams, *Task](cctx, s, MethodCancel, &IDParams{TaskID: id})
+	_, _ = mcp.CallCustomMethod[*IDParams, *Task](cctx, s, taskwire.MethodCancel, &IDParams{TaskID: id})
 	cancel()
 }
 
@@ -140,13 +141,13 @@ func (a *Await) Run(ctx context.Context, t *Task) (*adapter.Result, error) {
 		}
 		if inline {
 			switch t.Status {
-			case StatusCompleted:
+			case taskwire.Completed:
 				var res mcp.CallToolResult
 				if err := json.Unmarshal(t.Result, &res); err != nil {
 					return nil, &adapter.Error{Kind: adapter.KindToolError, Message: fmt.Sprintf("MCP server %q ended the task without a valid result", a.Server), Err: err}
 				}
 				return a.Result(&res)
-			case StatusFailed:
+			case taskwire.Failed:
 				// A protocol-level failure (a tool's own error completes
 				// the task with isError): not the model's business.
 				msg := "the task failed"
@@ -154,7 +155,7 @@ func (a *Await) Run(ctx context.Context, t *Task) (*adapter.Result, error) {
 					msg += ": " + t.Error.Message
 				}
 				return nil, &adapter.Error{Kind: adapter.KindInternal, Message: fmt.Sprintf("MCP server %q: %s", a.Server, msg)}
-			case StatusInputRequired:
+			case taskwire.InputRequired:
 				notRelayed := &adapter.Error{Kind: adapter.KindToolError, Message: fmt.Sprintf("MCP server %q's task asks for input, which only a caller running as a task can answer", a.Server)}
 				if len(t.InputRequests) == 0 {
 					_ = a.Fail(context.WithoutCancel(ctx), id, nil)
@@ -175,7 +176,7 @@ func (a *Await) Run(ctx context.Context, t *Task) (*adapter.Result, error) {
 						return nil, ae
 					}
 					if err == nil {
-						_, err = mcp.CallCustomMethod[*IDParams, *Task](ctx, s, MethodUpdate, &IDParams{TaskID: id, InputResponses: answers})
+						_, err = mcp.CallCustomMethod[*IDParams, *Task](ctx, s, taskwire.MethodUpdate, &IDParams{TaskID: id, InputResponses: answers})
 					}
 					if err != nil {
 						return nil, a.Fail(ctx, id, err)
@@ -185,10 +186,10 @@ func (a *Await) Run(ctx context.Context, t *Task) (*adapter.Result, error) {
 		}
 		switch {
 		case inline:
-		case t.Status == StatusCompleted || t.Status == StatusFailed || t.Status == StatusInputRequired:
+		case t.Status == taskwire.Completed || t.Status == taskwire.Failed || t.Status == taskwire.InputRequired:
 			// tasks/result blocks until the task ends; meanwhile the server
 			// puts its questions (elicitation) to us on that request.
-			res, err := mcp.CallCustomMethod[*IDParams, *mcp.CallToolResult](ctx, s, MethodResult, &IDParams{TaskID: id})
+			res, err := mcp.CallCustomMethod[*IDParams, *mcp.CallToolResult](ctx, s, taskwire.MethodResult, &IDParams{TaskID: id})
 			if err != nil {
 				return nil, a.Fail(ctx, id, err)
 			}
@@ -198,7 +199,7 @@ func (a *Await) Run(ctx context.Context, t *Task) (*adapter.Result, error) {
 			}
 			return a.Result(res)
 		}
-		if t.Status == StatusCancelled {
+		if t.Status == taskwire.Cancelled {
 			return nil, &adapter.Error{Kind: adapter.KindCancelled, Message: fmt.Sprintf("MCP server %q cancelled the task", a.Server)}
 		}
 		wait := min(max(t.poll(), MinPoll), MaxPoll)
@@ -209,7 +210,7 @@ func (a *Await) Run(ctx context.Context, t *Task) (*adapter.Result, error) {
 			return nil, a.Fail(ctx, id, ctx.Err())
 		case <-timer.C:
 		}
-		next, err := mcp.CallCustomMethod[*IDParams, *Task](ctx, s, MethodGet, &IDParams{TaskID: id})
+		next, err := mcp.CallCustomMethod[*IDParams, *Task](ctx, s, taskwire.MethodGet, &IDParams{TaskID: id})
 		if err != nil {
 			return nil, a.Fail(ctx, id, err)
 		}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/taskwire"
 )
 
 // Calling an upstream tool that runs only as a task (execution.taskSupport
@@ -27,8 +29,8 @@ import (
 // it. go-sdk's streamable HTTP client connection cannot be wrapped (it
 // must implement the unexported clientConnection.sessionUpdated, go-sdk
 // mcp/transport.go:102-107, streamable.go:2138): over streamable HTTP the
-// same rewriting is done by the HTTP client (mcpadapter's task_http.go,
-// with [Table.Outgoing] and [Table.Incoming]). A transport of another
+// same rewriting is done by the HTTP client ([Table.WrapHTTP], with
+// [Table.Outgoing] and [Table.Incoming]). A transport of another
 // type (Server.Transport, NewTransport) is not wrapped, and a task-only
 // tool fails over it with a tool error saying so.
 
@@ -38,26 +40,6 @@ import (
 const (
 	MetaTTL  = "agentadapter/task-ttl"
 	MetaTask = "agentadapter/task"
-)
-
-// Extension is the tasks extension's capability key (SEP-2663).
-const Extension = "io.modelcontextprotocol/tasks"
-
-// The methods of the tasks protocol.
-const (
-	MethodGet    = "tasks/get"
-	MethodUpdate = "tasks/update"
-	MethodCancel = "tasks/cancel"
-	MethodResult = "tasks/result"
-)
-
-// The statuses of a task, and the resultType of a flat task answer.
-const (
-	StatusInputRequired = "input_required"
-	StatusCompleted     = "completed"
-	StatusFailed        = "failed"
-	StatusCancelled     = "cancelled"
-	resultTypeTask      = "task"
 )
 
 // Bounds of the polling of an upstream task.
@@ -236,7 +218,7 @@ func (t *Table) Outgoing(msg jsonrpc.Message) (jsonrpc.Message, string) {
 			return msg, ""
 		}
 		return withParams(req, p), "task"
-	case MethodGet, MethodCancel, MethodUpdate:
+	case taskwire.MethodGet, taskwire.MethodCancel, taskwire.MethodUpdate:
 		if t.Extension() {
 			return withParams(req, declareTasks(req.Params, "_meta", "io.modelcontextprotocol/clientCapabilities")), ""
 		}
@@ -258,7 +240,7 @@ func (t *Table) Incoming(resp *jsonrpc.Response, what string) jsonrpc.Message {
 			} `json:"capabilities"`
 		}
 		if json.Unmarshal(resp.Result, &r) == nil {
-			_, ext := r.Capabilities.Extensions[Extension]
+			_, ext := r.Capabilities.Extensions[taskwire.Extension]
 			t.mu.Lock()
 			t.ext = ext
 			t.mu.Unlock()
@@ -334,10 +316,10 @@ func declareTasks(params json.RawMessage, path ...string) json.RawMessage {
 		ext = map[string]any{}
 		obj["extensions"] = ext
 	}
-	if _, ok := ext[Extension]; ok {
+	if _, ok := ext[taskwire.Extension]; ok {
 		return nil
 	}
-	ext[Extension] = map[string]any{}
+	ext[taskwire.Extension] = map[string]any{}
 	out, err := json.Marshal(root)
 	if err != nil {
 		return nil
@@ -385,7 +367,7 @@ func taskAnswer(result json.RawMessage) (json.RawMessage, bool) {
 	if json.Unmarshal(result, &r) != nil {
 		return nil, false
 	}
-	if r.ResultType == resultTypeTask {
+	if r.ResultType == taskwire.ResultTypeTask {
 		r.Task = result
 	}
 	if len(r.Task) == 0 || r.Task[0] != '{' {

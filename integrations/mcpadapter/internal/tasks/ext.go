@@ -10,10 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/taskwire"
 )
-
-// Extension is the identifier of the MCP tasks extension (SEP-2663).
-const Extension = "io.modelcontextprotocol/tasks"
 
 // The task supports of a tool (execution.taskSupport).
 const (
@@ -74,20 +72,12 @@ func (o *Options) maxPerCaller() int {
 	return DefaultMaxTasks
 }
 
-// The methods of the extension; tasks/result and tasks/list of the first
-// draft (SEP-1686) are gone, and answered -32601.
-const (
-	MethodGet    = "tasks/get"
-	MethodUpdate = "tasks/update"
-	MethodCancel = "tasks/cancel"
-)
-
 // Enable advertises the extension in mopts.
 func Enable(mopts *mcp.ServerOptions) {
 	if mopts.Capabilities == nil {
 		mopts.Capabilities = &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}} // go-sdk's default
 	}
-	mopts.Capabilities.AddExtension(Extension, map[string]any{})
+	mopts.Capabilities.AddExtension(taskwire.Extension, map[string]any{})
 }
 
 // Register registers the methods of the extension on srv; the exporter's
@@ -96,7 +86,7 @@ func Register(srv *mcp.Server) error {
 	unreachable := func(context.Context, *mcp.ServerSession, *Params) (*Ack, error) {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "tasks: not served"}
 	}
-	for _, m := range []string{MethodGet, MethodUpdate, MethodCancel} {
+	for _, m := range []string{taskwire.MethodGet, taskwire.MethodUpdate, taskwire.MethodCancel} {
 		if err := mcp.AddReceivingCustomMethod(srv, m, unreachable); err != nil {
 			return err
 		}
@@ -166,7 +156,7 @@ func Negotiated(caps *mcp.ClientCapabilities) bool {
 	if caps == nil {
 		return false
 	}
-	_, ok := caps.Extensions[Extension]
+	_, ok := caps.Extensions[taskwire.Extension]
 	return ok
 }
 
@@ -174,7 +164,7 @@ func Negotiated(caps *mcp.ClientCapabilities) bool {
 // extension.
 func MissingCapability(msg string) error {
 	data, _ := json.Marshal(mcp.MissingRequiredClientCapabilityData{
-		RequiredCapabilities: &mcp.ClientCapabilities{Extensions: map[string]any{Extension: map[string]any{}}},
+		RequiredCapabilities: &mcp.ClientCapabilities{Extensions: map[string]any{taskwire.Extension: map[string]any{}}},
 	})
 	return &jsonrpc.Error{Code: mcp.CodeMissingRequiredClientCapabilities, Message: msg, Data: data}
 }

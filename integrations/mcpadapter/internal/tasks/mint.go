@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/taskwire"
 )
 
 // An imported tool called as a task through the export (the gateway, or a
@@ -107,7 +108,7 @@ func (m *taskMinter) mintLocked() (*Ref, error) {
 	m.st.mu.Unlock()
 	m.ref = &Ref{st: m.st, t: t}
 	m.tctx, m.tcancel = context.WithDeadline(context.WithValue(m.root, Key{}, m.ref), t.expires)
-	m.minted <- &CreateResult{ResultType: ResultTypeTask, Info: info}
+	m.minted <- &CreateResult{ResultType: taskwire.ResultTypeTask, Info: info}
 	return m.ref, nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/taskwire"
 )
 
 // Store keeps an exporter's tasks, bounded per caller and in total,
@@ -111,7 +112,7 @@ func (st *Store) Start(ctx context.Context, next mcp.MethodHandler, req *mcp.Cal
 		defer cancel()
 		st.run(context.WithValue(rctx, Key{}, &Ref{st: st, t: t}), t, next, req)
 	}()
-	return &CreateResult{ResultType: ResultTypeTask, Info: info}, nil
+	return &CreateResult{ResultType: taskwire.ResultTypeTask, Info: info}, nil
 }
 
 // create makes a task for owner, refusing one past the caps, and counts
@@ -134,7 +135,7 @@ func (st *Store) create(owner string) (*task, error) {
 	var b [16]byte
 	_, _ = rand.Read(b[:])
 	t := &task{id: hex.EncodeToString(b[:]), owner: owner, created: now, updated: now,
-		expires: now.Add(st.opts.ttl()), status: Working, wake: make(chan struct{})}
+		expires: now.Add(st.opts.ttl()), status: taskwire.Working, wake: make(chan struct{})}
 	st.tasks[t.id] = t
 	st.per[owner]++
 	st.wg.Add(1)
@@ -213,17 +214,17 @@ func (st *Store) roomLocked(owner string, n int, keep *task) bool {
 // maxResultBytes; a result past maxResultBytesPerCaller alone fails t.
 func (st *Store) keepLocked(t *task, raw json.RawMessage) {
 	if len(raw) > maxResultBytesPerCaller {
-		t.status, t.message = Failed, "the result is too large to keep"
+		t.status, t.message = taskwire.Failed, "the result is too large to keep"
 		t.err = &Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the result (%d bytes) exceeds the %d bytes a caller's tasks keep", len(raw), maxResultBytesPerCaller)}
 		return
 	}
 	if !st.roomLocked(t.owner, len(raw), t) {
 		// The rest is others' open questions, not dropped.
-		t.status, t.message = Failed, "the result is too large to keep"
+		t.status, t.message = taskwire.Failed, "the result is too large to keep"
 		t.err = &Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the result (%d bytes) does not fit in the bytes the tasks keep", len(raw))}
 		return
 	}
-	t.status, t.result = Completed, raw
+	t.status, t.result = taskwire.Completed, raw
 	st.countLocked(t.owner, len(raw))
 }
 
@@ -321,7 +322,7 @@ func (st *Store) ask(ctx context.Context, t *task, q mcp.InputRequestMap) (mcp.I
 	if len(q) == 0 {
 		close(t.wake)
 	} else {
-		t.status, t.message, t.updated = InputRequired, "", time.Now()
+		t.status, t.message, t.updated = taskwire.InputRequired, "", time.Now()
 	}
 	wake := t.wake
 	st.mu.Unlock()
@@ -341,7 +342,7 @@ func (st *Store) ask(ctx context.Context, t *task, q mcp.InputRequestMap) (mcp.I
 	raw, _ = json.Marshal(t.answers)
 	st.setPendingLocked(t, nil, nil)
 	t.answers = nil
-	t.status, t.updated = Working, time.Now()
+	t.status, t.updated = taskwire.Working, time.Now()
 	var out mcp.InputResponseMap
 	if err := json.Unmarshal(raw, &out); err != nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid inputResponses"}
@@ -372,12 +373,12 @@ func (st *Store) finish(ctx context.Context, t *task, res *mcp.CallToolResult, e
 	case err == nil:
 		st.keepLocked(t, raw)
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
-		t.status, t.message = Failed, "the task outlived its TTL"
+		t.status, t.message = taskwire.Failed, "the task outlived its TTL"
 		t.err = &Error{Code: jsonrpc.CodeInternalError, Message: "timeout: the task outlived its TTL"}
 	case ctx.Err() != nil:
-		t.status, t.message = Cancelled, "the server is shutting down"
+		t.status, t.message = taskwire.Cancelled, "the server is shutting down"
 	default:
-		t.status = Failed
+		t.status = taskwire.Failed
 		var je *jsonrpc.Error
 		if errors.As(err, &je) {
 			t.err = &Error{Code: je.Code, Message: je.Message, Data: je.Data}
@@ -405,24 +406,24 @@ func (st *Store) Method(_ context.Context, method, owner string, p *Params) (mcp
 		return nil, errTaskNotFound
 	}
 	switch method {
-	case MethodGet:
-		d := &Detailed{ResultType: ResultTypeComplete, Info: st.infoLocked(t)}
+	case taskwire.MethodGet:
+		d := &Detailed{ResultType: taskwire.ResultTypeComplete, Info: st.infoLocked(t)}
 		switch t.status {
-		case Completed:
+		case taskwire.Completed:
 			d.Result = t.result
-		case Failed:
+		case taskwire.Failed:
 			d.Error = t.err
-		case InputRequired:
+		case taskwire.InputRequired:
 			d.InputRequests = t.asked
 		}
 		return d, nil
-	case MethodUpdate:
+	case taskwire.MethodUpdate:
 		if err := st.updateLocked(t, p.InputResponses); err != nil {
 			return nil, err
 		}
-	case MethodCancel:
+	case taskwire.MethodCancel:
 		if !Terminal(t.status) {
-			t.status, t.message, t.updated = Cancelled, "cancelled by the client", time.Now()
+			t.status, t.message, t.updated = taskwire.Cancelled, "cancelled by the client", time.Now()
 			t.answers = nil
 			st.setPendingLocked(t, nil, nil)
 			if t.cancel != nil {
@@ -431,7 +432,7 @@ func (st *Store) Method(_ context.Context, method, owner string, p *Params) (mcp
 			closeOnce(t.wake)
 		}
 	}
-	return &Ack{ResultType: ResultTypeComplete}, nil
+	return &Ack{ResultType: taskwire.ResultTypeComplete}, nil
 }
 
 // updateLocked records answers to the task's open questions; answers to
@@ -444,7 +445,7 @@ func (st *Store) updateLocked(t *task, raw json.RawMessage) error {
 	if err := json.Unmarshal(raw, &in); err != nil || in == nil {
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "inputResponses must be an object"}
 	}
-	if t.status != InputRequired {
+	if t.status != taskwire.InputRequired {
 		return nil
 	}
 	answered := false
@@ -465,7 +466,7 @@ func (st *Store) updateLocked(t *task, raw json.RawMessage) error {
 	}
 	t.updated = time.Now()
 	if len(t.pending) == 0 {
-		t.status = Working
+		t.status = taskwire.Working
 		closeOnce(t.wake)
 	}
 	return nil

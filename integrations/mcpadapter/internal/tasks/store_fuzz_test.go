@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/taskwire"
 )
 
 // FuzzTaskUpdate feeds a task's update what a caller may send as its
@@ -21,7 +23,7 @@ func FuzzTaskUpdate(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		st := NewStore(nil, nil)
 		defer st.Close()
-		tk := &task{status: InputRequired, pending: mcp.InputRequestMap{"k": &mcp.ElicitParams{}},
+		tk := &task{status: taskwire.InputRequired, pending: mcp.InputRequestMap{"k": &mcp.ElicitParams{}},
 			answers: map[string]json.RawMessage{}, wake: make(chan struct{})}
 		st.mu.Lock()
 		err := st.updateLocked(tk, data)

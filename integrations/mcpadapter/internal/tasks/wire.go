@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/taskwire"
 )
 
 // The wire forms of the tasks extension (SEP-2663). A CreateTaskResult is
@@ -60,20 +62,7 @@ type Error struct {
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
-// Task statuses.
-const (
-	Working       = "working"
-	InputRequired = "input_required"
-	Completed     = "completed"
-	Failed        = "failed"
-	Cancelled     = "cancelled"
-)
-
+// Terminal reports whether a task of status has ended.
 func Terminal(status string) bool {
-	return status == Completed || status == Failed || status == Cancelled
+	return status == taskwire.Completed || status == taskwire.Failed || status == taskwire.Cancelled
 }
-
-const (
-	ResultTypeTask     = "task"
-	ResultTypeComplete = "complete"
-)

@@ -1,4 +1,4 @@
-package mcpadapter
+package taskclient
 
 import (
 	"bufio"
@@ -12,20 +12,31 @@ import (
 
 // Over streamable HTTP the tasks are carried by the HTTP client rather
 // than the connection (go-sdk's streamable client connection cannot be
-// wrapped, see task_import.go): the round tripper rewrites each POSTed
-// message and the answer to it, a JSON body or the event of a stream
-// that carries the answer, as taskConn does.
+// wrapped, see wire.go): the round tripper rewrites each POSTed message
+// and the answer to it, a JSON body or the event of a stream that
+// carries the answer, as the wrapped connection does.
 
 // maxTaskRewrite bounds the request bodies the round tripper reads to
 // rewrite; a larger one (never a tools/call of ours) passes as it is.
 const maxTaskRewrite = 4 << 20
 
-type taskRoundTripper struct {
-	base http.RoundTripper
-	tab  *taskTable
+// WrapHTTP returns base, or http.DefaultTransport for nil, wrapped to do
+// over streamable HTTP the rewriting Wrap does on a connection; it marks
+// the table's session wrapped.
+func (t *Table) WrapHTTP(base http.RoundTripper) http.RoundTripper {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	t.SetWrapped(true)
+	return &roundTripper{base: base, tab: t}
 }
 
-func (rt *taskRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
+type roundTripper struct {
+	base http.RoundTripper
+	tab  *Table
+}
+
+func (rt *roundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 	if r.Method != http.MethodPost || r.Body == nil || r.ContentLength > maxTaskRewrite {
 		return rt.base.RoundTrip(r)
 	}
@@ -36,9 +47,9 @@ func (rt *taskRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 	}
 	var req *jsonrpc.Request
 	what := ""
-	if len(body) <= maxTaskRewrite && mayRewrite(body, rt.tab.extension()) {
+	if len(body) <= maxTaskRewrite && mayRewrite(body, rt.tab.Extension()) {
 		if msg, err := jsonrpc.DecodeMessage(body); err == nil {
-			out, w := rt.tab.outgoing(msg)
+			out, w := rt.tab.Outgoing(msg)
 			if out != msg {
 				if b, err := jsonrpc.EncodeMessage(out); err == nil {
 					body = b
@@ -76,7 +87,7 @@ func (rt *taskRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // answer rewrites data if it is the answer to the request id.
-func (rt *taskRoundTripper) answer(data []byte, id jsonrpc.ID, what string) []byte {
+func (rt *roundTripper) answer(data []byte, id jsonrpc.ID, what string) []byte {
 	if !bytes.Contains(data, []byte(`"id"`)) {
 		return data
 	}
@@ -85,7 +96,7 @@ func (rt *taskRoundTripper) answer(data []byte, id jsonrpc.ID, what string) []by
 	if err != nil || !ok || resp.ID.Raw() != id.Raw() {
 		return data
 	}
-	out := rt.tab.incoming(resp, what)
+	out := rt.tab.Incoming(resp, what)
 	if out == jsonrpc.Message(resp) {
 		return data
 	}
@@ -130,7 +141,7 @@ func (s *sseRewriter) Close() error { return s.c.Close() }
 // mayRewrite tells cheaply, without decoding, whether outgoing may change
 // a message or watch its answer (go-sdk writes compact JSON).
 func mayRewrite(body []byte, ext bool) bool {
-	for _, m := range []string{`"method":"initialize"`, `"method":"server/discover"`, `"method":"tools/list"`, metaTaskTTL} {
+	for _, m := range []string{`"method":"initialize"`, `"method":"server/discover"`, `"method":"tools/list"`, MetaTTL} {
 		if bytes.Contains(body, []byte(m)) {
 			return true
 		}
