@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/kit"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/oauth"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/pin"
 	"github.com/agentadapter/agentadapter/registry"
@@ -194,8 +195,10 @@ type ManagerOptions struct {
 	SamplingTimeout    time.Duration
 	Elicitation        ElicitationPort
 	ElicitationTimeout time.Duration
-	// Executor governs the servers' sampling and elicitation requests; nil
-	// means adapter.Default().
+	// Executor governs the servers' sampling and elicitation requests.
+	// It is required with a Sampler or an Elicitation: without it Connect
+	// fails (an error wrapping kit.ErrNilExecutor), so that no request
+	// runs under no policy.
 	Executor *adapter.Executor
 	// Roots are advertised to every server; see [Manager.SetRoots].
 	Roots []*mcp.Root
@@ -256,6 +259,10 @@ func NewManager(reg *registry.Registry, opts *ManagerOptions) *Manager {
 	return m
 }
 
+// errNoExecutor is Connect's error for a Sampler or Elicitation with no
+// Executor to govern their requests.
+var errNoExecutor = fmt.Errorf("mcpadapter: ManagerOptions.Sampler and Elicitation need ManagerOptions.Executor: %w", kit.ErrNilExecutor)
+
 // ErrClosed is returned by a manager after Close.
 var ErrClosed = errors.New("mcpadapter: manager closed")
 
@@ -287,6 +294,10 @@ func (m *Manager) Connect(ctx context.Context, servers ...Upstream) error {
 	if m.closed {
 		m.mu.Unlock()
 		return ErrClosed
+	}
+	if m.opts.Executor == nil && (m.opts.Sampler != nil || m.opts.Elicitation != nil) {
+		m.mu.Unlock()
+		return errNoExecutor
 	}
 	seen := map[string]bool{}
 	for _, s := range servers {

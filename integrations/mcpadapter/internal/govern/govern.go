@@ -48,15 +48,15 @@ func NewSpec(name, server, description string) *adapter.Spec {
 }
 
 // Run runs work as the call req (its Spec made by [NewSpec]; Run sets its
-// Args to args, the request's summary, encoded) through exec (nil:
-// adapter.Default()).
+// Args to args, the request's summary, encoded) through exec (required:
+// nil is an internal error, never a policy-free default).
 func Run(ctx context.Context, exec *adapter.Executor, req *adapter.Request, args any, work Work) error {
 	raw, err := json.Marshal(args)
 	if err != nil {
 		return adapter.NewError(adapter.KindInternal, "encoding the request summary")
 	}
 	if exec == nil {
-		exec = adapter.Default()
+		return adapter.NewError(adapter.KindInternal, "no executor governs the servers' requests (ManagerOptions.Executor)")
 	}
 	ctx = context.WithValue(ctx, workKey{}, work)
 	req.Args = raw
