@@ -17,8 +17,6 @@ import (
 
 var _ export.Source = (*Manager)(nil)
 
-func init() { bridge.IsError = errIsError }
-
 // ExportServers returns m's servers as an export serves them
 // ([export.Upstreams]); nil for a nil m.
 func (m *Manager) ExportServers() bridge.Servers {

@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/bridge"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/progress"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/taskclient"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/transport"
@@ -171,7 +172,7 @@ func unknownTool(msg string) bool {
 
 // errIsError is the cause of the tool error result makes of an isError
 // result: the export relays that error's content as is (errorResult).
-var errIsError = errors.New("the MCP server's result has isError")
+var errIsError = bridge.IsError
 
 // result converts a CallToolResult, mapping isError to a tool error that
 // carries the server's content.

@@ -264,7 +264,7 @@ func errorResult(err error) *mcp.CallToolResult {
 		if e.Ticket != "" {
 			meta["ticket"] = e.Ticket
 		}
-		if e.Kind == adapter.KindToolError && bridge.IsError != nil && errors.Is(e.Err, bridge.IsError) {
+		if e.Kind == adapter.KindToolError && errors.Is(e.Err, bridge.IsError) {
 			if content = wire.ContentToMCP(e.Content); content == nil {
 				content = []mcp.Content{}
 			}

@@ -12,6 +12,7 @@ package bridge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -127,6 +128,6 @@ func ReadHash(uri string) (string, error) {
 // questions (its State up to MaxRelayState); the export sets it.
 var RelayedInput func(reqs mcp.InputRequestMap, state string) error
 
-// IsError marks the error of an imported tool's isError result; the
-// import sets it.
-var IsError error
+// IsError marks the error of an imported tool's isError result: the
+// import wraps it, the export relays such an error's content as is.
+var IsError = errors.New("the MCP server's result has isError")
