@@ -17,9 +17,12 @@ import (
 // ceilings are today's counts; lower them when a change earns it. The
 // MemoryLedger cases count the ledger's work too (a durable ledger is
 // written on the call's goroutine): record, argument and result hashes,
-// hash chain. Under -race, sync.Pool drops a random share of what it is
-// given, so the pooled record and hash buffer cost up to racePoolMargin
-// more.
+// hash chain. Under -race the counts are noisier (sync.Pool drops a
+// random share of what it is given, and the race runtime allocates for
+// itself: one CI run in about thirty counted an 8th allocation on the
+// HonorsContext path), so each case allows up to racePoolMargin more;
+// scripts/test also runs these tests without -race, where the ceilings
+// are exact.
 func TestAllocs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocation counts")
@@ -52,11 +55,11 @@ func TestAllocs(t *testing.T) {
 		args json.RawMessage
 		max  float64
 	}{
-		{"typed call", plain, context.Background(), "add", addArgs, 11},
-		{"typed call, cancellable ctx", plain, cancellable, "add", addArgs, 14},
-		{"typed call, HonorsContext", plain, context.Background(), "add_inline", addArgs, 7},
-		{"raw call", plain, context.Background(), "noop", json.RawMessage(`{}`), 18},
-		{"cache hit", cached, context.Background(), "add", addArgs, 3},
+		{"typed call", plain, context.Background(), "add", addArgs, 11 + racePoolMargin},
+		{"typed call, cancellable ctx", plain, cancellable, "add", addArgs, 14 + racePoolMargin},
+		{"typed call, HonorsContext", plain, context.Background(), "add_inline", addArgs, 7 + racePoolMargin},
+		{"raw call", plain, context.Background(), "noop", json.RawMessage(`{}`), 18 + racePoolMargin},
+		{"cache hit", cached, context.Background(), "add", addArgs, 3 + racePoolMargin},
 		{"typed call, MemoryLedger", ledgered, context.Background(), "add", addArgs, 16 + racePoolMargin},
 		{"cache hit, MemoryLedger", ledgeredCached, context.Background(), "add", addArgs, 6 + racePoolMargin},
 	} {
