@@ -16,7 +16,13 @@ func BuildTools[T any](name string, reg *registry.Registry, exec *adapter.Execut
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	var out []T
+	return BuildEach(specs, build)
+}
+
+// BuildEach returns build's tool for each of specs, in order (never nil),
+// or the first error of build as it is, and no tools.
+func BuildEach[T any](specs []*adapter.Spec, build func(*adapter.Spec) (T, error)) ([]T, error) {
+	out := make([]T, 0, len(specs))
 	for _, s := range specs {
 		t, err := build(s)
 		if err != nil {

@@ -39,3 +39,24 @@ func TestBuildTools(t *testing.T) {
 		t.Errorf("build error: %v after %d calls, want boom after 2", err, calls)
 	}
 }
+
+func TestBuildEach(t *testing.T) {
+	specs := []*adapter.Spec{{Name: "a"}, {Name: "b"}, {Name: "c"}}
+	names := func(s *adapter.Spec) (string, error) { return s.Name, nil }
+	if got, err := kit.BuildEach(specs, names); err != nil || !slices.Equal(got, []string{"a", "b", "c"}) {
+		t.Errorf("BuildEach = %v, %v; want [a b c]", got, err)
+	}
+	if got, err := kit.BuildEach(nil, names); err != nil || got == nil || len(got) != 0 {
+		t.Errorf("BuildEach(nil) = %#v, %v; want an empty slice", got, err)
+	}
+	boom := errors.New("boom")
+	got, err := kit.BuildEach(specs, func(s *adapter.Spec) (string, error) {
+		if s.Name == "b" {
+			return "", boom
+		}
+		return s.Name, nil
+	})
+	if err != boom || got != nil {
+		t.Errorf("build error: %v, %v; want boom and no tools", got, err)
+	}
+}

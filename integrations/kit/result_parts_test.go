@@ -15,16 +15,20 @@ func TestMapParts(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
 		parts []adapter.Part
+		text  func(string) string
 		want  []string
 	}{
-		{"none", nil, []string{}},
+		{"none", nil, text, []string{}},
 		{"in order", []adapter.Part{{Text: "a"}, {Media: &adapter.Media{Kind: adapter.MediaImage, MIMEType: "image/png"}}, {Text: "b"}},
-			[]string{"text:a", "image:image/png", "text:b"}},
+			text, []string{"text:a", "image:image/png", "text:b"}},
 		{"a kind dropped", []adapter.Part{{Media: &adapter.Media{Kind: adapter.MediaAudio, MIMEType: "audio/wav"}}, {Text: "a"}},
-			[]string{"text:a"}},
+			text, []string{"text:a"}},
+		{"media only", []adapter.Part{{Text: "a"}, {Media: &adapter.Media{Kind: adapter.MediaImage, MIMEType: "image/png"}}, {Text: "b"}},
+			nil, []string{"image:image/png"}},
+		{"media only, none", []adapter.Part{{Text: "a"}}, nil, []string{}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			got := kit.MapParts(tt.parts, text, imagesOnly)
+			got := kit.MapParts(tt.parts, tt.text, imagesOnly)
 			if d := cmp.Diff(tt.want, got); d != "" || got == nil {
 				t.Errorf("(-want +got):\n%s", d)
 			}
