@@ -86,9 +86,6 @@ func restartPart(p *ai.Part, opts *ai.RestartOptions) *ai.Part {
 	return np
 }
 
-// maxUnknownRounds bounds the model calls one turn spends on made-up names.
-const maxUnknownRounds = 4
-
 // UnknownToolsMiddleware returns a model middleware answering requests for
 // a tool the generation lacks with the not_found payload, recorded in exec's
 // ledger (exec nil panics); requests and answers join the history
@@ -107,28 +104,26 @@ func UnknownTools() ai.ModelMiddleware { return unknownTools(nil) }
 
 func unknownTools(exec *adapter.Executor) ai.ModelMiddleware {
 	return func(next ai.ModelFunc) ai.ModelFunc {
-		return func(ctx context.Context, req *ai.ModelRequest, cb ai.ModelStreamCallback) (*ai.ModelResponse, error) {
+		return func(ctx context.Context, req *ai.ModelRequest, cb ai.ModelStreamCallback) (resp *ai.ModelResponse, err error) {
 			known := func(n string) bool {
 				return slices.ContainsFunc(req.Tools, func(t *ai.ToolDefinition) bool { return t.Name == n })
 			}
-			for round := 0; ; round++ {
-				resp, err := next(ctx, req, cb)
-				if err != nil || resp == nil || resp.Message == nil || round == maxUnknownRounds {
-					return resp, err
+			rest, answered, err := kit.AskKnown(ctx, exec, known, toolCall, answer, func(ctx context.Context) ([]*ai.Part, bool, error) {
+				if resp, err = next(ctx, req, cb); err != nil || resp == nil || resp.Message == nil {
+					return nil, false, err
 				}
-				turn, ok := kit.AnswerUnknown(ctx, exec, resp.Message.Content, known, toolCall, answer)
-				if !ok {
-					return resp, nil
-				}
-				asked := *resp.Message
-				asked.Content = turn.Asked
-				req.Messages = append(req.Messages, &asked, ai.NewMessage(ai.RoleTool, nil, turn.Answers...))
-				if !turn.Again {
-					msg, out := *resp.Message, *resp
-					msg.Content, out.Message = turn.Rest, &msg
-					return &out, nil
-				}
+				return resp.Message.Content, true, nil
+			}, func(asked, answers []*ai.Part) {
+				msg := *resp.Message
+				msg.Content = asked
+				req.Messages = append(req.Messages, &msg, ai.NewMessage(ai.RoleTool, nil, answers...))
+			})
+			if answered {
+				msg, out := *resp.Message, *resp
+				msg.Content, out.Message = rest, &msg
+				return &out, nil
 			}
+			return resp, err
 		}
 	}
 }
@@ -154,7 +149,7 @@ func Sampler(g *genkit.Genkit, modelName string) kit.Sampler {
 	}
 	return func(ctx context.Context, p *kit.SampleRequest) (*kit.SampleResult, error) {
 		name := kit.ChooseModel(p, func(h string) bool { return genkit.LookupModel(g, h) != nil }, modelName)
-		msgs, err := kit.Messages(p, nil, func(r kit.Role, c kit.Part) (*ai.Message, error) {
+		msgs, err := kit.Messages(p, ai.NewSystemTextMessage, func(r kit.Role, c kit.Part) (*ai.Message, error) {
 			part := ai.NewTextPart(c.Text)
 			if c.Kind != kit.PartText {
 				part = ai.NewMediaPart(c.MIMEType, kit.DataURL(c.MIMEType, c.Data))
@@ -167,12 +162,8 @@ func Sampler(g *genkit.Genkit, modelName string) kit.Sampler {
 		if err != nil {
 			return nil, fmt.Errorf("genkitadapter: %w", err)
 		}
-		opts := []ai.GenerateOption{ai.WithModelName(name), ai.WithMessages(msgs...),
-			ai.WithConfig(&ai.GenerationCommonConfig{MaxOutputTokens: int(p.MaxTokens), StopSequences: p.StopSequences, Temperature: p.Temperature})}
-		if p.SystemPrompt != "" {
-			opts = append(opts, ai.WithSystem(p.SystemPrompt))
-		}
-		resp, err := genkit.Generate(ctx, g, opts...)
+		resp, err := genkit.Generate(ctx, g, ai.WithModelName(name), ai.WithMessages(msgs...),
+			ai.WithConfig(&ai.GenerationCommonConfig{MaxOutputTokens: int(p.MaxTokens), StopSequences: p.StopSequences, Temperature: p.Temperature}))
 		if err != nil {
 			return nil, err
 		}

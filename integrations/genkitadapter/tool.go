@@ -44,7 +44,10 @@ type Tool struct {
 	desc api.ActionDesc
 }
 
-var _ ai.Tool = (*Tool)(nil)
+var (
+	_ ai.Tool    = (*Tool)(nil)
+	_ api.Action = (*Tool)(nil)
+)
 
 // NewTool returns spec as an unregistered tool running its calls through
 // exec (required); a registered tool of its name would run instead. opts
@@ -120,7 +123,8 @@ func DefineTools(g *genkit.Genkit, reg *registry.Registry, exec *adapter.Executo
 	return define(g, reg, nil, exec, opts, true)
 }
 
-// define builds the tools of specs, else of reg's, sharing run scopes.
+// define builds the tools of specs, else of reg's, sharing run scopes;
+// with register, on g, once all are built.
 func define(g *genkit.Genkit, reg *registry.Registry, specs []*adapter.Spec, exec *adapter.Executor, opts *Options, register bool) ([]ai.ToolRef, error) {
 	opts = cmp.Or(opts, &Options{})
 	if specs == nil {
@@ -138,22 +142,20 @@ func define(g *genkit.Genkit, reg *registry.Registry, specs []*adapter.Spec, exe
 	if err := kit.CheckNames(specs, func(n string) bool { return genkit.LookupTool(g, n) != nil }, ErrNameClash); err != nil {
 		return nil, err
 	}
-	ts := make([]ai.ToolRef, len(specs))
 	runs := kit.NewTraceRuns("genkit_")
-	for i, s := range specs {
-		t, err := newTool(s, exec, opts, runs)
-		if err != nil {
-			return nil, err
-		}
-		ts[i] = t
+	ts, err := kit.BuildEach(specs, func(s *adapter.Spec) (*Tool, error) { return newTool(s, exec, opts, runs) })
+	if err != nil {
+		return nil, err
 	}
-	for _, t := range ts {
-		if t, ok := t.(*Tool); ok && register {
+	refs := make([]ai.ToolRef, len(ts))
+	for i, t := range ts {
+		if register {
 			delete(t.desc.Metadata, "dynamic") // a registered tool is not dynamic
 			genkit.RegisterAction(g, t)
 		}
+		refs[i] = t
 	}
-	return ts, nil
+	return refs, nil
 }
 
 // Spec returns the tool's spec.
@@ -164,11 +166,10 @@ func (t *Tool) Name() string { return t.core.Spec.Name }
 
 // Definition returns the definition genkit hands to models.
 func (t *Tool) Definition() *ai.ToolDefinition {
-	d := &t.desc
 	return &ai.ToolDefinition{
-		Name:        d.Name,
-		Description: d.Description,
-		InputSchema: d.InputSchema,
+		Name:        t.desc.Name,
+		Description: t.desc.Description,
+		InputSchema: t.desc.InputSchema,
 		Metadata:    map[string]any{"multipart": false},
 	}
 }
@@ -176,8 +177,8 @@ func (t *Tool) Definition() *ai.ToolDefinition {
 // Register registers the tool in r ([DefineTool] checks for a name clash).
 func (t *Tool) Register(r api.Registry) {
 	provider, id := api.ParseName(t.Name())
-	r.RegisterAction(api.NewKey(api.ActionTypeToolV2, provider, id), (*action)(t))
-	r.RegisterAction(api.NewKey(api.ActionTypeTool, provider, id), (*action)(t)) // genkit's legacy lookup
+	r.RegisterAction(api.NewKey(api.ActionTypeToolV2, provider, id), t)
+	r.RegisterAction(api.NewKey(api.ActionTypeTool, provider, id), t) // genkit's legacy lookup
 }
 
 // RunRaw runs the tool on input (a JSON-marshalable value) and returns its output.
@@ -195,7 +196,7 @@ func (t *Tool) RunRawMultipart(ctx context.Context, input any) (*ai.MultipartToo
 	if err != nil {
 		return nil, fmt.Errorf("genkitadapter: tool %q: input does not marshal: %w", t.Name(), err)
 	}
-	out, err := t.call(ctx, b)
+	out, err := t.RunJSON(ctx, b, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -217,19 +218,12 @@ func (t *Tool) Restart(toolReq *ai.Part, opts *ai.RestartOptions) *ai.Part {
 	return restartPart(toolReq, opts)
 }
 
-// action is a Tool's genkit action, which hands the executor the raw JSON.
-type action Tool
+// Desc returns the tool's genkit action descriptor.
+func (t *Tool) Desc() api.ActionDesc { return t.desc }
 
-func (a *action) Name() string            { return a.desc.Name }
-func (a *action) Desc() api.ActionDesc    { return a.desc }
-func (a *action) Register(r api.Registry) { (*Tool)(a).Register(r) }
-
-func (a *action) RunJSON(ctx context.Context, input json.RawMessage, _ func(context.Context, json.RawMessage) error) (json.RawMessage, error) {
-	return (*Tool)(a).call(ctx, input)
-}
-
-func (a *action) RunJSONWithTelemetry(ctx context.Context, input json.RawMessage, _ func(context.Context, json.RawMessage) error) (*api.ActionRunResult[json.RawMessage], error) {
-	out, err := (*Tool)(a).call(ctx, input)
+// RunJSONWithTelemetry is [Tool.RunJSON] with the span of ctx (api.Action).
+func (t *Tool) RunJSONWithTelemetry(ctx context.Context, input json.RawMessage, _ func(context.Context, json.RawMessage) error) (*api.ActionRunResult[json.RawMessage], error) {
+	out, err := t.RunJSON(ctx, input, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -237,8 +231,9 @@ func (a *action) RunJSONWithTelemetry(ctx context.Context, input json.RawMessage
 	return &api.ActionRunResult[json.RawMessage]{Result: out, TraceId: sc.TraceID().String(), SpanId: sc.SpanID().String()}, nil
 }
 
-// call runs one call, its result as a genkit MultipartToolResponse.
-func (t *Tool) call(ctx context.Context, input json.RawMessage) (json.RawMessage, error) {
+// RunJSON runs the tool on input as genkit holds it, unnormalised, and
+// returns its output as a genkit MultipartToolResponse (api.Action).
+func (t *Tool) RunJSON(ctx context.Context, input json.RawMessage, _ func(context.Context, json.RawMessage) error) (json.RawMessage, error) {
 	parts, held, err := t.core.Call(ctx, input)
 	if held != nil {
 		return nil, (&ai.ToolContext{Context: ctx}).Interrupt(&ai.InterruptOptions{Metadata: held.Metadata()})
@@ -251,10 +246,8 @@ func (t *Tool) call(ctx context.Context, input json.RawMessage) (json.RawMessage
 		Content []*ai.Part `json:"content,omitempty"`
 	}
 	r.Output = kit.TextValue(adapter.PartsText(parts))
-	for _, p := range parts {
-		if p.Media != nil {
-			r.Content = append(r.Content, ai.NewMediaPart(p.Media.MIMEType, kit.DataURL(p.Media.MIMEType, p.Media.Data)))
-		}
-	}
+	r.Content = kit.MapParts(parts, nil, func(m *adapter.Media) (*ai.Part, bool) {
+		return ai.NewMediaPart(m.MIMEType, kit.DataURL(m.MIMEType, m.Data)), true
+	})
 	return kit.Marshal(r) // no HTML escaping: the text the renderer wrote
 }
