@@ -8,6 +8,7 @@ import (
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/bridge"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/tasks"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/taskwire"
 )
 
 // The seam between the import (this package) and the export (package
@@ -106,7 +107,7 @@ func (x exportConn) SetLevel(ctx context.Context, ss *mcp.ServerSession, level m
 }
 
 type (
-	taskError = tasks.Error
+	taskError = taskwire.Error
 	taskKey   = tasks.Key
 	taskRef   = tasks.Ref
 )

@@ -27,15 +27,8 @@ type Task struct {
 	// SEP-2663: the terminal outcome inlined by tasks/get.
 	ResultType    string              `json:"resultType,omitempty"`
 	Result        json.RawMessage     `json:"result,omitempty"`
-	Error         *Error              `json:"error,omitempty"`
+	Error         *taskwire.Error     `json:"error,omitempty"`
 	InputRequests mcp.InputRequestMap `json:"inputRequests,omitempty"`
-}
-
-// Error is a JSON-RPC error object, as a failed task reports it.
-type Error struct {
-	Code    int64           `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data,omitempty"`
 }
 
 // inline reports whether t comes from a SEP-2663 server, which inlines

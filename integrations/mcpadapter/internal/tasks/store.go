@@ -45,7 +45,7 @@ type task struct {
 	status    string
 	message   string
 	result    json.RawMessage // counted in the store's bytes
-	err       *Error
+	err       *taskwire.Error
 	cancel    context.CancelFunc
 	pending   mcp.InputRequestMap        // open questions, in input_required
 	asked     json.RawMessage            // pending as JSON, marshalled once; counted in the store's bytes
@@ -215,13 +215,13 @@ func (st *Store) roomLocked(owner string, n int, keep *task) bool {
 func (st *Store) keepLocked(t *task, raw json.RawMessage) {
 	if len(raw) > maxResultBytesPerCaller {
 		t.status, t.message = taskwire.Failed, "the result is too large to keep"
-		t.err = &Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the result (%d bytes) exceeds the %d bytes a caller's tasks keep", len(raw), maxResultBytesPerCaller)}
+		t.err = &taskwire.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the result (%d bytes) exceeds the %d bytes a caller's tasks keep", len(raw), maxResultBytesPerCaller)}
 		return
 	}
 	if !st.roomLocked(t.owner, len(raw), t) {
 		// The rest is others' open questions, not dropped.
 		t.status, t.message = taskwire.Failed, "the result is too large to keep"
-		t.err = &Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the result (%d bytes) does not fit in the bytes the tasks keep", len(raw))}
+		t.err = &taskwire.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the result (%d bytes) does not fit in the bytes the tasks keep", len(raw))}
 		return
 	}
 	t.status, t.result = taskwire.Completed, raw
@@ -374,18 +374,18 @@ func (st *Store) finish(ctx context.Context, t *task, res *mcp.CallToolResult, e
 		st.keepLocked(t, raw)
 	case ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded):
 		t.status, t.message = taskwire.Failed, "the task outlived its TTL"
-		t.err = &Error{Code: jsonrpc.CodeInternalError, Message: "timeout: the task outlived its TTL"}
+		t.err = &taskwire.Error{Code: jsonrpc.CodeInternalError, Message: "timeout: the task outlived its TTL"}
 	case ctx.Err() != nil:
 		t.status, t.message = taskwire.Cancelled, "the server is shutting down"
 	default:
 		t.status = taskwire.Failed
 		var je *jsonrpc.Error
 		if errors.As(err, &je) {
-			t.err = &Error{Code: je.Code, Message: je.Message, Data: je.Data}
+			t.err = &taskwire.Error{Code: je.Code, Message: je.Message, Data: je.Data}
 		} else if ae := (*adapter.Error)(nil); errors.As(err, &ae) {
-			t.err = &Error{Code: jsonrpc.CodeInternalError, Message: ae.Message} // a bound of ask
+			t.err = &taskwire.Error{Code: jsonrpc.CodeInternalError, Message: ae.Message} // a bound of ask
 		} else {
-			t.err = &Error{Code: jsonrpc.CodeInternalError, Message: "internal error"}
+			t.err = &taskwire.Error{Code: jsonrpc.CodeInternalError, Message: "internal error"}
 		}
 	}
 }

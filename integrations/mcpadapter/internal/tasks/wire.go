@@ -51,15 +51,8 @@ type Detailed struct {
 	ResultType string `json:"resultType"`
 	Info
 	Result        json.RawMessage `json:"result,omitempty"`
-	Error         *Error          `json:"error,omitempty"`
+	Error         *taskwire.Error `json:"error,omitempty"`
 	InputRequests json.RawMessage `json:"inputRequests,omitempty"`
-}
-
-// Error is a JSON-RPC error object.
-type Error struct {
-	Code    int64           `json:"code"`
-	Message string          `json:"message"`
-	Data    json.RawMessage `json:"data,omitempty"`
 }
 
 // Terminal reports whether a task of status has ended.

@@ -6,6 +6,8 @@
 // It is internal to the module.
 package taskwire
 
+import "encoding/json"
+
 // Extension is the identifier of the tasks extension, its capability key.
 const Extension = "io.modelcontextprotocol/tasks"
 
@@ -34,3 +36,10 @@ const (
 	ResultTypeTask     = "task"
 	ResultTypeComplete = "complete"
 )
+
+// Error is a JSON-RPC error object, as a failed task reports it.
+type Error struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
