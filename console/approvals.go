@@ -14,6 +14,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/termtext"
 )
 
@@ -43,7 +45,7 @@ const (
 	maxShownSchema      = 8 << 10
 )
 
-func (c *Console) view(t *adapter.Ticket, now time.Time) ticketView {
+func (c *Console) view(t *approval.Ticket, now time.Time) ticketView {
 	// Every text from a caller, a model or an upstream is shown with its
 	// controls and bidi overrides escaped (html/template escapes HTML, not
 	// a U+202E that reverses what the operator reads).
@@ -161,14 +163,14 @@ func (c *Console) pending(ctx context.Context) ([]ticketView, error) {
 	if c.opts.Approvals == nil {
 		return nil, nil
 	}
-	var ts []*adapter.Ticket
+	var ts []*approval.Ticket
 	for t, err := range c.opts.Approvals.Pending(ctx) {
 		if err != nil {
 			return nil, err
 		}
 		ts = append(ts, t)
 	}
-	slices.SortStableFunc(ts, func(a, b *adapter.Ticket) int { return b.Created.Compare(a.Created) })
+	slices.SortStableFunc(ts, func(a, b *approval.Ticket) int { return b.Created.Compare(a.Created) })
 	if len(ts) > maxPending {
 		ts = ts[:maxPending]
 	}
@@ -209,9 +211,9 @@ func (c *Console) noticeOf(r *http.Request) string {
 		}
 		return "Revoked the standing decision for " + tool + "; its calls are asked for again."
 	}
-	want := map[string]adapter.TicketState{
-		"approved": adapter.TicketApproved, "edited": adapter.TicketApproved, "approved-always": adapter.TicketApproved,
-		"denied": adapter.TicketDenied, "denied-always": adapter.TicketDenied,
+	want := map[string]approval.TicketState{
+		"approved": approval.TicketApproved, "edited": approval.TicketApproved, "approved-always": approval.TicketApproved,
+		"denied": approval.TicketDenied, "denied-always": approval.TicketDenied,
 	}
 	state, ok := want[done]
 	op := OperatorFromContext(r.Context())
@@ -224,10 +226,10 @@ func (c *Console) noticeOf(r *http.Request) string {
 	}
 	// The caller's retry may have used the ticket up already; a denial
 	// always has a reason, an approval none.
-	if t.State == adapter.TicketConsumed {
-		t.State = adapter.TicketApproved
+	if t.State == approval.TicketConsumed {
+		t.State = approval.TicketApproved
 		if t.Reason != "" {
-			t.State = adapter.TicketDenied
+			t.State = approval.TicketDenied
 		}
 	}
 	if t.State != state {
@@ -305,7 +307,7 @@ func (c *Console) revokeStanding(w http.ResponseWriter, r *http.Request) {
 		c.showApprovals(w, r, http.StatusConflict, "", "There is no standing decision for "+tool+" (someone may have revoked it already).")
 		return
 	}
-	c.write(r.Context(), &adapter.Record{
+	c.write(r.Context(), &ledger.Record{
 		Time: c.now(), Tool: tool, Source: Source, Integration: Source, Subject: subject,
 		Outcome: OutcomeStanding, Approval: "revoked", Approver: op.Name,
 	})
@@ -373,9 +375,9 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
 		// Only the operator who won the ticket sets the rule.
 		// The rule is for the caller, not the ticket's cap key (which
 		// carries the session under ScopeSession).
-		rule := adapter.StandingRule{Tool: t.Tool, Subject: t.Requester(), Verdict: adapter.VerdictApproved, Reason: t.Reason, Approver: op.Name, Created: c.now(), Ticket: t.ID}
+		rule := approval.StandingRule{Tool: t.Tool, Subject: t.Requester(), Verdict: approval.VerdictApproved, Reason: t.Reason, Approver: op.Name, Created: c.now(), Ticket: t.ID}
 		if done == "denied" {
-			rule.Verdict = adapter.VerdictDenied
+			rule.Verdict = approval.VerdictDenied
 		}
 		if err := c.opts.Standing.Put(r.Context(), rule); err != nil {
 			c.record(r.Context(), t, done, t.Reason, op.Name, nil)
@@ -393,7 +395,7 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
 		}
 		msg = strings.TrimSpace(fmt.Sprintf("standing: always %s %s for %s. %s", verb, t.Tool, who, t.Reason))
 		done += "-always"
-		c.write(r.Context(), &adapter.Record{
+		c.write(r.Context(), &ledger.Record{
 			Time: rule.Created, Tool: t.Tool, Source: Source, Integration: Source, Subject: rule.Subject,
 			Outcome: OutcomeStanding, Approval: rule.Verdict.String(), Approver: op.Name, Message: t.Reason, Ticket: t.ID,
 		})
@@ -404,8 +406,8 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request) {
 }
 
 // record writes an operator's decision on a ticket to the ledger.
-func (c *Console) record(ctx context.Context, t *adapter.Ticket, approval, reason, operator string, args json.RawMessage) {
-	r := &adapter.Record{
+func (c *Console) record(ctx context.Context, t *approval.Ticket, approval, reason, operator string, args json.RawMessage) {
+	r := &ledger.Record{
 		Time: c.now(), CallID: t.CallID, RunID: t.RunID, Tool: t.Tool, Source: Source, Integration: Source,
 		Subject: t.Subject, Outcome: OutcomeDecision, Message: reason, Approval: approval, Approver: operator, Ticket: t.ID,
 	}
@@ -419,7 +421,7 @@ func (c *Console) record(ctx context.Context, t *adapter.Ticket, approval, reaso
 // ledger to commit the decision.
 const maxFlushWait = 10 * time.Second
 
-func (c *Console) write(ctx context.Context, r *adapter.Record) {
+func (c *Console) write(ctx context.Context, r *ledger.Record) {
 	// The decision is taken: a ledger failure cannot undo it, but it must
 	// not pass silently.
 	ctx = context.WithoutCancel(ctx)
@@ -446,25 +448,25 @@ func (c *Console) decisionFailed(w http.ResponseWriter, r *http.Request, id stri
 	switch {
 	case errors.As(err, &ne):
 		status, msg = http.StatusConflict, string(ne)
-	case errors.Is(err, adapter.ErrTicketState):
+	case errors.Is(err, approval.ErrTicketState):
 		status = http.StatusConflict
 		msg = "Ticket " + id + " was already decided."
 		if t, gerr := c.opts.Approvals.Ticket(r.Context(), id); gerr == nil {
 			switch t.State {
-			case adapter.TicketApproved, adapter.TicketConsumed:
+			case approval.TicketApproved, approval.TicketConsumed:
 				if t.Approver != "" {
 					msg = fmt.Sprintf("Ticket %s was already approved by %s.", id, t.Approver)
 				}
-			case adapter.TicketDenied:
+			case approval.TicketDenied:
 				msg = fmt.Sprintf("Ticket %s was already denied by %s.", id, t.Approver)
 				if t.Reason != "" {
 					msg = fmt.Sprintf("Ticket %s was already denied by %s: %s", id, t.Approver, t.Reason)
 				}
 			}
 		}
-	case errors.Is(err, adapter.ErrTicketExpired):
+	case errors.Is(err, approval.ErrTicketExpired):
 		status, msg = http.StatusGone, "Ticket "+id+" expired before the decision."
-	case errors.Is(err, adapter.ErrTicketNotFound):
+	case errors.Is(err, approval.ErrTicketNotFound):
 		status, msg = http.StatusNotFound, "Ticket "+id+" does not exist (any more)."
 	default:
 		c.logger.Error("console: deciding a ticket", "ticket", id, "err", err)
@@ -491,7 +493,7 @@ type editView struct {
 	General []string
 }
 
-func (c *Console) editState(r *http.Request, id string) (*adapter.Ticket, *jsonschema.Schema, map[string]any, map[string]any, error) {
+func (c *Console) editState(r *http.Request, id string) (*approval.Ticket, *jsonschema.Schema, map[string]any, map[string]any, error) {
 	t, err := c.opts.Approvals.Ticket(r.Context(), id)
 	if err != nil {
 		return nil, nil, nil, nil, err

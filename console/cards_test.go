@@ -13,6 +13,8 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/caller"
 	"github.com/agentadapter/agentadapter/console"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 )
@@ -29,7 +31,7 @@ func TestCardsBounded(t *testing.T) {
 	if err := e.reg.Register(tool); err != nil {
 		t.Fatal(err)
 	}
-	ctx := adapter.WithIdentity(context.Background(), &adapter.Identity{Subject: "agent-7"})
+	ctx := caller.WithIdentity(context.Background(), &caller.Identity{Subject: "agent-7"})
 	for i := range 20 {
 		_, err := e.exec.Call(ctx, "bloated", json.RawMessage(fmt.Sprintf(`{"path":"/f%d"}`, i)))
 		var ae *adapter.Error
@@ -112,7 +114,7 @@ func TestCardSaysWhy(t *testing.T) {
 	c, err := console.New(&console.Options{
 		Approvals: e.d, Tools: e.reg, Ledger: e.ledger, LedgerReader: e.ledger,
 		Auth: &export.AuthOptions{Verifier: verifier}, Revalidate: revalidate,
-		Why: func(t *adapter.Ticket) string { return "rule 2 (tool \"delete_*\") requires approval\u202e" },
+		Why: func(t *approval.Ticket) string { return "rule 2 (tool \"delete_*\") requires approval\u202e" },
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 )
@@ -24,9 +25,9 @@ import (
 // implements adapter.TicketEditor, as the in-memory one does).
 type Approvals interface {
 	// Pending yields the tickets awaiting a decision.
-	Pending(ctx context.Context) iter.Seq2[*adapter.Ticket, error]
+	Pending(ctx context.Context) iter.Seq2[*approval.Ticket, error]
 	// Ticket returns one ticket, or an error wrapping adapter.ErrTicketNotFound.
-	Ticket(ctx context.Context, id string) (*adapter.Ticket, error)
+	Ticket(ctx context.Context, id string) (*approval.Ticket, error)
 	// Approve, ApproveEdited and Deny decide a pending ticket atomically:
 	// of two concurrent decisions, one fails with adapter.ErrTicketState.
 	Approve(ctx context.Context, ticket, approver string) error
@@ -74,10 +75,10 @@ type Options struct {
 	// Ledger receives one record per operator decision (approve, deny, edit,
 	// pin accepted or kept blocked), with the operator as Approver. Required:
 	// a decision nobody can audit is refused.
-	Ledger adapter.Ledger
+	Ledger ledger.Ledger
 	// LedgerReader serves the ledger page and its export; the in-memory
 	// ledger and the durable stores implement it.
-	LedgerReader adapter.LedgerReader
+	LedgerReader ledger.Reader
 	// Servers serves the servers and quarantine pages.
 	Servers Servers
 	// Standing, if set, adds "always approve" and "always deny" (for the
@@ -128,7 +129,7 @@ type Options struct {
 
 	// Why, if set, says why a ticket's call was held (which rule or
 	// default of the policy matched); its card shows the answer.
-	Why func(t *adapter.Ticket) string
+	Why func(t *approval.Ticket) string
 	// Redact masks secrets in the arguments shown to operators; nil means
 	// adapter.RedactKeys(adapter.DefaultSecretKeys()...).
 	Redact func(tool string, args json.RawMessage) json.RawMessage
@@ -216,7 +217,7 @@ func New(opts *Options) (*Console, error) {
 	}
 	c.redact = c.opts.Redact
 	if c.redact == nil {
-		c.redact = adapter.RedactKeys(adapter.DefaultSecretKeys()...)
+		c.redact = ledger.RedactKeys(ledger.DefaultSecretKeys()...)
 	}
 	c.logger = c.opts.Logger
 	if c.logger == nil {

@@ -18,21 +18,23 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/caller"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/console"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 )
 
 func TestNewRefusesUnsafeConfiguration(t *testing.T) {
-	d := &adapter.Deferred{}
+	d := &approval.Deferred{}
 	tests := []struct {
 		name string
 		opts *console.Options
 	}{
 		{"nil options", nil},
-		{"no auth, anonymous not allowed", &console.Options{Ledger: adapter.NewMemoryLedger(0)}},
-		{"auth without a verifier", &console.Options{Auth: &export.AuthOptions{}, Ledger: adapter.NewMemoryLedger(0)}},
+		{"no auth, anonymous not allowed", &console.Options{Ledger: ledger.NewMemory(0)}},
+		{"auth without a verifier", &console.Options{Auth: &export.AuthOptions{}, Ledger: ledger.NewMemory(0)}},
 		{"decisions without a ledger", &console.Options{Approvals: d, Auth: &export.AuthOptions{Verifier: verifier}, Revalidate: revalidate}},
-		{"auth without revalidate", &console.Options{Auth: &export.AuthOptions{Verifier: verifier}, Ledger: adapter.NewMemoryLedger(0)}},
+		{"auth without revalidate", &console.Options{Auth: &export.AuthOptions{Verifier: verifier}, Ledger: ledger.NewMemory(0)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -169,7 +171,7 @@ func TestCSRF(t *testing.T) {
 			if body(res); res.StatusCode != http.StatusForbidden {
 				t.Errorf("status %d, want 403", res.StatusCode)
 			}
-			if st := e.ticket(tk).State; st != adapter.TicketPending {
+			if st := e.ticket(tk).State; st != approval.TicketPending {
 				t.Errorf("ticket %s after a forged request", st)
 			}
 		})
@@ -178,7 +180,7 @@ func TestCSRF(t *testing.T) {
 	if body(res); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("approve: %d", res.StatusCode)
 	}
-	if got := e.ticket(tk); got.State != adapter.TicketApproved || got.Approver != "alice" {
+	if got := e.ticket(tk); got.State != approval.TicketApproved || got.Approver != "alice" {
 		t.Errorf("ticket %+v, want approved by alice", got)
 	}
 }
@@ -204,7 +206,7 @@ func TestDecisionsAreLedgerRecords(t *testing.T) {
 		t.Fatalf("edit: %d %s", res.StatusCode, body(res))
 	}
 	e.exec.Close() // flush the executor's ledger
-	got := map[string]adapter.Record{}
+	got := map[string]ledger.Record{}
 	for _, r := range e.ledger.Records() {
 		if r.Outcome == console.OutcomeDecision {
 			got[r.Ticket] = r
@@ -254,7 +256,7 @@ func TestEditValidation(t *testing.T) {
 			if res.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(b, tt.msg) || !strings.Contains(b, `aria-invalid="true"`) {
 				t.Errorf("status %d, want 422 with %q inline:\n%s", res.StatusCode, tt.msg, b)
 			}
-			if st := e.ticket(tk).State; st != adapter.TicketPending {
+			if st := e.ticket(tk).State; st != approval.TicketPending {
 				t.Errorf("ticket %s after an invalid edit", st)
 			}
 		})
@@ -307,7 +309,7 @@ func TestLedgerPageAndExport(t *testing.T) {
 	tk := e.hold(ctx, `{"path":"/srv/a"}`)
 	o := e.login("tok-alice")
 	o.post("decide", url.Values{"ticket": {tk}, "action": {"approve"}})
-	if _, err := e.exec.Call(adapter.WithIdentity(ctx, &adapter.Identity{Subject: "agent-7"}), "delete_file", json.RawMessage(`{"path":"/srv/a"}`)); err != nil {
+	if _, err := e.exec.Call(caller.WithIdentity(ctx, &caller.Identity{Subject: "agent-7"}), "delete_file", json.RawMessage(`{"path":"/srv/a"}`)); err != nil {
 		t.Fatal(err)
 	}
 	e.exec.Close()
@@ -330,7 +332,7 @@ func TestLedgerPageAndExport(t *testing.T) {
 		t.Fatalf("export has %d lines, want 3:\n%s", len(lines), b)
 	}
 	for _, l := range lines {
-		var r adapter.Record
+		var r ledger.Record
 		if err := json.Unmarshal([]byte(l), &r); err != nil || r.Ticket != tk {
 			t.Errorf("export line %q: %v", l, err)
 		}
@@ -343,7 +345,7 @@ func TestLedgerPageAndExport(t *testing.T) {
 func TestStandingDecisions(t *testing.T) {
 	ctx := context.Background()
 	as := func(subject string) context.Context {
-		return adapter.WithIdentity(ctx, &adapter.Identity{Subject: subject})
+		return caller.WithIdentity(ctx, &caller.Identity{Subject: subject})
 	}
 	t.Run("allowed", func(t *testing.T) {
 		e := newEnv(t, envOptions{standing: true})
@@ -356,7 +358,7 @@ func TestStandingDecisions(t *testing.T) {
 		if res := o.post("decide", url.Values{"ticket": {tk}, "action": {"approve-always"}}); res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("approve-always: %d %s", res.StatusCode, body(res))
 		}
-		if got := e.ticket(tk); got.State != adapter.TicketApproved || got.Approver != "alice" {
+		if got := e.ticket(tk); got.State != approval.TicketApproved || got.Approver != "alice" {
 			t.Errorf("ticket %+v", got)
 		}
 		// The same requester's next call, other arguments: no ticket.
@@ -368,7 +370,7 @@ func TestStandingDecisions(t *testing.T) {
 			t.Errorf("another requester's call: %v, want approval_pending", err)
 		}
 		e.exec.Close()
-		var rec *adapter.Record
+		var rec *ledger.Record
 		for _, r := range e.ledger.Records() {
 			if r.Ticket == tk && r.Outcome == console.OutcomeDecision {
 				rec = &r
@@ -453,18 +455,18 @@ func TestStandingDecisions(t *testing.T) {
 	t.Run("session scope", func(t *testing.T) {
 		// Under ScopeSession the ticket's subject is qualified by its
 		// session; the standing decision is still for the caller.
-		e := newEnv(t, envOptions{standing: true, scope: adapter.ScopeSession})
+		e := newEnv(t, envOptions{standing: true, scope: approval.ScopeSession})
 		o := e.login("tok-alice")
-		tk := e.hold(adapter.WithSession(ctx, "s1"), `{"path":"/tmp/a"}`)
+		tk := e.hold(caller.WithSession(ctx, "s1"), `{"path":"/tmp/a"}`)
 		if res := o.post("decide", url.Values{"ticket": {tk}, "action": {"approve-always"}}); res.StatusCode != http.StatusSeeOther {
 			t.Fatalf("approve-always: %d %s", res.StatusCode, body(res))
 		}
 		for _, s := range []string{"s1", "s2"} {
-			if _, err := e.exec.Call(adapter.WithSession(as("agent-7"), s), "delete_file", json.RawMessage(`{"path":"/tmp/b"}`)); err != nil {
+			if _, err := e.exec.Call(caller.WithSession(as("agent-7"), s), "delete_file", json.RawMessage(`{"path":"/tmp/b"}`)); err != nil {
 				t.Errorf("session %s: call covered by the standing approval: %v", s, err)
 			}
 		}
-		if _, err := e.exec.Call(adapter.WithSession(as("agent-8"), "s1"), "delete_file", json.RawMessage(`{"path":"/tmp/b"}`)); adapter.KindOf(err) != adapter.KindApprovalPending {
+		if _, err := e.exec.Call(caller.WithSession(as("agent-8"), "s1"), "delete_file", json.RawMessage(`{"path":"/tmp/b"}`)); adapter.KindOf(err) != adapter.KindApprovalPending {
 			t.Errorf("another requester's call: %v, want approval_pending", err)
 		}
 	})
@@ -490,7 +492,7 @@ func TestStandingDecisions(t *testing.T) {
 		if res := o.post("decide", url.Values{"ticket": {tk}, "action": {"approve-always"}}); res.StatusCode != http.StatusForbidden {
 			t.Errorf("approve-always without a policy: %d, want 403", res.StatusCode)
 		}
-		if st := e.ticket(tk).State; st != adapter.TicketPending {
+		if st := e.ticket(tk).State; st != approval.TicketPending {
 			t.Errorf("ticket %s", st)
 		}
 	})
@@ -508,7 +510,7 @@ func asError(err error) *adapter.Error {
 // the operator decides on the hash, and the editor refuses.
 func TestTooLargeToEdit(t *testing.T) {
 	e := newEnv(t, envOptions{})
-	big := strings.Repeat("x", adapter.MaxTicketArgBytes+10)
+	big := strings.Repeat("x", approval.MaxTicketArgBytes+10)
 	tk := e.hold(context.Background(), `{"path":"`+big+`"}`)
 	o := e.login("tok-alice")
 	page := body(o.do("GET", "approvals", nil, nil))
@@ -520,7 +522,7 @@ func TestTooLargeToEdit(t *testing.T) {
 		t.Errorf("edit page: %d\n%.500s", res.StatusCode, b)
 	}
 	res = o.post("edit", url.Values{"ticket": {tk}, "arg.path": {"/tmp"}})
-	if body(res); res.StatusCode != http.StatusConflict || e.ticket(tk).State != adapter.TicketPending {
+	if body(res); res.StatusCode != http.StatusConflict || e.ticket(tk).State != approval.TicketPending {
 		t.Errorf("edit post: %d, ticket %s", res.StatusCode, e.ticket(tk).State)
 	}
 }
@@ -529,7 +531,7 @@ func TestTooLargeToEdit(t *testing.T) {
 // editor refuses with the reason.
 func TestEditNeedsATicketEditor(t *testing.T) {
 	e := newEnv(t, envOptions{})
-	e.d.Store = plainStore{adapter.NewMemoryTicketStore()}
+	e.d.Store = plainStore{approval.NewMemoryStore()}
 	tk := e.hold(context.Background(), `{"path":"/srv/a"}`)
 	o := e.login("tok-alice")
 	if page := body(o.do("GET", "approvals", nil, nil)); !strings.Contains(page, tk) || strings.Contains(page, `id="edit-`+tk+`"`) {
@@ -539,13 +541,13 @@ func TestEditNeedsATicketEditor(t *testing.T) {
 	if b := body(res); res.StatusCode != http.StatusConflict || !strings.Contains(b, "cannot keep edited arguments") {
 		t.Errorf("edit: %d", res.StatusCode)
 	}
-	if st := e.ticket(tk).State; st != adapter.TicketPending {
+	if st := e.ticket(tk).State; st != approval.TicketPending {
 		t.Errorf("ticket %s", st)
 	}
 }
 
 // plainStore hides MemoryTicketStore's ApproveEdited.
-type plainStore struct{ adapter.TicketStore }
+type plainStore struct{ approval.Store }
 
 // Hostile input: a model's arguments and an operator's reason are text,
 // never markup; a reason past the bound is refused, not truncated.
@@ -563,7 +565,7 @@ func TestHostileInput(t *testing.T) {
 		}
 	}
 	res := o.post("decide", url.Values{"ticket": {tk}, "action": {"deny"}, "reason": {strings.Repeat("r", 1001)}})
-	if body(res); res.StatusCode != http.StatusBadRequest || e.ticket(tk).State != adapter.TicketPending {
+	if body(res); res.StatusCode != http.StatusBadRequest || e.ticket(tk).State != approval.TicketPending {
 		t.Errorf("oversized reason: %d, ticket %s", res.StatusCode, e.ticket(tk).State)
 	}
 	res = o.post("decide", url.Values{"ticket": {"tkt_nosuch"}, "action": {"approve"}})
@@ -602,7 +604,7 @@ func TestQuarantineKeepBlocked(t *testing.T) {
 	if page := body(b.do("GET", "quarantine", nil, nil)); !kept.MatchString(page) {
 		t.Errorf("the page does not say bob kept it blocked:\n%s", page)
 	}
-	var rec *adapter.Record
+	var rec *ledger.Record
 	for _, r := range e.ledger.Records() {
 		if r.Outcome == console.OutcomePinKept {
 			rec = &r
@@ -645,10 +647,10 @@ func TestQuarantineKeepBlocked(t *testing.T) {
 // share sign-ins and sign-outs; the store never holds a usable cookie.
 func TestSessionsShared(t *testing.T) {
 	cache := adapter.NewMemoryCache(100, 0)
-	ledger := adapter.NewMemoryLedger(0)
+	ledger := ledger.NewMemory(0)
 	newConsole := func(sessions console.SessionStore) *httptest.Server {
 		c, err := console.New(&console.Options{
-			Approvals: &adapter.Deferred{}, Ledger: ledger, LedgerReader: ledger,
+			Approvals: &approval.Deferred{}, Ledger: ledger, LedgerReader: ledger,
 			Auth: &export.AuthOptions{Verifier: verifier}, Revalidate: revalidate, Sessions: sessions, Logger: slog.New(slog.DiscardHandler),
 		})
 		if err != nil {

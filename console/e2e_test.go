@@ -19,6 +19,9 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/caller"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/integrations/einoadapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 	"github.com/agentadapter/agentadapter/registry"
@@ -110,7 +113,7 @@ func (e *env) startAgent(t *testing.T, args string) (*agentModel, <-chan *schema
 				if err != nil {
 					return err
 				}
-				if got.State != adapter.TicketPending {
+				if got.State != approval.TicketPending {
 					return nil
 				}
 				select {
@@ -220,7 +223,7 @@ func TestBrowserEditArgumentsThenApprove(t *testing.T) {
 	liveWithin(t, ctx, e, id, time.Second)
 
 	card := text(t, ctx, "#t-"+id)
-	for _, want := range []string{"delete_file", "agent-7", "Deletes a file from the shared drive.", "destructive", `"/reports/2019"`, adapter.Redacted} {
+	for _, want := range []string{"delete_file", "agent-7", "Deletes a file from the shared drive.", "destructive", `"/reports/2019"`, ledger.Redacted} {
 		if !strings.Contains(card, want) {
 			t.Errorf("the card lacks %q:\n%s", want, card)
 		}
@@ -242,7 +245,7 @@ func TestBrowserEditArgumentsThenApprove(t *testing.T) {
 	if msg := text(t, ctx, ".field.invalid .error"); msg != "Must be at least 0." {
 		t.Errorf("inline error %q", msg)
 	}
-	if e.ticket(id).State != adapter.TicketPending {
+	if e.ticket(id).State != approval.TicketPending {
 		t.Fatal("an invalid edit approved the ticket")
 	}
 	screenshot(t, ctx, "edit")
@@ -323,7 +326,7 @@ func TestBrowserDenyWithReason(t *testing.T) {
 		t.Errorf("final answer %q", final.Content)
 	}
 	e.exec.Close()
-	var decision *adapter.Record
+	var decision *ledger.Record
 	for _, r := range e.ledger.Records() {
 		if r.Ticket == id && r.Outcome == "decision" {
 			decision = &r
@@ -451,7 +454,7 @@ func TestBrowserKeyboardAndLabels(t *testing.T) {
 	tabTo(t, ctx, "approve-edited")
 	do(t, ctx, chromedp.KeyEvent("\r"), chromedp.WaitVisible(chromedp.ID("notice")))
 	tk := e.ticket(id)
-	if tk.State != adapter.TicketApproved || !strings.Contains(string(tk.Edited), `"/reports/2021/old"`) || tk.Approver != "anonymous@localhost" {
+	if tk.State != approval.TicketApproved || !strings.Contains(string(tk.Edited), `"/reports/2021/old"`) || tk.Approver != "anonymous@localhost" {
 		t.Errorf("ticket after keyboard edit: %s by %s, edited %s", tk.State, tk.Approver, tk.Edited)
 	}
 	do(t, ctx, chromedp.Navigate(e.base+"login"), chromedp.WaitVisible(chromedp.ID("signin")))
@@ -486,7 +489,7 @@ func TestBrowserStandingListAndKeepBlocked(t *testing.T) {
 	if eval[bool](t, ctx, `document.getElementById("standing") !== null`) {
 		t.Error("the revoked decision is still listed")
 	}
-	ctxA := adapter.WithIdentity(context.Background(), &adapter.Identity{Subject: "agent-7"})
+	ctxA := caller.WithIdentity(context.Background(), &caller.Identity{Subject: "agent-7"})
 	if _, err := e.exec.Call(ctxA, "delete_file", json.RawMessage(`{"path":"/reports/2023"}`)); adapter.KindOf(err) != adapter.KindApprovalPending {
 		t.Errorf("call after the revocation: %v, want approval_pending", err)
 	}

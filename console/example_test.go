@@ -12,6 +12,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/console"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 	"github.com/agentadapter/agentadapter/registry"
@@ -20,8 +22,8 @@ import (
 // Mount the console beside the gateway, with the gateway's token verifier.
 func ExampleNew() {
 	reg := registry.New()
-	d := &adapter.Deferred{}
-	ledger := adapter.NewMemoryLedger(0)
+	d := &approval.Deferred{}
+	ledger := ledger.NewMemory(0)
 	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{
 		Approval: adapter.ApprovalOptions{Port: d},
 		Ledger:   ledger,
@@ -52,7 +54,7 @@ func ExampleNew() {
 		panic(err)
 	}
 	defer c.Close()
-	d.OnPending = func(*adapter.Ticket) { c.Notify() }
+	d.OnPending = func(*approval.Ticket) { c.Notify() }
 
 	mux := http.NewServeMux()
 	mux.Handle("/console/", http.StripPrefix("/console", c))

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 )
 
 // A field is one input of the argument editor, generated from one
@@ -85,7 +85,7 @@ func buildFields(s *jsonschema.Schema, args, shown map[string]any) []field {
 	if !editable(s) {
 		b, _ := json.MarshalIndent(shown, "", "  ")
 		return []field{{Name: wholeField, ID: "f-" + wholeField, Label: "Arguments (JSON)", Kind: "json", Value: string(b), Required: true,
-			Description: "The whole argument object; masked secrets keep their value if left as " + strconv.Quote(adapter.Redacted) + "."}}
+			Description: "The whole argument object; masked secrets keep their value if left as " + strconv.Quote(ledger.Redacted) + "."}}
 	}
 	var out []field
 	for i, name := range propNames(s) {
@@ -136,7 +136,7 @@ func buildFields(s *jsonschema.Schema, args, shown map[string]any) []field {
 
 func isSecret(orig, shown any) bool {
 	s, ok := shown.(string)
-	return ok && s == adapter.Redacted && orig != shown
+	return ok && s == ledger.Redacted && orig != shown
 }
 
 func allScalars(vs []any) bool {
@@ -237,7 +237,7 @@ func parseFields(s *jsonschema.Schema, fields []field, form url.Values, args map
 
 func restoreSecrets(edited, orig map[string]any) {
 	for k, v := range edited {
-		if v == adapter.Redacted {
+		if v == ledger.Redacted {
 			if o, ok := orig[k]; ok {
 				edited[k] = o
 			}

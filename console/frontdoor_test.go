@@ -18,7 +18,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
-	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/console"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 )
@@ -34,8 +35,8 @@ type frontDoor struct {
 func newFrontDoor(t *testing.T, opts console.Options) *frontDoor {
 	t.Helper()
 	f := &frontDoor{ok: map[string]string{"tok-alice": "alice", "tok-bob": "bob"}}
-	opts.Ledger = adapter.NewMemoryLedger(0)
-	opts.Approvals = &adapter.Deferred{}
+	opts.Ledger = ledger.NewMemory(0)
+	opts.Approvals = &approval.Deferred{}
 	opts.Logger = slog.New(slog.DiscardHandler)
 	if !opts.AllowAnonymousLocal {
 		opts.Auth = &export.AuthOptions{Verifier: func(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {

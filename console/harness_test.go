@@ -23,6 +23,8 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/caller"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/console"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
@@ -73,8 +75,8 @@ type env struct {
 	t       testing.TB
 	reg     *registry.Registry
 	exec    *adapter.Executor
-	d       *adapter.Deferred
-	ledger  *adapter.MemoryLedger
+	d       *approval.Deferred
+	ledger  *ledger.Memory
 	console *console.Console
 	srv     *httptest.Server
 	base    string // the console's URL, with a trailing slash
@@ -89,15 +91,15 @@ type envOptions struct {
 	anonymous bool
 	servers   bool // import an upstream MCP server (for quarantine)
 	standing  bool // allow standing decisions for delete_file
-	scope     adapter.ApprovalScope
+	scope     approval.Scope
 	// standingStore, with standing, keeps the decisions (nil: memory).
 	standingStore approval.StandingStore
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
 	t.Helper()
-	e := &env{t: t, reg: registry.New(), ledger: adapter.NewMemoryLedger(0)}
-	e.d = &adapter.Deferred{TTL: 10 * time.Minute}
+	e := &env{t: t, reg: registry.New(), ledger: ledger.NewMemory(0)}
+	e.d = &approval.Deferred{TTL: 10 * time.Minute}
 	del := adapter.MustRawTool("delete_file", "Deletes a file from the shared drive.", deleteSchema(),
 		func(_ context.Context, args json.RawMessage) (*adapter.Result, error) {
 			e.mu.Lock()
@@ -111,16 +113,16 @@ func newEnv(t testing.TB, o envOptions) *env {
 	if o.servers {
 		e.manager = upstream(t, e.reg)
 	}
-	var port adapter.ApprovalPort = e.d
-	var standing *adapter.Standing
+	var port approval.Port = e.d
+	var standing *approval.Standing
 	if o.standing {
-		standing = &adapter.Standing{Port: e.d, Allowed: func(tool string) bool { return tool == "delete_file" }, Store: o.standingStore}
+		standing = &approval.Standing{Port: e.d, Allowed: func(tool string) bool { return tool == "delete_file" }, Store: o.standingStore}
 		port = standing
 	}
 	e.exec = adapter.NewExecutor(e.reg, &adapter.ExecutorOptions{
 		Approval: adapter.ApprovalOptions{Port: port, Scope: o.scope},
 		Ledger:   e.ledger,
-		Redact:   adapter.RedactKeys(adapter.DefaultSecretKeys()...),
+		Redact:   ledger.RedactKeys(ledger.DefaultSecretKeys()...),
 		Logger:   slog.New(slog.DiscardHandler),
 	})
 	t.Cleanup(func() { e.exec.Close() })
@@ -148,7 +150,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 		t.Fatal(err)
 	}
 	e.console = c
-	e.d.OnPending = func(*adapter.Ticket) { c.Notify() }
+	e.d.OnPending = func(*approval.Ticket) { c.Notify() }
 	exp, err := export.NewServer(e.reg, e.exec, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -176,7 +178,7 @@ func (e *env) ran() []string {
 // hold makes a call that waits for approval and returns its ticket.
 func (e *env) hold(ctx context.Context, args string) string {
 	e.t.Helper()
-	ctx = adapter.WithIdentity(ctx, &adapter.Identity{Subject: "agent-7"})
+	ctx = caller.WithIdentity(ctx, &caller.Identity{Subject: "agent-7"})
 	_, err := e.exec.Call(ctx, "delete_file", json.RawMessage(args))
 	var ae *adapter.Error
 	if !errors.As(err, &ae) || ae.Kind != adapter.KindApprovalPending {
@@ -185,7 +187,7 @@ func (e *env) hold(ctx context.Context, args string) string {
 	return ae.Ticket
 }
 
-func (e *env) ticket(id string) *adapter.Ticket {
+func (e *env) ticket(id string) *approval.Ticket {
 	e.t.Helper()
 	t, err := e.d.Ticket(context.Background(), id)
 	if err != nil {

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/console"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 )
@@ -79,9 +81,9 @@ func (m *mapKV) keys() []string {
 // sessionConsole serves a console with its login sessions in sessions.
 func sessionConsole(t *testing.T, sessions console.SessionStore) *httptest.Server {
 	t.Helper()
-	ledger := adapter.NewMemoryLedger(0)
+	ledger := ledger.NewMemory(0)
 	c, err := console.New(&console.Options{
-		Approvals: &adapter.Deferred{}, Ledger: ledger, LedgerReader: ledger,
+		Approvals: &approval.Deferred{}, Ledger: ledger, LedgerReader: ledger,
 		Auth: &export.AuthOptions{Verifier: verifier}, Revalidate: revalidate, Sessions: sessions, Logger: slog.New(slog.DiscardHandler),
 	})
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/termtext"
 )
 
@@ -21,18 +21,18 @@ const timeLayout = "2006-01-02T15:04"
 
 // query yields the selected records, newest first (oldest first when
 // oldest is set), at most Limit of them (DefaultLedgerLimit if unset).
-func (c *Console) query(ctx context.Context, q adapter.LedgerQuery, oldest bool) iter.Seq2[adapter.Record, error] {
+func (c *Console) query(ctx context.Context, q ledger.Query, oldest bool) iter.Seq2[ledger.Record, error] {
 	if q.Limit <= 0 {
 		q.Limit = DefaultLedgerLimit
 	}
 	// Newest first, so the limit keeps the latest records; a chain or an
 	// export then reads oldest first.
 	q.Newest = true
-	return func(yield func(adapter.Record, error) bool) {
-		var out []adapter.Record
+	return func(yield func(ledger.Record, error) bool) {
+		var out []ledger.Record
 		for r, err := range c.opts.LedgerReader.Query(ctx, q) {
 			if err != nil {
-				yield(adapter.Record{}, err)
+				yield(ledger.Record{}, err)
 				return
 			}
 			out = append(out, r)
@@ -48,8 +48,8 @@ func (c *Console) query(ctx context.Context, q adapter.LedgerQuery, oldest bool)
 	}
 }
 
-func parseQuery(v url.Values) (adapter.LedgerQuery, []string) {
-	q := adapter.LedgerQuery{Run: v.Get("run"), Tool: v.Get("tool"), Subject: v.Get("subject"), Outcome: v.Get("outcome"), Ticket: v.Get("ticket")}
+func parseQuery(v url.Values) (ledger.Query, []string) {
+	q := ledger.Query{Run: v.Get("run"), Tool: v.Get("tool"), Subject: v.Get("subject"), Outcome: v.Get("outcome"), Ticket: v.Get("ticket")}
 	var errs []string
 	for _, p := range []struct {
 		name string
@@ -80,13 +80,13 @@ func parseQuery(v url.Values) (adapter.LedgerQuery, []string) {
 
 // recordView is one ledger row.
 type recordView struct {
-	adapter.Record
+	ledger.Record
 	When, Took, ArgsText string
 	Decision             bool
 }
 
 type ledgerView struct {
-	Query      adapter.LedgerQuery
+	Query      ledger.Query
 	Since      string
 	Until      string
 	Limit      string
@@ -159,7 +159,7 @@ func (c *Console) export(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/x-ndjson")
 	w.Header().Set("Content-Disposition", `attachment; filename="ledger.jsonl"`)
-	if err := adapter.WriteLedgerJSONL(w, c.query(r.Context(), q, true)); err != nil {
+	if err := ledger.WriteJSONL(w, c.query(r.Context(), q, true)); err != nil {
 		// The status is sent: a truncated body is the signal.
 		c.logger.Error("console: exporting the ledger", "err", err)
 	}

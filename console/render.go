@@ -9,7 +9,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 )
 
@@ -97,9 +97,9 @@ type pinDecision struct {
 	Got    string `json:"got"`
 }
 
-func (c *Console) pinRecord(q *mcpadapter.Quarantine, operator string) *adapter.Record {
+func (c *Console) pinRecord(q *mcpadapter.Quarantine, operator string) *ledger.Record {
 	args, _ := json.Marshal(pinDecision{Server: q.Server, Remote: q.RemoteName, Pinned: q.Pinned, Got: q.Got})
-	return &adapter.Record{
+	return &ledger.Record{
 		Time: c.now(), Tool: q.Tool, Source: Source, Integration: Source, Approver: operator, Args: args,
 		Message: fmt.Sprintf("server %s, tool %s: pinned %s, new %s", q.Server, q.RemoteName, q.Pinned, q.Got),
 	}

@@ -32,6 +32,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/integrations/einoadapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 	"github.com/agentadapter/agentadapter/registry"
@@ -488,7 +489,7 @@ func TestServeBinaryEditArgumentsThenApprove(t *testing.T) {
 	a, id, release := heldAgent(t, g, `{"path":"/reports/2019","recursive":true,"api_token":"s3cr3t-value"}`)
 	shownWithin(t, ctx, a, id, time.Second)
 	card := text(t, ctx, "#t-"+id)
-	for _, want := range []string{"delete_file", "files", "agent-7", "Deletes a file from the shared drive.", "destructive", `"/reports/2019"`, adapter.Redacted} {
+	for _, want := range []string{"delete_file", "files", "agent-7", "Deletes a file from the shared drive.", "destructive", `"/reports/2019"`, ledger.Redacted} {
 		if !strings.Contains(card, want) {
 			t.Errorf("the card lacks %q:\n%s", want, card)
 		}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 )
 
@@ -210,7 +210,7 @@ func (c *Console) showQuarantine(w http.ResponseWriter, r *http.Request, status 
 	}
 	if c.opts.LedgerReader != nil {
 		for _, outcome := range []string{OutcomePinAccepted, OutcomePinKept} {
-			for rec, err := range c.opts.LedgerReader.Query(r.Context(), adapter.LedgerQuery{Outcome: outcome, Limit: 20, Newest: true}) {
+			for rec, err := range c.opts.LedgerReader.Query(r.Context(), ledger.Query{Outcome: outcome, Limit: 20, Newest: true}) {
 				if err != nil {
 					break
 				}
@@ -227,11 +227,11 @@ const maxKeptScan = 100
 // keptBlocked finds the newest decision to keep q's new definition
 // blocked: a pin_kept record of the same server, tool and definition hash.
 // The ledger is where the decision lives; the pin store keeps hashes only.
-func (c *Console) keptBlocked(ctx context.Context, q *mcpadapter.Quarantine) (adapter.Record, bool) {
+func (c *Console) keptBlocked(ctx context.Context, q *mcpadapter.Quarantine) (ledger.Record, bool) {
 	if c.opts.LedgerReader == nil {
-		return adapter.Record{}, false
+		return ledger.Record{}, false
 	}
-	for rec, err := range c.opts.LedgerReader.Query(ctx, adapter.LedgerQuery{Outcome: OutcomePinKept, Tool: q.Tool, Newest: true, Limit: maxKeptScan}) {
+	for rec, err := range c.opts.LedgerReader.Query(ctx, ledger.Query{Outcome: OutcomePinKept, Tool: q.Tool, Newest: true, Limit: maxKeptScan}) {
 		if err != nil {
 			c.logger.Error("console: reading pin decisions", "err", err)
 			break
@@ -241,7 +241,7 @@ func (c *Console) keptBlocked(ctx context.Context, q *mcpadapter.Quarantine) (ad
 			return rec, true
 		}
 	}
-	return adapter.Record{}, false
+	return ledger.Record{}, false
 }
 
 func quarantineOf(q mcpadapter.Quarantine) quarantineView {

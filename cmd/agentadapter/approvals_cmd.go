@@ -11,7 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/state"
 	"github.com/agentadapter/agentadapter/console"
 	"github.com/agentadapter/agentadapter/termtext"
@@ -50,9 +51,9 @@ denial), approver, created and expires (RFC 3339).` + storeNote,
 				return err
 			}
 			defer st.Close()
-			var want adapter.TicketState
+			var want approval.TicketState
 			if !all {
-				want = adapter.TicketPending
+				want = approval.TicketPending
 			}
 			tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 			if !e.jsonOut {
@@ -63,7 +64,7 @@ denial), approver, created and expires (RFC 3339).` + storeNote,
 				if err != nil {
 					return err
 				}
-				if want == adapter.TicketPending && !t.Expires.IsZero() && time.Now().After(t.Expires) {
+				if want == approval.TicketPending && !t.Expires.IsZero() && time.Now().After(t.Expires) {
 					continue
 				}
 				n++
@@ -138,10 +139,10 @@ func (e *env) decideEdited(c *cobra.Command, id, as string, args json.RawMessage
 		return err
 	}
 	defer st.Close()
-	if _, ok := st.Tickets().(adapter.TicketEditor); !ok {
+	if _, ok := st.Tickets().(approval.Editor); !ok {
 		return fmt.Errorf("this store cannot approve with edited arguments yet; approve as is, or deny with a reason the caller reads")
 	}
-	d := &adapter.Deferred{Store: st.Tickets()}
+	d := &approval.Deferred{Store: st.Tickets()}
 	if err := d.ApproveEdited(c.Context(), id, as, args); err != nil {
 		return fmt.Errorf("ticket %s: %w (list them with: agentadapter approvals list)", id, err)
 	}
@@ -156,7 +157,7 @@ func (e *env) decide(c *cobra.Command, id string, ok bool, as, reason string) er
 		return err
 	}
 	defer st.Close()
-	d := &adapter.Deferred{Store: st.Tickets()}
+	d := &approval.Deferred{Store: st.Tickets()}
 	if ok {
 		err = d.Approve(c.Context(), id, as)
 	} else {
@@ -184,13 +185,13 @@ const decisionSource = "cli"
 // failure is reported, not undone.
 func recordDecision(ctx context.Context, e *env, st state.Store, id, approval, reason, approver string, args json.RawMessage) {
 	ctx = context.WithoutCancel(ctx)
-	r := &adapter.Record{Time: time.Now(), Source: decisionSource, Integration: decisionSource,
+	r := &ledger.Record{Time: time.Now(), Source: decisionSource, Integration: decisionSource,
 		Outcome: console.OutcomeDecision, Message: reason, Approval: approval, Approver: approver, Ticket: id}
 	if t, err := st.Tickets().Get(ctx, id); err == nil {
 		r.CallID, r.RunID, r.Tool, r.Subject = t.CallID, t.RunID, t.Tool, t.Subject
 	}
 	if args != nil {
-		r.Args = adapter.RedactKeys(adapter.DefaultSecretKeys()...)(r.Tool, args)
+		r.Args = ledger.RedactKeys(ledger.DefaultSecretKeys()...)(r.Tool, args)
 	}
 	err := st.Ledger().Write(ctx, r)
 	if f, ok := st.Ledger().(interface{ Flush(context.Context) error }); ok && err == nil {
@@ -225,7 +226,7 @@ type ticketOutput struct {
 	Expires  *time.Time      `json:"expires,omitempty"`
 }
 
-func newTicketOutput(t *adapter.Ticket) *ticketOutput {
+func newTicketOutput(t *approval.Ticket) *ticketOutput {
 	o := &ticketOutput{ID: t.ID, Tool: t.Tool, State: t.State.String(), Subject: t.Subject, Session: t.Session,
 		RunID: t.RunID, CallID: t.CallID, Scope: string(t.Scope), ArgsHash: t.ArgsHash, ArgsSize: t.ArgsSize,
 		Reason: t.Reason, Approver: t.Approver, Created: t.Created.UTC()}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/caller"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 	"github.com/agentadapter/agentadapter/termtext"
 )
@@ -64,7 +65,7 @@ again; with a shared store (sqlite) that works from any process.` + exitCodesHel
 			if !ok || !s.gw.Selects(endpoint, spec) {
 				// Every call has a record, a made-up name's too (and a
 				// quarantined tool's, which is not served either).
-				uctx := adapter.WithIdentity(ctx, &adapter.Identity{Subject: subject})
+				uctx := caller.WithIdentity(ctx, &caller.Identity{Subject: subject})
 				exec.Unknown(uctx, &adapter.Request{Tool: args[0], Args: raw, Integration: "cli"})
 				_ = exec.Flush(uctx)
 				if q, ok := quarantined(s.gw.Manager().Quarantined(), clientNames(cfg), args[0]); ok {
@@ -72,7 +73,7 @@ again; with a shared store (sqlite) that works from any process.` + exitCodesHel
 				}
 				return usageErr("no tool %s here; list them with: agentadapter inspect", termtext.Line(strconv.Quote(args[0])))
 			}
-			ctx = adapter.WithIdentity(ctx, &adapter.Identity{Subject: subject})
+			ctx = caller.WithIdentity(ctx, &caller.Identity{Subject: subject})
 			res, err := exec.Do(ctx, &adapter.Request{Tool: args[0], Args: raw, Integration: "cli", Timeout: timeout})
 			_ = exec.Flush(ctx)
 			return e.printCall(res, err, cfg.File)

@@ -15,7 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
-	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/console"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 
@@ -46,7 +47,7 @@ func newConsole(cfg *config.Config, gw *gateway.Gateway, st state.Store, log *sl
 		}
 		m.built, m.shape, m.cur = cfg, shapeOf(cfg), c
 	}
-	gw.Approvals().OnPending = func(*adapter.Ticket) { m.notify() }
+	gw.Approvals().OnPending = func(*approval.Ticket) { m.notify() }
 	return m, nil
 }
 
@@ -165,7 +166,7 @@ func (m *consoleMount) build(cfg *config.Config) (*console.Console, error) {
 		Sessions:            m.sessions,
 		AllowAnonymousLocal: cc.AnonymousLocal,
 		TrustedProxies:      proxies,
-		Why:                 func(t *adapter.Ticket) string { return m.gw.WhyHeld(t.Tool, t.Args) },
+		Why:                 func(t *approval.Ticket) string { return m.gw.WhyHeld(t.Tool, t.Args) },
 		Logger:              m.log,
 	}
 	if len(cc.Operators) > 0 {
@@ -216,6 +217,6 @@ func sessions(st state.Store) console.SessionStore {
 // ledgerReader reads the store's ledger for the console.
 type ledgerReader struct{ st state.Store }
 
-func (l ledgerReader) Query(ctx context.Context, q adapter.LedgerQuery) iter.Seq2[adapter.Record, error] {
+func (l ledgerReader) Query(ctx context.Context, q ledger.Query) iter.Seq2[ledger.Record, error] {
 	return l.st.Records(ctx, q)
 }

@@ -13,13 +13,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/termtext"
 )
 
 func newLedgerCmd(e *env) *cobra.Command {
 	cmd := &cobra.Command{Use: "ledger", Short: "Query, follow and export the call ledger", Long: "Every call the gateway (or call) made, one record each." + storeNote}
-	var q adapter.LedgerQuery
+	var q ledger.Query
 	var since time.Duration
 	var follow bool
 	var out string
@@ -56,7 +56,7 @@ func newLedgerCmd(e *env) *cobra.Command {
 			fmt.Fprintln(tw, "TIME\tTOOL\tSUBJECT\tOUTCOME\tAPPROVAL\tDURATION\tCALL")
 		}
 		for {
-			var batch []adapter.Record
+			var batch []ledger.Record
 			for r, err := range st.Records(c.Context(), q) {
 				if err != nil {
 					return err
@@ -143,7 +143,7 @@ holding it) also checks that the chain still holds that record with that
 hash at that place.`,
 		Args: argsErr(cobra.MaximumNArgs(1)),
 		RunE: func(c *cobra.Command, args []string) error {
-			var want adapter.ChainHead
+			var want ledger.Head
 			if kept != "" {
 				h, err := readHead(kept)
 				if err != nil {
@@ -152,7 +152,7 @@ hash at that place.`,
 				want = h
 			}
 			out := verifyOutput{Verified: true}
-			if want != (adapter.ChainHead{}) {
+			if want != (ledger.Head{}) {
 				out.Kept = &want
 			}
 			var err error
@@ -163,8 +163,8 @@ hash at that place.`,
 					return err
 				}
 				defer f.Close()
-				var last adapter.ChainHead
-				last, err = adapter.VerifyLedgerJSONL(f, want)
+				var last ledger.Head
+				last, err = ledger.VerifyJSONL(f, want)
 				if err == nil {
 					out.Last = &last
 				}
@@ -181,7 +181,7 @@ hash at that place.`,
 				what = out.File
 			}
 			if err != nil {
-				var ce *adapter.ChainError
+				var ce *ledger.ChainError
 				if !errors.As(err, &ce) {
 					return fmt.Errorf("verifying %s: %w", what, err)
 				}
@@ -225,9 +225,9 @@ type verifyOutput struct {
 	// File is the exported file verified; empty for the store's ledger.
 	File string `json:"file,omitempty"`
 	// Kept is the head given with --head.
-	Kept *adapter.ChainHead `json:"kept,omitempty"`
+	Kept *ledger.Head `json:"kept,omitempty"`
 	// Last is the last point of a file's chain.
-	Last *adapter.ChainHead `json:"last,omitempty"`
+	Last *ledger.Head `json:"last,omitempty"`
 	// Error, Seq, Problem and CallID say where the chain broke.
 	Error   string `json:"error,omitempty"`
 	Seq     int64  `json:"seq,omitempty"`
@@ -237,18 +237,18 @@ type verifyOutput struct {
 
 // readHead reads --head: a head, or @FILE holding one (as ledger head
 // wrote it).
-func readHead(s string) (adapter.ChainHead, error) {
+func readHead(s string) (ledger.Head, error) {
 	if name, ok := strings.CutPrefix(s, "@"); ok {
 		f, err := os.Open(name)
 		if err != nil {
-			return adapter.ChainHead{}, err
+			return ledger.Head{}, err
 		}
 		defer f.Close()
 		b, err := io.ReadAll(io.LimitReader(f, 4096))
 		if err != nil {
-			return adapter.ChainHead{}, err
+			return ledger.Head{}, err
 		}
 		s = string(b)
 	}
-	return adapter.ParseChainHead(s)
+	return ledger.ParseHead(s)
 }

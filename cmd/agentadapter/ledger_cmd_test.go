@@ -17,21 +17,21 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	_ "github.com/ncruces/go-sqlite3/driver" // to tamper with the store behind the command's back
 
-	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/internal/pgtest"
 )
 
 // queriedRecords reads ledger query --json.
-func queriedRecords(t *testing.T, r result) []adapter.Record {
+func queriedRecords(t *testing.T, r result) []ledger.Record {
 	t.Helper()
 	if r.code != 0 {
 		t.Fatalf("ledger query: exit %d %s", r.code, r.stderr)
 	}
-	var recs []adapter.Record
+	var recs []ledger.Record
 	sc := bufio.NewScanner(strings.NewReader(r.stdout))
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		var rec adapter.Record
+		var rec ledger.Record
 		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
 			t.Fatalf("ledger line %q: %v", sc.Text(), err)
 		}
@@ -60,7 +60,7 @@ func TestLedgerHeadVerify(t *testing.T) {
 		aa("call", "add_note", fmt.Sprintf(`{"text": "note %d"}`, i)) // held for approval: a record each
 	}
 	r := aa("ledger", "head")
-	kept, err := adapter.ParseChainHead(r.stdout)
+	kept, err := ledger.ParseHead(r.stdout)
 	if r.code != 0 || err != nil || kept.Seq < 4 || r.stdout != kept.String()+"\n" {
 		t.Fatalf("ledger head: exit %d %q %q (%v); want SEQ:HASH on one line, SEQ >= 4", r.code, r.stdout, r.stderr, err)
 	}
@@ -161,7 +161,7 @@ func TestLedgerHeadVerify(t *testing.T) {
 		t.Fatalf("the refilled chain was expected to verify alone: exit %d %s", r.code, r.stderr)
 	}
 	r = aa("ledger", "verify", "--head", kept.String(), "--json")
-	if err := json.Unmarshal([]byte(r.stdout), &vj); r.code != exitFailure || err != nil || vj.Seq != kept.Seq || vj.Problem != string(adapter.ChainReplaced) || vj.Kept == nil || *vj.Kept != kept {
+	if err := json.Unmarshal([]byte(r.stdout), &vj); r.code != exitFailure || err != nil || vj.Seq != kept.Seq || vj.Problem != string(ledger.Replaced) || vj.Kept == nil || *vj.Kept != kept {
 		t.Errorf("verify --head --json after a reset and refill: exit %d %q (%v); want record 4 replaced", r.code, r.stdout, err)
 	}
 }
@@ -266,7 +266,7 @@ func TestLedgerHeadPostgres(t *testing.T) {
 		aa("call", "add_note", fmt.Sprintf(`{"text": "pg %d"}`, i))
 	}
 	r := aa("ledger", "head")
-	kept, err := adapter.ParseChainHead(r.stdout)
+	kept, err := ledger.ParseHead(r.stdout)
 	if r.code != 0 || err != nil || kept.Seq < 3 {
 		t.Fatalf("ledger head: exit %d %q %q (%v)", r.code, r.stdout, r.stderr, err)
 	}
@@ -311,7 +311,7 @@ func TestLedgerQueryHostileText(t *testing.T) {
 	}
 	// The escaped export still verifies: the escapes decode to the same record.
 	r := aa("ledger", "export")
-	if _, err := adapter.VerifyLedgerJSONL(strings.NewReader(r.stdout), adapter.ChainHead{}); err != nil {
+	if _, err := ledger.VerifyJSONL(strings.NewReader(r.stdout), ledger.Head{}); err != nil {
 		t.Errorf("the export does not verify: %v", err)
 	}
 }

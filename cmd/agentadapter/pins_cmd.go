@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
 
-	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/console"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 	"github.com/agentadapter/agentadapter/termtext"
@@ -144,7 +144,7 @@ releases the tool within a second.` + storeNote}
 				return err
 			}
 			rec, _ := json.Marshal(map[string]string{"server": q.Server, "remote": q.RemoteName, "pinned": q.Pinned, "got": q.Got})
-			if err := st.Ledger().Write(context.WithoutCancel(c.Context()), &adapter.Record{
+			if err := st.Ledger().Write(context.WithoutCancel(c.Context()), &ledger.Record{
 				Time: time.Now(), Tool: q.Tool, Source: "cli", Integration: "cli", Outcome: console.OutcomePinAccepted,
 				Approval: "approved", Approver: as, Args: rec,
 				Message: fmt.Sprintf("server %s, tool %s: pinned %s, new %s", q.Server, q.RemoteName, q.Pinned, q.Got),
