@@ -38,7 +38,7 @@ var over = map[string]size{
 }
 
 // integrations are the framework integrations, held to maxIntegrationLines.
-var integrations = []string{"integrations/einoadapter", "integrations/genkitadapter", "integrations/langchaingoadapter"}
+var integrations = []string{"integrations/anthropicadapter", "integrations/einoadapter", "integrations/genkitadapter", "integrations/langchaingoadapter"}
 
 // repoRoot is the checkout's root: this package is internal/layout.
 func repoRoot(t *testing.T) string {
@@ -255,6 +255,7 @@ var noDeps = []struct {
 }{
 	{".", []string{"./..."}, []string{"github.com/modelcontextprotocol/go-sdk", "golang.org/x/oauth2", "github.com/golang-jwt/jwt"}, nil},
 	{"store", []string{"./sqlite", "./postgres"}, []string{"github.com/modelcontextprotocol/go-sdk"}, nil},
+	{"integrations/anthropicadapter", []string{"./..."}, []string{"github.com/modelcontextprotocol/go-sdk"}, nil},
 	{"integrations/einoadapter", []string{"./..."}, []string{"github.com/modelcontextprotocol/go-sdk"}, nil},
 	{"integrations/genkitadapter", []string{"./..."}, []string{"github.com/modelcontextprotocol/go-sdk"}, nil},
 	{"integrations/langchaingoadapter", []string{"./..."}, []string{"github.com/modelcontextprotocol/go-sdk"}, nil},
