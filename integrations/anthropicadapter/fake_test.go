@@ -18,6 +18,7 @@ import (
 type turn struct {
 	calls []anthropic.BetaToolUseBlockParam
 	text  string
+	stop  anthropic.BetaStopReason // for a text turn; empty: end_turn
 }
 
 // fakeAPI is an in-process Messages API (POST /v1/messages): it decodes
@@ -76,6 +77,9 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if len(tn.calls) == 0 {
 		msg.Content = append(msg.Content, anthropic.NewBetaTextBlock(tn.text))
+		if tn.stop != "" {
+			msg.StopReason = tn.stop
+		}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	if err := json.NewEncoder(w).Encode(msg); err != nil {
@@ -92,6 +96,12 @@ func (f *fakeAPI) requests() []anthropic.BetaMessageNewParams {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]anthropic.BetaMessageNewParams(nil), f.reqs...)
+}
+
+func (f *fakeAPI) body(n int) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.bodies[n]
 }
 
 // read is what a tool result says to the model: its text blocks, one a
