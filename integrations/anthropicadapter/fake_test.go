@@ -46,9 +46,16 @@ type wireMessage struct {
 }
 
 func newFakeAPI(t testing.TB, script func(n int, req *anthropic.BetaMessageNewParams) turn) *fakeAPI {
-	f := &fakeAPI{t: t, script: script}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
+	f := startAPI(script)
+	f.t = t
 	t.Cleanup(f.srv.Close)
+	return f
+}
+
+// startAPI starts a fake API for an example, which closes it.
+func startAPI(script func(n int, req *anthropic.BetaMessageNewParams) turn) *fakeAPI {
+	f := &fakeAPI{script: script}
+	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	return f
 }
 
@@ -82,7 +89,7 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	w.Header().Set("Content-Type", "application/json")
-	if err := json.NewEncoder(w).Encode(msg); err != nil {
+	if err := json.NewEncoder(w).Encode(msg); err != nil && f.t != nil {
 		f.t.Error(err)
 	}
 }
