@@ -60,6 +60,10 @@ type Harness struct {
 	// then read as the text of [adapter.RenderParts] (their other parts
 	// are the integration's own test to check), the rest as the golden.
 	MediaParts bool
+	// TextMedia, if set with MediaParts, reports the media kinds that do
+	// not reach the model as parts (a framework that takes images but no
+	// audio): those read as adapter.Render's text of their block, in place.
+	TextMedia func(adapter.MediaKind) bool
 	// Resume, if set, runs calls as the continuation of the last run, the
 	// way the integration retries a call once its approval is given (over
 	// MCP: in the same session, whose caller the ticket is bound to). Nil
@@ -128,7 +132,7 @@ func testRender(t *testing.T, h Harness) {
 				t.Fatalf("no golden for %s", c.Name)
 			}
 			if h.MediaParts {
-				want = textParts(t, exec, c, want)
+				want = textParts(t, exec, c, want, h.TextMedia)
 			}
 			if got := run(t, h, reg, exec, Call{Tool: c.Spec.Name, Args: `{}`})[0]; got != want {
 				t.Errorf("the model reads %q\nwant (golden)   %q", got, want)
@@ -139,12 +143,17 @@ func testRender(t *testing.T, h Harness) {
 
 // textParts is the text of a case's parts when it carries media, else
 // golden.
-func textParts(t *testing.T, exec *adapter.Executor, c Case, golden string) string {
+func textParts(t *testing.T, exec *adapter.Executor, c Case, golden string, text func(adapter.MediaKind) bool) string {
 	res, err := exec.Do(context.Background(), &adapter.Request{Spec: c.Spec})
 	if err != nil {
 		return golden
 	}
 	parts := adapter.RenderParts(res, nil)
+	for i, p := range parts {
+		if p.Media != nil && text != nil && text(p.Media.Kind) {
+			parts[i] = adapter.Part{Text: adapter.Render(&adapter.Result{Content: []adapter.Content{p.Content}}, nil), Content: p.Content}
+		}
+	}
 	for _, p := range parts {
 		if p.Media != nil {
 			return adapter.PartsText(parts)
