@@ -32,8 +32,8 @@ func (t *Toolset) ChatAnswers(ctx context.Context, message openai.ChatCompletion
 }
 
 // ChatResume runs held calls again, each presenting its ticket with the
-// arguments it holds: approved, a call runs once; denied, spent or given
-// other arguments, it reads approval_denied; still pending, it stays held.
+// arguments it holds: approved, a call runs once; denied (or given other
+// arguments), it reads approval_denied; pending or spent, it is held again.
 func (t *Toolset) ChatResume(ctx context.Context, held []*kit.HeldCall) ([]openai.ChatCompletionMessageParamUnion, []*kit.HeldCall, error) {
 	return answers(ctx, t, held, resumed, func(h *kit.HeldCall, o outcome) openai.ChatCompletionMessageParamUnion {
 		return openai.ToolMessage(t.text(o), h.CallID)
