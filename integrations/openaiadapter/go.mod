@@ -5,6 +5,8 @@ go 1.26.0
 require (
 	github.com/agentadapter/agentadapter v0.1.0
 	github.com/agentadapter/agentadapter/integrations/mcpadapter v0.1.0
+	github.com/google/go-cmp v0.7.0
+	github.com/google/jsonschema-go v0.4.3
 	github.com/openai/openai-go/v3 v3.100.0
 )
 
@@ -14,7 +16,6 @@ require (
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
-	github.com/google/jsonschema-go v0.4.3 // indirect
 	github.com/modelcontextprotocol/go-sdk v1.8.0 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
