@@ -81,6 +81,9 @@ func newFixture(t *testing.T, hold bool, opts *adapter.ExecutorOptions) *fixture
 		opts = &adapter.ExecutorOptions{}
 	}
 	opts.Ledger, opts.Approval.Port = f.led, f.port
+	if !hold {
+		opts.Approval.Policy = adapter.ApproveNever
+	}
 	f.exec = adapter.NewExecutor(f.reg, opts)
 	t.Cleanup(func() { f.exec.Close() })
 	var err error
@@ -103,7 +106,7 @@ func TestAttackArguments(t *testing.T) {
 			f := newFixture(t, false, nil)
 			api := newFakeAPI(t, script([]openai.ChatCompletionMessageToolCallUnion{toolCall("c1", "rm", args)}))
 			client := api.client()
-			conv, err := f.ts.Loop(bg, &client.Chat.Completions, f.params, nil)
+			conv, err := f.ts.Loop(bg, &client.Chat.Completions, f.params)
 			if err != nil {
 				t.Fatalf("the loop aborted: %v", err)
 			}
@@ -136,7 +139,7 @@ func TestAttackUnknownTool(t *testing.T) {
 		Custom: openai.ChatCompletionMessageCustomToolCallCustom{Name: "rm", Input: `{"path":"/etc"}`}}
 	api := newFakeAPI(t, script([]openai.ChatCompletionMessageToolCallUnion{toolCall("c1", "rm_rf_everything", `{}`), custom}))
 	client := api.client()
-	if _, err := f.ts.Loop(bg, &client.Chat.Completions, f.params, nil); err != nil {
+	if _, err := f.ts.Loop(bg, &client.Chat.Completions, f.params); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"c1", "c2"} {
@@ -163,7 +166,7 @@ func TestAttackUnknownTool(t *testing.T) {
 func heldLoop(t *testing.T, f *fixture, api *fakeAPI) *openaiadapter.Conversation {
 	t.Helper()
 	client := api.client()
-	conv, err := f.ts.Loop(bg, &client.Chat.Completions, f.params, nil)
+	conv, err := f.ts.Loop(bg, &client.Chat.Completions, f.params)
 	if !errors.Is(err, openaiadapter.ErrPending) || len(conv.Held) != 1 {
 		t.Fatalf("Loop = %v, held %v; want ErrPending and one held call", err, conv.Held)
 	}
@@ -191,7 +194,7 @@ func TestAttackApprovalReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	client := api.client()
-	done, err := f.ts.Resume(bg, &client.Chat.Completions, conv, f.params, nil)
+	done, err := f.ts.Resume(bg, &client.Chat.Completions, conv, f.params)
 	if err != nil || done.Completion.Choices[0].Message.Content != "done" {
 		t.Fatalf("Resume = %v", err)
 	}
@@ -199,7 +202,7 @@ func TestAttackApprovalReplay(t *testing.T) {
 	if read, _ := reqs[len(reqs)-1].toolText("c1"); read != "removed /tmp/a" {
 		t.Errorf("the model read %q after the resume", read)
 	}
-	again, err := f.ts.Resume(bg, &client.Chat.Completions, conv, f.params, nil)
+	again, err := f.ts.Resume(bg, &client.Chat.Completions, conv, f.params)
 	if !errors.Is(err, openaiadapter.ErrPending) || len(again.Held) != 1 || again.Held[0].Ticket == conv.Held[0].Ticket {
 		t.Errorf("the replay = %v, held %v; want the call held again under a new ticket", err, again.Held)
 	}
@@ -221,7 +224,7 @@ func TestAttackSwappedArguments(t *testing.T) {
 	swapped.Args = `{"path":"/etc"}`
 	conv.Held = []*kit.HeldCall{&swapped}
 	client := api.client()
-	_, err := f.ts.Resume(bg, &client.Chat.Completions, conv, f.params, nil)
+	_, err := f.ts.Resume(bg, &client.Chat.Completions, conv, f.params)
 	if err != nil {
 		t.Fatalf("Resume = %v", err)
 	}
@@ -247,7 +250,7 @@ func TestRunSpansResume(t *testing.T) {
 		return completion("done")
 	})
 	client := api.client()
-	conv, err := f.ts.Loop(bg, &client.Chat.Completions, f.params, nil)
+	conv, err := f.ts.Loop(bg, &client.Chat.Completions, f.params)
 	if !errors.Is(err, openaiadapter.ErrPending) {
 		t.Fatalf("Loop = %v", err)
 	}
@@ -255,7 +258,7 @@ func TestRunSpansResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	for {
-		conv, err = f.ts.Resume(bg, &client.Chat.Completions, conv, f.params, nil)
+		conv, err = f.ts.Resume(bg, &client.Chat.Completions, conv, f.params)
 		if !errors.Is(err, openaiadapter.ErrPending) {
 			break
 		}

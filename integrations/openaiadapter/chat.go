@@ -27,7 +27,7 @@ func (t *Toolset) ChatAnswers(ctx context.Context, message openai.ChatCompletion
 		}
 		return call{name: tc.Function.Name, args: tc.Function.Arguments, id: tc.ID}
 	}, func(tc openai.ChatCompletionMessageToolCallUnion, o outcome) openai.ChatCompletionMessageParamUnion {
-		return openai.ToolMessage(t.text(o), tc.ID)
+		return openai.ToolMessage(o.text, tc.ID)
 	})
 }
 
@@ -36,15 +36,8 @@ func (t *Toolset) ChatAnswers(ctx context.Context, message openai.ChatCompletion
 // arguments), it reads approval_denied; pending or spent, it is held again.
 func (t *Toolset) ChatResume(ctx context.Context, held []*kit.HeldCall) ([]openai.ChatCompletionMessageParamUnion, []*kit.HeldCall, error) {
 	return answers(ctx, t, held, resumed, func(h *kit.HeldCall, o outcome) openai.ChatCompletionMessageParamUnion {
-		return openai.ToolMessage(t.text(o), h.CallID)
+		return openai.ToolMessage(o.text, h.CallID)
 	})
-}
-
-func (t *Toolset) text(o outcome) string {
-	if o.res != nil {
-		return adapter.Render(o.res, &t.opts.Render)
-	}
-	return o.payload
 }
 
 // Conversation is the state of a Chat Completions loop.
@@ -55,68 +48,50 @@ type Conversation struct {
 	Run        *adapter.Run                             // the run scope, which Resume continues
 }
 
-// LoopOptions configure [Toolset.Loop]. The zero value is valid.
-type LoopOptions struct {
-	MaxTurns       int                    // model calls; zero means kit.DefaultMaxTurns
-	RequestOptions []option.RequestOption // passed to every model call
-}
-
 // Loop runs Chat Completions on params (Tools, when empty, the toolset's)
 // until the model answers without tool calls, answering each turn with
 // [Toolset.ChatAnswers], all in one run scope: ctx's, or a new one. Held
 // calls stop it once their turn is answered, with [ErrPending]. An error
-// comes with the conversation so far (kit.ErrMaxTurns past MaxTurns).
-func (t *Toolset) Loop(ctx context.Context, chat *openai.ChatCompletionService, params openai.ChatCompletionNewParams, opts *LoopOptions) (*Conversation, error) {
-	return t.loop(ctx, chat, params, opts, &Conversation{Messages: slices.Clip(params.Messages)})
+// comes with the conversation so far (kit.ErrMaxTurns past Options.MaxTurns).
+func (t *Toolset) Loop(ctx context.Context, chat *openai.ChatCompletionService, params openai.ChatCompletionNewParams, opts ...option.RequestOption) (*Conversation, error) {
+	return t.Resume(ctx, chat, &Conversation{Messages: params.Messages}, params, opts...)
 }
 
 // Resume goes on with a conversation stopped on held calls: it runs them
 // ([Toolset.ChatResume]) in conv's run scope unless ctx has one and, once
 // none is held, loops on with params (Messages: conv's). conv is not
 // modified; resuming it again presents spent tickets, which run nothing.
-func (t *Toolset) Resume(ctx context.Context, chat *openai.ChatCompletionService, conv *Conversation, params openai.ChatCompletionNewParams, opts *LoopOptions) (*Conversation, error) {
-	if conv == nil {
-		return nil, errors.New("openaiadapter: Resume of a nil conversation")
+func (t *Toolset) Resume(ctx context.Context, chat *openai.ChatCompletionService, conv *Conversation, params openai.ChatCompletionNewParams, opts ...option.RequestOption) (*Conversation, error) {
+	if conv == nil || chat == nil {
+		return conv, errors.New("openaiadapter: nil conversation or ChatCompletionService")
 	}
 	if adapter.RunFromContext(ctx) == nil && conv.Run != nil {
 		ctx = adapter.ContextWithRun(ctx, conv.Run)
 	}
-	return t.loop(ctx, chat, params, opts, &Conversation{Messages: slices.Clip(conv.Messages), Completion: conv.Completion, Held: conv.Held})
-}
-
-func (t *Toolset) loop(ctx context.Context, chat *openai.ChatCompletionService, params openai.ChatCompletionNewParams, opts *LoopOptions, conv *Conversation) (*Conversation, error) {
-	if chat == nil {
-		return conv, errors.New("openaiadapter: nil ChatCompletionService")
-	}
-	ctx, conv.Run = adapter.WithRun(ctx, nil)
-	if len(conv.Held) > 0 {
+	conv = &Conversation{Messages: slices.Clip(conv.Messages), Completion: conv.Completion, Held: conv.Held}
+	if ctx, conv.Run = adapter.WithRun(ctx, nil); len(conv.Held) > 0 {
 		msgs, held, err := t.ChatResume(ctx, conv.Held)
 		if conv.Messages, conv.Held = append(conv.Messages, msgs...), held; err != nil || len(held) > 0 {
 			return conv, cmp.Or(err, ErrPending)
 		}
 	}
-	opts = cmp.Or(opts, &LoopOptions{})
 	if len(params.Tools) == 0 {
 		params.Tools = t.ChatTools()
 	}
 	var err error
-	conv.Messages, err = kit.Loop(ctx, opts.MaxTurns, conv.Messages, func(ctx context.Context, msgs []openai.ChatCompletionMessageParamUnion) (openai.ChatCompletionMessageParamUnion, []openai.ChatCompletionMessage, error) {
+	conv.Messages, err = kit.Loop(ctx, t.opts.MaxTurns, conv.Messages, func(ctx context.Context, msgs []openai.ChatCompletionMessageParamUnion) (openai.ChatCompletionMessageParamUnion, []openai.ChatCompletionMessage, error) {
 		params.Messages = msgs
-		c, err := chat.New(ctx, params, opts.RequestOptions...)
-		if err == nil && len(c.Choices) == 0 {
-			err = errNoChoice
-		}
-		if err != nil {
-			return openai.ChatCompletionMessageParamUnion{}, nil, err
+		c, err := chat.New(ctx, params, opts...)
+		if err != nil || len(c.Choices) == 0 {
+			return openai.ChatCompletionMessageParamUnion{}, nil, cmp.Or(err, errNoChoice)
 		}
 		conv.Completion = c
 		m := c.Choices[0].Message
 		return m.ToParam(), slices.Repeat([]openai.ChatCompletionMessage{m}, min(len(m.ToolCalls), 1)), nil
 	}, func(ctx context.Context, ms []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessageParamUnion, error) {
-		var out []openai.ChatCompletionMessageParamUnion
-		var err error
-		if out, conv.Held, err = t.ChatAnswers(ctx, ms[0]); err == nil && len(conv.Held) > 0 {
-			err = ErrPending
+		out, held, err := t.ChatAnswers(ctx, ms[0])
+		if conv.Held = held; len(held) > 0 {
+			err = cmp.Or(err, ErrPending)
 		}
 		return out, err
 	})

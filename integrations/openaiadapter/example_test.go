@@ -55,7 +55,7 @@ func ExampleToolset_Loop() {
 	conv, err := ts.Loop(context.Background(), &client.Chat.Completions, openai.ChatCompletionNewParams{
 		Model:    openai.ChatModelGPT6Astra,
 		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("What is 2+3?")},
-	}, nil)
+	})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func ExampleToolset_Resume() {
 	params := openai.ChatCompletionNewParams{Model: openai.ChatModelGPT6Astra,
 		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Clean up /tmp/old.log")}}
 
-	conv, err := ts.Loop(ctx, &client.Chat.Completions, params, nil)
+	conv, err := ts.Loop(ctx, &client.Chat.Completions, params)
 	if !errors.Is(err, openaiadapter.ErrPending) {
 		log.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func ExampleToolset_Resume() {
 	if err := port.Approve(ctx, h.Ticket, "alice"); err != nil {
 		log.Fatal(err)
 	}
-	conv, err = ts.Resume(ctx, &client.Chat.Completions, conv, params, nil)
+	conv, err = ts.Resume(ctx, &client.Chat.Completions, conv, params)
 	if err != nil {
 		log.Fatal(err)
 	}

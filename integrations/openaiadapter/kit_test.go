@@ -43,7 +43,7 @@ func TestKit(t *testing.T) {
 			}
 			api := newFakeAPI(t, stepByStep(calls))
 			client := api.client()
-			conv, err := ts.Loop(ctx, &client.Chat.Completions, openai.ChatCompletionNewParams{Model: "gpt-test", Messages: userMsg("go")}, nil)
+			conv, err := ts.Loop(ctx, &client.Chat.Completions, openai.ChatCompletionNewParams{Model: "gpt-test", Messages: userMsg("go")})
 			if errors.Is(err, openaiadapter.ErrPending) && len(conv.Held) == 1 {
 				return nil, heldError{conv.Held[0].Ticket}
 			}

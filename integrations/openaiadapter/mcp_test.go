@@ -91,7 +91,7 @@ func TestServerEverythingChat(t *testing.T) {
 		return completion("", calls...)
 	})
 	client := api.client()
-	conv, err := ts.Loop(bg, &client.Chat.Completions, openai.ChatCompletionNewParams{Model: "gpt-test", Messages: userMsg("try the tools")}, nil)
+	conv, err := ts.Loop(bg, &client.Chat.Completions, openai.ChatCompletionNewParams{Model: "gpt-test", Messages: userMsg("try the tools")})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ func (t *Toolset) ResponseResume(ctx context.Context, held []*kit.HeldCall) ([]r
 }
 
 func (t *Toolset) output(callID string, o outcome) responses.ResponseInputItemUnionParam {
-	item := responses.ResponseInputItemParamOfFunctionCallOutput(o.payload)
+	item := responses.ResponseInputItemParamOfFunctionCallOutput(o.text)
 	if o.res != nil {
 		var parts responses.ResponseFunctionCallOutputItemListParam
 		for _, p := range adapter.RenderParts(o.res, &t.opts.Render) {

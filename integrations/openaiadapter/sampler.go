@@ -13,9 +13,8 @@ import (
 )
 
 // Sampler returns a [kit.Sampler] (for mcpadapter.Sample) answering MCP
-// servers' sampling with chat: the first model hint in models, else
-// models[0]; a user's image as a data URL, audio an error. chat must not
-// be nil, models not empty.
+// servers' sampling with chat and the first model hint in models, else
+// models[0]; a user's image goes as a data URL, audio is an error.
 func Sampler(chat *openai.ChatCompletionService, models ...string) kit.Sampler {
 	if chat == nil || len(models) == 0 {
 		panic("openaiadapter: Sampler needs a ChatCompletionService and a model")
@@ -32,11 +31,8 @@ func Sampler(chat *openai.ChatCompletionService, models ...string) kit.Sampler {
 			set()
 		}
 		c, err := chat.New(ctx, p)
-		if err == nil && len(c.Choices) == 0 {
-			err = errNoChoice
-		}
-		if err != nil {
-			return nil, err
+		if err != nil || len(c.Choices) == 0 {
+			return nil, cmp.Or(err, errNoChoice)
 		}
 		return &kit.SampleResult{Text: c.Choices[0].Message.Content, Model: cmp.Or(c.Model, p.Model),
 			StopReason: kit.StopReasonOf(c.Choices[0].FinishReason)}, nil

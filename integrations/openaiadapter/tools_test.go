@@ -125,7 +125,7 @@ func TestStrict(t *testing.T) {
 	api := newFakeAPI(t, script([]openai.ChatCompletionMessageToolCallUnion{toolCall("c1", "search", `{"query":"go","limit":null}`),
 		toolCall("c2", "search", `{"query":"g","limit":null}`)}))
 	client := api.client()
-	if _, err := ts.Loop(bg, &client.Chat.Completions, openai.ChatCompletionNewParams{Model: "gpt-test", Messages: userMsg("find")}, nil); err != nil {
+	if _, err := ts.Loop(bg, &client.Chat.Completions, openai.ChatCompletionNewParams{Model: "gpt-test", Messages: userMsg("find")}); err != nil {
 		t.Fatal(err)
 	}
 	if read, _ := api.requests()[1].toolText("c1"); read != `{"query":"go","limit":5}` {
@@ -175,10 +175,10 @@ func TestNilArguments(t *testing.T) {
 	exec := adapter.NewExecutor(reg, nil)
 	defer exec.Close()
 	ts, _ := openaiadapter.New(reg, exec, nil)
-	if _, err := ts.Loop(bg, nil, openai.ChatCompletionNewParams{}, nil); err == nil {
+	if _, err := ts.Loop(bg, nil, openai.ChatCompletionNewParams{}); err == nil {
 		t.Error("Loop with no service: no error")
 	}
-	if _, err := ts.Resume(bg, nil, nil, openai.ChatCompletionNewParams{}, nil); err == nil {
+	if _, err := ts.Resume(bg, nil, nil, openai.ChatCompletionNewParams{}); err == nil {
 		t.Error("Resume of no conversation: no error")
 	}
 	if items, held, err := ts.ResponseAnswers(bg, nil); len(items)+len(held) != 0 || err != nil {
@@ -202,7 +202,7 @@ func TestAPIError(t *testing.T) {
 		return nil // a 500
 	})
 	client := api.client()
-	conv, err := ts.Loop(bg, &client.Chat.Completions, openai.ChatCompletionNewParams{Model: "gpt-test", Messages: userMsg("find")}, nil)
+	conv, err := ts.Loop(bg, &client.Chat.Completions, openai.ChatCompletionNewParams{Model: "gpt-test", Messages: userMsg("find")})
 	var apiErr *openai.Error
 	if !errors.As(err, &apiErr) || apiErr.StatusCode != 500 {
 		t.Fatalf("Loop = %v, want the API's 500", err)

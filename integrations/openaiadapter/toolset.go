@@ -31,6 +31,7 @@ type Options struct {
 	Timeout     time.Duration         // if set, bounds each call, overriding the spec's and executor's
 	Render      adapter.RenderOptions // how results read to the model
 	Parallelism int                   // calls of one turn run at once; zero: kit.DefaultParallelism
+	MaxTurns    int                   // model calls of a [Toolset.Loop]; zero: kit.DefaultMaxTurns
 }
 
 // Toolset is a registry's tools as OpenAI function tools, defined once by
@@ -87,11 +88,11 @@ func (t *Toolset) ResponseTools() []responses.ToolUnionParam {
 // call is a model's call: tool, arguments, id, the ticket a resumed call presents.
 type call struct{ name, args, id, ticket string }
 
-// outcome is a call's result, or the payload the model reads, or its hold.
+// outcome is a call's result, the text the model reads (of it, or a payload), its hold.
 type outcome struct {
-	res     *adapter.Result
-	payload string
-	held    *kit.HeldCall
+	res  *adapter.Result
+	text string
+	held *kit.HeldCall
 }
 
 func (t *Toolset) do(ctx context.Context, c call) (outcome, error) {
@@ -105,6 +106,7 @@ func (t *Toolset) do(ctx context.Context, c call) (outcome, error) {
 		}
 		var o outcome
 		if o.res, err = t.exec.Do(ctx, req); err == nil {
+			o.text = adapter.Render(o.res, &t.opts.Render)
 			return o, nil
 		}
 	}
@@ -112,9 +114,9 @@ func (t *Toolset) do(ctx context.Context, c call) (outcome, error) {
 	if o.Pending != nil {
 		h := kit.HeldOf(o.Pending)
 		h.Args, h.CallID = c.args, c.id
-		return outcome{held: &h}, nil
+		return outcome{held: &h, text: kit.TriagePayload(err).Payload}, nil
 	}
-	return outcome{payload: o.Payload}, o.Err
+	return outcome{text: o.Payload}, o.Err
 }
 
 // answers runs a turn's calls, Parallelism at once: the answers of those
@@ -125,7 +127,7 @@ func answers[C, A any](ctx context.Context, t *Toolset, calls []C, in func(C) ca
 	})
 	for i, o := range outs {
 		if errs[i] != nil {
-			o = outcome{payload: kit.FaultPayload(errs[i])}
+			o = outcome{text: kit.FaultPayload(errs[i])}
 		}
 		if o.held != nil {
 			held = append(held, o.held)
@@ -136,5 +138,4 @@ func answers[C, A any](ctx context.Context, t *Toolset, calls []C, in func(C) ca
 	return as, held, errors.Join(errs...)
 }
 
-// resumed is a held call run again: its ticket, the arguments it holds.
 func resumed(h *kit.HeldCall) call { return call{h.Tool, h.Args, h.CallID, h.Ticket} }
