@@ -38,7 +38,7 @@ var over = map[string]size{
 }
 
 // integrations are the framework integrations, held to maxIntegrationLines.
-var integrations = []string{"integrations/anthropicadapter", "integrations/einoadapter", "integrations/genkitadapter", "integrations/langchaingoadapter"}
+var integrations = []string{"integrations/anthropicadapter", "integrations/einoadapter", "integrations/genkitadapter", "integrations/langchaingoadapter", "integrations/openaiadapter"}
 
 // repoRoot is the checkout's root: this package is internal/layout.
 func repoRoot(t *testing.T) string {
@@ -280,6 +280,7 @@ var noDeps = []struct {
 	{"integrations/einoadapter", []string{"./..."}, []string{"github.com/modelcontextprotocol/go-sdk"}, nil},
 	{"integrations/genkitadapter", []string{"./..."}, []string{"github.com/modelcontextprotocol/go-sdk"}, nil},
 	{"integrations/langchaingoadapter", []string{"./..."}, []string{"github.com/modelcontextprotocol/go-sdk"}, nil},
+	{"integrations/openaiadapter", []string{"./..."}, []string{"github.com/modelcontextprotocol/go-sdk"}, nil},
 	// The export does not import the import package, which aliases the
 	// export's names (#26).
 	{"integrations/mcpadapter", []string{"./export/..."}, nil, []string{prefix + "/integrations/mcpadapter"}},
