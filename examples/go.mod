@@ -25,6 +25,7 @@ require (
 	github.com/bytedance/sonic/loader v0.5.3 // indirect
 	github.com/cloudwego/base64x v0.1.6 // indirect
 	github.com/cloudwego/eino-ext/libs/acl/openai v0.1.11 // indirect
+	github.com/coder/websocket v1.8.15 // indirect
 	github.com/dlclark/regexp2 v1.10.0 // indirect
 	github.com/dustin/go-humanize v1.0.1 // indirect
 	github.com/eino-contrib/jsonschema v1.0.3 // indirect
@@ -33,7 +34,6 @@ require (
 	github.com/golang-jwt/jwt/v5 v5.3.1 // indirect
 	github.com/google/dotprompt/go v0.0.0-20251014011017-8d056e027254 // indirect
 	github.com/goph/emperror v0.17.2 // indirect
-	github.com/hashicorp/golang-lru/v2 v2.0.7 // indirect
 	github.com/huandu/xstrings v1.3.3 // indirect
 	github.com/imdario/mergo v0.3.13 // indirect
 	github.com/invopop/jsonschema v0.13.0 // indirect
@@ -60,7 +60,7 @@ require (
 	github.com/sirupsen/logrus v1.9.3 // indirect
 	github.com/slongfield/pyfmt v0.0.0-20220222012616-ea85ff4c361f // indirect
 	github.com/spf13/cast v1.7.1 // indirect
-	github.com/tidwall/gjson v1.18.0 // indirect
+	github.com/tidwall/gjson v1.20.0 // indirect
 	github.com/tidwall/match v1.1.1 // indirect
 	github.com/tidwall/pretty v1.2.1 // indirect
 	github.com/tidwall/sjson v1.2.5 // indirect
@@ -84,11 +84,13 @@ require (
 	github.com/agentadapter/agentadapter/integrations/genkitadapter v0.1.0
 	github.com/agentadapter/agentadapter/integrations/langchaingoadapter v0.1.0
 	github.com/agentadapter/agentadapter/integrations/mcpadapter v0.1.0
+	github.com/agentadapter/agentadapter/integrations/openaiadapter v0.1.0
 	github.com/agentadapter/agentadapter/store v0.1.0
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/go-logr/logr v1.4.3 // indirect
 	github.com/go-logr/stdr v1.2.2 // indirect
 	github.com/google/uuid v1.6.0 // indirect
+	github.com/openai/openai-go/v3 v3.100.0
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
@@ -113,3 +115,5 @@ replace github.com/agentadapter/agentadapter/integrations/langchaingoadapter => 
 replace github.com/agentadapter/agentadapter/store => ../store
 
 replace github.com/agentadapter/agentadapter/integrations/mcpadapter => ../integrations/mcpadapter
+
+replace github.com/agentadapter/agentadapter/integrations/openaiadapter => ../integrations/openaiadapter

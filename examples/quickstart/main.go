@@ -1,14 +1,17 @@
 // Command quickstart is the README's first command. Offline, with scripted
 // models, it shows one set of tools governed by one executor inside three
-// agent frameworks:
+// agent frameworks and the OpenAI Go SDK:
 //
 //   - tools: two local typed Go functions and one tool imported from an MCP
 //     server running in this process;
 //   - one executor: approval for destructive tools (deferred tickets), a
 //     cache for the read-only weather tool, a JSONL ledger in a temp dir;
 //   - the same question asked through an Eino react agent, a Genkit
-//     Generate and a langchaingo agent. Each run makes one failing call
-//     the model reads and survives, and one call that waits for approval.
+//     Generate, a langchaingo agent and an OpenAI SDK Chat Completions
+//     loop. Each run makes one failing call the model reads and survives,
+//     and one call that waits for approval. (The Anthropic SDK's tool
+//     runner asks it in examples/anthropic, a module of its own: see its
+//     doc for why.)
 //
 // It prints every tool call each framework makes, what the model read, and
 // a summary of the ledger.
@@ -201,6 +204,7 @@ func run(ctx context.Context, out io.Writer) error {
 		{"eino", runEino},
 		{"genkit", runGenkit},
 		{"langchaingo", runLangchaingo},
+		{"openai", runOpenAI},
 	} {
 		fmt.Fprintf(out, "\n== %s\n", fw.name)
 		answer, err := fw.run(ctx, e)

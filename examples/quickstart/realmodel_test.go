@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 
 // TestRealModel runs the quickstart against a fake OpenAI-compatible server
 // and checks that each framework reached it through its own provider
-// package, that the model's tool calls went through the executor (failure,
+// package (the OpenAI SDK run through openai-go itself), that the model's tool calls went through the executor (failure,
 // approval and retry included), and that each framework printed the
 // model's answer. The fake asks for the tools turn by turn, or all in one
 // turn, as real models often do: the approval then pauses a turn whose
@@ -44,10 +44,10 @@ func TestRealModel(t *testing.T) {
 		requests map[string]int
 		summary  string
 	}{
-		{"turn by turn", false, map[string]int{"eino": 3, "genkit": 3, "langchaingo": 4},
-			"summary: 12 calls; by framework eino=4 genkit=4 langchaingo=4; by outcome approval_pending=3 ok=6 tool_error=3; 2 cache hits"},
-		{"one turn", true, map[string]int{"eino": 2, "genkit": 2, "langchaingo": 3},
-			"summary: 15 calls; by framework eino=5 genkit=5 langchaingo=5; by outcome approval_pending=3 ok=9 tool_error=3; 2 cache hits"},
+		{"turn by turn", false, map[string]int{"eino": 3, "genkit": 3, "langchaingo": 4, "openai": 3},
+			"summary: 16 calls; by framework eino=4 genkit=4 langchaingo=4 openai=4; by outcome approval_pending=4 ok=8 tool_error=4; 3 cache hits"},
+		{"one turn", true, map[string]int{"eino": 2, "genkit": 2, "langchaingo": 3, "openai": 2},
+			"summary: 20 calls; by framework eino=5 genkit=5 langchaingo=5 openai=5; by outcome approval_pending=4 ok=12 tool_error=4; 3 cache hits"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := &sectionBuffer{}
@@ -78,7 +78,7 @@ func TestRealModel(t *testing.T) {
 				name, body, _ := strings.Cut(s, "\n")
 				sections[name] = body
 			}
-			for _, fw := range []string{"eino", "genkit", "langchaingo"} {
+			for _, fw := range []string{"eino", "genkit", "langchaingo", "openai"} {
 				r := fake.requests(fw)
 				if r.count != tc.requests[fw] {
 					t.Errorf("%s: model requests: got %d, want %d", fw, r.count, tc.requests[fw])
@@ -143,6 +143,9 @@ func checkClient(fw string, r fwRequests) error {
 			ok = r.stainless && strings.HasPrefix(ua, "OpenAI/Go ")
 		case "langchaingo":
 			ok = !r.stainless && strings.Contains(ua, "langchaingo/")
+		case "openai":
+			// openaiadapter drives openai-go itself.
+			ok = r.stainless && strings.HasPrefix(ua, "OpenAI/Go ")
 		}
 		if !ok {
 			return fmt.Errorf("requests came from another client: User-Agent %q, X-Stainless-Lang go=%v", ua, r.stainless)
