@@ -68,3 +68,42 @@ func TestKit(t *testing.T) {
 		},
 	})
 }
+
+// TestKitResponses: a Responses API loop over the SDK's client, its
+// outputs from ResponseAnswers, gives the model what every integration
+// gives it; images reach it as input_image parts beside the text, audio
+// (which a function output cannot carry) as the renderer's text.
+func TestKitResponses(t *testing.T) {
+	kittest.Run(t, kittest.Harness{
+		MediaParts: true,
+		TextMedia:  func(k adapter.MediaKind) bool { return k == adapter.MediaAudio },
+		Run: func(ctx context.Context, reg *registry.Registry, exec *adapter.Executor, calls []kittest.Call) ([]string, error) {
+			ts, err := openaiadapter.New(reg, exec, nil)
+			if err != nil {
+				return nil, err
+			}
+			api := newFakeAPI(t, scriptResponses(calls))
+			_, held, err := responseLoop(ctx, ts, api.client(), "go")
+			if len(held) == 1 {
+				return nil, heldError{held[0].ticket}
+			}
+			if err != nil {
+				return nil, err
+			}
+			reqs := api.requests()
+			var read []string
+			for i := range calls {
+				if i+1 < len(reqs) {
+					if out, ok := reqs[i+1].outputs(t)[fmt.Sprint("call_", i)]; ok {
+						read = append(read, out.text(t))
+					}
+				}
+			}
+			return read, nil
+		},
+		Held: func(err error) (string, bool) {
+			var h heldError
+			return h.ticket, errors.As(err, &h)
+		},
+	})
+}
