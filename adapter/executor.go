@@ -406,6 +406,13 @@ func (e *Executor) do(ctx context.Context, req *Request, unknown bool) (res *Res
 	} else if spec == nil && e.tools != nil {
 		spec, _ = e.tools.Lookup(call.Tool)
 	}
+	raw := req.Args
+	if spec != nil && spec.Forward != nil {
+		var ferr *Error
+		if spec, raw, ferr = e.forward(ctx, st, spec, raw); ferr != nil {
+			return nil, ferr
+		}
+	}
 	if spec == nil {
 		nf := UnknownTool(call.Tool)
 		nf.CallID = call.CallID
@@ -419,7 +426,7 @@ func (e *Executor) do(ctx context.Context, req *Request, unknown bool) (res *Res
 	if cerr != nil {
 		return nil, specError(cerr, call.Tool, call.CallID)
 	}
-	args, aerr := e.prepareArgs(st, spec, c, req.Args)
+	args, aerr := e.prepareArgs(st, spec, c, raw)
 	if aerr != nil {
 		return nil, withTool(aerr, call.Tool, call.CallID)
 	}
@@ -440,6 +447,30 @@ func (e *Executor) do(ctx context.Context, req *Request, unknown bool) (res *Res
 		return nil, &Error{Kind: KindToolError, Tool: call.Tool, CallID: call.CallID, Message: "the tool returned no result"}
 	}
 	return res, nil
+}
+
+// forward resolves the call of a meta-tool (Spec.Forward) into the call it
+// names; a nil spec back is an unknown tool named call.Tool.
+func (e *Executor) forward(ctx context.Context, st *callState, meta *Spec, raw json.RawMessage) (*Spec, json.RawMessage, *Error) {
+	call := &st.call
+	if e.maxArgs > 0 && len(raw) > e.maxArgs { // bounded before Forward reads them
+		return nil, nil, &Error{Kind: KindArgsInvalid, Tool: call.Tool, CallID: call.CallID, Message: fmt.Sprintf("arguments are %d bytes; the limit is %d", len(raw), e.maxArgs)}
+	}
+	fwd, err := meta.Forward(ctx, raw)
+	if err == nil && fwd == nil {
+		err = &Error{Kind: KindInternal, Message: "internal error", Err: fmt.Errorf("adapter: %s forwarded no call", meta.Name)}
+	}
+	if err != nil {
+		return nil, nil, toolError(err, call.Tool, call.CallID)
+	}
+	call.Tool, st.reqArgs = fwd.Tool, fwd.Args
+	if call.Tool == "" && fwd.Spec != nil {
+		call.Tool = fwd.Spec.Name
+	}
+	if fwd.Spec != nil && fwd.Spec.Forward != nil { // one hop: a meta-tool never names another
+		fwd.Spec = nil
+	}
+	return fwd.Spec, fwd.Args, nil
 }
 
 // tracingOff reports whether spans would go nowhere: the executor uses the

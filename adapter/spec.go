@@ -135,6 +135,13 @@ type Spec struct {
 	// that may block without watching ctx: the executor then runs them
 	// apart, so that their caller never waits past the deadline.
 	HonorsContext bool
+	// Forward, if set, makes the spec a meta-tool naming another call (a
+	// search index's call_tool): the executor runs the Request it returns
+	// (its Tool, Spec and Args; the rest is this call's) in place of this
+	// call, through the whole pipeline, recorded under the named tool as a
+	// direct call of it. No Spec (or one that forwards) is an unknown tool
+	// named Tool; an error fails the call. Handler never runs.
+	Forward func(ctx context.Context, args json.RawMessage) (*Request, error)
 	// Streaming reports that Handler sends its content in parts as it
 	// produces them (see [Emit] and [NewStreamTool]). Integrations that can
 	// stream ([Executor.Stream], eino's StreamableTool) pass the parts on as
