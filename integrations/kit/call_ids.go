@@ -37,8 +37,11 @@ func (c *CallIDs) Add(tool string, args []byte, id string) {
 
 // Take returns, once, the id of a call of tool on args: the first added and
 // not taken yet, else "" (a call the integration did not add, whose id the
-// executor makes up).
+// executor makes up). A nil c has none.
 func (c *CallIDs) Take(tool string, args []byte) string {
+	if c == nil {
+		return ""
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k := callKey{tool, string(args)}
