@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/adapter/approval"
@@ -241,5 +242,28 @@ func TestNestedRunner(t *testing.T) {
 	}
 	if text, _, _ := read(t, outer); text != "inner done" || deletes.Load() != 0 || echoes.Load() != 1 {
 		t.Errorf("research read %q; %d deletes, %d echoes; want inner done, 0, 1", text, deletes.Load(), echoes.Load())
+	}
+}
+
+// TestHeldThreadRetries: on a message thread with the SDK's default retries,
+// a held call stops the run before the next request, once, and resumes.
+func TestHeldThreadRetries(t *testing.T) {
+	var echoes, deletes atomic.Int32
+	f := newFixture(t, nil, echoSpec(&echoes), deleteSpec(&deletes))
+	api := newFakeAPI(t, script(calls(use("toolu_e", "echo", `{"n":1}`), use("toolu_d", "delete", `{"path":"/tmp/a"}`))))
+	c := anthropic.NewClient(option.WithBaseURL(api.srv.URL), option.WithHTTPClient(api.srv.Client()), option.WithAPIKey("test"))
+	p := ask("go")
+	p.DisableThread = false
+	_, err := f.tools.Run(context.Background(), &c.Beta.Messages, p)
+	var held *anthropicadapter.Held
+	if !errors.As(err, &held) || len(held.Calls) != 1 || len(api.requests()) != 1 {
+		t.Fatalf("the run ended with %v after %d requests, want one held call after one", err, len(api.requests()))
+	}
+	if err := f.port.Approve(context.Background(), held.Calls[0].Ticket, "me"); err != nil {
+		t.Fatal(err)
+	}
+	msg, err := f.tools.Resume(context.Background(), &c.Beta.Messages, p, held)
+	if err != nil || msg.Content[0].Text != "done" || deletes.Load() != 1 || len(api.requests()) != 2 {
+		t.Errorf("Resume ended with %v, %v after %d requests and %d deletes; want done after 2 and 1", msg, err, len(api.requests()), deletes.Load())
 	}
 }
