@@ -14,8 +14,8 @@
 // The model reads a result as adapter.RenderParts gives it (images as image
 // blocks, audio as the renderer's text), a model-facing failure as an is_error
 // result: "Error: " and its payload ([kit.Triage]). [Toolset.Run] drives the
-// SDK's runner in one run scope, stops it on a held call ([*Held]) or a fault,
-// and answers made-up tool names not_found. In a runner of one's own
+// SDK's runner in one run scope, stops it on a held call ([*Held]) or a fault
+// ([*Fault]), and answers made-up tool names not_found. In a runner of one's own
 // ([Toolset.BetaTools]) a held call and a fault read as payloads.
 package anthropicadapter
 
@@ -29,7 +29,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	anthropic "github.com/anthropics/anthropic-sdk-go/v2"
@@ -46,7 +45,7 @@ const Integration = "anthropic"
 
 // Options configure [NewTool] and [Tools]. The zero value is valid.
 type Options struct {
-	Filter  registry.Filter       // the specs of [Tools]; its Target is always [Integration]
+	Filter  registry.Filter       // selects the specs of [Tools], for [Integration] whatever its Target; NewTool ignores it
 	Timeout time.Duration         // if set, bounds each call, overriding the spec's and the executor's
 	Render  adapter.RenderOptions // what the model reads (adapter.RenderParts)
 }
@@ -83,44 +82,34 @@ func InputSchema(spec *adapter.Spec) (s anthropic.BetaToolInputSchemaParam, err 
 	return s, err
 }
 
-// Name, Description and InputSchema describe the spec to the model ([InputSchema]).
-func (t *Tool) Name() string                                    { return t.spec.Name }
-func (t *Tool) Description() string                             { return t.spec.Description }
+// Name returns the spec's name, which the model calls the tool by.
+func (t *Tool) Name() string { return t.spec.Name }
+
+// Description returns the spec's description, for the model.
+func (t *Tool) Description() string { return t.spec.Description }
+
+// InputSchema returns the spec's input schema ([InputSchema]).
 func (t *Tool) InputSchema() anthropic.BetaToolInputSchemaParam { return t.schema }
 
 // Execute runs one call on input. A model-facing failure is an error, which
-// the runner hands the model as an is_error result.
+// the runner hands the model as an is_error result. The runner hands a tool no
+// tool_use id: in [Toolset.Run] the call's is found by input (kit.CallIDs), in
+// a runner of one's own the executor makes one up (adapter.Request.CallID).
 func (t *Tool) Execute(ctx context.Context, input json.RawMessage) ([]anthropic.BetaToolResultBlockParamContentUnion, error) {
-	return t.execute(ctx, &adapter.Request{Args: kit.OmitNull(input)})
+	return t.execute(ctx, &adapter.Request{Args: kit.OmitNull(input), CallID: kit.ConversationOf(ctx).IDs().Take(t.spec.Name, input)})
 }
 
 // execute runs req; a conversation's held call (its result a placeholder) or fault stops it.
+// The handler runs outside the conversation: a runner it starts is its own.
 func (t *Tool) execute(ctx context.Context, req *adapter.Request) ([]anthropic.BetaToolResultBlockParamContentUnion, error) {
-	blocks, o := t.call(ctx, req)
-	switch c := convOf(ctx); {
-	case o.Pending != nil && c != nil:
-		h, p := kit.HeldOf(o.Pending), kit.TriagePayload(o.Pending).Payload
-		h.Args = string(req.Args)
-		c.update(func() { c.held[p] = h })
-		return []anthropic.BetaToolResultBlockParamContentUnion{textBlock(p)}, nil
-	case o.Pending != nil:
-		return nil, errors.New(kit.TriagePayload(o.Pending).Payload)
-	case o.Err != nil && c != nil:
-		c.update(func() { c.fault = cmp.Or[error](c.fault, o.Err) })
-		fallthrough
-	case o.Err != nil:
-		return nil, errors.New(kit.FaultPayload(o.Err))
-	case o.Payload != "":
-		return nil, errors.New(o.Payload)
-	}
-	return blocks, nil
-}
-
-func (t *Tool) call(ctx context.Context, req *adapter.Request) ([]anthropic.BetaToolResultBlockParamContentUnion, kit.Outcome) {
+	c := kit.ConversationOf(ctx)
 	req.Spec, req.Integration, req.Native, req.Timeout = t.spec, Integration, t, t.opts.Timeout
-	res, err := t.exec.Do(t.runs.Context(ctx), req)
-	if err != nil {
-		return nil, kit.Triage(err)
+	res, err := t.exec.Do(t.runs.Context(kit.WithoutConversation(ctx)), req)
+	switch text, failed := c.Stop(kit.Triage(err), string(req.Args)); {
+	case failed:
+		return nil, errors.New(text)
+	case text != "":
+		return []anthropic.BetaToolResultBlockParamContentUnion{textBlock(text)}, nil
 	}
 	parts := adapter.RenderParts(res, &t.opts.Render)
 	out := make([]anthropic.BetaToolResultBlockParamContentUnion, 0, len(parts))
@@ -135,7 +124,7 @@ func (t *Tool) call(ctx context.Context, req *adapter.Request) ([]anthropic.Beta
 			out = append(out, textBlock(adapter.Render(&adapter.Result{Content: []adapter.Content{p.Content}}, &t.opts.Render)))
 		}
 	}
-	return out, kit.Outcome{}
+	return out, nil
 }
 
 // imageTypes are the image types the API takes.
@@ -234,71 +223,59 @@ type Held struct {
 	run      *adapter.Run
 }
 
+// Error says how many calls await approval.
 func (h *Held) Error() string {
 	return fmt.Sprintf("anthropicadapter: %d calls await approval", len(h.Calls))
 }
 
-type convKey struct{}
-
-// conv is one conversation, which its tools find in their context.
-type conv struct {
-	mu     sync.Mutex
-	held   map[string]kit.HeldCall // by placeholder
-	fault  error
-	cancel context.CancelFunc
+// Fault is the error of a conversation stopped on a fault, Err (adapter.KindOf
+// tells its kind): Held is the conversation so far, the faulted call's result its
+// payload, and the calls held in the same turn, for [Toolset.Resume] once the
+// fault is dealt with. It is no *Held: approving calls does not end a fault.
+type Fault struct {
+	Err  error
+	Held *Held
 }
 
-func newConv(ctx context.Context) (context.Context, *conv) {
-	c := &conv{held: map[string]kit.HeldCall{}}
-	return context.WithValue(ctx, convKey{}, c), c
-}
+// Error returns Err's text, after the package's name.
+func (f *Fault) Error() string { return "anthropicadapter: " + f.Err.Error() }
 
-func convOf(ctx context.Context) *conv {
-	c, _ := ctx.Value(convKey{}).(*conv)
-	return c
-}
+// Unwrap returns Err.
+func (f *Fault) Unwrap() error { return f.Err }
 
-func (c *conv) update(f func()) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	f()
-}
-
-// middleware fails a request after a held call or a fault (the SDK retries none whose context is done).
-func (c *conv) middleware(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
-	var stop bool
-	if c.update(func() { stop = len(c.held) > 0 || c.fault != nil }); stop {
-		c.cancel()
-		return nil, context.Canceled
+// stop fails a request after a held call or a fault, cancelling the
+// conversation (the SDK retries no request whose context is done).
+func stop(c *kit.Conversation, cancel context.CancelFunc) option.Middleware {
+	return func(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+		if c.Stopped() {
+			cancel()
+			return nil, context.Canceled
+		}
+		return next(req)
 	}
-	return next(req)
 }
 
 // Run runs a conversation on params to its end and returns the model's last message:
 // the SDK's runner (svc.NewToolRunner with opts) calls the tools in one run scope,
-// ctx's or a new one. A held call stops it with a [*Held], a fault with the fault.
+// ctx's or a new one. A held call stops it with a [*Held], a fault with a [*Fault].
 // A turn calling a tool not in ts is answered here (not_found, recorded), then a new runner goes on.
 func (ts *Toolset) Run(ctx context.Context, svc *anthropic.BetaMessageService, params anthropic.BetaToolRunnerParams, opts ...option.RequestOption) (*anthropic.BetaMessage, error) {
-	ctx, c := newConv(ctx)
+	ctx, c := kit.NewConversation(ctx)
 	return ts.run(ctx, c, svc, params, opts)
 }
 
-func (ts *Toolset) run(ctx context.Context, c *conv, svc *anthropic.BetaMessageService, params anthropic.BetaToolRunnerParams, opts []option.RequestOption) (*anthropic.BetaMessage, error) {
+func (ts *Toolset) run(ctx context.Context, c *kit.Conversation, svc *anthropic.BetaMessageService, params anthropic.BetaToolRunnerParams, opts []option.RequestOption) (*anthropic.BetaMessage, error) {
 	ctx, _ = adapter.WithRun(ctx, nil)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	c.update(func() { c.cancel = cancel })
-	opts = append(slices.Clip(opts), option.WithMiddleware(c.middleware))
+	opts = append(slices.Clip(opts), option.WithMiddleware(stop(c, cancel)))
 	for r := svc.NewToolRunner(ts.list, params, opts...); ; {
 		msg, err := r.NextMessage(ctx)
-		var held map[string]kit.HeldCall
-		var fault error
-		c.update(func() { held, fault = c.held, c.fault })
-		switch {
+		switch fault := c.Fault(); {
 		case fault != nil:
-			return nil, fault
-		case len(held) > 0:
-			return nil, heldOf(held, r.Messages(), adapter.RunFromContext(ctx))
+			return nil, &Fault{fault, heldOf(c, r.Messages(), adapter.RunFromContext(ctx))}
+		case c.Stopped():
+			return nil, heldOf(c, r.Messages(), adapter.RunFromContext(ctx))
 		case err != nil:
 			return nil, err
 		case msg == nil:
@@ -306,6 +283,11 @@ func (ts *Toolset) run(ctx context.Context, c *conv, svc *anthropic.BetaMessageS
 		}
 		if n := params.MaxIterations; n > 0 && n <= r.IterationCount() {
 			continue // the runner ends the conversation unanswered
+		}
+		c.IDs().Reset()
+		for _, b := range toolUses(msg) {
+			in, _ := json.Marshal(b.AsToolUse().Input) // as the runner hands it to Execute (executeToolUse)
+			c.IDs().Add(b.Name, in, b.ID)
 		}
 		if results, ok := ts.answer(ctx, msg); ok {
 			params.MaxIterations = max(0, params.MaxIterations-r.IterationCount())
@@ -317,21 +299,35 @@ func (ts *Toolset) run(ctx context.Context, c *conv, svc *anthropic.BetaMessageS
 
 // answer answers a turn calling a tool not in ts (the runner would, with its own text).
 func (ts *Toolset) answer(ctx context.Context, msg *anthropic.BetaMessage) (results []anthropic.BetaContentBlockParamUnion, ok bool) {
-	if msg.StopReason != anthropic.BetaStopReasonToolUse || !slices.ContainsFunc(msg.Content, func(b anthropic.BetaContentBlockUnion) bool {
-		return b.Type == "tool_use" && ts.tools[b.Name] == nil
+	uses := toolUses(msg)
+	if msg.StopReason != anthropic.BetaStopReasonToolUse || !slices.ContainsFunc(uses, func(b anthropic.BetaContentBlockUnion) bool {
+		return ts.tools[b.Name] == nil
 	}) {
 		return nil, false
 	}
-	for _, b := range msg.Content {
-		if t := ts.tools[b.Name]; b.Type == "tool_use" && t != nil {
-			content, err := t.Execute(ctx, b.Input)
+	for _, b := range uses {
+		if t := ts.tools[b.Name]; t != nil {
+			content, err := t.execute(ctx, &adapter.Request{Args: kit.OmitNull(b.Input), CallID: b.ID})
 			results = append(results, result(b.ID, content, err))
-		} else if b.Type == "tool_use" {
+		} else {
 			p := kit.Unknown(ctx, ts.exec, &adapter.Request{Tool: b.Name, Args: b.Input, CallID: b.ID, Integration: Integration})
 			results = append(results, result(b.ID, nil, errors.New(p)))
 		}
 	}
 	return results, true
+}
+
+// toolUses are the calls of msg the runner answers: those after its last fallback
+// block, the others the refused attempt's (betatoolrunner.go unansweredToolCalls).
+func toolUses(msg *anthropic.BetaMessage) (uses []anthropic.BetaContentBlockUnion) {
+	for _, b := range msg.Content {
+		if b.Type == "fallback" {
+			uses = nil
+		} else if b.Type == "tool_use" {
+			uses = append(uses, b)
+		}
+	}
+	return uses
 }
 
 // result is a call's tool result as the runner makes it.
@@ -343,18 +339,16 @@ func result(id string, content []anthropic.BetaToolResultBlockParamContentUnion,
 	return anthropic.BetaContentBlockParamUnion{OfToolResult: &r}
 }
 
-// heldOf finds the held calls' placeholders in the last message of msgs.
-func heldOf(held map[string]kit.HeldCall, msgs []anthropic.BetaMessageParam, run *adapter.Run) *Held {
-	h := &Held{Messages: msgs, run: run}
-	for _, b := range lastResults(msgs) {
-		if r := b.OfToolResult; r != nil && len(r.Content) == 1 && r.Content[0].OfText != nil {
-			if call, ok := held[r.Content[0].OfText.Text]; ok {
-				call.CallID = r.ToolUseID
-				h.Calls = append(h.Calls, call)
-			}
+// heldOf is conversation c stopped on msgs, its held calls found by their placeholders.
+func heldOf(c *kit.Conversation, msgs []anthropic.BetaMessageParam, run *adapter.Run) *Held {
+	calls := kit.HeldAmong(c, lastResults(msgs), func(b anthropic.BetaContentBlockParamUnion) (string, string, bool) {
+		r := b.OfToolResult
+		if r == nil || len(r.Content) != 1 || r.Content[0].OfText == nil {
+			return "", "", false
 		}
-	}
-	return h
+		return r.ToolUseID, r.Content[0].OfText.Text, true
+	})
+	return &Held{Calls: calls, Messages: msgs, run: run}
 }
 
 func lastResults(msgs []anthropic.BetaMessageParam) []anthropic.BetaContentBlockParamUnion {
@@ -367,7 +361,8 @@ func lastResults(msgs []anthropic.BetaMessageParam) []anthropic.BetaContentBlock
 // Resume goes on with a held conversation, in its run scope unless ctx has one: each held
 // call runs again with its ticket (an approved one runs once, exactly the arguments it was
 // issued for; others read approval_denied; a spent or pending one holds the call again),
-// then [Toolset.Run] goes on with params, its Messages replaced.
+// then [Toolset.Run] goes on with params, its Messages replaced. A call with no tool in ts
+// or no result in held fails Resume before any runs.
 func (ts *Toolset) Resume(ctx context.Context, svc *anthropic.BetaMessageService, params anthropic.BetaToolRunnerParams, held *Held, opts ...option.RequestOption) (*anthropic.BetaMessage, error) {
 	if held == nil || lastResults(held.Messages) == nil {
 		return nil, errors.New("anthropicadapter: Resume needs the *Held of a stopped conversation")
@@ -375,18 +370,19 @@ func (ts *Toolset) Resume(ctx context.Context, svc *anthropic.BetaMessageService
 	if adapter.RunFromContext(ctx) == nil && held.run != nil {
 		ctx = adapter.ContextWithRun(ctx, held.run)
 	}
-	ctx, c := newConv(ctx)
-	results := slices.Clone(lastResults(held.Messages))
-	for _, hc := range held.Calls {
-		i := slices.IndexFunc(results, func(b anthropic.BetaContentBlockParamUnion) bool {
+	ctx, c := kit.NewConversation(ctx)
+	results, at := slices.Clone(lastResults(held.Messages)), make([]int, len(held.Calls))
+	for k, hc := range held.Calls {
+		at[k] = slices.IndexFunc(results, func(b anthropic.BetaContentBlockParamUnion) bool {
 			return b.OfToolResult != nil && b.OfToolResult.ToolUseID == hc.CallID
 		})
-		t := ts.tools[hc.Tool]
-		if i < 0 || t == nil {
+		if at[k] < 0 || ts.tools[hc.Tool] == nil {
 			return nil, errors.New("anthropicadapter: Resume: no result or tool for " + hc.String())
 		}
-		content, err := t.execute(ctx, &adapter.Request{Args: []byte(hc.Args), Ticket: hc.Ticket, CallID: hc.CallID})
-		results[i] = result(hc.CallID, content, err)
+	}
+	for k, hc := range held.Calls {
+		content, err := ts.tools[hc.Tool].execute(ctx, &adapter.Request{Args: []byte(hc.Args), Ticket: hc.Ticket, CallID: hc.CallID})
+		results[at[k]] = result(hc.CallID, content, err)
 	}
 	params.Messages = append(slices.Clone(held.Messages[:len(held.Messages)-1]), anthropic.NewBetaUserMessage(results...))
 	return ts.run(ctx, c, svc, params, opts)

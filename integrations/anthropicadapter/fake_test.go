@@ -19,6 +19,9 @@ type turn struct {
 	calls []anthropic.BetaToolUseBlockParam
 	text  string
 	stop  anthropic.BetaStopReason // for a text turn; empty: end_turn
+	// blocks, if set, are the content as is (a fallback seam between calls, say);
+	// the turn stops for tool use if one is a call.
+	blocks []anthropic.BetaContentBlockParamUnion
 }
 
 // fakeAPI is an in-process Messages API (POST /v1/messages): it decodes
@@ -82,7 +85,13 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 		msg.Content = append(msg.Content, anthropic.BetaContentBlockParamUnion{OfToolUse: &tn.calls[i]})
 		msg.StopReason = anthropic.BetaStopReasonToolUse
 	}
-	if len(tn.calls) == 0 {
+	for _, b := range tn.blocks {
+		msg.Content = append(msg.Content, b)
+		if b.OfToolUse != nil {
+			msg.StopReason = anthropic.BetaStopReasonToolUse
+		}
+	}
+	if len(tn.calls) == 0 && len(tn.blocks) == 0 {
 		msg.Content = append(msg.Content, anthropic.NewBetaTextBlock(tn.text))
 		if tn.stop != "" {
 			msg.StopReason = tn.stop

@@ -46,6 +46,7 @@
 // For text tools and function calling: [TextCaller] and [Observe] (text calls, failures as payloads), [Answers] (one turn's calls), [Loop] (a whole loop), [Define] (function definitions).
 // For tools that answer with parts: [RawTool] (the core of a tool on raw JSON), [CallParts] and [ApplyResume]; [CheckNames] for name clashes, [AnswerUnknown] for unknown tools with no hook, [TraceRuns] for a run per trace.
 // For tools handed JSON text that interrupt for approval: [JSONTool] ([HeldCall], [HeldCalls]); [UnknownHook] for an unknown-tool hook, [UnmarshalContained] for a decoder that panics, [MetaTitle] and the other keys of [ToolMeta].
+// For a framework whose loop runs tools that can neither stop it nor learn their call's id: [Conversation] (held calls, the first fault, [HeldAmong]) and [CallIDs], the ids of a turn's calls.
 //
 // # Run scopes
 //
