@@ -44,7 +44,7 @@
 // [adapter.Kind.ModelFacing]'s decision, the same in every integration.
 // Helpers: [CallText], [Unknown] and [Resolve] for calls, [Held] and [Resume] for interrupts.
 // For text tools and function calling: [TextCaller] and [Observe] (text calls, failures as payloads), [Answers] (one turn's calls), [Loop] (a whole loop), [Define] (function definitions).
-// For tools that answer with parts: [RawTool] (the core of a tool on raw JSON), [CallParts] and [ApplyResume]; [CheckNames] for name clashes, [AnswerUnknown] for unknown tools with no hook, [TraceRuns] for a run per trace.
+// For tools that answer with parts: [RawTool] (the core of a tool on raw JSON), [CallParts] and [ApplyResume], [MapParts] and [TextMedia] (to a framework's parts); [CheckNames] for name clashes, [AnswerUnknown] for unknown tools with no hook, [TraceRuns] for a run per trace.
 // For tools handed JSON text that interrupt for approval: [JSONTool] ([HeldCall], [HeldCalls]); [UnknownHook] for an unknown-tool hook, [UnmarshalContained] for a decoder that panics, [MetaTitle] and the other keys of [ToolMeta].
 //
 // # Run scopes

@@ -35,22 +35,21 @@ func (t *Toolset) ResponseResume(ctx context.Context, held []*kit.HeldCall) ([]r
 	})
 }
 
+// output is a call's function_call_output: the result's parts, or the text
+// when there are none (a payload, an empty result): the API requires an output.
 func (t *Toolset) output(callID string, o outcome) responses.ResponseInputItemUnionParam {
 	item := responses.ResponseInputItemParamOfFunctionCallOutput(o.text)
-	if o.res != nil {
-		var parts responses.ResponseFunctionCallOutputItemListParam
-		for _, p := range adapter.RenderParts(o.res, &t.opts.Render) {
-			part := responses.ResponseFunctionCallOutputItemParamOfInputText(p.Text)
-			if p.Media != nil && p.Media.Kind == adapter.MediaImage {
-				part = responses.ResponseFunctionCallOutputItemUnionParam{OfInputImage: &responses.ResponseInputImageContentParam{
-					ImageURL: param.NewOpt(kit.DataURL(p.Media.MIMEType, p.Media.Data))}}
-			} else if p.Media != nil { // no audio input here: the block as Render writes it
-				part.OfInputText.Text = adapter.Render(&adapter.Result{Content: []adapter.Content{p.Content}}, &t.opts.Render)
-			}
-			parts = append(parts, part)
-		}
-		item = responses.ResponseInputItemParamOfFunctionCallOutput(parts)
+	notImage := func(k adapter.MediaKind) bool { return k != adapter.MediaImage } // no audio input here: Render's text
+	parts := kit.TextMedia(adapter.RenderParts(o.res, &t.opts.Render), notImage, &t.opts.Render)
+	if len(parts) > 0 {
+		item = responses.ResponseInputItemParamOfFunctionCallOutput(responses.ResponseFunctionCallOutputItemListParam(
+			kit.MapParts(parts, responses.ResponseFunctionCallOutputItemParamOfInputText, image)))
 	}
 	item.OfFunctionCallOutput.CallID = param.NewOpt(callID)
 	return item
+}
+
+func image(m *adapter.Media) (responses.ResponseFunctionCallOutputItemUnionParam, bool) {
+	return responses.ResponseFunctionCallOutputItemUnionParam{OfInputImage: &responses.ResponseInputImageContentParam{
+		ImageURL: param.NewOpt(kit.DataURL(m.MIMEType, m.Data))}}, true
 }
