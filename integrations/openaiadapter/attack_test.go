@@ -277,3 +277,38 @@ func TestRunSpansResume(t *testing.T) {
 		t.Errorf("%d runs, want 2", n)
 	}
 }
+
+// TestUntypedToolCall: a tool call with no "type", as some OpenAI-compatible
+// servers send it, is a function call: the loop runs it, the next request
+// carries it (typed) with its answer, and ChatAnswers alone runs it too.
+func TestUntypedToolCall(t *testing.T) {
+	f := newFixture(t, false, nil)
+	untyped := json.RawMessage(`{"id":"chatcmpl-untyped","object":"chat.completion","created":1,"model":"compat",
+		"choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,
+		"tool_calls":[{"id":"c1","function":{"name":"rm","arguments":"{\"path\":\"/tmp/a\"}"}}]}}]}`)
+	api := newFakeAPI(t, func(n int, _ wireRequest) any {
+		if n == 0 {
+			return untyped
+		}
+		return completion("done")
+	})
+	client := api.client()
+	conv, err := f.ts.Loop(bg, &client.Chat.Completions, f.params)
+	if err != nil || conv.Completion.Choices[0].Message.Content != "done" {
+		t.Fatalf("Loop = %v", err)
+	}
+	if read, _ := api.requests()[1].toolText("c1"); read != "removed /tmp/a" {
+		t.Errorf("the model read %q, want removed /tmp/a", read)
+	}
+	var c openai.ChatCompletion
+	if err := json.Unmarshal(untyped, &c); err != nil {
+		t.Fatal(err)
+	}
+	msgs, held, err := f.ts.ChatAnswers(bg, c.Choices[0].Message)
+	if err != nil || len(held) != 0 || len(msgs) != 1 || msgs[0].OfTool.Content.OfString.Value != "removed /tmp/a" {
+		t.Errorf("ChatAnswers = %d messages, held %v, %v", len(msgs), held, err)
+	}
+	if n := f.rm.runs["/tmp/a"].Load(); n != 2 {
+		t.Errorf("rm ran %d times, want 2 (the loop's call, ChatAnswers')", n)
+	}
+}

@@ -22,22 +22,22 @@ var ErrPending = errors.New("openaiadapter: tool calls await approval")
 // calls read a fault payload, so that the messages are complete.
 func (t *Toolset) ChatAnswers(ctx context.Context, message openai.ChatCompletionMessage) ([]openai.ChatCompletionMessageParamUnion, []*kit.HeldCall, error) {
 	return answers(ctx, t, message.ToolCalls, func(tc openai.ChatCompletionMessageToolCallUnion) call {
-		if tc.Type != "function" { // a name no function has: not_found
+		if tc.Type != "function" && tc.Type != "" { // custom: a name no function has, not_found ("" is a function: some servers omit it)
 			return call{name: tc.Type + ":" + tc.Custom.Name, id: tc.ID}
 		}
 		return call{name: tc.Function.Name, args: tc.Function.Arguments, id: tc.ID}
-	}, func(tc openai.ChatCompletionMessageToolCallUnion, o outcome) openai.ChatCompletionMessageParamUnion {
-		return openai.ToolMessage(o.text, tc.ID)
-	})
+	}, toolMessage)
+}
+
+func toolMessage(c call, o outcome) openai.ChatCompletionMessageParamUnion {
+	return openai.ToolMessage(o.text, c.id)
 }
 
 // ChatResume runs held calls again, each presenting its ticket with the
 // arguments it holds: approved, a call runs once; denied (or given other
 // arguments), it reads approval_denied; pending or spent, it is held again.
 func (t *Toolset) ChatResume(ctx context.Context, held []*kit.HeldCall) ([]openai.ChatCompletionMessageParamUnion, []*kit.HeldCall, error) {
-	return answers(ctx, t, held, resumed, func(h *kit.HeldCall, o outcome) openai.ChatCompletionMessageParamUnion {
-		return openai.ToolMessage(o.text, h.CallID)
-	})
+	return answers(ctx, t, held, resumed, toolMessage)
 }
 
 // Conversation is the state of a Chat Completions loop.
@@ -87,6 +87,9 @@ func (t *Toolset) Resume(ctx context.Context, chat *openai.ChatCompletionService
 		}
 		conv.Completion = c
 		m := c.Choices[0].Message
+		for i := range m.ToolCalls { // a call with no type (some compatible servers): ToParam would drop it
+			m.ToolCalls[i].Type = cmp.Or(m.ToolCalls[i].Type, "function")
+		}
 		return m.ToParam(), slices.Repeat([]openai.ChatCompletionMessage{m}, min(len(m.ToolCalls), 1)), nil
 	}, func(ctx context.Context, ms []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessageParamUnion, error) {
 		out, held, err := t.ChatAnswers(ctx, ms[0])

@@ -82,7 +82,7 @@ func (r wireRequest) invalid() string {
 	for i, m := range r.Messages {
 		for j, c := range m.ToolCalls {
 			if c.Type != "function" && c.Type != "custom" || c.ID == "" {
-				return fmt.Sprintf("Invalid type for 'messages[%d].tool_calls[%d]': expected an object, but got %q instead.", i, j, c.Type)
+				return fmt.Sprintf("Invalid value for 'messages[%d].tool_calls[%d]': expected a function or custom tool call.", i, j)
 			}
 			calls[c.ID] = true
 		}
