@@ -54,7 +54,8 @@
 // that passes its run's context to tools needs nothing more. One that hands
 // a tool only the context of a turn names the run some other way (genkit: a
 // trace id); [RunScopes] maps that name to one [adapter.Run], remembering
-// the most recent [DefaultMaxRuns].
+// the most recent [DefaultMaxRuns]. A conversation resumed after a hold
+// goes on in the scope it began in: [ContinueRun].
 //
 // # Sampling
 //

@@ -13,13 +13,15 @@ import (
 	"github.com/agentadapter/agentadapter/integrations/kit"
 )
 
-// ErrPending: calls wait for approval ([Conversation].Held).
+// ErrPending reports tool calls held for approval ([Conversation].Held).
 var ErrPending = errors.New("openaiadapter: tool calls await approval")
 
-// ChatAnswers runs the tool calls of a completion's message and returns a
-// tool message per call decided, in order (to append after message.ToParam()),
-// and the calls held for approval. Faults, joined, are the error; their
-// calls read a fault payload, so that the messages are complete.
+// ChatAnswers runs the tool calls of a completion's message, in ctx's run
+// scope or in none ([adapter.WithRun] opens one), and returns a tool message
+// per call decided, in order (to append after message.ToParam()), and the
+// calls held for approval. Faults, joined, are the error; their calls read
+// a fault payload, so that the messages are complete. A call with no type
+// (some compatible servers omit it) is a function call; ToParam drops it.
 func (t *Toolset) ChatAnswers(ctx context.Context, message openai.ChatCompletionMessage) ([]openai.ChatCompletionMessageParamUnion, []*kit.HeldCall, error) {
 	return answers(ctx, t, message.ToolCalls, func(tc openai.ChatCompletionMessageToolCallUnion) call {
 		if tc.Type != "function" && tc.Type != "" { // custom: a name no function has, not_found ("" is a function: some servers omit it)
@@ -52,24 +54,24 @@ type Conversation struct {
 // until the model answers without tool calls, answering each turn with
 // [Toolset.ChatAnswers], all in one run scope: ctx's, or a new one. Held
 // calls stop it once their turn is answered, with [ErrPending]. An error
-// comes with the conversation so far (kit.ErrMaxTurns past Options.MaxTurns).
+// comes with the conversation so far (kit.ErrMaxTurns past Options.MaxTurns);
+// a fault in a turn that holds calls is the error, Held set all the same.
 func (t *Toolset) Loop(ctx context.Context, chat *openai.ChatCompletionService, params openai.ChatCompletionNewParams, opts ...option.RequestOption) (*Conversation, error) {
 	return t.Resume(ctx, chat, &Conversation{Messages: params.Messages}, params, opts...)
 }
 
-// Resume goes on with a conversation stopped on held calls: it runs them
-// ([Toolset.ChatResume]) in conv's run scope unless ctx has one and, once
-// none is held, loops on with params (Messages: conv's). conv is not
-// modified; resuming it again presents spent tickets, which run nothing.
+// Resume is Loop's resume (ChatResume and ResponseResume serve a loop of
+// your own): it runs conv's held calls ([Toolset.ChatResume]) in conv's run
+// scope unless ctx has one and, once none is held, loops on with params
+// (Messages: conv's), Options.MaxTurns afresh. conv is not modified;
+// resuming it again presents spent tickets, which run nothing.
 func (t *Toolset) Resume(ctx context.Context, chat *openai.ChatCompletionService, conv *Conversation, params openai.ChatCompletionNewParams, opts ...option.RequestOption) (*Conversation, error) {
 	if conv == nil || chat == nil {
 		return conv, errors.New("openaiadapter: nil conversation or ChatCompletionService")
 	}
-	if adapter.RunFromContext(ctx) == nil && conv.Run != nil {
-		ctx = adapter.ContextWithRun(ctx, conv.Run)
-	}
-	conv = &Conversation{Messages: slices.Clip(conv.Messages), Completion: conv.Completion, Held: conv.Held}
-	if ctx, conv.Run = adapter.WithRun(ctx, nil); len(conv.Held) > 0 {
+	ctx, run := kit.ContinueRun(ctx, conv.Run)
+	conv = &Conversation{Messages: slices.Clip(conv.Messages), Completion: conv.Completion, Held: conv.Held, Run: run}
+	if len(conv.Held) > 0 {
 		msgs, held, err := t.ChatResume(ctx, conv.Held)
 		if conv.Messages, conv.Held = append(conv.Messages, msgs...), held; err != nil || len(held) > 0 {
 			return conv, cmp.Or(err, ErrPending)

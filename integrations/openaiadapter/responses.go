@@ -13,7 +13,8 @@ import (
 // ResponseAnswers is [Toolset.ChatAnswers] for the function calls among a
 // response's output items: function_call_output items for the next input,
 // the result's parts ([adapter.RenderParts]) as input_text and, for
-// images, input_image data URLs.
+// images, input_image data URLs. The calls run in ctx's run scope or in
+// none: this package has no Responses loop, so wrap yours in [adapter.WithRun].
 func (t *Toolset) ResponseAnswers(ctx context.Context, output []responses.ResponseOutputItemUnion) ([]responses.ResponseInputItemUnionParam, []*kit.HeldCall, error) {
 	var calls []call
 	for _, item := range output {

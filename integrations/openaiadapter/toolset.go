@@ -31,7 +31,7 @@ type Options struct {
 	Timeout     time.Duration         // if set, bounds each call, overriding the spec's and executor's
 	Render      adapter.RenderOptions // how results read to the model
 	Parallelism int                   // calls of one turn run at once; zero: kit.DefaultParallelism
-	MaxTurns    int                   // model calls of a [Toolset.Loop]; zero: kit.DefaultMaxTurns
+	MaxTurns    int                   // model calls of a [Toolset.Loop], afresh for each Resume; zero: kit.DefaultMaxTurns
 }
 
 // Toolset is a registry's tools as OpenAI function tools, defined once by
