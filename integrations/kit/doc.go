@@ -44,7 +44,7 @@
 // [adapter.Kind.ModelFacing]'s decision, the same in every integration.
 // Helpers: [CallText], [Unknown] and [Resolve] for calls, [Held] and [Resume] for interrupts.
 // For text tools and function calling: [TextCaller] and [Observe] (text calls, failures as payloads), [Answers] (one turn's calls), [Loop] (a whole loop), [Define] (function definitions).
-// For tools that answer with parts: [RawTool] (the core of a tool on raw JSON), [CallParts] and [ApplyResume]; [CheckNames] for name clashes, [AnswerUnknown] for unknown tools with no hook, [TraceRuns] for a run per trace.
+// For tools that answer with parts: [RawTool] (the core of a tool on raw JSON), [CallParts] and [ApplyResume], [MapParts] and [TextMedia] (to a framework's parts); [CheckNames] for name clashes, [AnswerUnknown] for unknown tools with no hook, [TraceRuns] for a run per trace.
 // For tools handed JSON text that interrupt for approval: [JSONTool] ([HeldCall], [HeldCalls]); [UnknownHook] for an unknown-tool hook, [UnmarshalContained] for a decoder that panics, [MetaTitle] and the other keys of [ToolMeta].
 // For a framework whose loop runs tools that can neither stop it nor learn their call's id: [Conversation] (held calls, the first fault, [HeldAmong]) and [CallIDs], the ids of a turn's calls.
 //
@@ -55,7 +55,8 @@
 // that passes its run's context to tools needs nothing more. One that hands
 // a tool only the context of a turn names the run some other way (genkit: a
 // trace id); [RunScopes] maps that name to one [adapter.Run], remembering
-// the most recent [DefaultMaxRuns].
+// the most recent [DefaultMaxRuns]. A conversation resumed after a hold
+// goes on in the scope it began in: [ContinueRun].
 //
 // # Sampling
 //

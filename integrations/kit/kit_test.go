@@ -86,6 +86,32 @@ func TestRunScopes(t *testing.T) {
 	}
 }
 
+func TestContinueRun(t *testing.T) {
+	ctx := context.Background()
+	began := adapter.NewRun(nil)
+	outer, own := adapter.WithRun(ctx, nil)
+	for _, tt := range []struct {
+		name string
+		ctx  context.Context
+		run  *adapter.Run
+		want *adapter.Run // nil: a new one
+	}{
+		{"ctx's own first", outer, began, own},
+		{"else the run it began in", ctx, began, began},
+		{"else a new one", ctx, nil, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, run := kit.ContinueRun(tt.ctx, tt.run)
+			if adapter.RunFromContext(got) != run || run == nil {
+				t.Fatalf("the context carries %p, the scope returned is %p", adapter.RunFromContext(got), run)
+			}
+			if tt.want != nil && run != tt.want || tt.want == nil && (run == began || run == own) {
+				t.Errorf("the scope is %p, want %p (nil: a new one; began %p, own %p)", run, tt.want, began, own)
+			}
+		})
+	}
+}
+
 func TestSpecs(t *testing.T) {
 	spec := func(name string, targets ...string) *adapter.Spec {
 		s := adapter.MustTool(name, "", func(context.Context, struct{}) (string, error) { return "", nil }, nil)

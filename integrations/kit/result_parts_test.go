@@ -35,3 +35,46 @@ func TestMapParts(t *testing.T) {
 		})
 	}
 }
+
+func TestTextMedia(t *testing.T) {
+	res := &adapter.Result{Content: []adapter.Content{
+		&adapter.TextContent{Text: "a clip and a dot:"},
+		&adapter.AudioContent{Data: []byte("RIFF0000WAVE"), MIMEType: "audio/wav"},
+		&adapter.ImageContent{Data: []byte{0x89, 'P', 'N', 'G'}, MIMEType: "image/png"},
+	}}
+	audio := func(k adapter.MediaKind) bool { return k == adapter.MediaAudio }
+	for _, tt := range []struct {
+		name string
+		text func(adapter.MediaKind) bool
+		want []string // each part: its text, or "media:<kind>"
+	}{
+		{"audio as text", audio, []string{"a clip and a dot:", "[audio (audio/wav, 12 bytes)]", "media:image"}},
+		{"nil keeps all", nil, []string{"a clip and a dot:", "media:audio", "media:image"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			parts := adapter.RenderParts(res, nil)
+			got := kit.TextMedia(parts, tt.text, nil)
+			var read []string
+			for _, p := range got {
+				if p.Media != nil {
+					read = append(read, "media:"+string(p.Media.Kind))
+				} else {
+					read = append(read, p.Text)
+				}
+			}
+			if d := cmp.Diff(tt.want, read); d != "" {
+				t.Errorf("(-want +got):\n%s", d)
+			}
+			if parts[1].Media == nil {
+				t.Error("TextMedia modified its input")
+			}
+		})
+	}
+	// The text is Render's, with the options given.
+	if got := adapter.PartsText(kit.TextMedia(adapter.RenderParts(res, nil), audio, nil)); got != adapter.Render(&adapter.Result{Content: res.Content[:2]}, nil) {
+		t.Errorf("the text parts read %q, want Render's text of the text and the audio", got)
+	}
+	if got := kit.TextMedia(nil, audio, nil); got != nil {
+		t.Errorf("no parts gave %v, want none", got)
+	}
+}

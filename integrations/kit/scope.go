@@ -72,3 +72,13 @@ func (rs *RunScopes[K]) Context(ctx context.Context, key K, ok bool) context.Con
 	}
 	return adapter.ContextWithRun(ctx, rs.Run(key))
 }
+
+// ContinueRun returns ctx in a run scope, and the scope: ctx's own, else
+// run when it is not nil (a conversation resumed in the scope it began in),
+// else a new one ([adapter.WithRun]).
+func ContinueRun(ctx context.Context, run *adapter.Run) (context.Context, *adapter.Run) {
+	if adapter.RunFromContext(ctx) == nil && run != nil {
+		ctx = adapter.ContextWithRun(ctx, run)
+	}
+	return adapter.WithRun(ctx, nil)
+}

@@ -277,3 +277,116 @@ func TestRunSpansResume(t *testing.T) {
 		t.Errorf("%d runs, want 2", n)
 	}
 }
+
+// TestUntypedToolCall: a tool call with no "type", as some OpenAI-compatible
+// servers send it, is a function call: the loop runs it, the next request
+// carries it (typed) with its answer, and ChatAnswers alone runs it too.
+func TestUntypedToolCall(t *testing.T) {
+	f := newFixture(t, false, nil)
+	untyped := json.RawMessage(`{"id":"chatcmpl-untyped","object":"chat.completion","created":1,"model":"compat",
+		"choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,
+		"tool_calls":[{"id":"c1","function":{"name":"rm","arguments":"{\"path\":\"/tmp/a\"}"}}]}}]}`)
+	api := newFakeAPI(t, func(n int, _ wireRequest) any {
+		if n == 0 {
+			return untyped
+		}
+		return completion("done")
+	})
+	client := api.client()
+	conv, err := f.ts.Loop(bg, &client.Chat.Completions, f.params)
+	if err != nil || conv.Completion.Choices[0].Message.Content != "done" {
+		t.Fatalf("Loop = %v", err)
+	}
+	if read, _ := api.requests()[1].toolText("c1"); read != "removed /tmp/a" {
+		t.Errorf("the model read %q, want removed /tmp/a", read)
+	}
+	var c openai.ChatCompletion
+	if err := json.Unmarshal(untyped, &c); err != nil {
+		t.Fatal(err)
+	}
+	msgs, held, err := f.ts.ChatAnswers(bg, c.Choices[0].Message)
+	if err != nil || len(held) != 0 || len(msgs) != 1 || msgs[0].OfTool.Content.OfString.Value != "removed /tmp/a" {
+		t.Errorf("ChatAnswers = %d messages, held %v, %v", len(msgs), held, err)
+	}
+	if n := f.rm.runs["/tmp/a"].Load(); n != 2 {
+		t.Errorf("rm ran %d times, want 2 (the loop's call, ChatAnswers')", n)
+	}
+}
+
+// TestFaultBesideHeld: a turn with a fault and a held call ends the loop
+// with the fault, the held call in conv.Held all the same (the fault's call
+// answered with a fault payload); once approved, Resume runs the held call
+// once and the loop goes on to the model's answer.
+func TestFaultBesideHeld(t *testing.T) {
+	rm, spec := newRM()
+	fetch := adapter.MustTool("fetch", "fetches a page", func(context.Context, struct{}) (string, error) {
+		return "", &adapter.Error{Kind: adapter.KindConnection, Message: "the upstream is gone"}
+	}, &adapter.ToolOptions{Annotations: adapter.Annotations{ReadOnly: true, OpenWorld: new(bool)}}) // not held
+	reg := registry.New()
+	reg.MustRegister(spec, fetch)
+	port := &approval.Deferred{}
+	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{Approval: adapter.ApprovalOptions{Port: port}})
+	defer exec.Close()
+	ts, err := openaiadapter.New(reg, exec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := newFakeAPI(t, script([]openai.ChatCompletionMessageToolCallUnion{
+		toolCall("c1", "fetch", `{}`), toolCall("c2", "rm", `{"path":"/tmp/a"}`)}))
+	client := api.client()
+	params := openai.ChatCompletionNewParams{Model: "gpt-test", Messages: userMsg("go")}
+	conv, err := ts.Loop(bg, &client.Chat.Completions, params)
+	if adapter.KindOf(err) != adapter.KindConnection || errors.Is(err, openaiadapter.ErrPending) {
+		t.Fatalf("Loop = %v, want the fault (not ErrPending)", err)
+	}
+	if len(conv.Held) != 1 || conv.Held[0].CallID != "c2" || len(conv.Messages) != 3 || conv.Messages[2].OfTool == nil {
+		t.Fatalf("conv: held %v, %d messages; want c2 held, user, assistant and c1's answer", conv.Held, len(conv.Messages))
+	}
+	if err := port.Approve(bg, conv.Held[0].Ticket, "test"); err != nil {
+		t.Fatal(err)
+	}
+	done, err := ts.Resume(bg, &client.Chat.Completions, conv, params)
+	if err != nil || done.Completion.Choices[0].Message.Content != "done" {
+		t.Fatalf("Resume = %v", err)
+	}
+	reqs := api.requests()
+	last := reqs[len(reqs)-1]
+	if read, _ := last.toolText("c1"); payloadKind(read) != string(adapter.KindConnection) {
+		t.Errorf("c1 read %q, want the fault payload", read)
+	}
+	if read, _ := last.toolText("c2"); read != "removed /tmp/a" {
+		t.Errorf("c2 read %q after the resume, want removed /tmp/a", read)
+	}
+	if n := rm.runs["/tmp/a"].Load(); n != 1 {
+		t.Errorf("the held call ran %d times, want 1", n)
+	}
+}
+
+// TestMaxTurnsPerResume: Options.MaxTurns bounds a Loop and, afresh, each
+// Resume: one turn each, a conversation of three model calls ends.
+func TestMaxTurnsPerResume(t *testing.T) {
+	f := newFixture(t, true, nil)
+	ts, err := openaiadapter.New(f.reg, f.exec, &openaiadapter.Options{MaxTurns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := newFakeAPI(t, script([]openai.ChatCompletionMessageToolCallUnion{toolCall("c1", "rm", `{"path":"/tmp/a"}`)},
+		[]openai.ChatCompletionMessageToolCallUnion{toolCall("c2", "rm", `{"path":"/tmp/a"}`)}))
+	client := api.client()
+	conv, err := ts.Loop(bg, &client.Chat.Completions, f.params)
+	for i := 0; errors.Is(err, openaiadapter.ErrPending) && i < 3; i++ {
+		if err := f.port.Approve(bg, conv.Held[0].Ticket, "test"); err != nil {
+			t.Fatal(err)
+		}
+		conv, err = ts.Resume(bg, &client.Chat.Completions, conv, f.params)
+	}
+	if err != nil || conv.Completion.Choices[0].Message.Content != "done" {
+		t.Fatalf("the conversation ended with %v", err)
+	}
+	if n := len(api.requests()); n != 3 {
+		t.Errorf("%d model calls, want 3", n)
+	}
+	if n := f.rm.runs["/tmp/a"].Load(); n != 2 {
+		t.Errorf("rm ran %d times, want 2", n)
+	}
+}

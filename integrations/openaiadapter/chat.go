@@ -13,31 +13,33 @@ import (
 	"github.com/agentadapter/agentadapter/integrations/kit"
 )
 
-// ErrPending: calls wait for approval ([Conversation].Held).
+// ErrPending reports tool calls held for approval ([Conversation].Held).
 var ErrPending = errors.New("openaiadapter: tool calls await approval")
 
-// ChatAnswers runs the tool calls of a completion's message and returns a
-// tool message per call decided, in order (to append after message.ToParam()),
-// and the calls held for approval. Faults, joined, are the error; their
-// calls read a fault payload, so that the messages are complete.
+// ChatAnswers runs the tool calls of a completion's message, in ctx's run
+// scope or in none ([adapter.WithRun] opens one), and returns a tool message
+// per call decided, in order (to append after message.ToParam()), and the
+// calls held for approval. Faults, joined, are the error; their calls read
+// a fault payload, so that the messages are complete. A call with no type
+// (some compatible servers omit it) is a function call; ToParam drops it.
 func (t *Toolset) ChatAnswers(ctx context.Context, message openai.ChatCompletionMessage) ([]openai.ChatCompletionMessageParamUnion, []*kit.HeldCall, error) {
 	return answers(ctx, t, message.ToolCalls, func(tc openai.ChatCompletionMessageToolCallUnion) call {
-		if tc.Type != "function" { // a name no function has: not_found
+		if tc.Type != "function" && tc.Type != "" { // custom: a name no function has, not_found ("" is a function: some servers omit it)
 			return call{name: tc.Type + ":" + tc.Custom.Name, id: tc.ID}
 		}
 		return call{name: tc.Function.Name, args: tc.Function.Arguments, id: tc.ID}
-	}, func(tc openai.ChatCompletionMessageToolCallUnion, o outcome) openai.ChatCompletionMessageParamUnion {
-		return openai.ToolMessage(o.text, tc.ID)
-	})
+	}, toolMessage)
+}
+
+func toolMessage(c call, o outcome) openai.ChatCompletionMessageParamUnion {
+	return openai.ToolMessage(o.text, c.id)
 }
 
 // ChatResume runs held calls again, each presenting its ticket with the
 // arguments it holds: approved, a call runs once; denied (or given other
 // arguments), it reads approval_denied; pending or spent, it is held again.
 func (t *Toolset) ChatResume(ctx context.Context, held []*kit.HeldCall) ([]openai.ChatCompletionMessageParamUnion, []*kit.HeldCall, error) {
-	return answers(ctx, t, held, resumed, func(h *kit.HeldCall, o outcome) openai.ChatCompletionMessageParamUnion {
-		return openai.ToolMessage(o.text, h.CallID)
-	})
+	return answers(ctx, t, held, resumed, toolMessage)
 }
 
 // Conversation is the state of a Chat Completions loop.
@@ -52,24 +54,24 @@ type Conversation struct {
 // until the model answers without tool calls, answering each turn with
 // [Toolset.ChatAnswers], all in one run scope: ctx's, or a new one. Held
 // calls stop it once their turn is answered, with [ErrPending]. An error
-// comes with the conversation so far (kit.ErrMaxTurns past Options.MaxTurns).
+// comes with the conversation so far (kit.ErrMaxTurns past Options.MaxTurns);
+// a fault in a turn that holds calls is the error, Held set all the same.
 func (t *Toolset) Loop(ctx context.Context, chat *openai.ChatCompletionService, params openai.ChatCompletionNewParams, opts ...option.RequestOption) (*Conversation, error) {
 	return t.Resume(ctx, chat, &Conversation{Messages: params.Messages}, params, opts...)
 }
 
-// Resume goes on with a conversation stopped on held calls: it runs them
-// ([Toolset.ChatResume]) in conv's run scope unless ctx has one and, once
-// none is held, loops on with params (Messages: conv's). conv is not
-// modified; resuming it again presents spent tickets, which run nothing.
+// Resume is Loop's resume (ChatResume and ResponseResume serve a loop of
+// your own): it runs conv's held calls ([Toolset.ChatResume]) in conv's run
+// scope unless ctx has one and, once none is held, loops on with params
+// (Messages: conv's), Options.MaxTurns afresh. conv is not modified;
+// resuming it again presents spent tickets, which run nothing.
 func (t *Toolset) Resume(ctx context.Context, chat *openai.ChatCompletionService, conv *Conversation, params openai.ChatCompletionNewParams, opts ...option.RequestOption) (*Conversation, error) {
 	if conv == nil || chat == nil {
 		return conv, errors.New("openaiadapter: nil conversation or ChatCompletionService")
 	}
-	if adapter.RunFromContext(ctx) == nil && conv.Run != nil {
-		ctx = adapter.ContextWithRun(ctx, conv.Run)
-	}
-	conv = &Conversation{Messages: slices.Clip(conv.Messages), Completion: conv.Completion, Held: conv.Held}
-	if ctx, conv.Run = adapter.WithRun(ctx, nil); len(conv.Held) > 0 {
+	ctx, run := kit.ContinueRun(ctx, conv.Run)
+	conv = &Conversation{Messages: slices.Clip(conv.Messages), Completion: conv.Completion, Held: conv.Held, Run: run}
+	if len(conv.Held) > 0 {
 		msgs, held, err := t.ChatResume(ctx, conv.Held)
 		if conv.Messages, conv.Held = append(conv.Messages, msgs...), held; err != nil || len(held) > 0 {
 			return conv, cmp.Or(err, ErrPending)
@@ -87,6 +89,9 @@ func (t *Toolset) Resume(ctx context.Context, chat *openai.ChatCompletionService
 		}
 		conv.Completion = c
 		m := c.Choices[0].Message
+		for i := range m.ToolCalls { // a call with no type (some compatible servers): ToParam would drop it
+			m.ToolCalls[i].Type = cmp.Or(m.ToolCalls[i].Type, "function")
+		}
 		return m.ToParam(), slices.Repeat([]openai.ChatCompletionMessage{m}, min(len(m.ToolCalls), 1)), nil
 	}, func(ctx context.Context, ms []openai.ChatCompletionMessage) ([]openai.ChatCompletionMessageParamUnion, error) {
 		out, held, err := t.ChatAnswers(ctx, ms[0])

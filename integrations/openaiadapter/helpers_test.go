@@ -3,6 +3,7 @@ package openaiadapter_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -22,6 +23,7 @@ type wireMessage struct {
 	ToolCallID string          `json:"tool_call_id"`
 	ToolCalls  []struct {
 		ID       string `json:"id"`
+		Type     string `json:"type"`
 		Function struct {
 			Name      string `json:"name"`
 			Arguments string `json:"arguments"`
@@ -70,6 +72,46 @@ func (r wireRequest) toolText(id string) (string, bool) {
 	return "", false
 }
 
+// invalid is the API's complaint about a request it refuses for what an
+// integration could get wrong, in the API's words, or "": a tool call
+// that is not an object of a known type, a tool message with no content
+// or answering no call of an earlier turn, a function_call_output with no
+// output or call id.
+func (r wireRequest) invalid() string {
+	calls := map[string]bool{}
+	for i, m := range r.Messages {
+		for j, c := range m.ToolCalls {
+			if c.Type != "function" && c.Type != "custom" || c.ID == "" {
+				return fmt.Sprintf("Invalid value for 'messages[%d].tool_calls[%d]': expected a function or custom tool call.", i, j)
+			}
+			calls[c.ID] = true
+		}
+		if m.Role == "tool" && (len(m.Content) == 0 || string(m.Content) == "null") {
+			return fmt.Sprintf("Missing required parameter: 'messages[%d].content'.", i)
+		}
+		if m.Role == "tool" && !calls[m.ToolCallID] {
+			return "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."
+		}
+	}
+	var items []struct {
+		Type   string          `json:"type"`
+		CallID *string         `json:"call_id"`
+		Output json.RawMessage `json:"output"`
+	}
+	if len(r.Input) > 0 && r.Input[0] == '[' && json.Unmarshal(r.Input, &items) != nil {
+		return "Invalid type for 'input': expected an array of input items."
+	}
+	for i, it := range items {
+		if it.Type == "function_call_output" && (len(it.Output) == 0 || string(it.Output) == "null") {
+			return fmt.Sprintf("Missing required parameter: 'input[%d].output'.", i)
+		}
+		if it.Type == "function_call_output" && it.CallID == nil {
+			return fmt.Sprintf("Missing required parameter: 'input[%d].call_id'.", i)
+		}
+	}
+	return ""
+}
+
 // fakeAPI is an in-process OpenAI API: each request is answered by script,
 // given the request's index and the request, with a value of the SDK's
 // own response types, marshalled as the API sends it.
@@ -91,6 +133,13 @@ func newFakeAPI(t testing.TB, script func(n int, r wireRequest) any) *fakeAPI {
 			return
 		}
 		req.Path, req.Raw = r.URL.Path, string(b)
+		if msg := req.invalid(); msg != "" {
+			f.t.Logf("the API refuses request %s: %s", r.URL.Path, msg) // the SDK's error hides it
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error"}})
+			return
+		}
 		f.mu.Lock()
 		n := len(f.reqs)
 		f.reqs = append(f.reqs, req)

@@ -31,7 +31,7 @@ type Options struct {
 	Timeout     time.Duration         // if set, bounds each call, overriding the spec's and executor's
 	Render      adapter.RenderOptions // how results read to the model
 	Parallelism int                   // calls of one turn run at once; zero: kit.DefaultParallelism
-	MaxTurns    int                   // model calls of a [Toolset.Loop]; zero: kit.DefaultMaxTurns
+	MaxTurns    int                   // model calls of a [Toolset.Loop], afresh for each Resume; zero: kit.DefaultMaxTurns
 }
 
 // Toolset is a registry's tools as OpenAI function tools, defined once by
@@ -121,7 +121,7 @@ func (t *Toolset) do(ctx context.Context, c call) (outcome, error) {
 
 // answers runs a turn's calls, Parallelism at once: the answers of those
 // decided, the held calls; faults, joined, the error (answered kit.FaultPayload).
-func answers[C, A any](ctx context.Context, t *Toolset, calls []C, in func(C) call, answer func(C, outcome) A) (as []A, held []*kit.HeldCall, err error) {
+func answers[C, A any](ctx context.Context, t *Toolset, calls []C, in func(C) call, answer func(call, outcome) A) (as []A, held []*kit.HeldCall, err error) {
 	outs, errs := runsync.Parallel(ctx, cmp.Or(max(t.opts.Parallelism, 0), kit.DefaultParallelism), calls, func(ctx context.Context, _ int, c C) (outcome, error) {
 		return t.do(ctx, in(c))
 	})
@@ -132,7 +132,7 @@ func answers[C, A any](ctx context.Context, t *Toolset, calls []C, in func(C) ca
 		if o.held != nil {
 			held = append(held, o.held)
 		} else {
-			as = append(as, answer(calls[i], o))
+			as = append(as, answer(in(calls[i]), o))
 		}
 	}
 	return as, held, errors.Join(errs...)

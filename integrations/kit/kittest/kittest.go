@@ -30,6 +30,7 @@ import (
 	"testing"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/kit"
 	"github.com/agentadapter/agentadapter/registry"
 )
 
@@ -148,12 +149,7 @@ func textParts(t *testing.T, exec *adapter.Executor, c Case, golden string, text
 	if err != nil {
 		return golden
 	}
-	parts := adapter.RenderParts(res, nil)
-	for i, p := range parts {
-		if p.Media != nil && text != nil && text(p.Media.Kind) {
-			parts[i] = adapter.Part{Text: adapter.Render(&adapter.Result{Content: []adapter.Content{p.Content}}, nil), Content: p.Content}
-		}
-	}
+	parts := kit.TextMedia(adapter.RenderParts(res, nil), text, nil)
 	for _, p := range parts {
 		if p.Media != nil {
 			return adapter.PartsText(parts)

@@ -75,6 +75,7 @@ func Cases() []Case {
 	blob := bytes.Repeat([]byte{0, 0xff, 'A', '\n'}, Blob300K/4)
 	specs := []*adapter.Spec{
 		raw("text", adapter.TextResult("It is 21.5°C in Paris."), nil),
+		raw("empty", &adapter.Result{}, nil), // no content, no structured content (an MCP tool's content: [])
 		raw("structured_only", &adapter.Result{Structured: map[string]any{"city": "Paris", "temp_c": 21.5, "note": "<sunny> & warm"}},
 			&jsonschema.Schema{Type: "object"}),
 		typed("string_markup", "a <b> & \"c\"\nline 2"),

@@ -53,6 +53,7 @@ func TestGolden(t *testing.T) {
 	// The rules the golden must show, so that -update cannot bless a
 	// regression unseen.
 	for name, check := range map[string]func(string) bool{
+		"empty":           func(s string) bool { return s == "" },
 		"string_markup":   func(s string) bool { return s == "a <b> & \"c\"\nline 2" },
 		"string_list":     func(s string) bool { return s == "alpha\n<beta>\ngamma & delta" },
 		"empty_list":      func(s string) bool { return s == `{"result":[]}` },
