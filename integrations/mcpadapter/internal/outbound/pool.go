@@ -1,0 +1,76 @@
+package outbound
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// DrainGrace is how long a response body may still be read once its
+// request's context has ended: the go-sdk hands a call its answer from an
+// event stream, the call returns and ends its context, and only then reads
+// the rest of the stream (the end of the chunked body). Ended at once, the
+// context would close the connection under that read; ended DrainGrace
+// later, the read has found the end and the connection is back in the pool.
+const DrainGrace = 250 * time.Millisecond
+
+// NewTransport returns the transport an upstream's requests share when no
+// HTTP client of the caller's gives one: net/http's defaults, but keeping
+// up to perHost idle connections per host (net/http keeps 2), so that
+// perHost calls in flight at once reuse theirs.
+func NewTransport(perHost int) *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = perHost
+	t.MaxIdleConns = max(t.MaxIdleConns, 4*perHost)
+	return t
+}
+
+// drainTransport lets a response outlive its request's context by
+// DrainGrace, so that its connection is reused (see DrainGrace). Before the
+// response headers arrive, the context's end cancels the request at once.
+type drainTransport struct{ base http.RoundTripper }
+
+func (t *drainTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	outer := r.Context()
+	if outer.Done() == nil {
+		return t.base.RoundTrip(r)
+	}
+	ctx, cancel := context.WithCancel(context.WithoutCancel(outer))
+	var mu sync.Mutex
+	answered := false
+	stop := context.AfterFunc(outer, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !answered {
+			cancel()
+			return
+		}
+		time.AfterFunc(DrainGrace, cancel)
+	})
+	resp, err := t.base.RoundTrip(r.WithContext(ctx))
+	if err != nil {
+		stop()
+		cancel()
+		return nil, err
+	}
+	mu.Lock()
+	answered = true
+	mu.Unlock()
+	resp.Body = &drainBody{ReadCloser: resp.Body, done: func() { stop(); cancel() }}
+	return resp, nil
+}
+
+// drainBody ends its request's context once closed.
+type drainBody struct {
+	io.ReadCloser
+	once sync.Once
+	done func()
+}
+
+func (b *drainBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.once.Do(b.done)
+	return err
+}
