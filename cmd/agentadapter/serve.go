@@ -42,10 +42,21 @@ func (e *env) start(ctx context.Context, cfg *config.Config, log *slog.Logger, s
 // startGateway is start with more of the gateway's options; Store,
 // Progress, Version and StopGrace are set here.
 func (e *env) startGateway(ctx context.Context, cfg *config.Config, opts gateway.Options) (*started, error) {
+	s, connect, err := e.newGateway(ctx, cfg, opts)
+	if err != nil {
+		return nil, err
+	}
+	connect(ctx)
+	return s, nil
+}
+
+// newGateway is startGateway in two steps: the gateway built, and connect,
+// which connects its servers (serve listens in between).
+func (e *env) newGateway(ctx context.Context, cfg *config.Config, opts gateway.Options) (*started, func(context.Context), error) {
 	log := opts.Logger
 	st, err := e.openStore(ctx, cfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p := newProgress(e.stderr)
 	opts.Store, opts.Progress, opts.Version, opts.StopGrace = st, p.update, version, e.stopGrace
@@ -54,14 +65,16 @@ func (e *env) startGateway(ctx context.Context, cfg *config.Config, opts gateway
 	if err != nil {
 		p.finish()
 		st.Close()
-		return nil, err
+		return nil, nil, err
 	}
-	err = gw.Start(ctx)
-	p.finish()
-	if err != nil {
-		log.Debug("some servers did not connect; serving the others", "err", err)
+	connect := func(ctx context.Context) {
+		err := gw.Start(ctx)
+		p.finish()
+		if err != nil {
+			log.Debug("some servers did not connect; serving the others", "err", err)
+		}
 	}
-	return &started{gw: gw, store: st}, nil
+	return &started{gw: gw, store: st}, connect, nil
 }
 
 func newServeCmd(e *env) *cobra.Command {
@@ -119,11 +132,19 @@ server process.` + exitCodesHelp,
 				}
 				return c.Close()
 			}
-			s, err := e.startGateway(ctx, cfg, gateway.Options{Logger: log, Supervise: true, Check: check})
+			s, connect, err := e.newGateway(ctx, cfg, gateway.Options{Logger: log, Supervise: true, Check: check})
 			if err != nil {
 				return err
 			}
 			defer s.close()
+			// Over HTTP the servers connect once the port is open (below);
+			// reloads wait for them.
+			connected := make(chan struct{})
+			if stdio {
+				// The client waits for the tools it started us for.
+				connect(ctx)
+				close(connected)
+			}
 			requests := make(chan reloadRequest)
 			ctl, err := listenControl(ctx, cfg.File, requests, log)
 			if err != nil {
@@ -136,6 +157,11 @@ server process.` + exitCodesHelp,
 			watched := make(chan struct{})
 			go func() {
 				defer close(watched)
+				select {
+				case <-connected:
+				case <-wctx.Done():
+					return
+				}
 				e.watchConfig(wctx, s.gw, watchOptions{file: cfg.File, listen: listen, watch: watch, requests: requests}, log)
 			}()
 			defer func() { stopWatch(); <-watched }()
@@ -163,15 +189,29 @@ server process.` + exitCodesHelp,
 			if err != nil {
 				return err
 			}
+			// The port is open before the servers connect: /healthz answers
+			// at once, /readyz names the servers not ready yet, and MCP
+			// clients see each server's tools as it connects (list_changed).
 			base := "http://" + ln.Addr().String()
-			var urls []string
-			for _, n := range s.gw.Endpoints() {
-				urls = append(urls, strings.TrimSuffix(base+"/mcp/"+n, "/"))
-			}
-			log.Info("serving", "config", cfg.File, "tools", s.gw.Registry().Len(), "endpoints", strings.Join(urls, " "))
-			if isTerminal(e.stderr) {
-				fmt.Fprintf(e.stderr, "serving %d tools at %s (Ctrl-C to stop)\n", s.gw.Registry().Len(), strings.Join(urls, ", "))
-			}
+			log.Info("listening", "addr", ln.Addr().String())
+			cctx, stopConnect := context.WithCancel(ctx)
+			go func() {
+				defer close(connected)
+				connect(cctx)
+				if cctx.Err() != nil {
+					return
+				}
+				var urls []string
+				for _, n := range s.gw.Endpoints() {
+					urls = append(urls, strings.TrimSuffix(base+"/mcp/"+n, "/"))
+				}
+				log.Info("serving", "config", cfg.File, "tools", s.gw.Registry().Len(), "endpoints", strings.Join(urls, " "))
+				if isTerminal(e.stderr) {
+					fmt.Fprintf(e.stderr, "serving %d tools at %s (Ctrl-C to stop)\n", s.gw.Registry().Len(), strings.Join(urls, ", "))
+				}
+			}()
+			// The gateway closes once its start has stopped.
+			defer func() { stopConnect(); <-connected }()
 			return s.gw.Serve(ctx, ln, h, drain)
 		},
 	}

@@ -91,6 +91,7 @@ type Gateway struct {
 
 	launches    launches    // stdio launches waiting for review
 	acceptStart atomic.Bool // Start is connecting with Options.AcceptLaunches
+	connecting  sync.Map    // server name → struct{}: being connected (for /readyz)
 
 	// stateKey signs the requestState of every endpoint's questions to
 	// MCP clients (ExportOptions.RequestStateKey).
@@ -264,6 +265,8 @@ func (g *Gateway) connect(ctx context.Context, servers []*config.Server) error {
 }
 
 func (g *Gateway) connectOne(ctx context.Context, s *config.Server) error {
+	g.connecting.Store(s.Name, struct{}{})
+	defer g.connecting.Delete(s.Name)
 	start := time.Now()
 	g.progress(s.Name, "connecting", 0, 0)
 	if err := g.gateLaunch(ctx, s); err != nil {

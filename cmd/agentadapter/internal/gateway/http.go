@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -28,7 +29,8 @@ type HTTPOptions struct {
 //	/sse, /message[/<virtual>]   MCP over HTTP+SSE (2024-11-05), where
 //	                             legacySSE is on; 404 elsewhere (sse.go)
 //	/healthz                     the process is alive
-//	/readyz                      every enabled server is connected (503 otherwise)
+//	/readyz                      every enabled server is connected (503
+//	                             otherwise, naming those that are not)
 //	/metrics                     Prometheus text format
 //	/console/                    the console, when mounted
 //
@@ -88,13 +90,15 @@ func (g *Gateway) ready(w http.ResponseWriter, _ *http.Request) {
 		if x, ok := status[s.Name]; ok {
 			x.Connected, x.Error = s.Connected, ""
 			if s.Err != nil && detail {
-				x.Error = s.Err.Error()
+				x.Error = graphic(s.Err.Error(), maxReadyError)
 			}
 		}
 	}
 	for _, x := range status {
 		if why := g.LaunchStatus(x.Name); why != "" && !x.Connected {
 			x.Error = why // not started: an operator has to accept its launch
+		} else if _, ok := g.connecting.Load(x.Name); ok && !x.Connected && x.Error == "" {
+			x.Error = "connecting"
 		}
 	}
 	if !detail {
@@ -104,17 +108,43 @@ func (g *Gateway) ready(w http.ResponseWriter, _ *http.Request) {
 			}
 		}
 	}
-	ready := true
 	list := make([]*srv, 0, len(status))
+	notReady := []string{} // names are config names: [A-Za-z0-9_-]{1,64}
 	for _, k := range sortedKeys(status) {
 		list = append(list, status[k])
-		ready = ready && status[k].Connected
+		if !status[k].Connected {
+			notReady = append(notReady, k)
+		}
 	}
+	ready := len(notReady) == 0
 	w.Header().Set("Content-Type", "application/json")
 	if !ready {
 		w.WriteHeader(http.StatusServiceUnavailable)
 	}
-	_ = json.NewEncoder(w).Encode(map[string]any{"ready": ready, "servers": list})
+	_ = json.NewEncoder(w).Encode(map[string]any{"ready": ready, "notReady": notReady, "servers": list})
+}
+
+// maxReadyError bounds the error text of one server in /readyz.
+const maxReadyError = 512
+
+// graphic is s cut to at most n bytes (on a character boundary), with
+// every character that is neither graphic nor a space (controls, C1,
+// bidi overrides) written as a \u escape, so that it is safe on a
+// terminal.
+func graphic(s string, n int) string {
+	var b strings.Builder
+	for _, r := range s {
+		e := string(r)
+		if r != ' ' && !unicode.IsGraphic(r) {
+			e = fmt.Sprintf("\\u%04x", r)
+		}
+		if b.Len()+len(e) > n {
+			b.WriteString("…")
+			break
+		}
+		b.WriteString(e)
+	}
+	return b.String()
 }
 
 // router sends each MCP request to its endpoint. A session stays with the
