@@ -38,39 +38,57 @@ func (t *drainTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		return t.base.RoundTrip(r)
 	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(outer))
-	var mu sync.Mutex
-	answered := false
-	stop := context.AfterFunc(outer, func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if !answered {
-			cancel()
-			return
-		}
-		time.AfterFunc(DrainGrace, cancel)
-	})
+	d := &drainBody{cancel: cancel}
+	d.stop = context.AfterFunc(outer, d.ended)
 	resp, err := t.base.RoundTrip(r.WithContext(ctx))
 	if err != nil {
-		stop()
+		d.stop()
 		cancel()
 		return nil, err
 	}
-	mu.Lock()
-	answered = true
-	mu.Unlock()
-	resp.Body = &drainBody{ReadCloser: resp.Body, done: func() { stop(); cancel() }}
+	d.mu.Lock()
+	d.answered = true
+	d.mu.Unlock()
+	d.ReadCloser = resp.Body
+	resp.Body = d
 	return resp, nil
 }
 
-// drainBody ends its request's context once closed.
+// drainBody is a response body whose request's context ends when it is
+// closed, or DrainGrace after the caller's context ended.
 type drainBody struct {
 	io.ReadCloser
-	once sync.Once
-	done func()
+	cancel context.CancelFunc
+	stop   func() bool
+
+	mu       sync.Mutex
+	answered bool        // the response headers have arrived
+	closed   bool        // Close was called
+	timer    *time.Timer // cancels DrainGrace after the caller's context ended
+}
+
+// ended runs when the caller's context ends.
+func (b *drainBody) ended() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case b.closed:
+	case !b.answered:
+		b.cancel()
+	default:
+		b.timer = time.AfterFunc(DrainGrace, b.cancel)
+	}
 }
 
 func (b *drainBody) Close() error {
 	err := b.ReadCloser.Close()
-	b.once.Do(b.done)
+	b.mu.Lock()
+	b.closed = true
+	if b.timer != nil {
+		b.timer.Stop()
+	}
+	b.mu.Unlock()
+	b.stop()
+	b.cancel()
 	return err
 }
