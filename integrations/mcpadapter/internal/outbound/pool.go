@@ -2,7 +2,9 @@ package outbound
 
 import (
 	"context"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -16,14 +18,39 @@ import (
 // later, the read has found the end and the connection is back in the pool.
 const DrainGrace = 250 * time.Millisecond
 
+// ErrPeerClosed is the error of a write on a connection the server had
+// closed before it (on Linux: the kernel holds the server's FIN or RST):
+// nothing of it was written, so net/http sends the request again on
+// another connection (it does so only for a request nothing of which was
+// written), and the request reached no handler on this one.
+//
+// Without this check a kept connection the server has just closed (it
+// restarted, or its idle timeout ended the connection) could be picked
+// for a call before net/http's read loop has seen the FIN: the request is
+// written into the dead socket, the read fails with EOF, and a call that
+// never reached the server looks as if it may have run.
+var ErrPeerClosed = errors.New("the server had closed the connection before the request was written")
+
 // NewTransport returns the transport an upstream's requests share when no
 // HTTP client of the caller's gives one: net/http's defaults, but keeping
 // up to perHost idle connections per host (net/http keeps 2), so that
-// perHost calls in flight at once reuse theirs.
+// perHost calls in flight at once reuse theirs, and checking a connection
+// before each write (see ErrPeerClosed).
 func NewTransport(perHost int) *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = perHost
 	t.MaxIdleConns = max(t.MaxIdleConns, 4*perHost)
+	dial := t.DialContext
+	if dial == nil {
+		dial = (&net.Dialer{}).DialContext
+	}
+	t.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return checkConn(c), nil
+	}
 	return t
 }
 
