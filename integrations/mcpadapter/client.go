@@ -144,7 +144,7 @@ func (c *conn) transport() (mcp.Transport, error) {
 		return &stdioTransport{Cmd: cmd, Terminate: firstPositive(c.m.opts.StopGrace, DefaultStopGrace), Limit: limit, TooLarge: &c.frameTooLarge}, nil
 	default:
 		// Configured headers go only to the URL's origin: see outbound.go.
-		hc, err := upstreamClient(s)
+		hc, err := upstreamClient(s, c.m.http)
 		if err != nil {
 			return nil, err
 		}
@@ -186,7 +186,7 @@ func (c *conn) dial(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	s, err := c.client.Connect(ctx, wrapTasks(&c.tasks, t), nil)
+	s, err := c.client.Connect(ctx, wrapTasks(&c.tasks, t, c.m.http), nil)
 	if err != nil {
 		return fmt.Errorf("connecting: %w", err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/kit"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/outbound"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/oauth"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/pin"
 	"github.com/agentadapter/agentadapter/registry"
@@ -29,6 +30,9 @@ const (
 	DefaultMaxResultBytes = 4 << 20
 	// DefaultStopGrace is ManagerOptions.StopGrace when it is zero.
 	DefaultStopGrace = 2 * time.Second
+	// DefaultIdleConnsPerHost is ManagerOptions.IdleConnsPerHost when it
+	// is zero.
+	DefaultIdleConnsPerHost = 64
 )
 
 // Upstream describes one MCP server to import from. Set exactly one of
@@ -65,8 +69,10 @@ type Upstream struct {
 	// (scheme, host and port), and to none for another: a redirect
 	// elsewhere is followed without them, one from https to http is
 	// refused. BearerToken, if set, is sent the same way as
-	// "Authorization: Bearer <token>". HTTPClient defaults to
-	// http.DefaultClient.
+	// "Authorization: Bearer <token>". HTTPClient defaults to a client of
+	// the manager's shared transport (see
+	// [ManagerOptions.IdleConnsPerHost]), which an HTTPClient without a
+	// Transport uses too.
 	URL         string
 	SSE         bool
 	Headers     map[string]string
@@ -209,6 +215,13 @@ type ManagerOptions struct {
 	// server that ignores the end of its input is then terminated, not
 	// waited for.
 	StopGrace time.Duration
+	// IdleConnsPerHost is how many idle connections to one host the
+	// manager's shared HTTP transport keeps for reuse; zero means
+	// DefaultIdleConnsPerHost. Every URL server without an HTTPClient of
+	// its own (or with one without a Transport) shares that transport, so
+	// that calls in flight at once, up to this many per host, reuse their
+	// connections instead of opening new ones (net/http's default keeps 2).
+	IdleConnsPerHost int
 }
 
 // Manager imports the tools of MCP servers into a registry and keeps them
@@ -228,7 +241,8 @@ type Manager struct {
 	closed bool
 	pins   pin.Store
 	roots  []*mcp.Root
-	relay  relay // upstream notifications for exports, see upstream.go
+	relay  relay           // upstream notifications for exports, see upstream.go
+	http   *http.Transport // shared by the URL servers, see IdleConnsPerHost
 }
 
 // NewManager returns a manager that imports into reg. opts may be nil.
@@ -241,6 +255,7 @@ func NewManager(reg *registry.Registry, opts *ManagerOptions) *Manager {
 		m.opts = *opts
 	}
 	m.roots = slices.Clone(m.opts.Roots)
+	m.http = outbound.NewTransport(firstPositive(m.opts.IdleConnsPerHost, DefaultIdleConnsPerHost))
 	m.logger = m.opts.Logger
 	if m.logger == nil {
 		m.logger = slog.Default()
@@ -518,6 +533,7 @@ func (m *Manager) Close() error {
 	}
 	wg.Wait()
 	m.wg.Wait()
+	m.http.CloseIdleConnections()
 	return nil
 }
 
@@ -575,7 +591,7 @@ func (m *Manager) callTimeout(s *Upstream) time.Duration {
 	return firstPositive(s.CallTimeout, m.opts.CallTimeout, DefaultCallTimeout)
 }
 
-func firstPositive(ds ...time.Duration) time.Duration {
+func firstPositive[T int | time.Duration](ds ...T) T {
 	for _, d := range ds {
 		if d > 0 {
 			return d

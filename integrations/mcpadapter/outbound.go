@@ -23,12 +23,12 @@ func IsLoopback(addr string) bool { return outbound.IsLoopback(addr) }
 // an ellipsis, cut on a character boundary (a rune cut in two is left out).
 func truncate(s string, n int) string { return outbound.Truncate(s, n) }
 
-// upstreamClient returns the client the transports use for s: see
-// outbound.Client.
-func upstreamClient(s *Upstream) (*http.Client, error) {
+// upstreamClient returns the client the transports use for s, on shared
+// unless s.HTTPClient has a transport: see outbound.Client.
+func upstreamClient(s *Upstream, shared http.RoundTripper) (*http.Client, error) {
 	var wrap func(http.RoundTripper) http.RoundTripper
 	if s.SSE {
 		wrap = func(rt http.RoundTripper) http.RoundTripper { return &transport.SSEStream{Base: rt} }
 	}
-	return outbound.Client(s.HTTPClient, s.URL, s.Headers, s.BearerToken, wrap)
+	return outbound.Client(s.HTTPClient, shared, s.URL, s.Headers, s.BearerToken, wrap)
 }

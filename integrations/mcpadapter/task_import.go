@@ -18,19 +18,22 @@ import (
 // rewriting (taskclient.Table.WrapHTTP).
 
 // wrapTasks wraps for t the connections of the transports whose go-sdk
-// connection needs no unexported method (stdio, in-memory, io).
-func wrapTasks(t *taskclient.Table, tr mcp.Transport) mcp.Transport {
+// connection needs no unexported method (stdio, in-memory, io). A
+// streamable transport without an HTTP client gets one of shared.
+func wrapTasks(t *taskclient.Table, tr mcp.Transport, shared http.RoundTripper) mcp.Transport {
 	switch tr := tr.(type) {
 	case *stdioTransport, *mcp.CommandTransport, *mcp.InMemoryTransport, *mcp.IOTransport, *mcp.StdioTransport, *mcp.SSEClientTransport:
 		return t.Wrap(tr)
 	case *mcp.StreamableClientTransport:
 		// Its connection cannot be wrapped: its HTTP client is.
 		cp := *tr
-		hc := http.DefaultClient
+		var c http.Client
 		if tr.HTTPClient != nil {
-			hc = tr.HTTPClient
+			c = *tr.HTTPClient
 		}
-		c := *hc
+		if c.Transport == nil {
+			c.Transport = shared
+		}
 		c.Transport = t.WrapHTTP(c.Transport)
 		cp.HTTPClient = &c
 		return &cp

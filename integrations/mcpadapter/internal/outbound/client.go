@@ -5,13 +5,16 @@ import (
 	"net/http"
 )
 
-// Client returns the client an upstream's transports use: base (or
-// http.DefaultClient) with the configured headers and bearer token added
-// only to requests for the origin of rawURL, and redirects checked. wrap,
-// when set, wraps the base client's transport first.
-func Client(base *http.Client, rawURL string, headers map[string]string, bearer string, wrap func(http.RoundTripper) http.RoundTripper) (*http.Client, error) {
+// Client returns the client an upstream's transports use: base (or a
+// client of shared) with the configured headers and bearer token added
+// only to requests for the origin of rawURL, and redirects checked. A base
+// without a Transport uses shared too (http.DefaultTransport if nil). A
+// response may be read for DrainGrace past its request's context, so that
+// its connection is reused. wrap, when set, wraps the base client's
+// transport first.
+func Client(base *http.Client, shared http.RoundTripper, rawURL string, headers map[string]string, bearer string, wrap func(http.RoundTripper) http.RoundTripper) (*http.Client, error) {
 	if base == nil {
-		base = http.DefaultClient
+		base = &http.Client{}
 	}
 	origin, err := OriginOfString(rawURL)
 	if err != nil {
@@ -27,8 +30,12 @@ func Client(base *http.Client, rawURL string, headers map[string]string, bearer 
 	cp := *base
 	rt := cp.Transport
 	if rt == nil {
+		rt = shared
+	}
+	if rt == nil {
 		rt = http.DefaultTransport
 	}
+	rt = &drainTransport{base: rt}
 	if wrap != nil {
 		rt = wrap(rt)
 	}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/outbound"
 )
 
 // Fate says what became of a call that failed without an answer.
@@ -34,9 +36,11 @@ func Classify(err error, w *Watch) Fate {
 		return Answered
 	}
 	var op *net.OpError
-	if errors.Is(err, mcp.ErrSessionMissing) || errors.Is(err, syscall.EPIPE) ||
+	if errors.Is(err, mcp.ErrSessionMissing) || errors.Is(err, syscall.EPIPE) || errors.Is(err, outbound.ErrPeerClosed) ||
 		errors.As(err, &op) && op.Op == "dial" {
-		return NotSent // an unknown session runs nothing; a refused dial or a dead pipe sent nothing
+		// An unknown session runs nothing; a refused dial, a dead pipe or
+		// a connection the server had closed before the write sent nothing.
+		return NotSent
 	}
 	if w.Broken() != nil || IsConnectionError(err) {
 		return Lost
