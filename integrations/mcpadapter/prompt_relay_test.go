@@ -80,21 +80,21 @@ func (u *promptUpstream) serve(t *testing.T) *mcp.Server {
 			u.gets.Add(1)
 			p := req.Params
 			u.getSeen.record(p.RequestState, req.ClientCapabilities())
-			if name, ok := nameAnswered(p.InputResponses, p.RequestState, "p1"); ok {
+			if name, ok := nameAnswered(p.InputResponses, p.RequestState, "up:p1"); ok {
 				return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user",
 					Content: &mcp.TextContent{Text: "Hi " + name + " in " + p.Arguments["lang"]}}}}, nil
 			}
-			return &mcp.GetPromptResult{RequestState: "p1", InputRequests: nameQuestion("Name?")}, nil
+			return &mcp.GetPromptResult{RequestState: "up:p1", InputRequests: nameQuestion("Name?")}, nil
 		}
 		s.AddPrompt(&mcp.Prompt{Name: "greet", Arguments: []*mcp.PromptArgument{{Name: "lang"}}}, greet)
 		// A tool of the same name, asking the same question: only the
 		// signing domain tells its requestState from the prompt's.
 		s.AddTool(&mcp.Tool{Name: "greet", InputSchema: &jsonschema.Schema{Type: "object"}}, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			u.calls.Add(1)
-			if name, ok := nameAnswered(req.Params.InputResponses, req.Params.RequestState, "t1"); ok {
+			if name, ok := nameAnswered(req.Params.InputResponses, req.Params.RequestState, "up:t1"); ok {
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "tool greeted " + name}}}, nil
 			}
-			return &mcp.CallToolResult{RequestState: "t1", InputRequests: nameQuestion("Name?")}, nil
+			return &mcp.CallToolResult{RequestState: "up:t1", InputRequests: nameQuestion("Name?")}, nil
 		})
 		s.AddPrompt(&mcp.Prompt{Name: "greet2"}, greet)
 		s.AddPrompt(&mcp.Prompt{Name: "endless"}, func(context.Context, *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
@@ -165,7 +165,8 @@ func manualCaller() *mcp.ClientOptions {
 // wantQuestion fails t unless the first answer to a relayed primitive
 // request (needs, its questions, its state, its content count) is the
 // upstream's one question, under a state of the export's that does not
-// show the upstream's (up) in the clear.
+// show the upstream's (up) in the clear. The upstream states hold a ':',
+// which base64url text cannot, so no encoded state shows one by chance.
 func wantQuestion(t *testing.T, first any, needs bool, questions int, state string, content int, up string) {
 	t.Helper()
 	if !needs || questions != 1 || state == "" || content != 0 {
@@ -254,7 +255,7 @@ func TestPromptRelay(t *testing.T) {
 			if asked.Load() != 1 || up.gets.Load() != 2 {
 				t.Errorf("the caller was asked %d times and the upstream got %d prompts/get, want 1 and 2", asked.Load(), up.gets.Load())
 			}
-			up.getSeen.check(t, "prompts/get", "", "p1")
+			up.getSeen.check(t, "prompts/get", "", "up:p1")
 		})
 	}
 }
@@ -292,7 +293,7 @@ func TestPromptRelayStateRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantQuestion(t, first, first.NeedsInput(), len(first.InputRequests), first.RequestState, len(first.Messages), "p1")
+	wantQuestion(t, first, first.NeedsInput(), len(first.InputRequests), first.RequestState, len(first.Messages), "up:p1")
 	tool, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "greet", Arguments: map[string]any{"lang": "fr"}})
 	if err != nil || !tool.NeedsInput() || tool.RequestState == "" {
 		t.Fatalf("tool: %+v, %v; want its questions", tool, err)
@@ -303,7 +304,7 @@ func TestPromptRelayStateRefused(t *testing.T) {
 		name, prompt, state string
 		args                map[string]string
 	}{
-		{"the upstream's own state", "greet", "p1", args},
+		{"the upstream's own state", "greet", "up:p1", args},
 		{"tampered", "greet", first.RequestState[:len(first.RequestState)-2] + "AA", args},
 		{"other arguments", "greet", first.RequestState, map[string]string{"lang": "en"}},
 		{"no arguments", "greet", first.RequestState, nil},

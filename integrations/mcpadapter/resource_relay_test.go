@@ -28,10 +28,10 @@ func (u *readUpstream) serve(t *testing.T) *mcp.Server {
 		u.reads.Add(1)
 		p := req.Params
 		u.readSeen.record(p.RequestState, req.ClientCapabilities())
-		if name, ok := nameAnswered(p.InputResponses, p.RequestState, "r1"); ok {
+		if name, ok := nameAnswered(p.InputResponses, p.RequestState, "up:r1"); ok {
 			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: p.URI, Text: p.URI + " for " + name}}}, nil
 		}
-		return &mcp.ReadResourceResult{RequestState: "r1", InputRequests: nameQuestion("Reader?")}, nil
+		return &mcp.ReadResourceResult{RequestState: "up:r1", InputRequests: nameQuestion("Reader?")}, nil
 	}
 	s.AddResource(&mcp.Resource{URI: "test://secret", Name: "secret"}, read)
 	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "test://docs/{id}", Name: "doc"}, read)
@@ -75,7 +75,7 @@ func TestResourceRelay(t *testing.T) {
 					t.Errorf("after %s the caller was asked %d times and the upstream got %d reads, want %d and %d", uri, asked.Load(), up.reads.Load(), i+1, 2*(i+1))
 				}
 			}
-			up.readSeen.check(t, "read", "", "r1", "", "r1")
+			up.readSeen.check(t, "read", "", "up:r1", "", "up:r1")
 		})
 	}
 }
@@ -99,7 +99,7 @@ func TestResourceRelayStateRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantQuestion(t, first, first.NeedsInput(), len(first.InputRequests), first.RequestState, len(first.Contents), "r1")
+	wantQuestion(t, first, first.NeedsInput(), len(first.InputRequests), first.RequestState, len(first.Contents), "up:r1")
 	prompt, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "greet"})
 	if err != nil || !prompt.NeedsInput() || prompt.RequestState == "" {
 		t.Fatalf("prompt: %+v, %v; want its questions", prompt, err)
@@ -111,7 +111,7 @@ func TestResourceRelayStateRefused(t *testing.T) {
 	answers := mcp.InputResponseMap{"name": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Mallory"}}}
 	reads, gets, calls := up.reads.Load(), up.gets.Load(), up.calls.Load()
 	for _, bad := range []struct{ name, uri, state string }{
-		{"the upstream's own state", "test://docs/1", "r1"},
+		{"the upstream's own state", "test://docs/1", "up:r1"},
 		{"tampered", "test://docs/1", first.RequestState[:len(first.RequestState)-2] + "AA"},
 		{"another URI of the template", "test://docs/2", first.RequestState},
 		{"another resource", "test://secret", first.RequestState},
