@@ -12,16 +12,13 @@
 //		ai.WithPrompt("What is 2+3?"), ai.WithTools(tools...),
 //		ai.WithMiddleware(genkitadapter.UnknownToolsMiddleware(exec)))
 //
-// A tool's output is adapter.Render's text ([kit.TextValue]), media as
-// data-URL parts. Genkit aborts a generation on a tool's error, so a
-// model-facing error is the output, its payload ([kit.Triage]); a fault
-// aborts. A call held for approval interrupts the generation (FinishReason
-// "interrupted", the ticket in the part: [Approvals]) until [Resume]; a
-// made-up tool name fails it unless [UnknownToolsMiddleware] answers.
-// Generate copies messages through encoding/json, rounding integers beyond
-// 2^53. A call's id is the executor's (on a restart, the request's ref). A
-// run scope ([adapter.WithRun]) is ctx's, else the genkit trace's, across
-// the turns and generations of a flow ([kit.TraceRuns]).
+// A tool's output is adapter.Render's text, media as data-URL parts. Genkit
+// aborts a generation on a tool's error, so a model-facing error is the
+// output, its payload ([kit.Triage]); a fault aborts. A held call interrupts
+// the generation until [Resume]. Generate copies messages through
+// encoding/json, rounding integers beyond 2^53. A call's id is the
+// executor's (a restart's, its request's ref); a run scope ([adapter.WithRun])
+// is ctx's, else the genkit trace's ([kit.TraceRuns]).
 //
 // Genkit's process-wide effects: genkit.Init traps SIGINT and SIGTERM for
 // good; its first span installs the global OpenTelemetry tracer provider;

@@ -94,15 +94,6 @@ func UnknownToolsMiddleware(exec *adapter.Executor) ai.ModelMiddleware {
 	if exec == nil {
 		panic(errNilExecutor)
 	}
-	return unknownTools(exec)
-}
-
-// UnknownTools is [UnknownToolsMiddleware] that leaves no ledger record.
-//
-// Deprecated: every call is to have a record; use [UnknownToolsMiddleware].
-func UnknownTools() ai.ModelMiddleware { return unknownTools(nil) }
-
-func unknownTools(exec *adapter.Executor) ai.ModelMiddleware {
 	return func(next ai.ModelFunc) ai.ModelFunc {
 		return func(ctx context.Context, req *ai.ModelRequest, cb ai.ModelStreamCallback) (resp *ai.ModelResponse, err error) {
 			known := func(n string) bool {

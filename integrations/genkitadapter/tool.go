@@ -190,21 +190,14 @@ func (t *Tool) RunRaw(ctx context.Context, input any) (any, error) {
 	return r.Output, nil
 }
 
-// RunRawMultipart runs the tool on input and returns its output and media.
+// RunRawMultipart runs the tool on input and returns its output (a
+// string, or a JSON value as json.RawMessage) and media.
 func (t *Tool) RunRawMultipart(ctx context.Context, input any) (*ai.MultipartToolResponse, error) {
 	b, err := json.Marshal(input)
 	if err != nil {
 		return nil, fmt.Errorf("genkitadapter: tool %q: input does not marshal: %w", t.Name(), err)
 	}
-	out, err := t.RunJSON(ctx, b, nil)
-	if err != nil {
-		return nil, err
-	}
-	var r ai.MultipartToolResponse
-	if err := json.Unmarshal(out, &r); err != nil {
-		return nil, fmt.Errorf("genkitadapter: tool %q: %w", t.Name(), err)
-	}
-	return &r, nil
+	return t.run(ctx, b)
 }
 
 // Respond returns a part answering an interrupted request with output.
@@ -234,20 +227,24 @@ func (t *Tool) RunJSONWithTelemetry(ctx context.Context, input json.RawMessage, 
 // RunJSON runs the tool on input as genkit holds it, unnormalised, and
 // returns its output as a genkit MultipartToolResponse (api.Action).
 func (t *Tool) RunJSON(ctx context.Context, input json.RawMessage, _ func(context.Context, json.RawMessage) error) (json.RawMessage, error) {
-	parts, held, err := t.core.Call(ctx, input)
-	if held != nil {
-		return nil, (&ai.ToolContext{Context: ctx}).Interrupt(&ai.InterruptOptions{Metadata: held.Metadata()})
-	}
+	r, err := t.run(ctx, input)
 	if err != nil {
 		return nil, err
 	}
-	var r struct {
-		Output  any        `json:"output"`
-		Content []*ai.Part `json:"content,omitempty"`
+	return kit.Marshal(r) // no HTML escaping: the text the renderer wrote
+}
+
+// run runs the tool: its output the renderer's text ([kit.TextValue]),
+// media as data-URL parts, a held call genkit's interrupt.
+func (t *Tool) run(ctx context.Context, input json.RawMessage) (*ai.MultipartToolResponse, error) {
+	parts, held, err := t.core.Call(ctx, input)
+	if held != nil {
+		return nil, (&ai.ToolContext{Context: ctx}).Interrupt(&ai.InterruptOptions{Metadata: held.Metadata()})
+	} else if err != nil {
+		return nil, err
 	}
-	r.Output = kit.TextValue(adapter.PartsText(parts))
-	r.Content = kit.MapParts(parts, nil, func(m *adapter.Media) (*ai.Part, bool) {
+	media := kit.MapParts(parts, nil, func(m *adapter.Media) (*ai.Part, bool) {
 		return ai.NewMediaPart(m.MIMEType, kit.DataURL(m.MIMEType, m.Data)), true
 	})
-	return kit.Marshal(r) // no HTML escaping: the text the renderer wrote
+	return &ai.MultipartToolResponse{Output: kit.TextValue(adapter.PartsText(parts)), Content: media}, nil
 }

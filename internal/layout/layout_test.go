@@ -34,7 +34,7 @@ type size struct{ names, lines int }
 // code moves out, drop the entry once the package is within the limits).
 var over = map[string]size{
 	// The framework integrations, above maxIntegrationLines (#26).
-	"integrations/genkitadapter": {maxNames, 455},
+	"integrations/genkitadapter": {maxNames, 440},
 }
 
 // integrations are the framework integrations, held to maxIntegrationLines.
