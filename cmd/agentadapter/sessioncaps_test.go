@@ -55,3 +55,56 @@ func TestServeSessionCapsConfigured(t *testing.T) {
 		})
 	}
 }
+
+// TestServeSessionCapsBehindProxy: behind a reverse proxy named in
+// trustedProxies, sessions.perIdentity counts each client by the address
+// the proxy forwards (the last X-Forwarded-For hop that is not a trusted
+// proxy), so clients no longer share the proxy's cap; without
+// trustedProxies the header is a client's claim and is ignored, so a
+// client cannot escape its cap by inventing addresses.
+func TestServeSessionCapsBehindProxy(t *testing.T) {
+	tests := []struct {
+		name    string
+		proxies string
+		opens   []string // X-Forwarded-For per session, in order
+		want    []int
+	}{
+		{"trusted: per client", `["127.0.0.1"]`,
+			[]string{"203.0.113.5", "203.0.113.5", "203.0.113.5", "203.0.113.6", "203.0.113.6"},
+			[]int{200, 200, 429, 200, 200}},
+		{"trusted: a chain counts its last untrusted hop", `["127.0.0.0/8"]`,
+			[]string{"198.51.100.9, 203.0.113.5", "203.0.113.5, 127.0.0.2", "10.9.9.9, 203.0.113.5"},
+			[]int{200, 200, 429}},
+		{"trusted: no usable header counts the proxy", `["127.0.0.1"]`,
+			[]string{"", "not-an-address", "::zz"},
+			[]int{200, 200, 429}},
+		{"untrusted: the header is ignored", `[]`,
+			[]string{"198.51.100.1", "198.51.100.2", "198.51.100.3"},
+			[]int{200, 200, 429}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"notes": {"command": %q}},
+  "agentadapter": {"store": "memory:", "sessions": {"max": 50, "perIdentity": 2}, "trustedProxies": %s}}`, testServer, tt.proxies))
+			s := startServe(t, dir, nil, "--config", "gateway.json")
+			for i, xff := range tt.opens {
+				req, _ := http.NewRequest("POST", s.base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				if xff != "" {
+					req.Header.Set("X-Forwarded-For", xff)
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != tt.want[i] {
+					t.Errorf("session %d (X-Forwarded-For %q): %d, want %d", i+1, xff, resp.StatusCode, tt.want[i])
+				}
+			}
+		})
+	}
+}

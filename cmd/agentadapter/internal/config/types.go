@@ -195,10 +195,10 @@ type Section struct {
 	AllowedHosts []string `json:"allowedHosts,omitempty"`
 	// TrustedProxies are the addresses ("10.0.0.5") or networks
 	// ("10.0.0.0/8") of reverse proxies in front of the gateway. Only from
-	// them are X-Forwarded-For (the client's address, for sign-in
-	// throttling) and X-Forwarded-Proto ("https" makes the console's
-	// cookie Secure) believed; from anyone else they are ignored. Default:
-	// none.
+	// them are X-Forwarded-For (the client's address: the last one it
+	// names that is not a trusted proxy, for sign-in throttling, the
+	// session caps and anonymous task ownership) and X-Forwarded-Proto ("https" makes the console's cookie
+	// Secure) believed; from anyone else they are ignored. Default: none.
 	TrustedProxies []string `json:"trustedProxies,omitempty"`
 }
 
@@ -437,7 +437,7 @@ type Sessions struct {
 	// PerIdentity caps one client's sessions (429 with Retry-After past
 	// it): a bearer token's subject, or without auth the client's address.
 	// Behind a reverse proxy every client has the proxy's address and so
-	// shares this cap. Default 100.
+	// shares this cap, unless trustedProxies names the proxy. Default 100.
 	PerIdentity int `json:"perIdentity,omitempty"`
 }
 

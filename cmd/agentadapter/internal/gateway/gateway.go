@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/netip"
 	"reflect"
 	"sort"
 	"sync"
@@ -153,9 +154,10 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 // in whole: no request sees one configuration's tokens with another's
 // endpoints.
 type live struct {
-	cfg  *config.Config
-	eps  map[string]*endpoint
-	auth *authState
+	cfg     *config.Config
+	eps     map[string]*endpoint
+	auth    *authState
+	proxies []netip.Prefix // trustedProxies, parsed
 }
 
 // build makes everything fallible from cfg, reusing the endpoints of old
@@ -178,11 +180,19 @@ func (g *Gateway) build(cfg *config.Config, old *live) (*live, error) {
 			return nil, err
 		}
 	}
+	var proxies []netip.Prefix
+	for _, p := range cfg.Gateway.TrustedProxies {
+		pfx, err := config.ProxyPrefix(p)
+		if err != nil {
+			return nil, &ReloadError{Section: "agentadapter.trustedProxies", Err: err}
+		}
+		proxies = append(proxies, pfx)
+	}
 	eps, err := g.buildEndpoints(cfg, oldEps)
 	if err != nil {
 		return nil, &ReloadError{Section: "agentadapter.virtualServers", Err: err}
 	}
-	return &live{cfg: cfg, eps: eps, auth: a}, nil
+	return &live{cfg: cfg, eps: eps, auth: a, proxies: proxies}, nil
 }
 
 // swap puts in in force in one step.

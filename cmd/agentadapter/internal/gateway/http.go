@@ -51,11 +51,11 @@ func (g *Gateway) Handler(opts *HTTPOptions) (http.Handler, error) {
 	// with an event id and a retry field only with a store. One store for
 	// every endpoint, bounded by go-sdk (10 MiB, oldest events dropped).
 	httpOpts.EventStore = mcp.NewMemoryEventStore(nil)
-	r := g.mcpRouter(httpOpts)
+	r := g.behindProxy(g.mcpRouter(httpOpts))
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", r)
 	mux.Handle("/mcp/", r)
-	sse := newSSEHub(g)
+	sse := g.behindProxy(newSSEHub(g))
 	for _, p := range [...]string{"/sse", "/sse/", "/message", "/message/"} {
 		mux.Handle(p, sse)
 	}
