@@ -433,13 +433,15 @@ func TestFrontDoorConfig(t *testing.T) {
 		"empty host":            {`{"agentadapter": {"allowedHosts": [""]}}`, "is not a host name"},
 		"proxy not an address":  {`{"agentadapter": {"trustedProxies": ["proxy.internal"]}}`, `"proxy.internal" is not an address or network`},
 		"proxy with a bad mask": {`{"agentadapter": {"trustedProxies": ["10.0.0.0/33"]}}`, "is not an address or network"},
+		"negative idle conns":   {`{"agentadapter": {"idleConnsPerHost": -1}}`, "idleConnsPerHost"},
+		"huge idle conns":       {`{"agentadapter": {"idleConnsPerHost": 1000000}}`, "is not a number of connections"},
 	} {
 		writeFile(t, dir, "bad.json", tt.config)
 		if r := runBin(t, dir, nil, "config", "check", "bad.json"); r.code != exitUsage || !strings.Contains(r.stderr, tt.want) {
 			t.Errorf("%s: exit %d %q, want %d and %q", name, r.code, r.stderr, exitUsage, tt.want)
 		}
 	}
-	writeFile(t, dir, "good.json", `{"agentadapter": {"store": "memory:", "allowedHosts": ["gateway.test", "::1"], "trustedProxies": ["10.0.0.5", "10.1.0.0/16", "fd00::/8"]}}`)
+	writeFile(t, dir, "good.json", `{"agentadapter": {"store": "memory:", "allowedHosts": ["gateway.test", "::1"], "trustedProxies": ["10.0.0.5", "10.1.0.0/16", "fd00::/8"], "idleConnsPerHost": 128}}`)
 	if r := runBin(t, dir, nil, "config", "check", "good.json"); r.code != 0 {
 		t.Errorf("a good front-door config: exit %d %s", r.code, r.stderr)
 	}

@@ -17,8 +17,14 @@ import (
 
 // TestServeReusesUpstreamConnections is issue 30's count through serve:
 // after warm-up, calls from 1 and from 8 client sessions to an HTTP
-// upstream open and close no upstream TCP connection.
+// upstream open and close no upstream TCP connection. With
+// idleConnsPerHost 2, the connections the warm-up opened beyond 2 close.
 func TestServeReusesUpstreamConnections(t *testing.T) {
+	t.Run("default", func(t *testing.T) { testUpstreamConns(t, 0) })
+	t.Run("idleConnsPerHost 2", func(t *testing.T) { testUpstreamConns(t, 2) })
+}
+
+func testUpstreamConns(t *testing.T, idle int) {
 	const sessions, warm = 8, 32
 	s := mcp.NewServer(&mcp.Implementation{Name: "counted", Version: "v1"}, nil)
 	obj := &jsonschema.Schema{Type: "object"}
@@ -62,7 +68,7 @@ func TestServeReusesUpstreamConnections(t *testing.T) {
 
 	dir := t.TempDir()
 	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"up": {"type": "http", "url": %q}},
-  "agentadapter": {"store": "memory:", "policy": {"approval": {"default": "never"}}, "servers": {"up": {"trust": "trusted"}}}}`, up.URL+"/mcp"))
+  "agentadapter": {"store": "memory:", "idleConnsPerHost": %d, "policy": {"approval": {"default": "never"}}, "servers": {"up": {"trust": "trusted"}}}}`, up.URL+"/mcp", idle))
 	gw := startServe(t, dir, nil, "--config", "gateway.json")
 	clients := make([]*mcp.ClientSession, sessions)
 	for i := range clients {
@@ -99,6 +105,16 @@ func TestServeReusesUpstreamConnections(t *testing.T) {
 		}
 	}
 	each(warm/sessions, 1, "hold")
+	if idle > 0 {
+		// The transport keeps idle of the warm connections and closes the rest.
+		for deadline := time.Now().Add(10 * time.Second); closed.Load() < warm-int64(idle) && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if got := closed.Load(); got < warm-int64(idle) {
+			t.Errorf("idleConnsPerHost %d: %d of the %d warm-up connections closed, want at least %d", idle, got, accepted.Load(), warm-int64(idle))
+		}
+		return
+	}
 
 	const n = 200
 	opened, shut := accepted.Load(), closed.Load()

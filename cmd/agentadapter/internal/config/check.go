@@ -136,6 +136,9 @@ func (l *loader) check(cfg *Config) error {
 			return fail(at("trustedProxies"), "%v", err)
 		}
 	}
+	if n := sec.IdleConnsPerHost; n < 0 || n > 10000 {
+		return fail(at("idleConnsPerHost"), "%d is not a number of connections from 0 (the default, 64) to 10000", n)
+	}
 	byName := map[string]*Server{}
 	for _, s := range cfg.Servers {
 		byName[s.Name] = s

@@ -177,6 +177,12 @@ type Section struct {
 	// Sessions caps the live MCP sessions (streamable HTTP) across every
 	// endpoint of the gateway.
 	Sessions *Sessions `json:"sessions,omitempty"`
+	// IdleConnsPerHost is how many idle HTTP connections to one upstream
+	// host the gateway keeps for reuse, shared by every URL server; default
+	// 64 (net/http's own default, 2, opens a connection per call under
+	// load). It changes only on restart: a reload that changes it is
+	// refused whole.
+	IdleConnsPerHost int `json:"idleConnsPerHost,omitempty"`
 	// LegacySSE also serves the HTTP+SSE transport of protocol 2024-11-05,
 	// for clients that know no other, at every endpoint: GET /sse (or
 	// /sse/<virtual>) opens a session, whose messages the client posts to

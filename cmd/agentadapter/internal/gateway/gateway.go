@@ -135,6 +135,9 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 		PinStore:  opts.Store.Pins(),
 		Logger:    g.log,
 		StopGrace: opts.StopGrace,
+		// The manager's shared transport keeps this many idle connections
+		// per upstream host (config check refuses a negative value).
+		IdleConnsPerHost: cfg.Gateway.IdleConnsPerHost,
 		OnQuarantine: func(q mcpadapter.Quarantine) {
 			g.log.Warn("tool quarantined: its definition changed; review it with agentadapter pins diff", "server", q.Server, "tool", q.Tool)
 			g.saveQuarantines()
@@ -351,7 +354,7 @@ func (e *ReloadError) Error() string { return e.Section + ": " + e.Err.Error() }
 func (e *ReloadError) Unwrap() error { return e.Err }
 
 // ErrNeedsRestart is the cause of a *ReloadError for a section that only
-// a restart applies (the store and the listen address).
+// a restart applies (the store, the listen address, idleConnsPerHost).
 var ErrNeedsRestart = errors.New("changes only on restart; the whole reload is refused")
 
 // Reload applies a new configuration whole, or refuses it and changes
@@ -381,6 +384,9 @@ func (g *Gateway) Reload(ctx context.Context, cfg *config.Config) error {
 	}
 	if old.cfg.Gateway.Listen != cfg.Gateway.Listen {
 		return &ReloadError{Section: "agentadapter.listen", Err: ErrNeedsRestart}
+	}
+	if old.cfg.Gateway.IdleConnsPerHost != cfg.Gateway.IdleConnsPerHost {
+		return &ReloadError{Section: "agentadapter.idleConnsPerHost", Err: ErrNeedsRestart}
 	}
 	in, err := g.build(cfg, old)
 	if err != nil {
