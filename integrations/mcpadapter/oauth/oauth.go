@@ -715,8 +715,9 @@ func (h *Handler) legacyAuthorize(ctx context.Context, mcpURL string, cs []oauth
 		return errors.New("the authorization response's state does not match")
 	}
 	// RFC 9207: an iss in the response must be the issuer the user was
-	// sent to; one the server promises must be there.
-	if (res.Iss != "" || asm.AuthorizationResponseIssParameterSupported) && !issuersEqual(res.Iss, asm.Issuer) {
+	// sent to, compared as strings (§2.4: no normalisation, so not even a
+	// trailing "/" differs); one the server promises must be there.
+	if (res.Iss != "" || asm.AuthorizationResponseIssParameterSupported) && res.Iss != asm.Issuer {
 		return fmt.Errorf("the authorization response's issuer %q is not %q", outbound.Truncate(res.Iss, 200), asm.Issuer)
 	}
 	t, err := cfg.Exchange(context.WithValue(ctx, oauth2.HTTPClient, h.hc), res.Code,
