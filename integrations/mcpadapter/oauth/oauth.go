@@ -114,7 +114,10 @@ type Config struct {
 	AnyIssuer bool
 
 	// Tokens keeps tokens across connections and processes; nil means a
-	// token.MemoryStore of the server's own.
+	// token.MemoryStore of the server's own. The handler's tokens are the
+	// shared, service identity's: stored under token.Key{Server, Resource}
+	// with Subject and Issuer empty, as before per-user tokens, so that
+	// tokens stored by earlier versions are still found.
 	Tokens token.Store
 	// HTTPClient makes the discovery, registration and token requests; nil
 	// means the server's HTTPClient, then http.DefaultClient. Its
