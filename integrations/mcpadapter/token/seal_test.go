@@ -415,3 +415,30 @@ func TestDecodeBounded(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkEncodeDecode(b *testing.B) {
+	k := make([]byte, 32)
+	rand.Read(k)
+	keys, err := token.NewKeyring(k)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tok := secretToken("alice")
+	for _, tt := range []struct {
+		name string
+		keys *token.Keyring
+		key  token.Key
+	}{{"Plain", nil, token.Key{Server: "docs", Resource: aliceKey.Resource}}, {"Sealed", keys, aliceKey}} {
+		b.Run(tt.name, func(b *testing.B) {
+			for b.Loop() {
+				enc, err := token.Encode(tt.keys, tt.key, tok)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := token.Decode(tt.keys, tt.key, enc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
