@@ -2,6 +2,7 @@ package mcpadapter_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -9,6 +10,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -30,6 +32,7 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
 	"github.com/agentadapter/agentadapter/registry"
 )
 
@@ -58,6 +61,12 @@ type authServer struct {
 	ccGrants  int
 	lastScope string
 	presented []string // tokens presented to the MCP endpoint
+
+	// issSupported advertises authorization_response_iss_parameter_supported
+	// (RFC 9207); metaIssuer, if set, is the issuer the metadata names
+	// instead of the server's own URL. Set before the first request.
+	issSupported bool
+	metaIssuer   string
 }
 
 type codeGrant struct {
@@ -82,7 +91,8 @@ func newAuthServer(t *testing.T) *authServer {
 	mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(map[string]any{
-			"issuer": a.url, "authorization_endpoint": a.url + "/authorize", "token_endpoint": a.url + "/token",
+			"issuer": cmp.Or(a.metaIssuer, a.url), "authorization_response_iss_parameter_supported": a.issSupported,
+			"authorization_endpoint": a.url + "/authorize", "token_endpoint": a.url + "/token",
 			"registration_endpoint": a.url + "/register", "response_types_supported": []string{"code"},
 			"scopes_supported":                      []string{"read", "admin", "offline_access"},
 			"code_challenge_methods_supported":      []string{"S256"},
@@ -583,4 +593,60 @@ func TestOAuthTokensStayWithTheirServer(t *testing.T) {
 		from.mu.Unlock()
 		to.mu.Unlock()
 	}
+}
+
+// TestOAuthIssuerChecks: the authorization response's iss (RFC 9207) must
+// be the authorization server's issuer when present, and present when the
+// server advertises it; authorization server metadata naming an issuer
+// other than the one discovered is refused before the user is sent there.
+// No token is stored after a refused response.
+func TestOAuthIssuerChecks(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		supported bool
+		iss       func(a *authServer) string
+		ok        bool
+	}{
+		{"SupportedRight", true, func(a *authServer) string { return a.url }, true},
+		// RFC 9207 §2.4 compares as strings: a trailing "/" is another issuer.
+		{"SupportedTrailingSlash", true, func(a *authServer) string { return a.url + "/" }, false},
+		{"SupportedMissing", true, func(*authServer) string { return "" }, false},
+		{"SupportedWrong", true, func(*authServer) string { return "https://evil.example" }, false},
+		{"NotAdvertisedMissing", false, func(*authServer) string { return "" }, true},
+		{"NotAdvertisedWrong", false, func(*authServer) string { return "https://evil.example" }, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := newAuthServer(t)
+			a.issSupported = tt.supported
+			authorize := func(ctx context.Context, req *mcpadapter.AuthorizationRequest) (*auth.AuthorizationResult, error) {
+				res, err := headless(ctx, req)
+				if err == nil {
+					res.Iss = tt.iss(a)
+				}
+				return res, err
+			}
+			store := new(mcpadapter.MemoryTokenStore)
+			var logs, ledger syncBuffer
+			_, err := newOAuthEnv(t, a, &mcpadapter.OAuth{Authorize: authorize, Tokens: store}, &logs, &ledger)
+			if tt.ok != (err == nil) {
+				t.Fatalf("Connect: %v; want success %v", err, tt.ok)
+			}
+			_, terr := store.Token(context.Background(), token.Key{Server: "protected", Resource: a.url + "/mcp"})
+			if !tt.ok && !errors.Is(terr, token.ErrNotFound) {
+				t.Errorf("a token was stored after a refused authorization response: %v", terr)
+			}
+		})
+	}
+	t.Run("MetadataIssuerMismatch", func(t *testing.T) {
+		a := newAuthServer(t)
+		a.metaIssuer = "https://evil.example"
+		var logs, ledger syncBuffer
+		_, err := newOAuthEnv(t, a, &mcpadapter.OAuth{Authorize: headless, Tokens: new(mcpadapter.MemoryTokenStore)}, &logs, &ledger)
+		if err == nil {
+			t.Fatal("Connect accepted metadata naming another issuer")
+		}
+		if n, _, _ := a.counts(); n != 0 {
+			t.Errorf("%d authorization requests; want none: the user must not be sent to a mismatched issuer", n)
+		}
+	})
 }

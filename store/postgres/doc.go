@@ -88,8 +88,9 @@
 //	              (version 5)
 //	cache         cached results by key, with their expiry (indexed)
 //	pins          accepted definition hashes by pin.Key
-//	tokens        OAuth tokens by server and resource (secrets: restrict
-//	              who may read this table)
+//	tokens        OAuth tokens by server, subject, issuer and resource
+//	              (secrets, encrypted with Options.Tokens.Keys: restrict
+//	              who may read this table all the same)
 //
 // Times are stored as Unix nanoseconds, so that a record reads back
 // exactly as it was hashed.

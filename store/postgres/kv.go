@@ -63,8 +63,9 @@ func (p *Pins) All(ctx context.Context) iter.Seq2[pin.Pin, error] {
 
 // Tokens is a [token.Store] in the database: replicas share the
 // OAuth grants of their upstream servers, and a restarted process finds
-// them. Tokens are secrets stored as they are: restrict who may read the
-// tokens table.
+// them. Tokens are secrets: with Options.Tokens.Keys they are stored
+// encrypted, and per-user tokens only so; restrict who may read the tokens
+// table all the same.
 type Tokens struct {
 	t sqlkv.Tokens
 }

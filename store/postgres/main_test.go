@@ -73,7 +73,7 @@ func newSchemaDSN(t testing.TB) string {
 var kit = &storetest.Kit{
 	NewDB: newSchemaDSN,
 	Open: func(ctx context.Context, dsn string, o storetest.Options) (*storetest.Store, error) {
-		s, err := Open(ctx, dsn, &Options{Durable: o.Durable, Retention: o.Retention, PollInterval: o.PollInterval, Now: o.Now})
+		s, err := Open(ctx, dsn, &Options{Durable: o.Durable, Retention: o.Retention, PollInterval: o.PollInterval, Now: o.Now, Tokens: o.Tokens})
 		if err != nil {
 			return nil, err
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
 	"github.com/agentadapter/agentadapter/store/internal/migrations"
 	"github.com/agentadapter/agentadapter/store/internal/sqlkv"
 	"github.com/agentadapter/agentadapter/store/internal/ticketwait"
@@ -69,6 +70,12 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Tokens says how the OAuth tokens of [Store.Tokens] are kept at
+	// rest: with Tokens.Keys every token is written encrypted (AES-256-GCM);
+	// the zero value keeps the shared identity's in the clear and refuses
+	// per-user ones. With Tokens.PerUser and no keys, Open fails with
+	// [token.ErrNoKey].
+	Tokens token.StoreOptions
 }
 
 // Store is a PostgreSQL database holding the state of executors and MCP
@@ -104,6 +111,9 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 		s.opts = *opts
 	}
 	o := &s.opts
+	if err := o.Tokens.Check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", "pgstore", err)
+	}
 	if o.LedgerBuffer <= 0 {
 		o.LedgerBuffer = DefaultLedgerBuffer
 	}
@@ -133,7 +143,7 @@ func Open(ctx context.Context, dsn string, opts *Options) (*Store, error) {
 	}
 	s.pool = pool
 	s.kv = sqlkv.New(pgDB{pool}, sqlkv.Dialect{Name: "pgstore", Numbered: true, NoRows: pgx.ErrNoRows, Collate: ` COLLATE "C"`,
-		ErrSessionTooLarge: ErrSessionTooLarge, Now: s.now, Logger: s.logger})
+		ErrSessionTooLarge: ErrSessionTooLarge, Now: s.now, Logger: s.logger, TokenKeys: o.Tokens.Keys})
 	if err := migrate(ctx, pool); err != nil {
 		pool.Close()
 		return nil, err

@@ -124,3 +124,19 @@ func TestStanding(t *testing.T) {
 		return fmt.Sprintf("CREATE TABLE agentadapter_schema (id int PRIMARY KEY CHECK (id = 1), version int NOT NULL); INSERT INTO agentadapter_schema VALUES (1, %d)", v)
 	})
 }
+
+func TestTokensAtRest(t *testing.T) { storetest.TestTokensAtRest(t, kit) }
+
+func TestMigrateTokens(t *testing.T) {
+	storetest.TestMigrateTokens(t, kit, migrations.Load(migrationFiles), func(dsn, stmt string) error {
+		conn, err := pgx.Connect(context.Background(), dsn)
+		if err != nil {
+			return err
+		}
+		defer conn.Close(context.Background())
+		_, err = conn.Exec(context.Background(), stmt)
+		return err
+	}, func(v int) string {
+		return fmt.Sprintf("CREATE TABLE agentadapter_schema (id int PRIMARY KEY CHECK (id = 1), version int NOT NULL); INSERT INTO agentadapter_schema VALUES (1, %d)", v)
+	})
+}

@@ -78,7 +78,8 @@
 //	              (version 5)
 //	cache         cached results by key, with their expiry (indexed)
 //	pins          accepted definition hashes by pin.Key
-//	tokens        OAuth tokens by server and resource (secrets: Open creates
+//	tokens        OAuth tokens by server, subject, issuer and resource
+//	              (secrets, encrypted with Options.Tokens.Keys; Open creates
 //	              the file readable by its owner only)
 //
 // Times are stored as Unix nanoseconds, so that a record reads back

@@ -15,6 +15,7 @@ import (
 
 	_ "github.com/ncruces/go-sqlite3/driver" // the database/sql driver "sqlite3"
 
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
 	"github.com/agentadapter/agentadapter/store/internal/migrations"
 	"github.com/agentadapter/agentadapter/store/internal/sqlkv"
 )
@@ -68,6 +69,12 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// Tokens says how the OAuth tokens of [Store.Tokens] are kept at
+	// rest: with Tokens.Keys every token is written encrypted (AES-256-GCM);
+	// the zero value keeps the shared identity's in the clear and refuses
+	// per-user ones. With Tokens.PerUser and no keys, Open fails with
+	// [token.ErrNoKey].
+	Tokens token.StoreOptions
 }
 
 // Store is a SQLite database holding the state of one or more executors
@@ -101,6 +108,9 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		s.opts = *opts
 	}
 	o := &s.opts
+	if err := o.Tokens.Check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", "sqlitestore", err)
+	}
 	if o.LedgerBuffer <= 0 {
 		o.LedgerBuffer = DefaultLedgerBuffer
 	}
@@ -143,7 +153,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	}
 	s.db = db
 	s.kv = sqlkv.New(sqlkv.SQL(db), sqlkv.Dialect{Name: "sqlitestore", NoRows: sql.ErrNoRows,
-		ErrSessionTooLarge: ErrSessionTooLarge, Now: s.now, Logger: s.logger})
+		ErrSessionTooLarge: ErrSessionTooLarge, Now: s.now, Logger: s.logger, TokenKeys: o.Tokens.Keys})
 	if err := migrate(ctx, db); err != nil {
 		db.Close()
 		return nil, err

@@ -19,7 +19,7 @@ import (
 var kit = &storetest.Kit{
 	NewDB: func(t testing.TB) string { return filepath.Join(t.TempDir(), "state.db") },
 	Open: func(ctx context.Context, path string, o storetest.Options) (*storetest.Store, error) {
-		s, err := Open(ctx, path, &Options{Durable: o.Durable, Retention: o.Retention, PollInterval: o.PollInterval, Now: o.Now})
+		s, err := Open(ctx, path, &Options{Durable: o.Durable, Retention: o.Retention, PollInterval: o.PollInterval, Now: o.Now, Tokens: o.Tokens})
 		if err != nil {
 			return nil, err
 		}
@@ -132,6 +132,20 @@ func TestMigrateTicketCounts(t *testing.T) {
 
 func TestStanding(t *testing.T) {
 	storetest.TestStanding(t, kit, migrations.Load(migrationFiles), func(path, stmt string) error {
+		db, err := sql.Open("sqlite3", "file:"+path)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		_, err = db.Exec(stmt)
+		return err
+	}, func(v int) string { return fmt.Sprintf("PRAGMA user_version = %d", v) })
+}
+
+func TestTokensAtRest(t *testing.T) { storetest.TestTokensAtRest(t, kit) }
+
+func TestMigrateTokens(t *testing.T) {
+	storetest.TestMigrateTokens(t, kit, migrations.Load(migrationFiles), func(path, stmt string) error {
 		db, err := sql.Open("sqlite3", "file:"+path)
 		if err != nil {
 			return err

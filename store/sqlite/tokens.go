@@ -9,8 +9,9 @@ import (
 
 // Tokens is a [token.Store] in the database: replicas share the
 // OAuth grants of their upstream servers, and a restarted process finds
-// them. Tokens are secrets stored as they are: keep the database file
-// private (Open creates it readable by its owner only).
+// them. Tokens are secrets: with Options.Tokens.Keys they are stored
+// encrypted, and per-user tokens only so; keep the database file private
+// all the same (Open creates it readable by its owner only).
 type Tokens struct {
 	t sqlkv.Tokens
 }

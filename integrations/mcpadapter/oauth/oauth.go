@@ -114,7 +114,10 @@ type Config struct {
 	AnyIssuer bool
 
 	// Tokens keeps tokens across connections and processes; nil means a
-	// token.MemoryStore of the server's own.
+	// token.MemoryStore of the server's own. The handler's tokens are the
+	// shared, service identity's: stored under token.Key{Server, Resource}
+	// with Subject and Issuer empty, as before per-user tokens, so that
+	// tokens stored by earlier versions are still found.
 	Tokens token.Store
 	// HTTPClient makes the discovery, registration and token requests; nil
 	// means the server's HTTPClient, then http.DefaultClient. Its
@@ -715,8 +718,9 @@ func (h *Handler) legacyAuthorize(ctx context.Context, mcpURL string, cs []oauth
 		return errors.New("the authorization response's state does not match")
 	}
 	// RFC 9207: an iss in the response must be the issuer the user was
-	// sent to; one the server promises must be there.
-	if (res.Iss != "" || asm.AuthorizationResponseIssParameterSupported) && !issuersEqual(res.Iss, asm.Issuer) {
+	// sent to, compared as strings (§2.4: no normalisation, so not even a
+	// trailing "/" differs); one the server promises must be there.
+	if (res.Iss != "" || asm.AuthorizationResponseIssParameterSupported) && res.Iss != asm.Issuer {
 		return fmt.Errorf("the authorization response's issuer %q is not %q", outbound.Truncate(res.Iss, 200), asm.Issuer)
 	}
 	t, err := cfg.Exchange(context.WithValue(ctx, oauth2.HTTPClient, h.hc), res.Code,

@@ -1,6 +1,6 @@
-// Package token keeps the OAuth tokens an MCP client obtained, per server
-// and resource, so that a program restarted does not send its user through
-// authorization again. It imports no MCP SDK and no OAuth library: a
+// Package token keeps the OAuth tokens an MCP client obtained, per server,
+// caller, issuer and resource, so that a program restarted does not send
+// its users through authorization again. It imports no MCP SDK and no OAuth library: a
 // database store implements [Store] with this package alone.
 //
 //	store := token.NewFileStore(filepath.Join(dir, "myagent", "tokens.json"))
@@ -11,6 +11,12 @@
 //
 // Everything in a [Token] is a secret: its String, GoString and LogValue
 // methods redact it.
+//
+// A token either acts for the program itself (the shared, service
+// identity: [Key.Subject] empty, as before per-user tokens) or for one
+// caller (Subject set). Per-user tokens are stored encrypted: a store
+// holds them only with a [Keyring] ([StoreOptions]), and refuses them
+// without one ([ErrNoKey]).
 package token
 
 import (
@@ -29,12 +35,43 @@ import (
 // ErrNotFound is returned by a [Store] that holds no token for a key.
 var ErrNotFound = errors.New("mcpadapter: no token stored")
 
-// Key identifies a stored token: the server's name (Server.Name) and
-// the resource the token was issued for (the server's canonical URL). A
-// token is only ever sent to the resource it is stored under.
+// Key identifies a stored token: the server's name (Server.Name), the
+// caller it acts for, the authorization server that issued it, and the
+// resource it was issued for (the server's canonical URL). A token is only
+// ever sent to the resource it is stored under, on behalf of its subject.
+//
+// Tokens stored before subjects and issuers were part of the key read as
+// Subject "" and Issuer "": the shared identity's, issuer not recorded.
 type Key struct {
-	Server   string `json:"server"`
+	Server string `json:"server"`
+	// Subject is the caller the token acts for, as the inbound
+	// authentication verified it (a token's sub, a console login); empty
+	// is the shared, service identity.
+	Subject string `json:"subject,omitempty"`
+	// Issuer is the authorization server's issuer identifier (its
+	// metadata's issuer). A per-user token must name it: the same resource
+	// under another issuer is another credential. Empty is allowed for the
+	// shared identity only (its tokens stored before issuers were
+	// recorded).
+	Issuer   string `json:"issuer,omitempty"`
 	Resource string `json:"resource"`
+}
+
+// maxKeyField bounds each field of a Key: a name, a subject, a URL.
+const maxKeyField = 4096
+
+// Check reports whether k may key a token: a per-user key (Subject set)
+// names its Issuer, and no field is longer than 4096 bytes.
+func (k Key) Check() error {
+	for _, f := range []string{k.Server, k.Subject, k.Issuer, k.Resource} {
+		if len(f) > maxKeyField {
+			return fmt.Errorf("mcpadapter: token key field longer than %d bytes", maxKeyField)
+		}
+	}
+	if k.Subject != "" && k.Issuer == "" {
+		return errors.New("mcpadapter: a per-user token key (Subject set) must name its Issuer")
+	}
+	return nil
 }
 
 // Token is an OAuth grant obtained for one server: the access token and
@@ -88,12 +125,15 @@ func (t *Token) clone() *Token {
 	return &c
 }
 
-// A Store keeps OAuth tokens per server and resource, so that a
-// program restarted does not send its user through authorization again.
+// A Store keeps OAuth tokens per [Key] (server, subject, issuer,
+// resource), so that a program restarted does not send its users through
+// authorization again. A token is returned only for the very key it was
+// put under: never another subject's or another issuer's.
 // Implementations must be safe for concurrent use, return copies (a caller
 // may modify what it gets), and treat everything in a Token as a secret:
-// never log it. The adaptertest package checks an implementation
-// (mcpadaptertest.TestTokenStore).
+// never log it; one holding per-user tokens stores them encrypted ([Encode],
+// [Decode]). mcpadaptertest.TestTokenStore checks an implementation, and
+// mcpadaptertest.TestTokenIsolation its per-user isolation.
 type Store interface {
 	// Token returns the token stored under key, or an error wrapping
 	// ErrNotFound.
@@ -106,7 +146,8 @@ type Store interface {
 }
 
 // MemoryStore is a [Store] in memory: tokens last as long as the
-// process. The zero value is ready to use.
+// process. The zero value is ready to use. It holds per-user tokens in the
+// clear: memory is not at rest.
 type MemoryStore struct {
 	mu     sync.Mutex
 	tokens map[Key]*Token
@@ -127,6 +168,9 @@ func (s *MemoryStore) Token(_ context.Context, key Key) (*Token, error) {
 func (s *MemoryStore) PutToken(_ context.Context, key Key, t *Token) error {
 	if t == nil {
 		return errors.New("mcpadapter: PutToken with a nil token")
+	}
+	if err := key.Check(); err != nil {
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -150,20 +194,52 @@ func (s *MemoryStore) DeleteToken(_ context.Context, key Key) error {
 // the file atomically (a temporary file renamed over it), so a crash leaves
 // the old or the new contents, never a mix. It serialises the writers of
 // one process; processes sharing a file must not write at the same time.
+//
+// Opened with keys ([OpenFileStore]) it encrypts every token it writes;
+// entries written unencrypted before are still read (the shared
+// identity's) and encrypted when next written.
 type FileStore struct {
 	path string
+	keys *Keyring
 	mu   sync.Mutex
 }
 
 // NewFileStore returns a store kept in the file at path, which need
-// not exist yet.
+// not exist yet, without encryption keys: it keeps the shared identity's
+// tokens and refuses per-user ones ([ErrNoKey]).
 func NewFileStore(path string) *FileStore {
 	return &FileStore{path: path}
 }
 
+// OpenFileStore returns a store kept in the file at path, which need not
+// exist yet, encrypting with opts.Keys. It fails with [ErrNoKey] when
+// opts.PerUser is set without keys.
+func OpenFileStore(path string, opts StoreOptions) (*FileStore, error) {
+	if err := opts.Check(); err != nil {
+		return nil, err
+	}
+	return &FileStore{path: path, keys: opts.Keys}, nil
+}
+
+// A fileEntry holds a token in the clear (Token, as before encryption) or
+// encrypted (Sealed, what [Encode] returns).
 type fileEntry struct {
-	Key   Key    `json:"key"`
-	Token *Token `json:"token"`
+	Key    Key    `json:"key"`
+	Token  *Token `json:"token,omitempty"`
+	Sealed string `json:"sealed,omitempty"`
+}
+
+func (s *FileStore) entryToken(e fileEntry) (*Token, error) {
+	if e.Sealed != "" {
+		return Decode(s.keys, e.Key, []byte(e.Sealed))
+	}
+	if e.Token == nil {
+		return nil, ErrNotFound
+	}
+	if e.Key.Subject != "" {
+		return nil, fmt.Errorf("%w: a per-user token is stored unencrypted", ErrDecrypt)
+	}
+	return e.Token, nil
 }
 
 // maxTokenFile bounds what is read: a token file is a few kilobytes.
@@ -242,8 +318,8 @@ func (s *FileStore) Token(_ context.Context, key Key) (*Token, error) {
 		return nil, err
 	}
 	for _, e := range entries {
-		if e.Key == key && e.Token != nil {
-			return e.Token, nil
+		if e.Key == key {
+			return s.entryToken(e)
 		}
 	}
 	return nil, ErrNotFound
@@ -254,6 +330,16 @@ func (s *FileStore) PutToken(_ context.Context, key Key, t *Token) error {
 	if t == nil {
 		return errors.New("mcpadapter: PutToken with a nil token")
 	}
+	e := fileEntry{Key: key, Token: t}
+	if s.keys != nil || key.Subject != "" {
+		b, err := Encode(s.keys, key, t)
+		if err != nil {
+			return err
+		}
+		e = fileEntry{Key: key, Sealed: string(b)}
+	} else if err := key.Check(); err != nil {
+		return err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	entries, err := s.load()
@@ -261,7 +347,7 @@ func (s *FileStore) PutToken(_ context.Context, key Key, t *Token) error {
 		return err
 	}
 	entries = slices.DeleteFunc(entries, func(e fileEntry) bool { return e.Key == key })
-	entries = append(entries, fileEntry{Key: key, Token: t})
+	entries = append(entries, e)
 	return s.save(entries)
 }
 

@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
 )
 
 // DB runs a store's statements, as database/sql and pgx both can.
@@ -61,6 +63,9 @@ type Dialect struct {
 	Now func() time.Time
 	// Logger receives the errors of the cache and the sweep loop.
 	Logger *slog.Logger
+	// TokenKeys encrypt the tokens table's tokens ([token.Encode]); nil
+	// keeps the shared identity's in the clear and refuses per-user ones.
+	TokenKeys *token.Keyring
 }
 
 // Tables are a store's shared tables. They are safe for concurrent use.
@@ -164,10 +169,10 @@ var base = statements{
 		ON CONFLICT (key) DO UPDATE SET hash = excluded.hash, updated = excluded.updated`,
 	pinsAll: "SELECT key, hash FROM pins ORDER BY key",
 
-	tokensGet: "SELECT token FROM tokens WHERE server = ? AND resource = ?",
-	tokensPut: `INSERT INTO tokens (server, resource, token, updated) VALUES (?, ?, ?, ?)
-		ON CONFLICT (server, resource) DO UPDATE SET token = excluded.token, updated = excluded.updated`,
-	tokensDelete: "DELETE FROM tokens WHERE server = ? AND resource = ?",
+	tokensGet: "SELECT token FROM tokens WHERE server = ? AND subject = ? AND issuer = ? AND resource = ?",
+	tokensPut: `INSERT INTO tokens (server, subject, issuer, resource, token, updated) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (server, subject, issuer, resource) DO UPDATE SET token = excluded.token, updated = excluded.updated`,
+	tokensDelete: "DELETE FROM tokens WHERE server = ? AND subject = ? AND issuer = ? AND resource = ?",
 
 	cacheGet: "SELECT value FROM cache WHERE key = ? AND expires > ?",
 	cacheAdd: `INSERT INTO cache (key, value, expires) VALUES (?, ?, ?)

@@ -2,7 +2,6 @@ package sqlkv
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -12,28 +11,27 @@ import (
 // Token implements [token.Store].
 func (s Tokens) Token(ctx context.Context, key token.Key) (*token.Token, error) {
 	var b []byte
-	err := s.t.db.QueryRow(ctx, s.t.q.tokensGet, key.Server, key.Resource).Scan(&b)
+	err := s.t.db.QueryRow(ctx, s.t.q.tokensGet, key.Server, key.Subject, key.Issuer, key.Resource).Scan(&b)
 	if errors.Is(err, s.t.d.NoRows) {
 		return nil, token.ErrNotFound
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.t.d.Name, err)
 	}
-	var tok token.Token
-	if err := json.Unmarshal(b, &tok); err != nil {
-		// The error of encoding/json never quotes the token's text.
-		return nil, fmt.Errorf("%s: stored token unreadable: %w", s.t.d.Name, err)
+	tok, err := token.Decode(s.t.d.TokenKeys, key, b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.t.d.Name, err)
 	}
-	return &tok, nil
+	return tok, nil
 }
 
 // PutToken implements [token.Store].
 func (s Tokens) PutToken(ctx context.Context, key token.Key, tok *token.Token) error {
-	b, err := json.Marshal(tok)
+	b, err := token.Encode(s.t.d.TokenKeys, key, tok)
 	if err != nil {
-		return fmt.Errorf("%s: encoding token: %w", s.t.d.Name, err)
+		return fmt.Errorf("%s: %w", s.t.d.Name, err)
 	}
-	if _, err := s.t.db.Exec(ctx, s.t.q.tokensPut, key.Server, key.Resource, b, s.t.d.Now().UnixNano()); err != nil {
+	if _, err := s.t.db.Exec(ctx, s.t.q.tokensPut, key.Server, key.Subject, key.Issuer, key.Resource, b, s.t.d.Now().UnixNano()); err != nil {
 		return fmt.Errorf("%s: %w", s.t.d.Name, err)
 	}
 	return nil
@@ -41,7 +39,7 @@ func (s Tokens) PutToken(ctx context.Context, key token.Key, tok *token.Token) e
 
 // DeleteToken implements [token.Store].
 func (s Tokens) DeleteToken(ctx context.Context, key token.Key) error {
-	if _, err := s.t.db.Exec(ctx, s.t.q.tokensDelete, key.Server, key.Resource); err != nil {
+	if _, err := s.t.db.Exec(ctx, s.t.q.tokensDelete, key.Server, key.Subject, key.Issuer, key.Resource); err != nil {
 		return fmt.Errorf("%s: %w", s.t.d.Name, err)
 	}
 	return nil

@@ -76,6 +76,8 @@ type Options struct {
 	Retention    time.Duration
 	PollInterval time.Duration
 	Now          func() time.Time
+	// Tokens are the token store's options (its encryption keys).
+	Tokens token.StoreOptions
 }
 
 // Kit describes a store package to the tests.
@@ -169,6 +171,11 @@ func TestConformance(t *testing.T, k *Kit) {
 	})
 	t.Run("Tokens", func(t *testing.T) {
 		mcpadaptertest.TestTokenStore(t, func(t *testing.T) token.Store { return k.Opener(t, Options{})().Tokens })
+	})
+	t.Run("TokensEncrypted", func(t *testing.T) {
+		o := Options{Tokens: token.StoreOptions{Keys: testKeyring(t), PerUser: true}}
+		mcpadaptertest.TestTokenStore(t, func(t *testing.T) token.Store { return k.Opener(t, o)().Tokens })
+		mcpadaptertest.TestTokenIsolation(t, func(t *testing.T) token.Store { return k.Opener(t, o)().Tokens })
 	})
 }
 
