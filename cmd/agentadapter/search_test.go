@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -370,5 +371,67 @@ func TestServeSearchQuarantine(t *testing.T) {
 	if listed := toolNames(t, find); !slices.Equal(listed, []string{"call_tool", "search_tools"}) {
 		t.Errorf("/mcp/find lists %v", listed)
 	}
+	s.stop(t)
+}
+
+// A reload that turns search on or off rebuilds the endpoint: its next
+// clients list the meta-tools, then the selection, then the meta-tools and
+// the alwaysLoaded tools. With server-everything's tools beside the
+// notes', it measures what a client is sent per listing.
+func TestServeSearchReload(t *testing.T) {
+	dir := t.TempDir()
+	ev, path := everything(t)
+	write := func(find string) {
+		writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"notes": {"command": %q}, "everything": {"command": %q, "args": ["stdio"], "env": {"PATH": %q}}},
+  "agentadapter": {"store": "memory:", "servers": {"notes": {"trust": "trusted"}, "everything": {"trust": "trusted", "prefix": true}},
+    "policy": {"approval": {"default": "never"}}, "virtualServers": {"find": %s}}}`, testServer, ev, path, find))
+	}
+	write(`{"search": true}`)
+	s := startServe(t, dir, nil, "--config", "gateway.json")
+	listing := func() ([]string, int) {
+		cs := connect(t, s.base+"/mcp/find", nil)
+		defer cs.Close()
+		res, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tl := range res.Tools {
+			names = append(names, tl.Name)
+		}
+		b, _ := json.Marshal(res.Tools)
+		return names, len(b)
+	}
+	meta := []string{"call_tool", "search_tools"}
+	names, searchBytes := listing()
+	if !slices.Equal(names, meta) {
+		t.Fatalf("search on: %v", names)
+	}
+	reload := func(find string, ok func([]string) bool) []string {
+		t.Helper()
+		write(find)
+		s.cmd.Process.Signal(syscall.SIGHUP)
+		deadline := time.Now().Add(60 * time.Second)
+		for {
+			names, _ := listing()
+			if ok(names) {
+				return names
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("after reloading %s: %v\n%s", find, names, s.out.String())
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	flat := reload(`{}`, func(n []string) bool { return slices.Contains(n, "add_note") && slices.Contains(n, "everything_echo") })
+	if slices.Contains(flat, "search_tools") || slices.Contains(flat, "call_tool") {
+		t.Errorf("search off still lists a meta-tool: %v", flat)
+	}
+	_, flatBytes := listing()
+	reload(`{"search": true, "alwaysLoaded": ["everything_echo", "nosuch*"]}`, func(n []string) bool {
+		return slices.Equal(n, []string{"call_tool", "everything_echo", "search_tools"})
+	})
+	t.Logf("tools/list of %d tools (notes and server-everything): flat %d bytes (~%d tokens at bytes/4), search %d bytes (~%d tokens)",
+		len(flat), flatBytes, flatBytes/4, searchBytes, searchBytes/4)
 	s.stop(t)
 }
