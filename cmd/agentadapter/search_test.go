@@ -362,7 +362,9 @@ func TestServeSearchQuarantine(t *testing.T) {
 			t.Fatalf("pins accept %s: %d %s", m[1], r.code, r.stderr)
 		}
 	}
-	waitFor("the accepted tools are not found", func() bool { return found("ssh send service", "forecast") && found("translate text language", "translate") })
+	waitFor("the accepted tools are not found", func() bool {
+		return found("ssh send service", "forecast") && found("translate text language", "translate")
+	})
 	for _, n := range []string{"forecast", "translate"} {
 		if kind, _, txt := callKind(t, find, "call_tool", map[string]any{"name": n}); kind != "" || txt != n+" ran" {
 			t.Errorf("call_tool %s after accept: %s %s", n, kind, txt)
