@@ -409,6 +409,23 @@ func TestServeSearchReload(t *testing.T) {
 	if !slices.Equal(names, meta) {
 		t.Fatalf("search on: %v", names)
 	}
+	// Prompts and resources are served as at a flat endpoint: search is
+	// for tools.
+	prompts := func(path string) []string {
+		cs := connect(t, s.base+path, nil)
+		defer cs.Close()
+		var out []string
+		for p, err := range cs.Prompts(context.Background(), nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, p.Name)
+		}
+		return out
+	}
+	if got, want := prompts("/mcp/find"), prompts("/mcp"); len(want) == 0 || !slices.Equal(got, want) {
+		t.Errorf("/mcp/find prompts %v, /mcp's %v", got, want)
+	}
 	reload := func(find string, ok func([]string) bool) []string {
 		t.Helper()
 		write(find)

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 	"github.com/agentadapter/agentadapter/registry"
 	"github.com/agentadapter/agentadapter/toolsearch"
 
@@ -116,9 +117,14 @@ func (sv *searchView) follow(name string, s *adapter.Spec, loaded func(*adapter.
 	}
 }
 
-// lists is the view's export filter: a meta-tool, or an alwaysLoaded tool
-// the selection (read at call time, as a flat endpoint's) still takes.
+// lists is the view's export filter: a meta-tool, an alwaysLoaded tool
+// the selection (read at call time, as a flat endpoint's) still takes, or
+// a prompt or resource of the selection (served as at a flat endpoint:
+// search is for tools).
 func (sv *searchView) lists(g *Gateway, ep *endpoint, s *adapter.Spec) bool {
+	if s.HasTag(export.TagPrompt) || s.HasTag(export.TagResource) {
+		return g.selectsFor(ep, s)
+	}
 	if m := sv.meta[s.Name]; m != nil {
 		return m == s
 	}
