@@ -143,7 +143,10 @@ func TestServeSearch(t *testing.T) {
 	}
 	// The endpoint's approval rule holds the call through call_tool as it
 	// would a direct one.
-	kind, ticket, _ := callKind(t, find, "call_tool", map[string]any{"name": "add_note", "arguments": map[string]any{"text": "secret plans"}})
+	// (From a session, 2025-11-25: an anonymous caller whose retry is the
+	// same caller, for the approval below.)
+	sess := connectAt(t, s.base+"/mcp/find", "2025-11-25", nil)
+	kind, ticket, _ := callKind(t, sess, "call_tool", map[string]any{"name": "add_note", "arguments": map[string]any{"text": "secret plans"}})
 	if kind != "approval_pending" || ticket == "" {
 		t.Errorf("call_tool add_note(secret…): %q %q, want approval_pending with a ticket", kind, ticket)
 	}
@@ -242,6 +245,18 @@ func TestServeSearch(t *testing.T) {
 	resp.Body.Close()
 	if !strings.Contains(string(page), ticket) || !strings.Contains(string(page), "add_note") || strings.Contains(string(page), "call_tool") {
 		t.Errorf("the console's approvals (%d) do not show %s for add_note:\n%s", resp.StatusCode, ticket, page)
+	}
+
+	// Approved by an operator, the held call runs when the client makes it
+	// again through call_tool, as a direct call would.
+	if r := runBin(t, dir, nil, "--config", "gateway.json", "approvals", "approve", ticket, "--as", "ops"); r.code != 0 {
+		t.Fatalf("approve: exit %d %s", r.code, r.stderr)
+	}
+	if kind, _, txt := callKind(t, sess, "call_tool", map[string]any{"name": "add_note", "arguments": map[string]any{"text": "secret plans"}}); kind != "" {
+		t.Errorf("call_tool add_note(secret…) once approved: %s %s", kind, txt)
+	}
+	if _, _, txt := callKind(t, find, "list_notes", map[string]any{}); !strings.Contains(txt, "secret plans") {
+		t.Errorf("list_notes after the approved call: %s", txt)
 	}
 
 	// inspect shows what the clients list, and counts what search finds;
