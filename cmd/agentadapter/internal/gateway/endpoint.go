@@ -165,9 +165,11 @@ func (g *Gateway) newEndpoint(name string, def endpointDef) (*endpoint, error) {
 	return ep, nil
 }
 
-// Selects reports whether the endpoint serves a tool. It reads the
-// configuration in force, so a reload that drops a tool from a virtual
-// server refuses it at once, in live sessions too.
+// Selects reports whether the endpoint serves a tool: lists it, or at a
+// search virtual server finds and runs it through call_tool (a
+// quarantined tool aside, see allows); call --endpoint uses it too. It
+// reads the configuration in force, so a reload that drops a tool from a
+// virtual server refuses it at once, in live sessions too.
 func (g *Gateway) Selects(name string, s *adapter.Spec) bool {
 	if name == "" {
 		return true
