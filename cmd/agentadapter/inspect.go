@@ -15,7 +15,6 @@ import (
 	"github.com/agentadapter/agentadapter/integrations/einoadapter"
 	"github.com/agentadapter/agentadapter/integrations/genkitadapter"
 	"github.com/agentadapter/agentadapter/integrations/langchaingoadapter"
-	"github.com/agentadapter/agentadapter/registry"
 	"github.com/agentadapter/agentadapter/termtext"
 
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
@@ -85,13 +84,13 @@ A table by default; --json prints every definition in full.` + exitCodesHelp,
 			if _, ok := s.gw.Executor(endpoint); !ok {
 				return usageErr("no endpoint %q", endpoint)
 			}
-			var out []*inspected
-			for spec := range s.gw.Registry().List(registry.Filter{}) {
-				if s.gw.Selects(endpoint, spec) {
-					out = append(out, inspect(spec))
-				}
+			// What the endpoint's clients list: a search virtual server's
+			// meta-tools and alwaysLoaded tools, another's selection.
+			listed, _ := s.gw.Listed(endpoint)
+			out := make([]*inspected, 0, len(listed))
+			for _, spec := range listed {
+				out = append(out, inspect(spec))
 			}
-			sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 			if e.jsonOut {
 				return printJSON(e.stdout, out, true)
 			}
@@ -115,6 +114,9 @@ A table by default; --json prints every definition in full.` + exitCodesHelp,
 				for _, msg := range t.Errors {
 					fmt.Fprintf(e.stdout, "%s: %s\n", termtext.Line(t.Name), termtext.Line(msg))
 				}
+			}
+			if found, ok := s.gw.Searchable(endpoint); ok {
+				fmt.Fprintf(e.stdout, "search: clients list the tools above; search_tools finds and call_tool runs %d tools (this endpoint's selection, quarantined tools aside)\n", len(found))
 			}
 			return nil
 		},

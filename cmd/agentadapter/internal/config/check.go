@@ -213,6 +213,14 @@ func (l *loader) check(cfg *Config) error {
 				return fail(at("virtualServers", name, "tools"), "bad pattern %q", t)
 			}
 		}
+		if len(v.AlwaysLoaded) > 0 && !v.Search {
+			return fail(at("virtualServers", name, "alwaysLoaded"), "alwaysLoaded needs \"search\": true (without search every selected tool is listed)")
+		}
+		for _, t := range v.AlwaysLoaded {
+			if !globOK(t) {
+				return fail(at("virtualServers", name, "alwaysLoaded"), "bad pattern %q", t)
+			}
+		}
 		if !approverOK(v.Approver) {
 			return fail(at("virtualServers", name, "approver"), "approver %q: want \"operator\" or \"client\"", v.Approver)
 		}

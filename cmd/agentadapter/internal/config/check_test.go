@@ -206,3 +206,28 @@ func TestAnonymousPrefixIsTheExports(t *testing.T) {
 		t.Fatalf("anonymousPrefix %q, export.AnonymousPrefix %q", anonymousPrefix, export.AnonymousPrefix)
 	}
 }
+
+// alwaysLoaded is for a search virtual server: without search it is an
+// error naming its section, as is a bad pattern.
+func TestCheckSearch(t *testing.T) {
+	for _, tt := range []struct{ name, doc, want string }{
+		{"search with alwaysLoaded", `{"agentadapter": {"virtualServers": {"v": {"search": true, "alwaysLoaded": ["echo*"]}}}}`, ""},
+		{"search alone", `{"agentadapter": {"virtualServers": {"v": {"search": true}}}}`, ""},
+		{"alwaysLoaded without search", `{"agentadapter": {"virtualServers": {"v": {"alwaysLoaded": ["echo"]}}}}`, `agentadapter.virtualServers.v.alwaysLoaded: alwaysLoaded needs "search": true`},
+		{"bad pattern", `{"agentadapter": {"virtualServers": {"v": {"search": true, "alwaysLoaded": ["[x"]}}}}`, `agentadapter.virtualServers.v.alwaysLoaded: bad pattern "[x"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := load(t, map[string]string{"gateway.json": tt.doc})
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("Load: %v", err)
+			case tt.want == "":
+				if v := cfg.Gateway.Virtual["v"]; !v.Search {
+					t.Errorf("search not read: %+v", v)
+				}
+			case err == nil || !strings.Contains(err.Error(), tt.want):
+				t.Errorf("Load error %v, want one with %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -465,6 +465,21 @@ type Virtual struct {
 	// protocol 2024-11-05 too, at /sse/<name> and /message/<name> (see
 	// the top-level legacySSE, which turns it on for every endpoint).
 	LegacySSE bool `json:"legacySSE,omitempty"`
+	// Search serves the endpoint's tools through two meta-tools in place
+	// of the full list: its clients list search_tools ({"query": string,
+	// "limit": integer}, which answers with the best matches' names,
+	// descriptions and input schemas) and call_tool ({"name": string,
+	// "arguments": object}, which runs the named tool under this endpoint's
+	// policy, approval, limits and ledger as a direct call of it), plus
+	// the alwaysLoaded tools. What search finds and call_tool runs is what
+	// the endpoint selects (tools, servers), less the quarantined tools.
+	Search bool `json:"search,omitempty"`
+	// AlwaysLoaded are glob patterns on tool names, with search: the tools
+	// of the endpoint's selection they match are listed beside
+	// search_tools and call_tool, and called directly. A pattern selects
+	// nothing outside the endpoint's own selection. Without search it is
+	// an error.
+	AlwaysLoaded []string `json:"alwaysLoaded,omitempty"`
 }
 
 // Duration reads "30s", "2m" or a number of seconds.

@@ -17,6 +17,7 @@ import (
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 	"github.com/agentadapter/agentadapter/registry"
+	"github.com/agentadapter/agentadapter/toolsearch"
 
 	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
@@ -30,6 +31,12 @@ type endpoint struct {
 	exp    *export.Server
 	limits *limiter
 	http   http.Handler
+	// filter is what the endpoint's clients may list, find and call
+	// (allows, through selectsFor).
+	filter registry.Filter
+	// view is a search virtual server's listing (search.go); nil for
+	// another endpoint.
+	view *searchView
 	// inForce is set once a configuration holding the endpoint is in
 	// force (see selectsFor).
 	inForce atomic.Bool
@@ -84,11 +91,15 @@ func (g *Gateway) newEndpoint(name string, def endpointDef) (*endpoint, error) {
 		p = &config.Policy{}
 	}
 	ep := &endpoint{name: name, def: def, limits: newLimiter(p.Limits)}
+	ep.filter = registry.Filter{Target: adapter.TargetMCP, Func: func(s *adapter.Spec) bool { return g.selectsFor(ep, s) }}
 	opts := &adapter.ExecutorOptions{
 		Timeout: time.Duration(p.Timeout),
 		Approval: adapter.ApprovalOptions{
-			Port:   g.stand,
-			Policy: func(ctx context.Context, c *adapter.ToolCall) bool { return needsApproval(p.Approval, c) },
+			Port: g.stand,
+			Policy: func(ctx context.Context, c *adapter.ToolCall) bool {
+				// A search lists what the endpoint lists anyway: never held.
+				return !(ep.view != nil && c.Spec == ep.view.meta[toolsearch.SearchToolsName]) && needsApproval(p.Approval, c)
+			},
 		},
 		Hooks:  []adapter.Hook{ep.limits.hook},
 		Ledger: g.ledger,
@@ -110,11 +121,21 @@ func (g *Gateway) newEndpoint(name string, def endpointDef) (*endpoint, error) {
 	if def.Approver == approverClient {
 		approver = clientApprover{g}
 	}
-	exp, err := export.NewServer(g.reg, ep.exec, &export.Options{
+	serves, filter := g.reg, ep.filter
+	if def.Virtual != nil && def.Virtual.Search {
+		view, err := g.newSearchView(ep)
+		if err != nil {
+			ep.exec.Close()
+			return nil, err
+		}
+		ep.view = view
+		serves, filter = view.reg, registry.Filter{Func: func(s *adapter.Spec) bool { return view.lists(g, ep, s) }}
+	}
+	exp, err := export.NewServer(serves, ep.exec, &export.Options{
 		Approver: approver,
 		Name:     srvName,
 		Version:  g.opts.Version,
-		Filter:   registry.Filter{Func: func(s *adapter.Spec) bool { return g.selectsFor(ep, s) }},
+		Filter:   filter,
 		Logger:   g.log,
 		// Resources, templates, prompts and completions of the servers,
 		// selected and governed like their tools (see primitives.go).
@@ -134,6 +155,9 @@ func (g *Gateway) newEndpoint(name string, def endpointDef) (*endpoint, error) {
 			Support: func(s *adapter.Spec, _ *mcp.CallToolRequest) export.TaskSupport { return g.mgr.TaskSupport(s) }},
 	})
 	if err != nil {
+		if ep.view != nil {
+			ep.view.close()
+		}
 		ep.exec.Close()
 		return nil, err
 	}
@@ -141,15 +165,17 @@ func (g *Gateway) newEndpoint(name string, def endpointDef) (*endpoint, error) {
 	return ep, nil
 }
 
-// Selects reports whether the endpoint serves a tool. It reads the
-// configuration in force, so a reload that drops a tool from a virtual
-// server refuses it at once, in live sessions too.
+// Selects reports whether the endpoint serves a tool: lists it, or at a
+// search virtual server finds and runs it through call_tool (a
+// quarantined tool aside, see allows); call --endpoint uses it too. It
+// reads the configuration in force, so a reload that drops a tool from a
+// virtual server refuses it at once, in live sessions too.
 func (g *Gateway) Selects(name string, s *adapter.Spec) bool {
 	if name == "" {
 		return true
 	}
 	v, ok := g.Config().Gateway.Virtual[name]
-	return ok && selects(v, s)
+	return ok && g.allows(v, s)
 }
 
 // selectsFor is an endpoint's filter. Until a reload puts the endpoint in
@@ -163,7 +189,7 @@ func (g *Gateway) selectsFor(ep *endpoint, s *adapter.Spec) bool {
 	if ep.inForce.Load() {
 		return g.Selects(ep.name, s)
 	}
-	return selects(ep.def.Virtual, s)
+	return g.allows(ep.def.Virtual, s)
 }
 
 func selects(v *config.Virtual, s *adapter.Spec) bool {
@@ -341,6 +367,9 @@ func (l *limiter) hook(next adapter.Invoker) adapter.Invoker {
 
 func (ep *endpoint) close() {
 	ep.exp.Close()
+	if ep.view != nil {
+		ep.view.close()
+	}
 	ep.exec.Close()
 }
 

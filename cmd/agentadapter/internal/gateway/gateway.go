@@ -23,6 +23,7 @@ import (
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 	"github.com/agentadapter/agentadapter/registry"
+	"github.com/agentadapter/agentadapter/toolsearch"
 
 	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/adapter/ledger"
@@ -72,6 +73,11 @@ type Gateway struct {
 	standAt int64 // the last standing record applied (ledger Seq)
 	ledger  ledger.Ledger
 	Metrics *Metrics
+	// index is the search index over reg that every search virtual server
+	// queries (search.go), each with its own policy.
+	index *toolsearch.Index
+	// quar is the set of quarantined tools, by pin key (isQuarantined).
+	quar atomic.Pointer[map[string]bool]
 
 	live      atomic.Pointer[live] // the configuration in force, with what is built from it
 	reloadMu  sync.Mutex
@@ -140,12 +146,18 @@ func New(cfg *config.Config, opts Options) (*Gateway, error) {
 		IdleConnsPerHost: cfg.Gateway.IdleConnsPerHost,
 		OnQuarantine: func(q mcpadapter.Quarantine) {
 			g.log.Warn("tool quarantined: its definition changed; review it with agentadapter pins diff", "server", q.Server, "tool", q.Tool)
+			g.noteQuarantines()
 			g.saveQuarantines()
 		},
 	})
 	g.unsub = g.up.Subscribe(g.mirror)
+	if g.index, err = toolsearch.New(g.reg, nil); err != nil {
+		g.unsub()
+		return nil, err
+	}
 	in, err := g.build(cfg, nil)
 	if err != nil {
+		g.index.Close()
 		g.unsub()
 		return nil, err
 	}
@@ -512,6 +524,7 @@ func (g *Gateway) Close() error {
 		for _, ep := range g.retired {
 			ep.close()
 		}
+		g.index.Close()
 		err = g.mgr.Close()
 	})
 	return err

@@ -307,4 +307,8 @@ func (g *Gateway) Servers() []mcpadapter.UpstreamStatus { return g.mgr.Servers()
 func (g *Gateway) Quarantined() []mcpadapter.Quarantine { return g.mgr.Quarantined() }
 
 // Accept is mcpadapter.Manager.Accept.
-func (g *Gateway) Accept(server, tool, hash string) error { return g.mgr.Accept(server, tool, hash) }
+func (g *Gateway) Accept(server, tool, hash string) error {
+	err := g.mgr.Accept(server, tool, hash)
+	g.noteQuarantines()
+	return err
+}

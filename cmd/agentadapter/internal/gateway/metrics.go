@@ -146,6 +146,9 @@ func (g *Gateway) watchPins(ctx context.Context) {
 		case <-t.C:
 		}
 		before := len(g.mgr.Quarantined())
+		if before > 0 || g.quarantinesHeld() {
+			g.noteQuarantines() // one lifted without a word (search.go)
+		}
 		if before == 0 {
 			continue
 		}
@@ -153,6 +156,7 @@ func (g *Gateway) watchPins(ctx context.Context) {
 			g.log.Error("syncing pins", "err", err)
 		}
 		if after := len(g.mgr.Quarantined()); after != before {
+			g.noteQuarantines()
 			g.log.Info("quarantine released: new definition accepted", "released", before-after)
 			g.saveQuarantines()
 		}
