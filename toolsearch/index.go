@@ -114,6 +114,8 @@ type Index struct {
 	mu     sync.Mutex // orders the initial load before the changes
 	closed bool
 	cancel func()
+
+	found foundSets // what search_tools returned, per run
 }
 
 // New returns an index over reg's specs, subscribed to its changes until
