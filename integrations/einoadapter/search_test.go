@@ -369,4 +369,3 @@ func sortedByRegistry(specs []*adapter.Spec, names []string) []string {
 	}
 	return out
 }
-
