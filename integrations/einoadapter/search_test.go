@@ -239,7 +239,8 @@ func newSearchEnv(t *testing.T) *searchEnv {
 // picks a tool from the result it read and calls it through call_tool:
 // the ledger holds one record under the real tool's name with the model's
 // arguments and none under call_tool; a destructive tool reached through
-// call_tool interrupts the run as a direct call does; a denied tool is
+// call_tool interrupts the run as a direct call does (the held call is the
+// model's call_tool call, its ticket names the real tool); a denied tool is
 // never found and call_tool answers it not_found.
 func TestSearchAgent(t *testing.T) {
 	opts := &toolsearch.ToolsOptions{Filter: kit.Filter(notSecret, adapter.TargetEino)}
@@ -271,8 +272,8 @@ func TestSearchAgent(t *testing.T) {
 		ctx := context.Background()
 		_, err := run(ctx, userMsg("launch"), compose.WithCheckPointID("b"))
 		pend := einoadapter.PendingFromError(err)
-		if len(pend) != 1 || pend[0].Tool != "launch_rocket" || pend[0].Ticket == "" {
-			t.Fatalf("err %v, pending %+v: want launch_rocket held", err, pend)
+		if len(pend) != 1 || pend[0].Tool != "call_tool" || pend[0].Ticket == "" {
+			t.Fatalf("err %v, pending %+v: want the call_tool call held", err, pend)
 		}
 		if tk, err := e.appr.Ticket(ctx, pend[0].Ticket); err != nil || tk.Tool != "launch_rocket" || tk.State != adapter.TicketPending {
 			t.Fatalf("ticket %+v %v", tk, err)

@@ -7,8 +7,6 @@ import "fmt"
 // the resumed call runs exactly the approved arguments.
 type HeldCall struct {
 	Ticket string
-	// Tool is the tool held: the one a meta-tool named (toolsearch's
-	// call_tool), else the one called.
 	Tool   string
 	CallID string
 	// Args are the arguments held, as the model sent them.

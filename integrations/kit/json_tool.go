@@ -1,7 +1,6 @@
 package kit
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"time"
@@ -88,7 +87,7 @@ func (t *JSONTool) request(c *JSONCall) (*adapter.Executor, *adapter.Request) {
 func (t *JSONTool) fail(ctx context.Context, c *JSONCall, err error) (string, error) {
 	o := TriageHold(err, t.Hold != nil)
 	if e := o.Pending; e != nil {
-		return "", t.Hold(ctx, &HeldCall{Ticket: e.Ticket, Tool: cmp.Or(e.Tool, t.Spec.Name), CallID: c.CallID, Args: c.Args})
+		return "", t.Hold(ctx, &HeldCall{Ticket: e.Ticket, Tool: t.Spec.Name, CallID: c.CallID, Args: c.Args})
 	}
 	return o.Payload, o.Err
 }
