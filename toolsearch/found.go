@@ -53,15 +53,6 @@ func (f *foundSets) forget(k weak.Pointer[adapter.Run]) {
 	delete(f.runs, k)
 }
 
-func (f *foundSets) has(run *adapter.Run, name string) bool {
-	if run == nil {
-		return false
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Contains(f.runs[weak.Make(run)], name)
-}
-
 // Found returns the names search_tools returned earlier in ctx's run scope
 // ([adapter.WithRun]), in the order first found (at most MaxFound, the
 // latest), whatever the policy now says of them; nil outside a run.
@@ -93,16 +84,19 @@ func (ix *Index) Loaded(ctx context.Context, opts *ToolsOptions) func(name strin
 		opts = &ToolsOptions{}
 	}
 	o := *opts
-	run := adapter.RunFromContext(ctx)
+	found := map[string]bool{} // this turn's: one lock, not one per definition
+	for _, n := range ix.Found(ctx) {
+		found[n] = true
+	}
 	allowed := o.allowed(ctx)
 	return func(name string) bool {
 		if name == SearchToolsName || name == CallToolName {
 			return true
 		}
-		if !o.always(name) && !ix.found.has(run, name) {
+		if !found[name] && !o.always(name) {
 			return false
 		}
-		s, ok := ix.reg.Lookup(name)
-		return ok && !isMeta(s) && allowed(s)
+		_, ok := ix.lookup(name, allowed)
+		return ok
 	}
 }

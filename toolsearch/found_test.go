@@ -176,3 +176,31 @@ func TestFoundBounded(t *testing.T) {
 	}
 	runtime.KeepAlive(ctx)
 }
+
+// BenchmarkLoaded: one turn's narrowing of 10,000 deferred definitions,
+// 50 of them found.
+func BenchmarkLoaded(b *testing.B) {
+	specs := nearDuplicates(b, 10000)
+	_, ix := newIndex(b, specs)
+	opts := &toolsearch.ToolsOptions{Always: []string{"echo"}, Deferred: true}
+	all := ix.Tools(opts)
+	ctx, _ := adapter.WithRun(context.Background(), nil)
+	exec := adapter.NewExecutor(nil, nil)
+	defer exec.Close()
+	if _, err := exec.Do(ctx, &adapter.Request{Spec: all[1], Args: []byte(`{"query":"read file","limit":50}`)}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		keep := ix.Loaded(ctx, opts)
+		n := 0
+		for _, s := range all {
+			if keep(s.Name) {
+				n++
+			}
+		}
+		if n < 50 {
+			b.Fatalf("%d loaded", n)
+		}
+	}
+}

@@ -159,7 +159,7 @@ func (ix *Index) direct(o *ToolsOptions, s *adapter.Spec) *adapter.Spec {
 	c := s.Clone()
 	name := s.Name
 	c.Forward = func(ctx context.Context, args json.RawMessage) (*adapter.Request, error) {
-		if s, ok := ix.reg.Lookup(name); ok && !isMeta(s) && o.allowed(ctx)(s) {
+		if s, ok := ix.lookup(name, o.allowed(ctx)); ok {
 			return &adapter.Request{Tool: name, Spec: s, Args: args}, nil
 		}
 		return &adapter.Request{Tool: name}, nil
@@ -211,8 +211,8 @@ func (ix *Index) forward(ctx context.Context, o *ToolsOptions, args json.RawMess
 	if a := bytes.TrimSpace(in.Arguments); len(a) > 0 && a[0] != '{' && !bytes.Equal(a, []byte("null")) {
 		return nil, adapter.NewError(adapter.KindArgsInvalid, "call_tool: arguments must be an object")
 	}
-	s, ok := ix.reg.Lookup(in.Name)
-	if !ok || isMeta(s) || !o.allowed(ctx)(s) {
+	s, ok := ix.lookup(in.Name, o.allowed(ctx))
+	if !ok {
 		return &adapter.Request{Tool: in.Name}, nil // unknown to this caller, as a direct call would be
 	}
 	return &adapter.Request{Tool: in.Name, Spec: s, Args: in.Arguments}, nil
