@@ -204,3 +204,44 @@ func BenchmarkLoaded(b *testing.B) {
 		}
 	}
 }
+
+// TestFoundSoFarTokens reports the definition tokens (bytes/4) a model is
+// sent in the found-so-far mode: turn one (the meta-tools and one
+// always-loaded tool), then after a search of 5 (those found too), against
+// every definition flat.
+func TestFoundSoFarTokens(t *testing.T) {
+	for _, n := range []int{0, 10000} {
+		specs := realSpecs(t)
+		if n > 0 {
+			specs = nearDuplicates(t, n)
+		}
+		_, ix := newIndex(t, specs)
+		opts := &toolsearch.ToolsOptions{Always: []string{"echo"}, Deferred: true}
+		all := ix.Tools(opts)
+		ctx, _ := adapter.WithRun(context.Background(), nil)
+		sent := func() int {
+			keep, size := ix.Loaded(ctx, opts), 0
+			for _, s := range all {
+				if keep(s.Name) {
+					size += len(definition(s))
+				}
+			}
+			return size / 4
+		}
+		flat := 0
+		for _, s := range all[2:] {
+			flat += len(definition(s))
+		}
+		turn1 := sent()
+		exec := adapter.NewExecutor(nil, nil)
+		if _, err := exec.Do(ctx, &adapter.Request{Spec: all[1], Args: []byte(`{"query":"read a file"}`)}); err != nil {
+			t.Fatal(err)
+		}
+		exec.Close()
+		turn2 := sent()
+		t.Logf("%d tools: flat %d tokens per turn; found so far: turn 1 %d, after one search of 5: %d (bytes/4)", len(all)-2, flat/4, turn1, turn2)
+		if turn1 >= turn2 || turn2 >= flat/4 {
+			t.Errorf("turn 1 %d, turn 2 %d, flat %d", turn1, turn2, flat/4)
+		}
+	}
+}
