@@ -73,7 +73,10 @@ func (ix *Index) Found(ctx context.Context) []string {
 // search_tools returned earlier in the run (see [Index.Found]), each only
 // while it is registered and the policy of opts (Allowed with ctx
 // included) admits it. The rest stay hidden until a search returns them.
-// Keep the definitions in the order Tools returned them.
+// Keep the definitions in the order Tools returned them. Loaded narrows
+// what the model is sent, not what it may call: a tool the policy admits
+// runs when called by its name, found or not, as it would through
+// call_tool.
 //
 // The run is ctx's ([adapter.WithRun]): open it around the agent's run so
 // that the model's turns and the tools' calls share it; outside a run

@@ -35,6 +35,10 @@ func TestAlways(t *testing.T) {
 	if want := []string{"call_tool", "search_tools", "echo", "weather_forecast"}; !slices.Equal(got, want) {
 		t.Errorf("Tools with Always: %v, want %v (payroll_export is denied)", got, want)
 	}
+	// A malformed pattern matches only itself, literally.
+	if got := names(f.ix.Tools(&toolsearch.ToolsOptions{Always: []string{"[", "weather_[", "\\"}})); len(got) != 2 {
+		t.Errorf("malformed patterns loaded %v", got)
+	}
 	opts.Deferred = true
 	all := names(f.ix.Tools(opts))
 	if !slices.Equal(all[:4], got) || slices.Contains(all, "payroll_export") || !slices.Contains(all, "launch_rocket") {
