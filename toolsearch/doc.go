@@ -34,6 +34,22 @@
 // A quarantined imported tool is whatever the registry holds: a new tool
 // held for review is not registered, so not found, until it is accepted.
 //
+// # Always-loaded tools and the tools found so far
+//
+// [ToolsOptions].Always names tools sent beside the meta-tools on every
+// turn (names or path.Match patterns). With [ToolsOptions].Deferred, Tools
+// returns every other tool the filter admits too, after them: register
+// them all with the agent, so that a found tool can be called directly,
+// and narrow what the model is sent per turn with [Index.Loaded] (a model
+// middleware or wrapper: each integration's Example_foundSoFar shows its
+// few lines): the meta-tools, the always-loaded tools and what
+// search_tools returned earlier in the run ([Index.Found], per
+// [adapter.Run]: open one with adapter.WithRun around the agent's run).
+// Every tool Tools returns beside the meta-tools resolves each call
+// against the registry and the caller's policy at the time of the call,
+// and Loaded checks them again each turn: a tool unregistered, quarantined
+// or denied since is neither sent nor run.
+//
 // # Errors
 //
 // Search fails with [ErrQueryTooLong], [ErrClosed] or the context's error;

@@ -114,6 +114,8 @@ type Index struct {
 	mu     sync.Mutex // orders the initial load before the changes
 	closed bool
 	cancel func()
+
+	found foundSets // what search_tools returned, per run
 }
 
 // New returns an index over reg's specs, subscribed to its changes until
@@ -169,6 +171,18 @@ func isMeta(s *adapter.Spec) bool {
 	return s.Forward != nil || s.Name == SearchToolsName || s.Name == CallToolName
 }
 
+// lookup returns the spec registered under name if a caller whose policy
+// is allowed (nil: every spec) may find and call it: the one check of
+// search results, call_tool, the always-loaded and deferred tools' calls
+// and Loaded.
+func (ix *Index) lookup(name string, allowed func(*adapter.Spec) bool) (*adapter.Spec, bool) {
+	s, ok := ix.reg.Lookup(name)
+	if !ok || isMeta(s) || (allowed != nil && !allowed(s)) {
+		return nil, false
+	}
+	return s, true
+}
+
 // Close ends the index's subscription; searches then fail with ErrClosed.
 func (ix *Index) Close() {
 	ix.mu.Lock()
@@ -204,13 +218,7 @@ func (ix *Index) Search(ctx context.Context, query string, limit int, allowed fu
 	if closed {
 		return nil, ErrClosed
 	}
-	visible := func(name string) (*adapter.Spec, bool) {
-		s, ok := ix.reg.Lookup(name)
-		if !ok || isMeta(s) || (allowed != nil && !allowed(s)) {
-			return nil, false
-		}
-		return s, true
-	}
+	visible := func(name string) (*adapter.Spec, bool) { return ix.lookup(name, allowed) }
 	scored, err := ix.ranker.Rank(ctx, query, limit, func(name string) bool {
 		_, ok := visible(name)
 		return ok

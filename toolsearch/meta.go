@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -33,6 +34,25 @@ type ToolsOptions struct {
 	// Limit is the number of hits a search_tools call without a limit
 	// returns; zero means DefaultLimit.
 	Limit int
+	// Always names the tools sent beside the meta-tools on every turn: a
+	// name, or a path.Match pattern ("fs_*"). Filter and Allowed hold for
+	// them as for the rest: a denied one is never returned.
+	Always []string
+	// Deferred makes Tools return, after the always-loaded tools, every
+	// other tool Filter admits, for an integration that sends the model
+	// only the tools found so far ([Index.Loaded]): a tool search_tools
+	// returned can then be called directly, by its name.
+	Deferred bool
+}
+
+// always reports whether name is one of o.Always.
+func (o *ToolsOptions) always(name string) bool {
+	for _, p := range o.Always {
+		if ok, _ := path.Match(p, name); ok || p == name {
+			return true
+		}
+	}
+	return false
 }
 
 // allowed returns the caller's policy for one call.
@@ -67,7 +87,14 @@ type SearchResult struct {
 //     registered, is an unknown tool (not_found, recorded under that name).
 //
 // Register them where the caller's tools are listed (in place of the full
-// list); they are not indexed themselves.
+// list); they are not indexed themselves. After them come the tools of
+// opts.Always that Filter admits, then, with opts.Deferred, the rest that
+// Filter admits, each group in the registry's order (by name): the
+// definitions are the same from turn to turn (prompt caching). Each of
+// those is a copy of the registry's spec that runs, when called, the spec
+// registered under its name at the time of the call, if the policy (Allowed
+// with the call's context included) still admits it, else answers
+// not_found as call_tool does.
 func (ix *Index) Tools(opts *ToolsOptions) []*adapter.Spec {
 	if opts == nil {
 		opts = &ToolsOptions{}
@@ -110,7 +137,34 @@ func (ix *Index) Tools(opts *ToolsOptions) []*adapter.Spec {
 			return ix.searchTools(ctx, &o, args)
 		},
 	}
-	return []*adapter.Spec{call, search}
+	out := []*adapter.Spec{call, search}
+	var rest []*adapter.Spec
+	for s := range ix.reg.List(o.Filter) {
+		if isMeta(s) {
+			continue
+		}
+		switch {
+		case o.always(s.Name):
+			out = append(out, ix.direct(&o, s))
+		case o.Deferred:
+			rest = append(rest, ix.direct(&o, s))
+		}
+	}
+	return append(out, rest...)
+}
+
+// direct returns a copy of s that resolves each call against the registry
+// and the policy of the call (see Tools).
+func (ix *Index) direct(o *ToolsOptions, s *adapter.Spec) *adapter.Spec {
+	c := s.Clone()
+	name := s.Name
+	c.Forward = func(ctx context.Context, args json.RawMessage) (*adapter.Request, error) {
+		if s, ok := ix.lookup(name, o.allowed(ctx)); ok {
+			return &adapter.Request{Tool: name, Spec: s, Args: args}, nil
+		}
+		return &adapter.Request{Tool: name}, nil
+	}
+	return c
 }
 
 func (ix *Index) searchTools(ctx context.Context, o *ToolsOptions, args json.RawMessage) (*adapter.Result, error) {
@@ -129,9 +183,12 @@ func (ix *Index) searchTools(ctx context.Context, o *ToolsOptions, args json.Raw
 		return nil, err
 	}
 	out := SearchResult{Tools: make([]Found, len(hits))}
+	names := make([]string, len(hits))
 	for i, h := range hits {
 		out.Tools[i] = Found{Name: h.Spec.Name, Description: h.Spec.Description, InputSchema: h.Spec.InputSchema}
+		names[i] = h.Spec.Name
 	}
+	ix.found.add(adapter.RunFromContext(ctx), names)
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -154,8 +211,8 @@ func (ix *Index) forward(ctx context.Context, o *ToolsOptions, args json.RawMess
 	if a := bytes.TrimSpace(in.Arguments); len(a) > 0 && a[0] != '{' && !bytes.Equal(a, []byte("null")) {
 		return nil, adapter.NewError(adapter.KindArgsInvalid, "call_tool: arguments must be an object")
 	}
-	s, ok := ix.reg.Lookup(in.Name)
-	if !ok || isMeta(s) || !o.allowed(ctx)(s) {
+	s, ok := ix.lookup(in.Name, o.allowed(ctx))
+	if !ok {
 		return &adapter.Request{Tool: in.Name}, nil // unknown to this caller, as a direct call would be
 	}
 	return &adapter.Request{Tool: in.Name, Spec: s, Args: in.Arguments}, nil

@@ -105,7 +105,12 @@ func (t *Tool) execute(ctx context.Context, req *adapter.Request) ([]anthropic.B
 	c := kit.ConversationOf(ctx)
 	req.Spec, req.Integration, req.Native, req.Timeout = t.spec, Integration, t, t.opts.Timeout
 	res, err := t.exec.Do(t.runs.Context(kit.WithoutConversation(ctx)), req)
-	switch text, failed := c.Stop(kit.Triage(err), string(req.Args)); {
+	o := kit.Triage(err)
+	if p := o.Pending; p != nil && p.Tool != t.spec.Name { // held through call_tool: hold the call the model made, which Resume makes again
+		q := *p
+		q.Tool, o.Pending = t.spec.Name, &q
+	}
+	switch text, failed := c.Stop(o, string(req.Args)); {
 	case failed:
 		return nil, errors.New(text)
 	case text != "":

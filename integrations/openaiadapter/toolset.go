@@ -113,7 +113,7 @@ func (t *Toolset) do(ctx context.Context, c call) (outcome, error) {
 	o := kit.Triage(err)
 	if o.Pending != nil {
 		h := kit.HeldOf(o.Pending)
-		h.Args, h.CallID = c.args, c.id
+		h.Tool, h.Args, h.CallID = c.name, c.args, c.id // the call as the model made it (call_tool's), which a resume makes again
 		return outcome{held: &h, text: kit.TriagePayload(err).Payload}, nil
 	}
 	return outcome{text: o.Payload}, o.Err
