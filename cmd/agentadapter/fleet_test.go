@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -319,7 +320,6 @@ func argText(rec map[string]any) string {
 	return s
 }
 
-
 func (f *fleet) bases() []string {
 	var out []string
 	for _, s := range f.replicas {
@@ -591,5 +591,284 @@ func TestFleet(t *testing.T) {
 	}
 	for _, s := range f.replicas {
 		s.stop(t)
+	}
+}
+
+// faultTally is what the clients of TestFleetFaults saw.
+type faultTally struct {
+	mu        sync.Mutex
+	calls     int
+	ok        map[string]bool          // text of each call that returned success
+	failed    map[string]int           // failures by kind
+	slowest   map[string]time.Duration // the longest failed call by kind
+	sample    map[string]string        // a message of each kind
+	hung      []string
+	reconnect int
+}
+
+func (f *faultTally) add(text, kind, msg string, took time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls++
+	switch kind {
+	case "":
+		f.ok[text] = true
+	case "hang":
+		f.hung = append(f.hung, text)
+	default:
+		f.failed[kind]++
+		f.slowest[kind] = max(f.slowest[kind], took.Round(time.Millisecond))
+		if f.sample[kind] == "" {
+			f.sample[kind] = msg
+		}
+	}
+}
+
+// failureKind names what a failed call returned: the gateway's error kind
+// for a tool error, the transport's failure otherwise.
+func failureKind(res *mcp.CallToolResult, err error) string {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return "hang"
+	case errors.Is(err, mcp.ErrConnectionClosed):
+		return "client: connection closed"
+	case err != nil:
+		msg := err.Error()
+		for _, k := range []string{"502", "503", "404", "EOF", "connection reset", "connection refused"} {
+			if strings.Contains(msg, k) {
+				return "client: " + k
+			}
+		}
+		return "client: " + msg
+	}
+	m, _ := res.Meta["agentadapter/error"].(map[string]any)
+	kind, _ := m["kind"].(string)
+	if kind == "" {
+		return "tool error without a kind: " + text(res)
+	}
+	return "tool: " + kind
+}
+
+// TestFleetFaults: 32 client sessions (2026-07-28) call add_note through
+// the round-robin balancer while one replica and then the upstream are
+// killed with SIGKILL and restarted. Afterwards every call that returned
+// success ran once upstream and has exactly one ledger record (matched by
+// its unique text), no call ran twice, the chain verifies, and every
+// failed call returned a typed error within its deadline.
+func TestFleetFaults(t *testing.T) {
+	pg := startPostgres(t)
+	dir := t.TempDir()
+	up := startUpstream(t, dir)
+	fleetConfig(t, dir, pg.DSN, "http://"+up.addr+"/mcp")
+	f := startFleet(t, dir, 3)
+	rr := startBalancer(t, f.bases(), false)
+	url := rr.srv.URL + "/mcp"
+
+	const sessions = 32
+	const callDeadline = 20 * time.Second
+	tally := &faultTally{ok: map[string]bool{}, failed: map[string]int{}, slowest: map[string]time.Duration{}, sample: map[string]string{}}
+	ctx, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for g := range sessions {
+		cs := connectAt(t, url, "2026-07-28", nil)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ctx.Err() == nil; i++ {
+				note := fmt.Sprintf("s%02d-%05d", g, i)
+				cctx, cancel := context.WithTimeout(context.Background(), callDeadline)
+				start := time.Now()
+				res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "add_note", Arguments: map[string]any{"text": note}})
+				cancel()
+				kind, msg := "", ""
+				if err != nil || res.IsError {
+					kind = failureKind(res, err)
+					if msg = fmt.Sprint(err); err == nil {
+						msg = text(res)
+					}
+				}
+				tally.add(note, kind, msg, time.Since(start))
+				if kind != "" {
+					time.Sleep(50 * time.Millisecond) // a client backs off
+				}
+				if errors.Is(err, mcp.ErrConnectionClosed) {
+					// The session's connection is gone: a new one.
+					c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v1"}, nil)
+					cctx, cancel := context.WithTimeout(context.Background(), callDeadline)
+					ncs, err := c.Connect(cctx, &mcp.StreamableClientTransport{Endpoint: url}, &mcp.ClientSessionOptions{ProtocolVersion: "2026-07-28"})
+					cancel()
+					if err == nil {
+						cs.Close()
+						cs = ncs
+						tally.mu.Lock()
+						tally.reconnect++
+						tally.mu.Unlock()
+					}
+				}
+			}
+			cs.Close()
+		}()
+	}
+	t.Cleanup(func() { stop(); wg.Wait() })
+	phase := func(what string, d time.Duration) {
+		time.Sleep(d)
+		tally.mu.Lock()
+		t.Logf("%s: %d calls, %d ok so far", what, tally.calls, len(tally.ok))
+		tally.mu.Unlock()
+	}
+	phase("warm", 3*time.Second)
+	f.replicas[1].cmd.Process.Kill() // SIGKILL
+	<-f.replicas[1].done
+	phase("replica 1 killed", 3*time.Second)
+	f.start(t, 1)
+	rr.set(1, f.replicas[1].base)
+	phase("replica 1 restarted", 3*time.Second)
+	up.kill()
+	phase("upstream killed", 3*time.Second)
+	up.start(t)
+	tally.mu.Lock()
+	okAt := len(tally.ok)
+	tally.mu.Unlock()
+	restarted := time.Now()
+	for {
+		time.Sleep(100 * time.Millisecond)
+		tally.mu.Lock()
+		n := len(tally.ok)
+		tally.mu.Unlock()
+		if n > okAt+sessions {
+			break
+		}
+		if time.Since(restarted) > 60*time.Second {
+			t.Errorf("no calls succeed 60s after the upstream restarted")
+			break
+		}
+	}
+	recovered := time.Since(restarted)
+	phase(fmt.Sprintf("upstream restarted, %d successes after %v", sessions, recovered.Round(time.Millisecond)), 2*time.Second)
+	stop()
+	wg.Wait()
+
+	// Every replica stops cleanly, flushing its ledger.
+	for i, s := range f.replicas {
+		if i != 1 || s.cmd.ProcessState == nil {
+			s.stop(t)
+		}
+	}
+	runs := up.runs(t)
+	recs := f.ledgerOf(t, "add_note")
+	per := map[string][]string{}
+	for _, r := range recs {
+		per[argText(r)] = append(per[argText(r)], fmt.Sprint(r["outcome"]))
+	}
+	dupRecords, dupRuns, okNoRecord, okNotRun, recordedOKNotRun, ranNoRecord := 0, 0, 0, 0, 0, 0
+	for note, outs := range per {
+		if len(outs) > 1 {
+			dupRecords++
+			t.Errorf("%s has %d records: %v", note, len(outs), outs)
+		}
+		if slices.Contains(outs, "ok") && runs[note] == 0 {
+			recordedOKNotRun++
+			t.Errorf("%s recorded ok but never ran", note)
+		}
+	}
+	for note, n := range runs {
+		if n > 1 {
+			dupRuns++
+			t.Errorf("%s ran %d times", note, n)
+		}
+		if len(per[note]) == 0 {
+			ranNoRecord++
+		}
+	}
+	for note := range tally.ok {
+		if outs := per[note]; len(outs) != 1 || outs[0] != "ok" {
+			okNoRecord++
+			t.Errorf("%s returned success; its records: %v", note, outs)
+		}
+		if runs[note] != 1 {
+			okNotRun++
+			t.Errorf("%s returned success and ran %d times", note, runs[note])
+		}
+	}
+	outcomes := map[string]int{}
+	for _, r := range recs {
+		outcomes[fmt.Sprint(r["outcome"])]++
+	}
+	if len(tally.hung) > 0 {
+		t.Errorf("%d calls hit their %v deadline: %v", len(tally.hung), callDeadline, tally.hung[:min(5, len(tally.hung))])
+	}
+	for kind := range tally.failed {
+		if strings.HasPrefix(kind, "tool error without a kind") {
+			t.Errorf("an untyped failure: %s", kind)
+		}
+	}
+	if len(tally.ok) == 0 || tally.calls-len(tally.ok) == 0 {
+		t.Errorf("%d calls, %d ok: the faults were not under load", tally.calls, len(tally.ok))
+	}
+	if r := f.cli(t, 0, "ledger", "verify"); r.code != 0 {
+		t.Errorf("ledger verify: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+	t.Logf("figures: calls %d, successes %d, hangs %d, reconnects %d", tally.calls, len(tally.ok), len(tally.hung), tally.reconnect)
+	for kind, n := range tally.failed {
+		t.Logf("figures: failure %q: %d, slowest %v, e.g. %q", kind, n, tally.slowest[kind], tally.sample[kind])
+	}
+	t.Logf("figures: records %d by outcome %v; upstream executions %d; duplicates: records %d, executions %d; success without one ok record %d, success not run once %d, ok record not run %d; ran without a record %d",
+		len(recs), outcomes, len(runs), dupRecords, dupRuns, okNoRecord, okNotRun, recordedOKNotRun, ranNoRecord)
+	t.Logf("figures: balancer skipped %d refused connections, answered %d requests 502", rr.refused.Load(), rr.failed.Load())
+}
+
+// TestKilledReplicaKeepsRecords: a replica on PostgreSQL killed with
+// SIGKILL right after answering has committed the record of every call
+// it answered (the store's ledger is durable: a batch still in memory
+// would die with the process).
+func TestKilledReplicaKeepsRecords(t *testing.T) {
+	pg := startPostgres(t)
+	dir := t.TempDir()
+	up := startUpstream(t, dir)
+	fleetConfig(t, dir, pg.DSN, "http://"+up.addr+"/mcp")
+	f := startFleet(t, dir, 1)
+	var mu sync.Mutex
+	var answered []string
+	var wg sync.WaitGroup
+	for g := range 8 {
+		cs := connectAt(t, f.replicas[0].base+"/mcp", "2026-07-28", nil)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				note := fmt.Sprintf("k%d-%d", g, i)
+				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "add_note", Arguments: map[string]any{"text": note}})
+				cancel()
+				if err != nil || res.IsError {
+					return // killed
+				}
+				mu.Lock()
+				answered = append(answered, note)
+				mu.Unlock()
+			}
+		}()
+	}
+	time.Sleep(1500 * time.Millisecond)
+	f.replicas[0].cmd.Process.Kill()
+	<-f.replicas[0].done
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	per := map[string]int{}
+	for _, r := range f.ledgerOf(t, "add_note") {
+		per[argText(r)]++
+	}
+	lost := 0
+	for _, note := range answered {
+		if per[note] != 1 {
+			if lost < 3 {
+				t.Logf("%s: %d records", note, per[note])
+			}
+			lost++
+		}
+	}
+	if lost > 0 || len(answered) == 0 {
+		t.Errorf("%d of %d answered calls have no record after SIGKILL", lost, len(answered))
 	}
 }
