@@ -174,12 +174,15 @@ func (f *fleet) cli(t *testing.T, i int, args ...string) result {
 // replica (round robin), or, sticky, a request carrying an Mcp-Session-Id
 // goes to the replica whose response first carried that id (a stick
 // table learned from responses, as HAProxy's "stick store-response").
-// A replica that refuses the connection is skipped (nothing was sent, so
+// With hash set instead, a request goes to the replica its Mcp-Session-Id
+// hashes to, as a balancer configured to hash on the header does (nginx's
+// "hash $http_mcp_session_id"). A replica that refuses the connection is skipped (nothing was sent, so
 // that is safe); any other failure is a 502 at once, never retried.
 type balancer struct {
 	srv      *httptest.Server
 	tr       *http.Transport
 	sticky   bool
+	hash     bool
 	mu       sync.Mutex
 	backends []string // base URLs
 	next     int
@@ -221,6 +224,9 @@ func (b *balancer) pick(id string) (first int, bases []string) {
 	bases = append([]string(nil), b.backends...)
 	if i, ok := b.stick[id]; ok && b.sticky && id != "" {
 		return i, bases
+	}
+	if b.hash {
+		return int(hashOf(id) % uint32(len(bases))), bases
 	}
 	first = b.next % len(bases)
 	b.next++
@@ -407,6 +413,30 @@ func TestFleet(t *testing.T) {
 				t.Errorf("%s with no affinity: %v after %v, want session not found at once", v, err, time.Since(start))
 			}
 		}
+		// A balancer hashing on the header sends the initialize (no
+		// header yet) to one replica and the session's requests to the
+		// one the id hashes to: most sessions fail as without affinity.
+		hashed := startBalancer(t, f.bases(), false)
+		hashed.hash = true
+		failed := 0
+		for range 12 {
+			c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v1"}, nil)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			cs, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: hashed.srv.URL + "/mcp"}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+			cancel()
+			if err != nil {
+				if !strings.Contains(err.Error(), "session not found") {
+					t.Errorf("behind the hashing balancer: %v", err)
+				}
+				failed++
+			} else {
+				cs.Close()
+			}
+		}
+		if failed == 0 {
+			t.Errorf("12 sessions behind a balancer hashing on Mcp-Session-Id all connected: the hash found their replica")
+		}
+		t.Logf("hashing on Mcp-Session-Id: %d of 12 sessions failed to connect", failed)
 		sticky := startBalancer(t, f.bases(), true)
 		for _, v := range []string{"2025-11-25", "2025-06-18"} {
 			for s := range 3 {
