@@ -902,3 +902,32 @@ func TestKilledReplicaKeepsRecords(t *testing.T) {
 		t.Errorf("%d of %d answered calls have no record after SIGKILL", lost, len(answered))
 	}
 }
+
+// TestUpstreamRestartRedial: an HTTP upstream killed and restarted on its
+// address is redialled by the first call made after it, and that call
+// runs. The call came from a 2026-07-28 client; dialled under its
+// context, the new session went out at 2026-07-28 and the restarted
+// (stateful) server refused the call: "protocol version "2026-07-28" is
+// not supported by this server".
+func TestUpstreamRestartRedial(t *testing.T) {
+	dir := t.TempDir()
+	up := startUpstream(t, dir)
+	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"notes": {"type": "http", "url": "http://%s/mcp"}},
+  "agentadapter": {"store": "memory:", "servers": {"notes": {"trust": "trusted"}}, "policy": {"approval": {"default": "never"}}}}`, up.addr))
+	s := startServe(t, dir, nil, "--config", "gateway.json")
+	cs := connectAt(t, s.base+"/mcp", "2026-07-28", nil)
+	if res := callTool(t, cs, "list_notes", map[string]any{}); res.IsError {
+		t.Fatal(text(res))
+	}
+	up.kill()
+	if res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "list_notes", Arguments: map[string]any{}}); err == nil && !res.IsError {
+		t.Fatal("a call succeeded with the upstream down")
+	}
+	up.start(t)
+	for i := range 3 {
+		if res := callTool(t, cs, "list_notes", map[string]any{}); res.IsError {
+			t.Errorf("call %d after the upstream restarted: %s", i, text(res))
+		}
+	}
+	s.stop(t)
+}
