@@ -768,8 +768,8 @@ func TestFleetFaults(t *testing.T) {
 		if n > okAt+sessions {
 			break
 		}
-		if time.Since(restarted) > 60*time.Second {
-			t.Errorf("no calls succeed 60s after the upstream restarted")
+		if time.Since(restarted) > 30*time.Second {
+			t.Errorf("calls do not succeed 30s after the upstream restarted")
 			break
 		}
 	}
@@ -830,6 +830,11 @@ func TestFleetFaults(t *testing.T) {
 	for kind := range tally.failed {
 		if strings.HasPrefix(kind, "tool error without a kind") {
 			t.Errorf("an untyped failure: %s", kind)
+		}
+		// Failing is quick: a dead replica is refused at once, a dead
+		// upstream is "unreachable" after the gateway's redial attempts.
+		if tally.slowest[kind] > 10*time.Second {
+			t.Errorf("failure %q took %v", kind, tally.slowest[kind])
 		}
 	}
 	if len(tally.ok) == 0 || tally.calls-len(tally.ok) == 0 {
