@@ -34,7 +34,7 @@ func TestProgressOnTerminal(t *testing.T) {
 	case <-time.After(5 * time.Second):
 	}
 	s := out.String()
-	if !strings.Contains(s, "✓") || !strings.Contains(s, "notes") || !strings.Contains(s, "6 tools") {
+	if !strings.Contains(s, "✓") || !strings.Contains(s, "notes") || !strings.Contains(s, "7 tools") {
 		t.Errorf("no progress on a terminal:\n%q", s)
 	}
 	if !strings.Contains(s, "structured (for the program)") {

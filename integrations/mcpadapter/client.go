@@ -283,8 +283,14 @@ func (c *conn) ensure(ctx context.Context) (*mcp.ClientSession, error) {
 			}
 			wait = min(2*wait, maxWait)
 		}
-		dctx, cancel := context.WithTimeout(ctx, c.m.connectTimeout(&c.cfg))
+		// Dialled under the conn's context, ended with the call's: the
+		// call's context carries its caller's request values, go-sdk's
+		// protocol version among them, and a session dialled under a
+		// 2026-07-28 caller's went out at 2026-07-28 to an older server.
+		dctx, cancel := context.WithTimeout(c.bg, c.m.connectTimeout(&c.cfg))
+		stop := context.AfterFunc(ctx, cancel)
 		err = c.dial(dctx)
+		stop()
 		cancel()
 		if err == nil {
 			c.m.logger.Info("mcpadapter: reconnected", "server", c.cfg.Name)

@@ -65,6 +65,9 @@ type paramLedger struct {
 	reg  *registry.Registry
 }
 
+// Durable passes on the store's [ledger.Durable].
+func (l *paramLedger) Durable() bool { return isDurable(l.next) }
+
 func (l *paramLedger) Write(ctx context.Context, r *ledger.Record) error {
 	if r.Message != "" {
 		r.Message = config.MaskParamHeaders(r.Message)

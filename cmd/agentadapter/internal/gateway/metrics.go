@@ -115,6 +115,16 @@ func (l *meteredLedger) Write(ctx context.Context, r *ledger.Record) error {
 	return l.next.Write(ctx, r)
 }
 
+// Durable passes on the store's [ledger.Durable]: hidden behind the
+// wrappers, a durable store's records were queued in the executor's
+// memory again and lost with a killed process.
+func (l *meteredLedger) Durable() bool { return isDurable(l.next) }
+
+func isDurable(l ledger.Ledger) bool {
+	d, ok := l.(ledger.Durable)
+	return ok && d.Durable()
+}
+
 func (g *Gateway) saveQuarantines() {
 	var out []state.Quarantine
 	for _, q := range g.mgr.Quarantined() {

@@ -95,7 +95,11 @@ func Open(ctx context.Context, spec string) (Store, error) {
 		return &durable{tickets: db.Tickets(), ledger: db.Ledger(), cache: db.Cache(), sessions: db.Sessions(), standing: db.Standing(), pins: db.Pins(), close: db.Close,
 			secret: db.Secret, quarantine: rest + ".quarantine.json"}, nil
 	case "postgres", "postgresql":
-		db, err := pgstore.Open(ctx, spec, nil)
+		// Durable: a replica answers a call once its record is committed
+		// (concurrent calls share commits). Batched in memory, the records
+		// of calls already answered died with a replica killed by SIGKILL
+		// or the OOM killer, and a fleet's replicas are killed routinely.
+		db, err := pgstore.Open(ctx, spec, &pgstore.Options{Durable: true})
 		if err != nil {
 			return nil, fmt.Errorf("opening the postgres store: %w", err)
 		}

@@ -6,7 +6,11 @@
 // for drain tests), whoami (read-only: the request headers it got),
 // describe, whose description is read from $TESTSERVER_DESCRIPTION at start
 // (to change a definition between runs), and grow, which adds a tool at run
-// time (so the server sends tools/list_changed).
+// time (so the server sends tools/list_changed), and redefine, which
+// replaces describe's description at run time (a definition changing
+// under a running gateway). With $TESTSERVER_LOG set, each add_note that
+// runs appends its text and a newline to that file (the fleet tests count
+// executions across restarts of the server).
 package main
 
 import (
@@ -53,10 +57,22 @@ func main() {
 	var notes []string
 	f, t := false, true
 	s := mcp.NewServer(&mcp.Implementation{Name: "notes", Version: "v1"}, nil)
+	var runs *os.File
+	if p := os.Getenv("TESTSERVER_LOG"); p != "" {
+		var err error
+		if runs, err = os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644); err != nil {
+			log.Fatal(err)
+		}
+	}
 	mcp.AddTool(s, &mcp.Tool{Name: "add_note", Description: "Add a note.", Annotations: &mcp.ToolAnnotations{DestructiveHint: &t, OpenWorldHint: &f}},
 		func(ctx context.Context, req *mcp.CallToolRequest, in noteIn) (*mcp.CallToolResult, noteOut, error) {
 			mu.Lock()
 			defer mu.Unlock()
+			if runs != nil {
+				if _, err := runs.WriteString(in.Text + "\n"); err != nil {
+					return nil, noteOut{}, err
+				}
+			}
 			notes = append(notes, in.Text)
 			return nil, noteOut{ID: len(notes), Text: in.Text, Where: "notes"}, nil
 		})
@@ -103,9 +119,17 @@ func main() {
 	if desc == "" {
 		desc = "Describe things."
 	}
-	mcp.AddTool(s, &mcp.Tool{Name: "describe", Description: desc, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &f}},
-		func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, listOut, error) {
-			return nil, listOut{Notes: []string{desc}}, nil
+	describe := func(desc string) {
+		mcp.AddTool(s, &mcp.Tool{Name: "describe", Description: desc, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &f}},
+			func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, listOut, error) {
+				return nil, listOut{Notes: []string{desc}}, nil
+			})
+	}
+	describe(desc)
+	mcp.AddTool(s, &mcp.Tool{Name: "redefine", Description: "Replace describe's description (the server then sends tools/list_changed).", Annotations: &mcp.ToolAnnotations{OpenWorldHint: &f}},
+		func(ctx context.Context, req *mcp.CallToolRequest, in noteIn) (*mcp.CallToolResult, listOut, error) {
+			describe(in.Text)
+			return nil, listOut{Notes: []string{in.Text}}, nil
 		})
 	if *addr == "" {
 		if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
