@@ -139,6 +139,28 @@ func (m *Manager) Quarantined() []Quarantine {
 	return out
 }
 
+// Unquarantined reports whether spec may be listed, found and called:
+// false for a tool m imported whose changed definition awaits review
+// ([Quarantined]: the registry keeps its pinned spec, whose calls m
+// refuses), true for every other spec. Compose it into the filter that
+// listings and searches share, so that a quarantined tool is not even
+// described: toolsearch.ToolsOptions{Filter: registry.Filter{Func:
+// m.Unquarantined}}. It takes the manager's locks: do not call it from a
+// registry listener, which the manager may run holding them.
+func (m *Manager) Unquarantined(spec *adapter.Spec) bool {
+	if spec == nil || spec.Source.Server == "" {
+		return true
+	}
+	c, err := m.conn(spec.Source.Server)
+	if err != nil {
+		return true // not m's
+	}
+	c.mu.Lock()
+	imp := c.tools[spec.Source.RemoteName]
+	c.mu.Unlock()
+	return imp == nil || imp.quarantine.Load() == nil
+}
+
 // Accept accepts the changed definition of a quarantined tool (named as in
 // the registry) whose hash ([Quarantine.Got], [DefinitionHash]) is hash:
 // the definition is pinned, the registry gets the new spec, and calls are

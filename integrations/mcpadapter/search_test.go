@@ -17,8 +17,8 @@ import (
 // An index over a manager's registry follows quarantine: a new tool held
 // for review is not registered, so never found; a tool whose definition
 // changed keeps its pinned spec, so its new definition is never indexed,
-// and the quarantine itself is the manager's to tell (Quarantined), which
-// a caller's policy reads to hide the tool (as the gateway's search
+// and the quarantine itself is the manager's to tell (Unquarantined), which
+// a caller's policy composes to hide the tool (as the gateway's search
 // virtual servers do). Once accepted, both are found under the reviewed
 // definition and call_tool runs them.
 func TestSearchFollowsQuarantine(t *testing.T) {
@@ -39,9 +39,7 @@ func TestSearchFollowsQuarantine(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ix.Close()
-	held := func(_ context.Context, s *adapter.Spec) bool {
-		return !slices.ContainsFunc(e.m.Quarantined(), func(q mcpadapter.Quarantine) bool { return q.Server == s.Source.Server && q.Tool == s.Name })
-	}
+	held := func(_ context.Context, s *adapter.Spec) bool { return e.m.Unquarantined(s) }
 	callTool := ix.Tools(&toolsearch.ToolsOptions{Allowed: held})[0]
 	if callTool.Name != toolsearch.CallToolName {
 		t.Fatalf("Tools()[0] is %s", callTool.Name)
