@@ -30,7 +30,7 @@ import (
 // "whoami" tool answers with the user its verifier mapped the token to. It
 // serves its protected resource metadata and its authorization server's
 // metadata (issuer = the server's origin), so discovery yields the issuer.
-func perCallerUpstream(t *testing.T, users map[string]string) (resource, issuer string) {
+func perCallerUpstream(t *testing.T, users *sync.Map) (resource, issuer string) {
 	t.Helper()
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)
@@ -54,8 +54,8 @@ func perCallerUpstream(t *testing.T, users map[string]string) (resource, issuer 
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "upstream user " + user}}}, nil
 		})
 	verify := auth.RequireBearerToken(func(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
-		if u, ok := users[tok]; ok {
-			return &auth.TokenInfo{UserID: u, Expiration: time.Now().Add(time.Hour)}, nil
+		if u, ok := users.Load(tok); ok {
+			return &auth.TokenInfo{UserID: u.(string), Expiration: time.Now().Add(time.Hour)}, nil
 		}
 		return nil, auth.ErrInvalidToken
 	}, &auth.RequireBearerTokenOptions{ResourceMetadataURL: srv.URL + "/.well-known/oauth-protected-resource/mcp"})
@@ -71,7 +71,11 @@ func perCallerUpstream(t *testing.T, users map[string]string) (resource, issuer 
 // the sign-in error; deleting alice's token stops only alice.
 func TestPerCallerUpstream(t *testing.T) {
 	ctx := context.Background()
-	resource, issuer := perCallerUpstream(t, map[string]string{"up-svc": "service", "up-alice": "alice", "up-bob": "bob"})
+	users := new(sync.Map)
+	for tok, u := range map[string]string{"up-svc": "service", "up-alice": "alice", "up-bob": "bob"} {
+		users.Store(tok, u)
+	}
+	resource, issuer := perCallerUpstream(t, users)
 	key := make([]byte, 32)
 	rand.Read(key)
 	keys, err := token.NewKeyring(key)
@@ -94,9 +98,9 @@ func TestPerCallerUpstream(t *testing.T) {
 	put(token.Key{Server: "up", Resource: resource}, "up-svc") // the shared identity: lists the tools
 	put(userKey("alice"), "up-alice")
 	put(userKey("bob"), "up-bob")
-	// A token of alice's under another issuer is another credential: never
-	// given to bob, nor to alice under this issuer.
-	put(token.Key{Server: "up", Subject: "bob", Issuer: "https://other.example", Resource: resource}, "up-alice")
+	// A token of carol's under another issuer is another credential: not
+	// sent to this server.
+	put(token.Key{Server: "up", Subject: "carol", Issuer: "https://other.example", Resource: resource}, "up-alice")
 
 	reg := registry.New()
 	exec := adapter.NewExecutor(reg, nil)
@@ -203,5 +207,33 @@ func TestPerCallerUpstream(t *testing.T) {
 	put(userKey("alice"), "up-alice")
 	if _, text := call(alice); text != "upstream user alice" {
 		t.Errorf("alice after signing in again: %q", text)
+	}
+
+	// Alice's grant revoked at the upstream (her stored token refused, no
+	// refresh token): she is told to sign in again (go-sdk's 401 path, not
+	// the stored-token check); bob is not affected.
+	users.Delete("up-alice")
+	if kind, msg := call(alice); kind != string(adapter.KindToolError) || !strings.Contains(msg, "sign in") || strings.Contains(msg, "up-alice") {
+		t.Errorf("alice with a revoked grant: %s %q, want the sign-in error", kind, msg)
+	}
+	if _, text := call(bob); text != "upstream user bob" {
+		t.Errorf("bob after alice's grant was revoked: %q", text)
+	}
+}
+
+// TestPerCallerConfig: PerCaller is for user sign-in only, and ForCaller
+// needs a PerCaller handler.
+func TestPerCallerConfig(t *testing.T) {
+	_, err := oauth.NewHandler("up", "https://mcp.example/mcp", &oauth.Config{PerCaller: true,
+		ClientCredentials: &oauth.ClientCredentials{ClientID: "m2m", ClientSecret: "s"}}, nil)
+	if err == nil {
+		t.Error("PerCaller with ClientCredentials accepted")
+	}
+	h, err := oauth.NewHandler("up", "https://mcp.example/mcp", &oauth.Config{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.ForCaller(context.Background(), "alice"); err == nil {
+		t.Error("ForCaller of a shared handler accepted")
 	}
 }

@@ -80,9 +80,6 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 		w := &transport.Watch{}
 		s, err := c.callSession(ctx)
 		if err != nil {
-			if ae, ok := err.(*adapter.Error); ok {
-				return nil, ae
-			}
 			return nil, c.failure(ctx, imp, err)
 		}
 		callerCapabilities(ctx, s, params)
@@ -158,6 +155,9 @@ func (c *conn) failure(ctx context.Context, imp *imported, err error) error {
 			return &adapter.Error{Kind: adapter.KindTimeout, Message: "the MCP server did not answer in time", Err: fmt.Errorf("%w (%v)", ctxErr, err)}
 		}
 		return ctxErr
+	}
+	if se := (*oauth.SignInError)(nil); errors.As(err, &se) { // OAuth.PerCaller
+		return &adapter.Error{Kind: adapter.KindToolError, Message: se.Error(), Err: err}
 	}
 	var we *jsonrpc.Error
 	if errors.As(err, &we) && we.Code != transport.CodeRejected {
@@ -248,10 +248,8 @@ func (c *conn) callSession(ctx context.Context) (*mcp.ClientSession, error) {
 	if err == nil {
 		h, err = h.ForCaller(ctx, sub)
 	}
-	if se := (*oauth.SignInError)(nil); errors.As(err, &se) {
-		return nil, &adapter.Error{Kind: adapter.KindToolError, Message: se.Error(), Err: err}
-	} else if err != nil {
-		return nil, err
+	if err != nil {
+		return nil, err // a SignInError: see failure
 	}
 	return c.callers.Get(ctx, sub, ErrClosed, func(ctx context.Context) (*mcp.ClientSession, error) {
 		t, err := c.transport(h)
