@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/callers"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/paramheader"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/taskclient"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/transport"
@@ -55,8 +56,10 @@ type conn struct {
 	progressTools sync.Map         // remote name → *atomic.Int32, see settleProgress
 	tasks         taskclient.Table // the server's task-only tools, see task_import.go
 
-	oauth        *oauth.Handler // nil without Server.OAuth
-	samplingSpec *adapter.Spec  // see govern.go
+	oauthMu      sync.Mutex
+	oauth        *oauth.Handler                       // nil without Server.OAuth; guarded by oauthMu
+	callers      callers.Sessions[*mcp.ClientSession] // OAuth.PerCaller's, see callSession
+	samplingSpec *adapter.Spec                        // see govern.go
 	elicitSpec   *adapter.Spec
 	rootsMu      sync.Mutex
 	roots        []mcp.Root // advertised, see roots.go
@@ -67,6 +70,7 @@ type conn struct {
 func newConn(m *Manager, s Upstream) *conn {
 	c := &conn{m: m, cfg: s, tools: map[string]*imported{}, held: map[string]*Quarantine{}, refreshCh: make(chan struct{}, 1)}
 	c.bg, c.cancel = context.WithCancel(m.bg)
+	c.callers.WG = &c.wg
 	impl := m.opts.Client
 	if impl == nil {
 		impl = &mcp.Implementation{Name: "agentadapter", Version: "v0"}
@@ -109,8 +113,9 @@ func (c *conn) start(ctx context.Context, prev <-chan struct{}, done chan<- stru
 	return err
 }
 
-// transport returns a transport for a new connection.
-func (c *conn) transport() (mcp.Transport, error) {
+// transport returns a transport for a new connection, authorized by h
+// (a caller's, see callSession) or, when nil, by the server's own handler.
+func (c *conn) transport(h *oauth.Handler) (mcp.Transport, error) {
 	s := &c.cfg
 	switch {
 	case s.NewTransport != nil:
@@ -171,18 +176,19 @@ func (c *conn) transport() (mcp.Transport, error) {
 		if s.OAuth == nil {
 			return &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: hc, MaxEventSize: maxEvent}, nil
 		}
-		if err := c.setupOAuth(); err != nil {
-			return nil, err
+		if h == nil {
+			if h, err = c.setupOAuth(); err != nil {
+				return nil, err
+			}
 		}
 		// With DPoP, each request to the server carries a proof.
-		hc = c.oauth.ResourceClient(hc)
-		return &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: hc, MaxEventSize: maxEvent, OAuthHandler: c.oauth}, nil
+		return &mcp.StreamableClientTransport{Endpoint: s.URL, HTTPClient: h.ResourceClient(hc), MaxEventSize: maxEvent, OAuthHandler: h}, nil
 	}
 }
 
 // dial opens a new session and installs it.
 func (c *conn) dial(ctx context.Context) error {
-	t, err := c.transport()
+	t, err := c.transport(nil)
 	if err != nil {
 		return err
 	}
@@ -241,6 +247,8 @@ func (c *conn) lost(s *mcp.ClientSession, err error) {
 	if cur {
 		c.m.logger.Warn("mcpadapter: connection lost", "server", c.cfg.Name, "error", err)
 		s.Close()
+	} else {
+		c.callers.Drop(s) // a caller's session (callSession)
 	}
 }
 
@@ -377,6 +385,7 @@ func (c *conn) close() {
 	if s != nil {
 		s.Close()
 	}
+	c.callers.CloseAll()
 	c.unregisterAll()
 	c.stopRefresher()
 }
@@ -405,15 +414,17 @@ func (c *conn) status() UpstreamStatus {
 	return st
 }
 
-// setupOAuth makes the connection's OAuth handler once; c.dialMu is held.
-func (c *conn) setupOAuth() error {
+// setupOAuth makes the connection's OAuth handler once and returns it.
+func (c *conn) setupOAuth() (*oauth.Handler, error) {
+	c.oauthMu.Lock()
+	defer c.oauthMu.Unlock()
 	if c.oauth != nil {
-		return nil
+		return c.oauth, nil
 	}
 	h, err := oauth.NewHandler(c.cfg.Name, c.cfg.URL, c.cfg.OAuth, c.cfg.HTTPClient)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	c.oauth = h
-	return nil
+	return h, nil
 }

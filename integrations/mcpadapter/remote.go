@@ -15,10 +15,12 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/bridge"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/callers"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/progress"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/taskclient"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/transport"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/wire"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/oauth"
 )
 
 var progressSeq atomic.Uint64
@@ -76,7 +78,7 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 	}
 	for unsent := 0; ; {
 		w := &transport.Watch{}
-		s, err := c.ensure(ctx)
+		s, err := c.callSession(ctx)
 		if err != nil {
 			return nil, c.failure(ctx, imp, err)
 		}
@@ -154,6 +156,9 @@ func (c *conn) failure(ctx context.Context, imp *imported, err error) error {
 		}
 		return ctxErr
 	}
+	if se := (*oauth.SignInError)(nil); errors.As(err, &se) { // OAuth.PerCaller
+		return &adapter.Error{Kind: adapter.KindToolError, Message: se.Error(), Err: err}
+	}
 	var we *jsonrpc.Error
 	if errors.As(err, &we) && we.Code != transport.CodeRejected {
 		msg := fmt.Sprintf("the MCP server refused the call: %s", we.Message)
@@ -229,4 +234,30 @@ func (c *conn) onProgress(_ context.Context, req *mcp.ProgressNotificationClient
 		return
 	}
 	v.(*progress.Sink).Report(adapter.Progress{Progress: req.Params.Progress, Total: req.Params.Total, Message: req.Params.Message})
+}
+
+// callSession returns the session a tool call goes on: the conn's own, or
+// for an OAuth.PerCaller server the caller's (internal/callers); a caller
+// without a token, or unverified, gets the model-facing sign-in error.
+func (c *conn) callSession(ctx context.Context) (*mcp.ClientSession, error) {
+	if c.cfg.OAuth == nil || !c.cfg.OAuth.PerCaller {
+		return c.ensure(ctx)
+	}
+	sub := callers.Subject(ctx)
+	h, err := c.setupOAuth()
+	if err == nil {
+		h, err = h.ForCaller(ctx, sub)
+	}
+	if err != nil {
+		return nil, err // a SignInError: see failure
+	}
+	return c.callers.Get(ctx, sub, ErrClosed, func(ctx context.Context) (*mcp.ClientSession, error) {
+		t, err := c.transport(h)
+		if err != nil {
+			return nil, err
+		}
+		ctx, cancel := context.WithTimeout(ctx, c.m.connectTimeout(&c.cfg))
+		defer cancel()
+		return c.client.Connect(ctx, wrapTasks(&c.tasks, t, c.m.http), nil)
+	})
 }

@@ -113,6 +113,20 @@ type Config struct {
 	// suites whose authorization server's address is not known in advance.
 	AnyIssuer bool
 
+	// PerCaller, if set, reaches the server with each caller's own token:
+	// a tool call uses the token stored under (the caller's subject, the
+	// authorization server's issuer, the server's URL), the issuer learnt
+	// from the server's metadata (protected resource metadata, then the
+	// authorization server's) and kept. A caller without such a token, or
+	// with no verified identity, is refused with a model-facing error
+	// saying to sign in first: never sent another user's token nor the
+	// shared one. Listing the server's tools (and its resources and
+	// prompts) still uses the shared identity's token, obtained as
+	// without PerCaller. PerCaller is for the authorization code grant: it
+	// cannot be combined with ClientCredentials, Enterprise or
+	// WorkloadIdentity. See [Handler.ForCaller].
+	PerCaller bool
+
 	// Tokens keeps tokens across connections and processes; nil means a
 	// token.MemoryStore of the server's own. The handler's tokens are the
 	// shared, service identity's: stored under token.Key{Server, Resource}
@@ -193,6 +207,14 @@ type Handler struct {
 	// authorization server last refused, and refusedWhy its answer.
 	refusedAssertion string
 	refusedWhy       error
+
+	// perCaller is set on a handler of [Handler.ForCaller]: its key names
+	// a caller, it reads the store on every request and never signs in.
+	perCaller bool
+	tsFor     string // the stored access token ts started from (perCaller)
+	// issuer is the discovered issuer of a PerCaller configuration,
+	// guarded by mu, "" until discovered.
+	issuer string
 }
 
 var _ auth.OAuthHandler = (*Handler)(nil)
@@ -228,6 +250,8 @@ func NewHandler(server, resource string, cfg *Config, hc *http.Client) (*Handler
 	}
 	if n := countSet(cfg.ClientCredentials != nil, cfg.Enterprise != nil, cfg.WorkloadIdentity != nil); n > 1 {
 		return nil, errors.New("OAuth: set at most one of ClientCredentials, Enterprise and WorkloadIdentity")
+	} else if n > 0 && cfg.PerCaller {
+		return nil, errors.New("OAuth: PerCaller is for the authorization code grant, not ClientCredentials, Enterprise or WorkloadIdentity")
 	}
 	if cfg.WorkloadIdentity != nil {
 		if err := cfg.WorkloadIdentity.validate(); err != nil {
@@ -324,6 +348,9 @@ func firstClient(cs ...*http.Client) *http.Client {
 // TokenSource implements auth.OAuthHandler: the current token, or one from
 // the store, or none (the server then answers 401 and Authorize runs).
 func (h *Handler) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
+	if h.perCaller {
+		return h.callerSource(ctx)
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.ts == nil {
@@ -452,6 +479,12 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 			drain(resp)
 			return nil
 		}
+	}
+	if h.perCaller {
+		// A caller's sign-in is not run here, in whatever request needed
+		// it: the caller is told to sign in (callerSource).
+		drain(resp)
+		return h.signIn()
 	}
 	if resp.StatusCode == http.StatusForbidden && challengeParam(challenges, "error") != "insufficient_scope" {
 		// Only insufficient_scope calls for (step-up) authorization; the
