@@ -47,10 +47,10 @@
 // MCP tool annotations come from whoever runs the server. Unless
 // Server.Trust is set, they are hints: an imported tool gets the most
 // cautious Spec.Annotations (destructive and open-world, neither read-only
-// nor idempotent), so the default approval policy holds its calls, no
-// cache serves its results and a lost call is not retried, whatever it
-// declares. Spec.Source says which applies (Trusted) and keeps the
-// declaration (Hints). A trusted server's annotations are policy.
+// nor idempotent), so the default approval policy holds its calls, no cache
+// serves its results and a lost call is not retried, whatever it declares.
+// Spec.Source says which applies (Trusted) and keeps the declaration
+// (Hints). A trusted server's annotations are policy.
 //
 // # Errors
 //
@@ -59,22 +59,22 @@
 // tool the server does not know is not_found; a transport failure is
 // connection (a Go error, never shown to a model), told apart by cause: a
 // call that never reached the server, one whose connection broke while it
-// was out (it may have run), one the transport refused; the call deadline
-// is timeout; a result over ManagerOptions.MaxResultBytes (counting every
+// was out (it may have run), one the transport refused; the call deadline is
+// timeout; a result over ManagerOptions.MaxResultBytes (counting every
 // content block's encoded size) is a tool_error. Over HTTP the limit is
 // enforced while the response is read, before it is decoded, so a huge
-// result costs at most about twice the limit in memory; a
-// quarantined tool is guardrail_blocked, wrapping [ErrQuarantined].
-// Structured content is validated against the tool's output schema by the
-// executor. Every forwarded call gets a deadline (Server.CallTimeout,
-// default 60 s): a stalled server can never hang a caller.
+// result costs at most about twice the limit in memory; a quarantined tool
+// is guardrail_blocked, wrapping [ErrQuarantined]. Structured content is
+// validated against the tool's output schema by the executor. Every
+// forwarded call gets a deadline (Server.CallTimeout, default 60 s): a
+// stalled server can never hang a caller.
 //
 // # Keeping the registry true
 //
 // notifications/tools/list_changed, Server.RefreshInterval and
 // [Manager.Refresh] re-list a server's tools and apply additions, removals
-// and changes atomically with registry.Update, so registry listeners (and
-// an [Exporter] serving the same registry) follow.
+// and changes atomically with registry.Update, so registry listeners (and an
+// [Exporter] serving the same registry) follow.
 //
 // # Definition pinning
 //
@@ -83,30 +83,30 @@
 // changes a definition, the tool is quarantined: the old spec stays, its
 // calls are refused, until the change is accepted with [Manager.Accept],
 // which takes the hash of the definition the operator reviewed
-// ([Quarantine.Got]) and fails if the server changed it since. A tool an untrusted server adds after its first listing is quarantined
-// too, and reaches the registry only once accepted
-// (ManagerOptions.QuarantineNew). This is the defence against
-// tool-poisoning and rug-pull changes. Persist
+// ([Quarantine.Got]) and fails if the server changed it since. A tool an
+// untrusted server adds after its first listing is quarantined too, and
+// reaches the registry only once accepted (ManagerOptions.QuarantineNew).
+// This is the defence against tool-poisoning and rug-pull changes. Persist
 // [Manager.Pins] and pass them back as ManagerOptions.Pins to catch changes
 // between runs.
 //
-// A stdio server's launch is pinned the same way by a program that wants
-// it ([NewLaunch], [Launch.Hash] under [LaunchKey] in the [PinStore]; the
+// A stdio server's launch is pinned the same way by a program that wants it
+// ([NewLaunch], [Launch.Hash] under [LaunchKey] in the [PinStore]; the
 // agentadapter gateway does): [Upstream.BeforeStart] refuses a start whose
 // launch no operator accepted, on every reconnection too.
 //
 // # Reconnecting
 //
 // A lost session (a stdio process that died, an HTTP session gone) is
-// redialled with backoff before the next call is sent (DefaultReconnectAttempts
-// dials: a server back within 1.5 s is found). A call that never reached the
-// server (a refused dial, an unknown session) is sent again on the new
-// session, whatever the tool; a call whose connection broke while it was out
-// is sent again once only when its trusted annotations say read-only or
-// idempotent, and otherwise returns a connection error saying it may have
-// run. A server
-// given as a ready Transport connects once; give Command, URL or
-// NewTransport to be able to reconnect.
+// redialled with backoff before the next call is sent
+// (DefaultReconnectAttempts dials: a server back within 1.5 s is found). A
+// call that never reached the server (a refused dial, an unknown session) is
+// sent again on the new session, whatever the tool; a call whose connection
+// broke while it was out is sent again once only when its trusted
+// annotations say read-only or idempotent, and otherwise returns a
+// connection error saying it may have run. A server given as a ready
+// Transport connects once; give Command, URL or NewTransport to be able to
+// reconnect.
 //
 // # Per call
 //
@@ -124,17 +124,17 @@
 // authorization server, registers or identifies the client, sends the user
 // through an [AuthorizationHandler] ([Loopback] for a terminal), exchanges
 // the code with PKCE, steps up on 403 insufficient_scope and refreshes,
-// keeping tokens in a [TokenStore] keyed by server name and URL.
+// keeping tokens in a [TokenStore] keyed by server, caller, issuer and
+// resource (OAuth.PerCaller: each caller's own token, see package oauth).
 // ClientCredentials selects the client-credentials grant instead, Enterprise
-// enterprise-managed authorization (cross-app access). Tokens go
-// only to the server they were issued for and appear in no log, error or
-// ledger record.
+// enterprise-managed authorization (cross-app access). Tokens go only to the
+// server they were issued for and appear in no log, error or ledger record.
 //
-// One outbound policy decides what every request may carry where: a
-// server's Headers and BearerToken go only to its URL's origin (a redirect
-// elsewhere is followed without them; https to http is refused), and
-// client credentials only to the authorization server OAuth.Issuer pins,
-// else one on the resource's origin. A refusal wraps [ErrOutbound].
+// One outbound policy decides what every request may carry where: a server's
+// Headers and BearerToken go only to its URL's origin (a redirect elsewhere
+// is followed without them; https to http is refused), and client
+// credentials only to the authorization server OAuth.Issuer pins, else one
+// on the resource's origin. A refusal wraps [ErrOutbound].
 //
 // # Requests from servers
 //
@@ -148,34 +148,15 @@
 // and [ElicitationTool]: an approval rule, a guard or a limit applies to
 // them as to any call, and the ledger records each.
 //
-// A server of 2026-07-28 asks with input-required results instead. When
-// an imported tool is called through the export (or `agentadapter serve`),
-// its server is told the MCP caller's capabilities and its questions go to
-// that caller: an [InputRequired] from 2026-07-28 on (the retry brings the
-// answers and the server's requestState back, inside the export's signed
-// state), requests during the call before it. The import's own Sampler,
-// Elicitation and Roots answer only calls without an MCP caller (a
-// framework, `agentadapter call`). A prompts/get through the export's
-// [Upstreams] is relayed the same way, its state bound to the prompt's name
-// and arguments and signed apart from a tool call's (neither opens as the
-// other); [Manager.GetPrompt] keeps the import's own ports. A call asks at
-// most 8 rounds of at most 16 questions; a server asking more, or more
-// than 256 KiB at once, ends it with a tool error. A relayed question is
-// the server's as sent, but a sampling request's includeContext
-// "thisServer" or "allServers" is "none" (to the caller the export is one
-// server, every upstream: their context would go to this one), and a
-// question id with the export's own prefix "agentadapter/" (any case)
-// reaches the caller as "agentadapter/relayed/" and that id, never taken
-// for one of the export's own: the answer under it goes back under the
-// upstream's id, so a gateway fronting another export relays its
-// approvals (one prefix per hop).
+// A server of 2026-07-28 asks with input-required results instead; when
+// an imported tool is called through the export, its questions are relayed
+// to the MCP caller (see package export, "Relaying upstream questions").
 //
 // # Serving a registry
 //
 // Package [github.com/agentadapter/agentadapter/integrations/mcpadapter/export]
-// serves a registry as an MCP server (export.NewServer):
-// tools, both protocol eras, tasks, approvals over MCP, and, through
-// export.Upstreams, the resources and prompts of a [Manager]'s servers.
-// The export's names are aliased here ([NewExporter], [ExportOptions],
-// ...) for the code written against v0.1.
+// serves a registry as an MCP server: tools, both protocol eras, tasks,
+// approvals over MCP and, through export.Upstreams, the resources and
+// prompts of a [Manager]'s servers; its names are aliased here
+// ([NewExporter], [ExportOptions], ...) for code written against v0.1.
 package mcpadapter

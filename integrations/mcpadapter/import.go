@@ -46,10 +46,9 @@ var ErrCollision = errors.New("mcpadapter: tool name collision")
 
 // ErrSchemaLimit is wrapped by the [ImportError] of an imported tool whose
 // input or output schema is nested more than 64 schemas deep, holds more
-// than 512 schemas, or would cost more than 512 KiB of encoding work on
-// each listing (its encoded size, each byte counted once for every schema
-// that encloses it). The tool is not imported; the server's other tools
-// are.
+// than 512 schemas, or would cost more than 512 KiB of encoding work on each
+// listing (its encoded size, each byte counted once for every schema that
+// encloses it). The tool is not imported; the server's other tools are.
 //
 // An export encodes every schema again on each tools/list. jsonschema-go
 // encodes each nested schema by itself, at a fixed cost per schema, and

@@ -225,9 +225,8 @@ type ManagerOptions struct {
 }
 
 // Manager imports the tools of MCP servers into a registry and keeps them
-// true to the servers: it re-lists on notifications/tools/list_changed,
-// pins definitions, and reconnects lost servers. It is safe for concurrent
-// use.
+// true to the servers: it re-lists on notifications/tools/list_changed, pins
+// definitions, and reconnects lost servers. It is safe for concurrent use.
 type Manager struct {
 	reg    *registry.Registry
 	opts   ManagerOptions

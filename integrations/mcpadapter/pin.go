@@ -140,24 +140,18 @@ func (m *Manager) Quarantined() []Quarantine {
 }
 
 // Unquarantined reports whether spec may be listed, found and called:
-// false for a tool m imported whose changed definition awaits review
-// ([Quarantined]: the registry keeps its pinned spec, whose calls m
-// refuses), true for every other spec. Compose it into the filter that
-// listings and searches share, so that a quarantined tool is not even
-// described: toolsearch.ToolsOptions{Filter: registry.Filter{Func:
-// m.Unquarantined}}. It takes the manager's locks: do not call it from a
-// registry listener, which the manager may run holding them.
+// false for a tool of m whose changed definition awaits review (the
+// registry keeps its pinned spec, whose calls m refuses), true otherwise.
+// Compose it into the filter listings and searches share (registry.Filter's
+// Func); not from a registry listener: it takes the locks m publishes under.
 func (m *Manager) Unquarantined(spec *adapter.Spec) bool {
-	if spec == nil || spec.Source.Server == "" {
-		return true
-	}
 	c, err := m.conn(spec.Source.Server)
 	if err != nil {
 		return true // not m's
 	}
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	imp := c.tools[spec.Source.RemoteName]
-	c.mu.Unlock()
 	return imp == nil || imp.quarantine.Load() == nil
 }
 

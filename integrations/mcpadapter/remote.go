@@ -256,8 +256,11 @@ func (c *conn) callSession(ctx context.Context) (*mcp.ClientSession, error) {
 		if err != nil {
 			return nil, err
 		}
-		ctx, cancel := context.WithTimeout(ctx, c.m.connectTimeout(&c.cfg))
+		// Under the conn's context, ended with the call's, as ensure dials:
+		// the call's carries its caller's go-sdk protocol version.
+		dctx, cancel := context.WithTimeout(c.bg, c.m.connectTimeout(&c.cfg))
+		defer context.AfterFunc(ctx, cancel)()
 		defer cancel()
-		return c.client.Connect(ctx, wrapTasks(&c.tasks, t, c.m.http), nil)
+		return c.client.Connect(dctx, wrapTasks(&c.tasks, t, c.m.http), nil)
 	})
 }

@@ -308,13 +308,12 @@ func (c *conn) complete(ctx context.Context, p *mcp.CompleteParams) (*mcp.Comple
 	return out, err
 }
 
-// subscribe takes one subscription to uri for the caller owner,
-// subscribing upstream for the first. A subscriber that comes while the
-// first's subscribe is in flight gets its answer: on a failure no
-// subscription is held, none counted. A caller holds at most
-// maxCallerSubscriptions distinct URIs of the server, the callers
-// together maxServerSubscriptions: past either the subscribe is refused
-// with run_limit_exceeded.
+// subscribe takes one subscription to uri for the caller owner, subscribing
+// upstream for the first. A subscriber that comes while the first's
+// subscribe is in flight gets its answer: on a failure no subscription is
+// held, none counted. A caller holds at most maxCallerSubscriptions distinct
+// URIs of the server, the callers together maxServerSubscriptions: past
+// either the subscribe is refused with run_limit_exceeded.
 func (c *conn) subscribe(ctx context.Context, owner, uri string) error {
 	c.up.mu.Lock()
 	if c.up.subs == nil {
@@ -439,9 +438,8 @@ func (c *conn) reconnected(s *mcp.ClientSession) {
 }
 
 // unsubscribe drops one subscription to uri of the caller owner,
-// unsubscribing upstream with the last. It waits for a subscribe in
-// flight: unsubscribing before it lands would leave the server
-// subscribed.
+// unsubscribing upstream with the last. It waits for a subscribe in flight:
+// unsubscribing before it lands would leave the server subscribed.
 func (c *conn) unsubscribe(ctx context.Context, owner, uri string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.m.callTimeout(&c.cfg))
 	defer cancel()

@@ -111,4 +111,28 @@
 // call is approved only while the ticket (consumed, unexpired) binds the
 // same tool, arguments and scope; this needs an Approver that reads
 // tickets back, as *adapter.Deferred does.
+//
+// # Relaying upstream questions
+//
+// When an imported tool (mcpadapter) is called through the export (or
+// `agentadapter serve`), its server is told the MCP caller's capabilities
+// and its questions go to that caller: an [InputRequired] from 2026-07-28 on
+// (the retry brings the answers and the server's requestState back, inside
+// the export's signed state), requests during the call before it. The
+// import's own Sampler, Elicitation and Roots answer only calls without an
+// MCP caller (a framework, `agentadapter call`). A prompts/get through the
+// export's [Upstreams] is relayed the same way, its state bound to the
+// prompt's name and arguments and signed apart from a tool call's (neither
+// opens as the other); mcpadapter's Manager.GetPrompt keeps the import's own
+// ports. A
+// call asks at most 8 rounds of at most 16 questions; a server asking more,
+// or more than 256 KiB at once, ends it with a tool error. A relayed
+// question is the server's as sent, but a sampling request's includeContext
+// "thisServer" or "allServers" is "none" (to the caller the export is one
+// server, every upstream: their context would go to this one), and a
+// question id with the export's own prefix "agentadapter/" (any case)
+// reaches the caller as "agentadapter/relayed/" and that id, never taken for
+// one of the export's own: the answer under it goes back under the
+// upstream's id, so a gateway fronting another export relays its approvals
+// (one prefix per hop).
 package export
