@@ -40,6 +40,7 @@ func TestGatewayBenchQuick(t *testing.T) {
 		if n, err := json.Number(os.Getenv("BENCH_ROUNDS")).Int64(); err == nil {
 			o.Rounds = int(n)
 		}
+		o.Before = os.Getenv("BENCH_GATEWAY_BEFORE") // an earlier build, for before/after
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
@@ -50,7 +51,11 @@ func TestGatewayBenchQuick(t *testing.T) {
 	md := rep.Markdown()
 	t.Log("\n" + md)
 	rows := rep.Rows()
-	if want := len(o.Sessions) * 3; len(rows) != want {
+	configs := 3
+	if o.Before != "" {
+		configs = 5
+	}
+	if want := len(o.Sessions) * configs; len(rows) != want {
 		t.Fatalf("%d rows, want %d", len(rows), want)
 	}
 	for _, r := range rows {

@@ -51,6 +51,10 @@ type Options struct {
 	// ColdUpstreams and ColdTools shape the cold-start figure: that many
 	// stdio upstreams of that many tools each; default 10 and 100.
 	ColdUpstreams, ColdTools int
+	// Before, if set, is another agentadapter binary (an earlier build):
+	// its two gateways join every round as configurations of their own,
+	// named with a " (before)" suffix, for a before/after comparison.
+	Before string
 	// Progress, if set, gets a line per measurement.
 	Progress io.Writer
 }
@@ -62,8 +66,8 @@ const (
 	GatewayStdio = "serve, stdio upstream"
 )
 
-// Configs are the configurations every round measures.
-var configs = []string{Direct, GatewayHTTP, GatewayStdio}
+// BeforeSuffix ends the names of the Options.Before configurations.
+const BeforeSuffix = " (before)"
 
 // Sample is one configuration at one session count in one round.
 type Sample struct {
@@ -163,38 +167,45 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		return nil, err
 	}
 	defer up.stop()
-	gwHTTP, err := startServe(ctx, o, "http", fmt.Sprintf(`"up": {"url": %q}`, up.url), 1)
-	if err != nil {
-		return nil, err
+	type target struct {
+		url               string
+		gateway, upstream int
 	}
-	defer gwHTTP.stop()
-	gwStdio, err := startServe(ctx, o, "stdio", fmt.Sprintf(`"up": {"command": %q}`, o.TestServer), 1)
-	if err != nil {
-		return nil, err
+	configs := []string{Direct}
+	targets := map[string]target{Direct: {up.url, 0, up.cmd.Process.Pid}}
+	binaries := []struct{ bin, suffix string }{{o.Serve, ""}}
+	if o.Before != "" {
+		binaries = append(binaries, struct{ bin, suffix string }{o.Before, BeforeSuffix})
 	}
-	defer gwStdio.stop()
-	stdioUp, err := childOf(gwStdio.cmd.Process.Pid)
-	if err != nil {
-		return nil, err
+	for i, b := range binaries {
+		ob := o
+		ob.Serve = b.bin
+		gwHTTP, err := startServe(ctx, ob, fmt.Sprintf("http%d", i), fmt.Sprintf(`"up": {"url": %q}`, up.url), 1)
+		if err != nil {
+			return nil, err
+		}
+		defer gwHTTP.stop()
+		gwStdio, err := startServe(ctx, ob, fmt.Sprintf("stdio%d", i), fmt.Sprintf(`"up": {"command": %q}`, o.TestServer), 1)
+		if err != nil {
+			return nil, err
+		}
+		defer gwStdio.stop()
+		stdioUp, err := childOf(gwStdio.cmd.Process.Pid)
+		if err != nil {
+			return nil, err
+		}
+		configs = append(configs, GatewayHTTP+b.suffix, GatewayStdio+b.suffix)
+		targets[GatewayHTTP+b.suffix] = target{gwHTTP.url, gwHTTP.cmd.Process.Pid, up.cmd.Process.Pid}
+		targets[GatewayStdio+b.suffix] = target{gwStdio.url, gwStdio.cmd.Process.Pid, stdioUp}
 	}
 	rep := &Report{Rounds: o.Rounds, Window: o.Window, LoadMin: 1e9}
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256, IdleConnTimeout: time.Minute}}
 	defer hc.CloseIdleConnections()
-	type target struct {
-		url               string
-		gateway, upstream int
-		tool              string
-	}
-	targets := map[string]target{
-		Direct:       {up.url, 0, up.cmd.Process.Pid, "echo"},
-		GatewayHTTP:  {gwHTTP.url, gwHTTP.cmd.Process.Pid, up.cmd.Process.Pid, "echo"},
-		GatewayStdio: {gwStdio.url, gwStdio.cmd.Process.Pid, stdioUp, "echo"},
-	}
 	for round := 1; round <= o.Rounds; round++ {
 		for _, n := range o.Sessions {
 			for _, c := range configs {
 				t := targets[c]
-				s, err := load(ctx, hc, t.url, t.tool, n, o.Window, t.gateway, t.upstream)
+				s, err := load(ctx, hc, t.url, "echo", n, o.Window, t.gateway, t.upstream)
 				if err != nil {
 					return nil, fmt.Errorf("%s, %d sessions: %w", c, n, err)
 				}
