@@ -113,6 +113,7 @@ func draw2(r report, out string) error {
 			p.Legend.Add(c, bc)
 		}
 		p.NominalX(names...)
+		p.Y.Min, p.Y.Max = 0, p.Y.Max*1.6 // room for the legend above the bars
 		return p, nil
 	}
 	perSec, err := bars(fmt.Sprintf("Calls/s (median of %d rounds, load %.1f–%.1f)", r.Rounds, r.LoadMin, r.LoadMax), "calls/s", configs,
