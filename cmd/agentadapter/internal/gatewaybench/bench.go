@@ -205,7 +205,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		for _, n := range o.Sessions {
 			for _, c := range configs {
 				t := targets[c]
-				s, err := load(ctx, hc, t.url, "echo", n, o.Window, t.gateway, t.upstream)
+				s, err := load(ctx, hc, t.url, "bench_echo", n, o.Window, t.gateway, t.upstream)
 				if err != nil {
 					return nil, fmt.Errorf("%s, %d sessions: %w", c, n, err)
 				}
@@ -366,7 +366,10 @@ func load(ctx context.Context, hc *http.Client, url, tool string, n int, window 
 			}
 		}
 	}()
-	params := &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"text": "hello"}}
+	// Params per call: go-sdk writes the request's _meta into them.
+	params := func() *mcp.CallToolParams {
+		return &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"text": "hello"}}
+	}
 	for i := range sessions {
 		cs, err := connect(ctx, hc, url)
 		if err != nil {
@@ -374,7 +377,7 @@ func load(ctx context.Context, hc *http.Client, url, tool string, n int, window 
 		}
 		sessions[i] = cs
 		for range 20 { // warm-up: connections, compiled schemas
-			if res, err := cs.CallTool(ctx, params); err != nil || res.IsError {
+			if res, err := cs.CallTool(ctx, params()); err != nil || res.IsError {
 				return Sample{}, fmt.Errorf("warm-up call: %v %v", err, res)
 			}
 		}
@@ -389,7 +392,7 @@ func load(ctx context.Context, hc *http.Client, url, tool string, n int, window 
 		wg.Go(func() {
 			l := make([]time.Duration, 0, 4096)
 			for t := time.Now(); t.Before(end); {
-				res, err := cs.CallTool(ctx, params)
+				res, err := cs.CallTool(ctx, params())
 				t2 := time.Now()
 				if err != nil || res.IsError {
 					errs[i]++

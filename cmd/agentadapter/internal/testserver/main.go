@@ -104,8 +104,8 @@ func main() {
 				})
 			return nil, listOut{Notes: []string{name}}, nil
 		})
-	// echo answers with its text: the benchmark's call (scripts/bench gateway).
-	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Answer with the text.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &f}},
+	// bench_echo answers with its text: the benchmark's call (scripts/bench gateway).
+	mcp.AddTool(s, &mcp.Tool{Name: "bench_echo", Description: "Answer with the text.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &f}},
 		func(ctx context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, echoIn, error) {
 			return nil, in, nil
 		})
