@@ -185,7 +185,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 			return nil, err
 		}
 		defer gwHTTP.stop()
-		gwStdio, err := startServe(ctx, ob, fmt.Sprintf("stdio%d", i), fmt.Sprintf(`"up": {"command": %q}`, o.TestServer), 1)
+		gwStdio, err := startServe(ctx, ob, fmt.Sprintf("stdio%d", i), fmt.Sprintf(`"up": {"command": %q, "args": ["-bench"]}`, o.TestServer), 1)
 		if err != nil {
 			return nil, err
 		}
@@ -227,7 +227,7 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 }
 
 func startUpstream(ctx context.Context, testServer string) (*proc, error) {
-	cmd := exec.CommandContext(ctx, testServer, "-http", "127.0.0.1:0")
+	cmd := exec.CommandContext(ctx, testServer, "-bench", "-http", "127.0.0.1:0")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
