@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -77,6 +78,16 @@ func (e *env) newGateway(ctx context.Context, cfg *config.Config, opts gateway.O
 	return &started{gw: gw, store: st}, connect, nil
 }
 
+// serveGCPercent is serve's GOGC when the environment sets none.
+const serveGCPercent = 200
+
+// serveGC sets serve's GC target: GOGC from the environment wins.
+func serveGC() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(serveGCPercent)
+	}
+}
+
 func newServeCmd(e *env) *cobra.Command {
 	var listen, stdioEndpoint string
 	var stdio, watch bool
@@ -106,10 +117,15 @@ in force is kept whole: a bad file, or a change of "store" or "listen"
 ones reconnect; live sessions continue, but those of a token the reload
 revokes end (and, when auth is turned on, those opened without one).
 SIGINT or SIGTERM drain calls in flight (up to --drain), then stop every
-server process.` + exitCodesHelp,
+server process.
+
+The garbage collector runs at GOGC=200 unless the GOGC environment
+variable is set (a gateway's heap is small and short-lived: this halves
+its collections for a few MB more memory); GOMEMLIMIT caps it as usual.` + exitCodesHelp,
 		Args: argsErr(cobra.NoArgs),
 		RunE: func(c *cobra.Command, _ []string) error {
 			ctx := c.Context()
+			serveGC()
 			cfg, err := e.loadConfig("")
 			if err != nil {
 				return err

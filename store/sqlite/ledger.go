@@ -30,6 +30,40 @@ var ErrClosed = errors.New("sqlitestore: store closed")
 type Ledger struct {
 	s *Store
 	w *sqlledger.Writer
+	// stmts are the commit's statements, prepared on the database once (by
+	// the writer's goroutine, the only one that commits) and bound to each
+	// transaction with Tx.StmtContext, which reuses a connection's prepared
+	// statement: a commit no longer parses its SQL again.
+	stmts *ledgerStmts
+}
+
+type ledgerStmts struct{ head, insert, setHead *sql.Stmt }
+
+func (l *Ledger) prepared(ctx context.Context) (*ledgerStmts, error) {
+	if l.stmts != nil {
+		return l.stmts, nil
+	}
+	var st ledgerStmts
+	var err error
+	for _, p := range []struct {
+		to  **sql.Stmt
+		sql string
+	}{{&st.head, selectHead}, {&st.insert, insertRecord}, {&st.setHead, updateHead}} {
+		if *p.to, err = l.s.db.PrepareContext(ctx, p.sql); err != nil {
+			st.close()
+			return nil, err
+		}
+	}
+	l.stmts = &st
+	return l.stmts, nil
+}
+
+func (st *ledgerStmts) close() {
+	for _, s := range []*sql.Stmt{st.head, st.insert, st.setHead} {
+		if s != nil {
+			s.Close()
+		}
+	}
 }
 
 // LedgerStats are a ledger's counters since its Store was opened.
@@ -63,6 +97,11 @@ func (l *Ledger) Flush(ctx context.Context) error { return l.w.Flush(ctx) }
 // Stats returns the ledger's counters.
 func (l *Ledger) Stats() LedgerStats { return LedgerStats(l.w.Stats()) }
 
+const (
+	selectHead = "SELECT head_seq, head_hash FROM ledger_chain WHERE id = 1"
+	updateHead = "UPDATE ledger_chain SET head_seq = ?, head_hash = ? WHERE id = 1"
+)
+
 var insertRecord = "INSERT INTO ledger (" + strings.Join(sqlledger.Columns, ", ") + ") VALUES (?" + strings.Repeat(", ?", len(sqlledger.Columns)-1) + ")"
 
 // commit appends a batch to the chain in one transaction.
@@ -72,22 +111,22 @@ func (l *Ledger) commit(ctx context.Context, batch []ledger.Record) error {
 		return err
 	}
 	defer tx.Rollback()
-	var head ledger.Head
-	if err := tx.QueryRowContext(ctx, "SELECT head_seq, head_hash FROM ledger_chain WHERE id = 1").Scan(&head.Seq, &head.Hash); err != nil {
-		return fmt.Errorf("reading the chain head: %w", err)
-	}
-	head = sqlledger.Chain(head, batch)
-	st, err := tx.PrepareContext(ctx, insertRecord)
+	stmts, err := l.prepared(ctx)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	var head ledger.Head
+	if err := tx.StmtContext(ctx, stmts.head).QueryRowContext(ctx).Scan(&head.Seq, &head.Hash); err != nil {
+		return fmt.Errorf("reading the chain head: %w", err)
+	}
+	head = sqlledger.Chain(head, batch)
+	insert := tx.StmtContext(ctx, stmts.insert)
 	for i := range batch {
-		if _, err := st.ExecContext(ctx, sqlledger.Values(&batch[i])...); err != nil {
+		if _, err := insert.ExecContext(ctx, sqlledger.Values(&batch[i])...); err != nil {
 			return err
 		}
 	}
-	if _, err := tx.ExecContext(ctx, "UPDATE ledger_chain SET head_seq = ?, head_hash = ? WHERE id = 1", head.Seq, head.Hash); err != nil {
+	if _, err := tx.StmtContext(ctx, stmts.setHead).ExecContext(ctx, head.Seq, head.Hash); err != nil {
 		return err
 	}
 	return tx.Commit()
@@ -139,7 +178,12 @@ func (l *Ledger) Export(ctx context.Context, w io.Writer, q ledger.Query) error 
 	return ledger.WriteJSONL(w, l.Query(ctx, q))
 }
 
-func (l *Ledger) close() { l.w.Close() }
+func (l *Ledger) close() {
+	l.w.Close() // the writer's goroutine has ended: nothing commits now
+	if l.stmts != nil {
+		l.stmts.close()
+	}
+}
 
 // sweep deletes the records before the first one at or after cutoff, in
 // chunks, moving the chain's anchor to the last record deleted.

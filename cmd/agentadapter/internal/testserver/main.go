@@ -41,6 +41,10 @@ type listOut struct {
 type sleepIn struct {
 	MS int `json:"ms" jsonschema:"milliseconds to sleep"`
 }
+type echoIn struct {
+	Text string `json:"text"`
+}
+
 type whoOut struct {
 	Authorization string `json:"authorization"`
 	XTenant       string `json:"x_tenant"`
@@ -50,6 +54,8 @@ type whoOut struct {
 
 func main() {
 	addr := flag.String("http", "", "serve streamable HTTP on this address instead of stdio")
+	bench := flag.Bool("bench", false, "add bench_echo, the call of scripts/bench gateway")
+	fillers := flag.Int("tools", 0, "add this many more read-only tools (filler_<n>), for listing benchmarks")
 	flag.Parse()
 	// A line on stderr: the gateway logs what its servers write there.
 	fmt.Fprintf(os.Stderr, "notes server starting (pid %d)\n", os.Getpid())
@@ -115,6 +121,19 @@ func main() {
 				})
 			return nil, listOut{Notes: []string{name}}, nil
 		})
+	if *bench { // bench_echo answers with its text: the call of scripts/bench gateway
+		mcp.AddTool(s, &mcp.Tool{Name: "bench_echo", Description: "Answer with the text.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &f}},
+			func(ctx context.Context, req *mcp.CallToolRequest, in echoIn) (*mcp.CallToolResult, echoIn, error) {
+				return nil, in, nil
+			})
+	}
+	for i := range *fillers {
+		name := fmt.Sprintf("filler_%d", i)
+		mcp.AddTool(s, &mcp.Tool{Name: name, Description: "A tool that only fills the listing.", Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &f}},
+			func(context.Context, *mcp.CallToolRequest, echoIn) (*mcp.CallToolResult, echoIn, error) {
+				return nil, echoIn{Text: name}, nil
+			})
+	}
 	desc := os.Getenv("TESTSERVER_DESCRIPTION")
 	if desc == "" {
 		desc = "Describe things."

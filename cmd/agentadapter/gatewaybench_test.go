@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/gatewaybench"
+)
+
+// TestGatewayBenchQuick runs the driver of `scripts/bench gateway` in quick
+// mode (one short round) and checks that the table has every row with sane
+// figures: every call answered, throughput and CPU per call positive, the
+// gateway's own CPU counted, the cold start listing every tool.
+//
+// With BENCH_GATEWAY_OUT=DIR it is the full run instead (scripts/bench
+// gateway): 3 rounds of 5 s (BENCH_ROUNDS, BENCH_WINDOW), 1,000 idle
+// sessions, writing DIR/gateway.md and DIR/gateway.json.
+func TestGatewayBenchQuick(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the driver reads /proc")
+	}
+	out := os.Getenv("BENCH_GATEWAY_OUT")
+	o := gatewaybench.Options{Serve: bin, TestServer: testServer, Dir: t.TempDir()}
+	if out == "" {
+		if testing.Short() {
+			t.Skip("short")
+		}
+		o.Sessions, o.Window, o.Rounds, o.IdleSessions, o.ColdUpstreams, o.ColdTools = []int{1, 8}, 400*time.Millisecond, 1, 200, 3, 20
+	} else {
+		o.Progress = os.Stderr
+		if d, err := time.ParseDuration(os.Getenv("BENCH_WINDOW")); err == nil {
+			o.Window = d
+		}
+		if n, err := json.Number(os.Getenv("BENCH_ROUNDS")).Int64(); err == nil {
+			o.Rounds = int(n)
+		}
+		o.Before = os.Getenv("BENCH_GATEWAY_BEFORE") // an earlier build, for before/after
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	rep, err := gatewaybench.Run(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := rep.Markdown()
+	t.Log("\n" + md)
+	if out != "" {
+		j, _ := json.MarshalIndent(rep, "", " ")
+		if err := os.WriteFile(filepath.Join(out, "gateway.json"), j, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(out, "gateway.md"), []byte(md), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows := rep.Rows()
+	configs := 3
+	if o.Before != "" {
+		configs = 5
+	}
+	sessions := len(o.Sessions)
+	if sessions == 0 {
+		sessions = 3 // 1, 8, 32
+	}
+	if want := sessions * configs; len(rows) != want {
+		t.Fatalf("%d rows, want %d", len(rows), want)
+	}
+	for _, r := range rows {
+		if r.Errors != 0 || r.Calls == 0 || r.PerSec <= 0 || r.P50us <= 0 || r.P99us < r.P50us ||
+			r.ClientUS <= 0 || r.UpstreamUS <= 0 || (r.Config != gatewaybench.Direct) != (r.GatewayUS > 0) {
+			t.Errorf("row %+v: not sane", r)
+		}
+		if !strings.Contains(md, "| "+r.Config+" |") {
+			t.Errorf("table lacks %q", r.Config)
+		}
+	}
+	if rep.IdleRSSKB <= 0 || rep.PerThousandKB <= 0 || rep.ColdTools < 3*20 || rep.ColdStart <= 0 {
+		t.Errorf("RSS %d KB, +%d KB per 1,000 sessions, cold start %v with %d tools: not sane", rep.IdleRSSKB, rep.PerThousandKB, rep.ColdStart, rep.ColdTools)
+	}
+}
