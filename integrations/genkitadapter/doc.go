@@ -12,16 +12,16 @@
 //		ai.WithPrompt("What is 2+3?"), ai.WithTools(tools...),
 //		ai.WithMiddleware(genkitadapter.UnknownToolsMiddleware(exec)))
 //
-// A tool's output is adapter.Render's text, media as data-URL parts. Genkit
-// aborts a generation on a tool's error, so a model-facing error is the
-// output, its payload ([kit.Triage]); a fault aborts. A held call interrupts
-// the generation until [Resume]. Generate copies messages through
+// A tool's output is adapter.Render's text, media as data-URL parts; a
+// model-facing error is the output, its payload ([kit.Triage]), as genkit
+// aborts on a tool's error; a fault aborts; a held call interrupts the
+// generation until [Resume]. Generate copies messages through
 // encoding/json, rounding integers beyond 2^53. A call's id is the
-// executor's (a restart's, its request's ref); a run scope ([adapter.WithRun])
-// is ctx's, else the genkit trace's ([kit.TraceRuns]).
+// executor's (a restart's, its request's ref); a run scope is ctx's
+// ([adapter.WithRun]), else the genkit trace's ([kit.TraceRuns]).
 //
-// Genkit's process-wide effects: genkit.Init traps SIGINT and SIGTERM for
-// good; its first span installs the global OpenTelemetry tracer provider;
-// with GENKIT_ENV=dev, Init starts a reflection server on 127.0.0.1:3100
-// or above and writes .genkit beside go.mod.
+// genkit.Init traps SIGINT and SIGTERM for good; genkit's first span
+// installs the global OpenTelemetry tracer provider; with GENKIT_ENV=dev,
+// Init starts a reflection server on 127.0.0.1:3100 or above and writes
+// .genkit beside go.mod.
 package genkitadapter

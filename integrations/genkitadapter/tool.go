@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/firebase/genkit/go/ai"
@@ -56,11 +57,11 @@ func NewTool(spec *adapter.Spec, exec *adapter.Executor, opts *Options) (*Tool, 
 	if exec == nil {
 		return nil, errNilExecutor
 	}
-	return newTool(spec, exec, opts, kit.NewTraceRuns("genkit_"))
+	return newTool(spec, exec, opts, kit.NewTraceRuns("genkit_"), true)
 }
 
-// newTool builds the tool; exec is nil only for [Definition].
-func newTool(spec *adapter.Spec, exec *adapter.Executor, opts *Options, runs *kit.TraceRuns) (*Tool, error) {
+// newTool builds the tool (exec nil only for [Definition]).
+func newTool(spec *adapter.Spec, exec *adapter.Executor, opts *Options, runs *kit.TraceRuns, dynamic bool) (*Tool, error) {
 	if spec == nil {
 		return nil, errors.New("genkitadapter: nil spec")
 	}
@@ -85,77 +86,57 @@ func newTool(spec *adapter.Spec, exec *adapter.Executor, opts *Options, runs *ki
 			"name":        spec.Name,
 			"description": spec.Description,
 			"tool":        map[string]any{"multipart": false},
-			"dynamic":     true,
 		},
+	}
+	if dynamic {
+		t.desc.Metadata["dynamic"] = true
 	}
 	return t, nil
 }
 
 // Definition returns the definition a [NewTool] of spec hands to models.
 func Definition(spec *adapter.Spec) (*ai.ToolDefinition, error) {
-	t, err := newTool(spec, nil, nil, nil)
+	t, err := newTool(spec, nil, nil, nil, true)
 	if err != nil {
 		return nil, err
 	}
 	return t.Definition(), nil
 }
 
-// DefineTool registers spec as a tool on g, running its calls through exec
-// (required); a name taken on g is [ErrNameClash]. opts may be nil.
-func DefineTool(g *genkit.Genkit, spec *adapter.Spec, exec *adapter.Executor, opts *Options) (*Tool, error) {
-	ts, err := define(g, nil, []*adapter.Spec{spec}, exec, opts, true)
-	if err != nil {
-		return nil, err
-	}
-	return ts[0].(*Tool), nil
-}
-
 // Tools returns reg's specs for genkit as unregistered tools (each a *Tool),
 // running their calls through exec (required); a name taken on g is
 // [ErrNameClash], and no tools. opts may be nil.
 func Tools(g *genkit.Genkit, reg *registry.Registry, exec *adapter.Executor, opts *Options) ([]ai.ToolRef, error) {
-	return define(g, reg, nil, exec, opts, false)
+	return define(g, reg, exec, opts, false)
 }
 
 // DefineTools is [Tools] with the tools registered on g, so that prompts
 // can name them; a name clash registers nothing.
 func DefineTools(g *genkit.Genkit, reg *registry.Registry, exec *adapter.Executor, opts *Options) ([]ai.ToolRef, error) {
-	return define(g, reg, nil, exec, opts, true)
+	return define(g, reg, exec, opts, true)
 }
 
-// define builds the tools of specs, else of reg's, sharing run scopes;
-// with register, on g, once all are built.
-func define(g *genkit.Genkit, reg *registry.Registry, specs []*adapter.Spec, exec *adapter.Executor, opts *Options, register bool) ([]ai.ToolRef, error) {
-	opts = cmp.Or(opts, &Options{})
-	if specs == nil {
-		var err error
-		if specs, err = kit.Specs(reg, exec, opts.Filter, adapter.TargetGenkit); err != nil {
-			return nil, fmt.Errorf("genkitadapter: %w", err)
-		}
-	}
+// define builds reg's tools sharing run scopes; with register, on g.
+func define(g *genkit.Genkit, reg *registry.Registry, exec *adapter.Executor, opts *Options, register bool) ([]ai.ToolRef, error) {
 	if g == nil {
 		return nil, errors.New("genkitadapter: nil *genkit.Genkit")
 	}
-	if exec == nil {
-		return nil, errNilExecutor
+	opts = cmp.Or(opts, &Options{})
+	specs, err := kit.Specs(reg, exec, opts.Filter, Integration)
+	if err != nil {
+		return nil, fmt.Errorf("genkitadapter: %w", err)
 	}
 	if err := kit.CheckNames(specs, func(n string) bool { return genkit.LookupTool(g, n) != nil }, ErrNameClash); err != nil {
 		return nil, err
 	}
 	runs := kit.NewTraceRuns("genkit_")
-	ts, err := kit.BuildEach(specs, func(s *adapter.Spec) (*Tool, error) { return newTool(s, exec, opts, runs) })
-	if err != nil {
-		return nil, err
-	}
-	refs := make([]ai.ToolRef, len(ts))
-	for i, t := range ts {
+	ts, err := kit.BuildEach(specs, func(s *adapter.Spec) (ai.ToolRef, error) { return newTool(s, exec, opts, runs, !register) })
+	for _, t := range ts {
 		if register {
-			delete(t.desc.Metadata, "dynamic") // a registered tool is not dynamic
-			genkit.RegisterAction(g, t)
+			genkit.RegisterAction(g, t.(*Tool))
 		}
-		refs[i] = t
 	}
-	return refs, nil
+	return ts, err
 }
 
 // Spec returns the tool's spec.
@@ -166,15 +147,11 @@ func (t *Tool) Name() string { return t.core.Spec.Name }
 
 // Definition returns the definition genkit hands to models.
 func (t *Tool) Definition() *ai.ToolDefinition {
-	return &ai.ToolDefinition{
-		Name:        t.desc.Name,
-		Description: t.desc.Description,
-		InputSchema: t.desc.InputSchema,
-		Metadata:    map[string]any{"multipart": false},
-	}
+	d := t.desc
+	return &ai.ToolDefinition{Name: d.Name, Description: d.Description, InputSchema: d.InputSchema, Metadata: map[string]any{"multipart": false}}
 }
 
-// Register registers the tool in r ([DefineTool] checks for a name clash).
+// Register registers the tool in r ([DefineTools] checks for a name clash).
 func (t *Tool) Register(r api.Registry) {
 	provider, id := api.ParseName(t.Name())
 	r.RegisterAction(api.NewKey(api.ActionTypeToolV2, provider, id), t)
@@ -202,7 +179,7 @@ func (t *Tool) RunRawMultipart(ctx context.Context, input any) (*ai.MultipartToo
 
 // Respond returns a part answering an interrupted request with output.
 func (t *Tool) Respond(toolReq *ai.Part, output any, opts *ai.RespondOptions) *ai.Part {
-	return genkitTool.Respond(toolReq, output, opts)
+	return (&ai.ToolDef[any, any]{}).Respond(toolReq, output, opts) // genkit's, which ignores its tool
 }
 
 // Restart returns a part restarting an interrupted request; an approval's
@@ -234,8 +211,8 @@ func (t *Tool) RunJSON(ctx context.Context, input json.RawMessage, _ func(contex
 	return kit.Marshal(r) // no HTML escaping: the text the renderer wrote
 }
 
-// run runs the tool: its output the renderer's text ([kit.TextValue]),
-// media as data-URL parts, a held call genkit's interrupt.
+// run runs the tool: the renderer's text ([kit.TextValue]), media as
+// data-URL parts, a held call as genkit's interrupt.
 func (t *Tool) run(ctx context.Context, input json.RawMessage) (*ai.MultipartToolResponse, error) {
 	parts, held, err := t.core.Call(ctx, input)
 	if held != nil {
@@ -247,4 +224,148 @@ func (t *Tool) run(ctx context.Context, input json.RawMessage) (*ai.MultipartToo
 		return ai.NewMediaPart(m.MIMEType, kit.DataURL(m.MIMEType, m.Data)), true
 	})
 	return &ai.MultipartToolResponse{Output: kit.TextValue(adapter.PartsText(parts)), Content: media}, nil
+}
+
+// Approval is the interrupt of a call held for approval by a tool of this package.
+type Approval struct {
+	Part    *ai.Part        // the interrupted tool request, as in the response
+	Tool    string          // the tool the model called (call_tool for one found by search; Ticket names the tool it runs)
+	Ticket  string          // the ticket to approve or deny (adapter.Deferred.Approve)
+	Args    json.RawMessage // the arguments the ticket was issued for
+	Message string          // the executor's explanation
+}
+
+// Restart returns the part restarting the call with its ticket: approved,
+// it runs Args once; denied, it reads approval_denied.
+func (a *Approval) Restart() *ai.Part { return restartPart(a.Part, nil) }
+
+// Approvals returns the approval interrupts of resp raised by this
+// package's tools, in message order; other interrupts are skipped.
+func Approvals(resp *ai.ModelResponse) []*Approval {
+	var out []*Approval
+	for _, p := range resp.Interrupts() {
+		if a := approvalOf(p); a != nil {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+func approvalOf(p *ai.Part) *Approval {
+	meta, _ := p.Metadata["interrupt"].(map[string]any)
+	h, ok := kit.HeldFromMetadata(meta)
+	if r := toolCall(p); r != nil && ok {
+		return &Approval{Part: p, Tool: r.Tool, Ticket: h.Ticket, Args: r.Args, Message: h.Message}
+	}
+	return nil
+}
+
+// Resume continues a generation stopped on approvals: decide approves or
+// denies each ticket (an error aborts), then the calls restart with resp's
+// history and opts (the first call's model and tools). An interrupt of
+// another origin is an error, as is resuming twice: genkit fails a
+// restarted call that interrupts again, so nothing runs twice.
+func Resume(ctx context.Context, g *genkit.Genkit, resp *ai.ModelResponse, decide func(context.Context, *Approval) error, opts ...ai.GenerateOption) (*ai.ModelResponse, error) {
+	if resp == nil || resp.FinishReason != ai.FinishReasonInterrupted {
+		return nil, errors.New("genkitadapter: Resume needs an interrupted response")
+	}
+	var restarts []*ai.Part
+	for _, p := range resp.Interrupts() {
+		a := approvalOf(p)
+		if a == nil {
+			return nil, fmt.Errorf("genkitadapter: interrupt of tool %q was not raised by genkitadapter; resume it with ai.WithToolResponses or ai.WithToolRestarts", p.ToolRequest.Name)
+		}
+		if err := decide(ctx, a); err != nil {
+			return nil, err
+		}
+		restarts = append(restarts, a.Restart())
+	}
+	return genkit.Generate(ctx, g, append(slices.Clip(opts), ai.WithMessages(resp.History()...), ai.WithToolRestarts(restarts...))...)
+}
+
+// restartPart is genkit's restart of p, an approval's ticket in the input ([kit.Resume]).
+func restartPart(p *ai.Part, opts *ai.RestartOptions) *ai.Part {
+	np := (&ai.ToolDef[any, any]{}).Restart(p, opts) // genkit's, which ignores its tool
+	if a := approvalOf(p); a != nil {
+		if args, err := json.Marshal(np.ToolRequest.Input); err == nil {
+			np.ToolRequest.Input = kit.Resume{Ticket: a.Ticket, Ref: p.ToolRequest.Ref, Args: args}.Input()
+		}
+	}
+	return np
+}
+
+// UnknownToolsMiddleware returns a model middleware answering requests for
+// a tool the generation lacks with the not_found payload, recorded in exec's
+// ledger (exec nil panics); requests and answers join the history
+// ([kit.AnswerUnknown]), and a turn of them only asks the model again.
+func UnknownToolsMiddleware(exec *adapter.Executor) ai.ModelMiddleware {
+	if exec == nil {
+		panic(errNilExecutor)
+	}
+	return func(next ai.ModelFunc) ai.ModelFunc {
+		return func(ctx context.Context, req *ai.ModelRequest, cb ai.ModelStreamCallback) (resp *ai.ModelResponse, err error) {
+			known := func(n string) bool {
+				return slices.ContainsFunc(req.Tools, func(d *ai.ToolDefinition) bool { return d.Name == n })
+			}
+			rest, answered, err := kit.AskKnown(ctx, exec, known, toolCall, answer, func(ctx context.Context) ([]*ai.Part, bool, error) {
+				if resp, err = next(ctx, req, cb); err != nil || resp == nil || resp.Message == nil {
+					return nil, false, err
+				}
+				return resp.Message.Content, true, nil
+			}, func(asked, answers []*ai.Part) {
+				msg := *resp.Message
+				msg.Content = asked
+				req.Messages = append(req.Messages, &msg, ai.NewMessage(ai.RoleTool, nil, answers...))
+			})
+			if answered {
+				msg, out := *resp.Message, *resp
+				msg.Content, out.Message = rest, &msg
+				return &out, nil
+			}
+			return resp, err
+		}
+	}
+}
+
+func toolCall(p *ai.Part) *adapter.Request {
+	if !p.IsToolRequest() {
+		return nil
+	}
+	args, _ := json.Marshal(p.ToolRequest.Input)
+	return &adapter.Request{Tool: p.ToolRequest.Name, Args: args, CallID: p.ToolRequest.Ref, Integration: Integration}
+}
+
+func answer(p *ai.Part, payload string) *ai.Part {
+	return ai.NewToolResponsePart(&ai.ToolResponse{Name: p.ToolRequest.Name, Ref: p.ToolRequest.Ref, Output: json.RawMessage(payload)})
+}
+
+// Sampler returns a [kit.Sampler] (for mcpadapter.Sample) that answers MCP
+// servers' sampling requests with g's models: the first model hint defined
+// in g, else modelName.
+func Sampler(g *genkit.Genkit, modelName string) kit.Sampler {
+	if g == nil {
+		panic("genkitadapter: Sampler with a nil Genkit")
+	}
+	return func(ctx context.Context, p *kit.SampleRequest) (*kit.SampleResult, error) {
+		name := kit.ChooseModel(p, func(h string) bool { return genkit.LookupModel(g, h) != nil }, modelName)
+		msgs, err := kit.Messages(p, ai.NewSystemTextMessage, func(r kit.Role, c kit.Part) (*ai.Message, error) {
+			part := ai.NewTextPart(c.Text)
+			if c.Kind != kit.PartText {
+				part = ai.NewMediaPart(c.MIMEType, kit.DataURL(c.MIMEType, c.Data))
+			}
+			if r == kit.RoleAssistant {
+				return ai.NewModelMessage(part), nil
+			}
+			return ai.NewUserMessage(part), nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("genkitadapter: %w", err)
+		}
+		resp, err := genkit.Generate(ctx, g, ai.WithModelName(name), ai.WithMessages(msgs...),
+			ai.WithConfig(&ai.GenerationCommonConfig{MaxOutputTokens: int(p.MaxTokens), StopSequences: p.StopSequences, Temperature: p.Temperature}))
+		if err != nil {
+			return nil, err
+		}
+		return &kit.SampleResult{Text: resp.Text(), Model: name, StopReason: kit.StopReasonOf(string(resp.FinishReason))}, nil
+	}
 }

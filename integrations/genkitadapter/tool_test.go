@@ -403,9 +403,6 @@ func TestNilExecutor(t *testing.T) {
 	if _, err := genkitadapter.DefineTools(g, reg, nil, nil); err == nil || !strings.Contains(err.Error(), "nil executor") {
 		t.Errorf("DefineTools: err = %v", err)
 	}
-	if _, err := genkitadapter.DefineTool(g, addSpec(), nil, nil); err == nil || !strings.Contains(err.Error(), "nil executor") {
-		t.Errorf("DefineTool: err = %v", err)
-	}
 }
 
 // A nil spec is an error, never a panic.
@@ -416,8 +413,8 @@ func TestNilSpec(t *testing.T) {
 	if _, err := genkitadapter.NewTool(nil, exec, nil); err == nil {
 		t.Error("NewTool(nil spec) succeeded")
 	}
-	if _, err := genkitadapter.DefineTool(g, nil, exec, nil); err == nil {
-		t.Error("DefineTool(nil spec) succeeded")
+	if _, err := genkitadapter.DefineTools(g, nil, exec, nil); err == nil {
+		t.Error("DefineTools(nil registry) succeeded")
 	}
 	if _, err := genkitadapter.Definition(nil); err == nil {
 		t.Error("Definition(nil spec) succeeded")
@@ -448,8 +445,10 @@ func TestNameClash(t *testing.T) {
 	if genkit.LookupTool(g, "other") != nil {
 		t.Error("DefineTools registered a tool despite the clash")
 	}
-	if _, err := genkitadapter.DefineTool(g, addSpec(), clashExec, nil); !errors.Is(err, genkitadapter.ErrNameClash) {
-		t.Errorf("DefineTool error = %v, want ErrNameClash", err)
+	one := registry.New()
+	one.MustRegister(addSpec())
+	if _, err := genkitadapter.DefineTools(g, one, clashExec, nil); !errors.Is(err, genkitadapter.ErrNameClash) {
+		t.Errorf("DefineTools of one spec: error = %v, want ErrNameClash", err)
 	}
 
 	// What the check prevents: an unchecked tool of that name is shadowed.

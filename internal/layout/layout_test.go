@@ -29,13 +29,10 @@ const (
 // size is a package's count of exported names and non-test lines.
 type size struct{ names, lines int }
 
-// over lists the packages not yet within the limits while issue #26 is
-// open, each with the size it may not grow past (a ratchet: lower it as
-// code moves out, drop the entry once the package is within the limits).
-var over = map[string]size{
-	// The framework integrations, above maxIntegrationLines (#26).
-	"integrations/genkitadapter": {maxNames, 440},
-}
+// over lists the packages allowed past the limits, each with the size it
+// may not grow past (a ratchet: lower it as code moves out, drop the entry
+// once the package is within the limits). Empty: every package is within.
+var over = map[string]size{}
 
 // integrations are the framework integrations, held to maxIntegrationLines.
 var integrations = []string{"integrations/anthropicadapter", "integrations/einoadapter", "integrations/genkitadapter", "integrations/langchaingoadapter", "integrations/openaiadapter"}
