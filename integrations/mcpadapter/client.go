@@ -146,7 +146,7 @@ func (c *conn) transport(h *oauth.Handler) (mcp.Transport, error) {
 		if limit > 0 {
 			limit += transport.EnvelopeSlack
 		}
-		return &stdioTransport{Cmd: cmd, Terminate: firstPositive(c.m.opts.StopGrace, DefaultStopGrace), Limit: limit, TooLarge: &c.frameTooLarge}, nil
+		return &transport.Stdio{Cmd: cmd, Terminate: firstPositive(c.m.opts.StopGrace, DefaultStopGrace), Limit: limit, TooLarge: &c.frameTooLarge}, nil
 	default:
 		// Configured headers go only to the URL's origin: see outbound.go.
 		hc, err := upstreamClient(s, c.m.http)

@@ -119,6 +119,19 @@ type Upstream struct {
 	Roots []*mcp.Root
 }
 
+// transportName names how s is reached, for status displays.
+func (s *Upstream) transportName() string {
+	switch {
+	case s.Command != "":
+		return "stdio"
+	case s.URL != "" && s.SSE:
+		return "sse"
+	case s.URL != "":
+		return "http"
+	}
+	return "custom"
+}
+
 // DefaultReconnectAttempts is how many times a lost server is dialled
 // before a call fails: with the default backoff, a server back within 1.5 s
 // is found again.

@@ -44,7 +44,23 @@ func perCallerUpstream(t *testing.T, users *sync.Map) (resource, issuer string) 
 			"token_endpoint": issuer + "/token", "response_types_supported": []string{"code"},
 			"code_challenge_methods_supported": []string{"S256"}})
 	})
-	s := mcp.NewServer(&mcp.Implementation{Name: "upstream", Version: "v1"}, nil)
+	userOf := func(e *mcp.RequestExtra) string {
+		if e != nil && e.TokenInfo != nil {
+			return e.TokenInfo.UserID
+		}
+		return "(none)"
+	}
+	// Its resource, prompt and completions answer with the user too.
+	s := mcp.NewServer(&mcp.Implementation{Name: "upstream", Version: "v1"}, &mcp.ServerOptions{
+		CompletionHandler: func(_ context.Context, r *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+			return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{"user-" + userOf(r.Extra)}}}, nil
+		}})
+	s.AddResource(&mcp.Resource{URI: "test://whoami", Name: "whoami", MIMEType: "text/plain"}, func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: r.Params.URI, MIMEType: "text/plain", Text: "upstream user " + userOf(r.Extra)}}}, nil
+	})
+	s.AddPrompt(&mcp.Prompt{Name: "whoami", Arguments: []*mcp.PromptArgument{{Name: "who"}}}, func(_ context.Context, r *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+		return &mcp.GetPromptResult{Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "upstream user " + userOf(r.Extra)}}}}, nil
+	})
 	s.AddTool(&mcp.Tool{Name: "whoami", InputSchema: &jsonschema.Schema{Type: "object"}},
 		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			user := "(none)"

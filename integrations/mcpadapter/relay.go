@@ -312,7 +312,7 @@ func relayPrim[T any](ctx context.Context, c *conn, pc *bridge.PrimCall, name st
 	// forwarded: the primitive is asked anew.
 	var out *T
 	var ask error // the caller's questions, or a refusal of the upstream's
-	err := c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
+	err := c.request(ctx, true, func(ctx context.Context, s *mcp.ClientSession) error {
 		for {
 			meta = input.CallerCapsMeta(meta, s, pc.Caps())
 			res, err := send(ctx, s, meta, answers, state)

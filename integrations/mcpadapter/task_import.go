@@ -11,6 +11,7 @@ import (
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/bridge"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/input"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/taskclient"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/transport"
 )
 
 // Calling an upstream tool that runs only as a task: see
@@ -22,7 +23,7 @@ import (
 // streamable transport without an HTTP client gets one of shared.
 func wrapTasks(t *taskclient.Table, tr mcp.Transport, shared http.RoundTripper) mcp.Transport {
 	switch tr := tr.(type) {
-	case *stdioTransport, *mcp.CommandTransport, *mcp.InMemoryTransport, *mcp.IOTransport, *mcp.StdioTransport, *mcp.SSEClientTransport:
+	case *transport.Stdio, *mcp.CommandTransport, *mcp.InMemoryTransport, *mcp.IOTransport, *mcp.StdioTransport, *mcp.SSEClientTransport:
 		return t.Wrap(tr)
 	case *mcp.StreamableClientTransport:
 		// Its connection cannot be wrapped: its HTTP client is.

@@ -19,6 +19,7 @@ import (
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/transport"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/uipin"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/urimatch"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/oauth"
 )
 
 // upstream is what a conn knows of its server beyond tools: the resources,
@@ -158,7 +159,7 @@ func (c *conn) upstreamResources(ctx context.Context, relist bool) ([]*mcp.Resou
 	c.up.mu.Unlock()
 	var res []*mcp.Resource
 	var tmpl []*mcp.ResourceTemplate
-	err := c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
+	err := c.request(ctx, false, func(ctx context.Context, s *mcp.ClientSession) error {
 		var err error
 		res, err = pages.Collect(ctx, c.m.maxPages(), func(cursor string) ([]*mcp.Resource, string, error) {
 			r, err := s.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
@@ -208,7 +209,7 @@ func (c *conn) upstreamPrompts(ctx context.Context) ([]*mcp.Prompt, error) {
 	}
 	c.up.mu.Unlock()
 	var out []*mcp.Prompt
-	err := c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
+	err := c.request(ctx, false, func(ctx context.Context, s *mcp.ClientSession) error {
 		var err error
 		out, err = pages.Collect(ctx, c.m.maxPages(), func(cursor string) ([]*mcp.Prompt, string, error) {
 			r, err := s.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
@@ -256,7 +257,7 @@ func (c *conn) readResource(ctx context.Context, uri string) (*mcp.ReadResourceR
 	if rc := bridge.ReadCall(ctx); rc != nil {
 		out, err = c.relayRead(ctx, rc, uri)
 	} else {
-		err = c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
+		err = c.request(ctx, true, func(ctx context.Context, s *mcp.ClientSession) error {
 			var err error
 			out, err = s.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 			return err
@@ -289,7 +290,7 @@ func (c *conn) getPrompt(ctx context.Context, remote string, args map[string]str
 		return c.relayPrompt(ctx, pc, remote, args)
 	}
 	var out *mcp.GetPromptResult
-	err := c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
+	err := c.request(ctx, true, func(ctx context.Context, s *mcp.ClientSession) error {
 		var err error
 		out, err = s.GetPrompt(ctx, &mcp.GetPromptParams{Name: remote, Arguments: args})
 		return err
@@ -300,7 +301,7 @@ func (c *conn) getPrompt(ctx context.Context, remote string, args map[string]str
 // complete asks the server to complete an argument.
 func (c *conn) complete(ctx context.Context, p *mcp.CompleteParams) (*mcp.CompleteResult, error) {
 	var out *mcp.CompleteResult
-	err := c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
+	err := c.request(ctx, true, func(ctx context.Context, s *mcp.ClientSession) error {
 		var err error
 		out, err = s.Complete(ctx, p)
 		return err
@@ -355,7 +356,7 @@ func (c *conn) subscribe(ctx context.Context, owner, uri string) error {
 	c.up.subs[uri] = sub
 	c.hold(owner, uri)
 	c.up.mu.Unlock()
-	err := c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
+	err := c.request(ctx, false, func(ctx context.Context, s *mcp.ClientSession) error {
 		return c.subscribeOn(ctx, s, uri)
 	})
 	c.up.mu.Lock()
@@ -515,22 +516,30 @@ func (c *conn) setLevel(ctx context.Context, ss *mcp.ServerSession, level mcp.Lo
 	if want == "" {
 		want = quietest
 	}
-	_ = c.request(ctx, func(ctx context.Context, s *mcp.ClientSession) error {
+	_ = c.request(ctx, false, func(ctx context.Context, s *mcp.ClientSession) error {
 		return s.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: want})
 	})
 }
 
 // request runs one request on a live session under the server's call
-// timeout and maps a failure to an *adapter.Error, as a call's.
-func (c *conn) request(ctx context.Context, fn func(context.Context, *mcp.ClientSession) error) error {
+// timeout and maps a failure to an *adapter.Error, as a call's; with
+// caller, on a call's session (callSession): an OAuth.PerCaller server's
+// reads, prompts and completions are the caller's own, as its calls are.
+func (c *conn) request(ctx context.Context, caller bool, fn func(context.Context, *mcp.ClientSession) error) error {
 	timeout := c.m.callTimeout(&c.cfg)
 	if dl, ok := ctx.Deadline(); !ok || time.Until(dl) > timeout {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-	s, err := c.ensure(ctx)
-	if err != nil {
+	session := c.ensure
+	if caller {
+		session = c.callSession
+	}
+	s, err := session(ctx)
+	if se := (*oauth.SignInError)(nil); errors.As(err, &se) {
+		return &adapter.Error{Kind: adapter.KindToolError, Message: se.Error(), Err: err}
+	} else if err != nil {
 		return &adapter.Error{Kind: adapter.KindConnection, Message: fmt.Sprintf("MCP server %q is unreachable", c.cfg.Name), Err: err}
 	}
 	w := &transport.Watch{}

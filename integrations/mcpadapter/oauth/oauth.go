@@ -114,14 +114,15 @@ type Config struct {
 	AnyIssuer bool
 
 	// PerCaller, if set, reaches the server with each caller's own token:
-	// a tool call uses the token stored under (the caller's subject, the
+	// a tool call (and a resource read, prompt get or completion an export
+	// relays) uses the token stored under (the caller's subject, the
 	// authorization server's issuer, the server's URL), the issuer learnt
 	// from the server's metadata (protected resource metadata, then the
 	// authorization server's) and kept. A caller without such a token, or
 	// with no verified identity, is refused with a model-facing error
 	// saying to sign in first: never sent another user's token nor the
-	// shared one. Listing the server's tools (and its resources and
-	// prompts) still uses the shared identity's token, obtained as
+	// shared one. Listing the server's tools, resources and prompts, and
+	// resource subscriptions, use the shared identity's token, obtained as
 	// without PerCaller. PerCaller is for the authorization code grant: it
 	// cannot be combined with ClientCredentials, Enterprise or
 	// WorkloadIdentity. See [Handler.ForCaller].
