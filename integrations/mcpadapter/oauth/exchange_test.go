@@ -153,7 +153,7 @@ func TestTokenExchange(t *testing.T) {
 	}
 	// No inbound token, or an anonymous caller: no exchange, a typed error.
 	for name, ctx := range map[string]context.Context{
-		"no token":  caller.WithIdentity(context.Background(), &caller.Identity{Subject: "carol"}),
+		"no token": caller.WithIdentity(context.Background(), &caller.Identity{Subject: "carol"}),
 		"anonymous": caller.WithIdentity(context.Background(), &caller.Identity{Subject: "anonymous:1", Anonymous: true,
 			Extra: oauth.WithSubjectToken(&auth.TokenInfo{}, "in-x").Extra}),
 	} {
