@@ -180,7 +180,9 @@ func (l *loader) check(cfg *Config) error {
 				return fail(at("servers", name, "oauth", "perCaller"), "perCaller is for users' own tokens: clientCredentials is the shared identity, allowed only alongside tokenExchange")
 			}
 			if x := o.TokenExchange; x != nil {
-				xat := func(p ...string) *Error { return at(append([]string{"servers", name, "oauth", "tokenExchange"}, p...)...) }
+				xat := func(p ...string) *Error {
+					return at(append([]string{"servers", name, "oauth", "tokenExchange"}, p...)...)
+				}
 				switch {
 				case !o.PerCaller:
 					return fail(xat(), "tokenExchange needs perCaller: true")

@@ -11,7 +11,6 @@ import (
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
 )
 
-
 // exchangesJWTs reports whether a server of cfg exchanges its callers'
 // inbound JWTs (oauth.tokenExchange).
 func exchangesJWTs(cfg *config.Config) bool {
