@@ -399,6 +399,9 @@ func (h *Handler) exchangeFor(ctx context.Context, c *Handler, st *SubjectToken,
 			return nil, ctx.Err()
 		}
 		if e.err != nil {
+			if (errors.Is(e.err, context.Canceled) || errors.Is(e.err, context.DeadlineExceeded)) && ctx.Err() == nil {
+				continue // the call that made it gave up, not this one: exchange anew
+			}
 			return nil, e.err // the same exchange, refused
 		}
 		if time.Now().Before(e.until) {

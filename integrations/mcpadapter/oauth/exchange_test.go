@@ -405,3 +405,36 @@ func TestTokenExchangeIssuerPolicy(t *testing.T) {
 		t.Fatalf("with the issuer pinned: %q, %v", got, err)
 	}
 }
+
+// TestTokenExchangeUpstream401: a 401 from the server to an exchanged
+// token fails the call with the typed error and drops the caller's cached
+// exchange (only the caller's): the next call exchanges anew.
+func TestTokenExchangeUpstream401(t *testing.T) {
+	as := newExchangeAS(t)
+	h := as.handler(t, nil)
+	actx, bctx := callAs("alice", "in-a"), callAs("bob", "in-b")
+	bearer(t, actx, h, "alice")
+	bearer(t, bctx, h, "bob")
+	c, err := h.ForCaller(actx, "alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := httptest.NewRequest("POST", as.resource, nil)
+	resp := &http.Response{StatusCode: 401, Header: http.Header{}, Body: http.NoBody}
+	err = c.Authorize(actx, req, resp)
+	var xe *oauth.ExchangeError
+	if !errors.As(err, &xe) || xe.Code != "upstream_refused" {
+		t.Fatalf("Authorize after a 401: %v, want an *ExchangeError upstream_refused", err)
+	}
+	if _, err := c.TokenSource(actx); err == nil {
+		t.Error("the refused exchange is still sent")
+	}
+	n := as.count.Load()
+	bearer(t, bctx, h, "bob")
+	if as.count.Load() != n {
+		t.Error("alice's 401 dropped bob's cached exchange")
+	}
+	if got, err := bearer(t, actx, h, "alice"); err != nil || got != "up-in-a" || as.count.Load() != n+1 {
+		t.Errorf("alice after the 401: %q, %v, %d exchanges (want one more)", got, err, as.count.Load()-n)
+	}
+}
