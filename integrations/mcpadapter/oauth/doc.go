@@ -3,7 +3,11 @@
 // HTTP, with the authorization code grant (PKCE, client ID metadata
 // documents, pre-registered or dynamically registered clients), client
 // credentials, enterprise-managed authorization or workload identity, and
-// DPoP-bound tokens if asked.
+// DPoP-bound tokens if asked. With [Config.PerCaller] each caller is
+// reached with a token of its own: its stored sign-in, or with
+// [TokenExchange] its verified inbound token exchanged (RFC 8693) for one
+// for the server; the inbound verifier hands that token over with
+// [WithSubjectToken].
 //
 //	srv := mcpadapter.Server{Name: "docs", URL: "https://docs.example/mcp",
 //		OAuth: &oauth.Config{Tokens: token.NewFileStore(path)}}
@@ -15,7 +19,7 @@
 // # Security
 //
 // Access and refresh tokens are never logged and never appear in an error.
-// Client credentials go only to the configured issuer, else to an
+// Client credentials, and a caller's subject token, go only to the configured issuer, else to an
 // authorization server on the resource's own origin; a refusal wraps
 // mcpadapter.ErrOutbound.
 package oauth

@@ -127,6 +127,11 @@ type Config struct {
 	// cannot be combined with ClientCredentials, Enterprise or
 	// WorkloadIdentity. See [Handler.ForCaller].
 	PerCaller bool
+	// TokenExchange, if set (with PerCaller), obtains each caller's token
+	// by exchanging the caller's verified inbound token (RFC 8693) instead
+	// of a stored sign-in; the shared identity (listing) is then
+	// ClientCredentials', if set. See [TokenExchange].
+	TokenExchange *TokenExchange
 
 	// Tokens keeps tokens across connections and processes; nil means a
 	// token.MemoryStore of the server's own. The handler's tokens are the
@@ -216,6 +221,11 @@ type Handler struct {
 	// issuer is the discovered issuer of a PerCaller configuration,
 	// guarded by mu, "" until discovered.
 	issuer string
+	// xparent is set on a caller's handler of a TokenExchange
+	// configuration: its tokens are xparent's exchanges (exchange.go).
+	xparent   *Handler
+	xTokenURL string // the discovered token endpoint of the exchange, guarded by mu
+	xcache    exchangeCache
 }
 
 var _ auth.OAuthHandler = (*Handler)(nil)
@@ -240,7 +250,8 @@ func NewHandler(server, resource string, cfg *Config, hc *http.Client) (*Handler
 	}
 	h.authMu = make(chan struct{}, 1)
 	h.policy = issuerPolicy{resource: resource, pin: cfg.Issuer,
-		credentials: !cfg.AnyIssuer && (cfg.ClientSecret != "" || cfg.ClientCredentials != nil || cfg.Enterprise != nil || cfg.WorkloadIdentity != nil)}
+		credentials: !cfg.AnyIssuer && (cfg.ClientSecret != "" || cfg.ClientCredentials != nil || cfg.Enterprise != nil || cfg.WorkloadIdentity != nil ||
+			cfg.TokenExchange != nil)} // the subject token is a credential
 	if cfg.Issuer != "" && cfg.AnyIssuer {
 		return nil, errors.New("OAuth: set at most one of Issuer and AnyIssuer")
 	}
@@ -251,8 +262,19 @@ func NewHandler(server, resource string, cfg *Config, hc *http.Client) (*Handler
 	}
 	if n := countSet(cfg.ClientCredentials != nil, cfg.Enterprise != nil, cfg.WorkloadIdentity != nil); n > 1 {
 		return nil, errors.New("OAuth: set at most one of ClientCredentials, Enterprise and WorkloadIdentity")
-	} else if n > 0 && cfg.PerCaller {
-		return nil, errors.New("OAuth: PerCaller is for the authorization code grant, not ClientCredentials, Enterprise or WorkloadIdentity")
+	} else if n > 0 && cfg.PerCaller && !(cfg.TokenExchange != nil && cfg.ClientCredentials != nil) {
+		return nil, errors.New("OAuth: PerCaller is for the authorization code grant (or TokenExchange, with ClientCredentials for the shared identity), not ClientCredentials, Enterprise or WorkloadIdentity")
+	}
+	if x := cfg.TokenExchange; x != nil {
+		if !cfg.PerCaller {
+			return nil, errors.New("OAuth: TokenExchange needs PerCaller")
+		}
+		if cfg.DPoP != nil {
+			return nil, errors.New("OAuth: TokenExchange does not obtain DPoP-bound tokens; unset DPoP")
+		}
+		if err := x.validate(); err != nil {
+			return nil, err
+		}
 	}
 	if cfg.WorkloadIdentity != nil {
 		if err := cfg.WorkloadIdentity.validate(); err != nil {
@@ -349,6 +371,9 @@ func firstClient(cs ...*http.Client) *http.Client {
 // TokenSource implements auth.OAuthHandler: the current token, or one from
 // the store, or none (the server then answers 401 and Authorize runs).
 func (h *Handler) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
+	if h.xparent != nil {
+		return h.exchangedSource()
+	}
 	if h.perCaller {
 		return h.callerSource(ctx)
 	}
@@ -474,6 +499,13 @@ func (h *Handler) Authorize(ctx context.Context, req *http.Request, resp *http.R
 		return fmt.Errorf("authorizing with %q: %w", h.server, ctx.Err())
 	}
 	defer func() { <-h.authMu }()
+	if h.xparent != nil {
+		// The server refused an exchanged token: the next call exchanges
+		// anew, and this one fails.
+		drain(resp)
+		h.forgetExchange()
+		return h.refused("upstream_refused", fmt.Sprintf("the MCP server answered %d to the exchanged token", resp.StatusCode))
+	}
 	challenges, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
 	if resp.StatusCode == http.StatusUnauthorized {
 		if ok := h.refresh(ctx); ok {

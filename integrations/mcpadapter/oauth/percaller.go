@@ -23,18 +23,30 @@ type SignInError struct {
 	// Subject is the caller's subject; "" for a caller with no verified
 	// identity.
 	Subject string
+	// Err, if set, is why the caller has no credential other than a
+	// missing sign-in: a refused token exchange ([*ExchangeError]). Error
+	// then says that.
+	Err error
 }
 
 // Error is model-facing: it says what to do.
 func (e *SignInError) Error() string {
+	if e.Err != nil {
+		return e.Err.Error()
+	}
 	if e.Subject == "" {
 		return fmt.Sprintf("sign in first: MCP server %q is reached with each user's own account, and this call comes from no authenticated user", e.Server)
 	}
 	return fmt.Sprintf("sign in to MCP server %q first: it is reached with each user's own account, and there is no sign-in of yours for it; ask the user to connect their account to %q, then call again", e.Server, e.Server)
 }
 
-// Unwrap returns [ErrSignInRequired].
-func (e *SignInError) Unwrap() error { return ErrSignInRequired }
+// Unwrap returns [ErrSignInRequired], and Err when set.
+func (e *SignInError) Unwrap() []error {
+	if e.Err != nil {
+		return []error{ErrSignInRequired, e.Err}
+	}
+	return []error{ErrSignInRequired}
+}
 
 func (h *Handler) signIn() error {
 	return &SignInError{Server: h.server, Subject: h.key.Subject}
@@ -83,6 +95,9 @@ func (h *Handler) ForCaller(ctx context.Context, subject string) (*Handler, erro
 	}
 	if subject == "" {
 		return nil, h.signIn()
+	}
+	if h.cfg.TokenExchange != nil {
+		return h.forCallerExchange(ctx, subject)
 	}
 	iss, err := h.Issuer(ctx)
 	if err != nil {

@@ -173,6 +173,37 @@ func (l *loader) check(cfg *Config) error {
 			if o.ClientCredentials != nil && (o.ClientCredentials.ClientID == "" || o.ClientCredentials.ClientSecret == "") {
 				return fail(at("servers", name, "oauth", "clientCredentials"), "clientCredentials needs a clientId and a clientSecret")
 			}
+			if o.PerCaller && (sec.Auth == nil || len(sec.Auth.Tokens) == 0 && sec.Auth.TokensFile == "" && sec.Auth.JWT == nil) {
+				return fail(at("servers", name, "oauth", "perCaller"), "perCaller needs agentadapter.auth: each caller is reached upstream as the user inbound auth verified")
+			}
+			if o.PerCaller && o.ClientCredentials != nil && o.TokenExchange == nil {
+				return fail(at("servers", name, "oauth", "perCaller"), "perCaller is for users' own tokens: clientCredentials is the shared identity, allowed only alongside tokenExchange")
+			}
+			if x := o.TokenExchange; x != nil {
+				xat := func(p ...string) *Error {
+					return at(append([]string{"servers", name, "oauth", "tokenExchange"}, p...)...)
+				}
+				switch {
+				case !o.PerCaller:
+					return fail(xat(), "tokenExchange needs perCaller: true")
+				case sec.Auth == nil || sec.Auth.JWT == nil:
+					return fail(xat(), "tokenExchange needs agentadapter.auth.jwt: only a verified inbound JWT is exchanged")
+				case x.ClientSecret != "" && x.ClientID == "":
+					return fail(xat("clientSecret"), "a clientSecret needs a clientId")
+				case x.AuthMethod != "" && x.AuthMethod != "client_secret_basic" && x.AuthMethod != "client_secret_post":
+					return fail(xat("authMethod"), "authMethod %q: use client_secret_basic or client_secret_post", x.AuthMethod)
+				case x.SubjectTokenType != "" && x.SubjectTokenType != "access_token" && x.SubjectTokenType != "jwt" &&
+					x.SubjectTokenType != "urn:ietf:params:oauth:token-type:access_token" && x.SubjectTokenType != "urn:ietf:params:oauth:token-type:jwt":
+					return fail(xat("subjectTokenType"), "subjectTokenType %q: use access_token or jwt", x.SubjectTokenType)
+				case x.Skew < 0:
+					return fail(xat("skew"), "skew is negative")
+				}
+				for field, u := range map[string]string{"tokenUrl": x.TokenURL, "resource": x.Resource} {
+					if pu, err := url.Parse(u); u != "" && (err != nil || pu.Host == "" || pu.Scheme != "https" && pu.Scheme != "http") {
+						return fail(xat(field), "bad url %q", MaskURL(u))
+					}
+				}
+			}
 			for _, u := range []string{o.ClientMetadataURL, o.RedirectURL} {
 				if pu, err := url.Parse(u); u != "" && (err != nil || pu.Host == "") {
 					return fail(at("servers", name, "oauth"), "bad url %q", u)
@@ -379,6 +410,12 @@ func (c *Config) Masked() ([]byte, error) {
 			}
 			if cc := p.OAuth.ClientCredentials; cc != nil {
 				cc.ClientSecret = ledger.Redacted
+			}
+			if x := p.OAuth.TokenExchange; x != nil {
+				if x.ClientSecret != "" {
+					x.ClientSecret = ledger.Redacted
+				}
+				x.TokenURL = MaskURL(x.TokenURL)
 			}
 			p.OAuth.ClientMetadataURL = MaskURL(p.OAuth.ClientMetadataURL)
 			p.OAuth.RedirectURL = MaskURL(p.OAuth.RedirectURL)

@@ -330,6 +330,17 @@ type OAuth struct {
 	Issuer string `json:"issuer,omitempty"`
 	// ClientCredentials switches to the client-credentials grant.
 	ClientCredentials *ClientCredentials `json:"clientCredentials,omitempty"`
+	// PerCaller reaches the server with each caller's own token (the
+	// caller as agentadapter.auth verified it), never another's nor a
+	// shared one: a token of the caller's sign-in, kept encrypted in
+	// Tokens (serve needs AGENTADAPTER_TOKEN_KEY or
+	// AGENTADAPTER_TOKEN_KEY_FILE), or with TokenExchange one exchanged
+	// for the caller's inbound token. Tools are listed with the shared
+	// identity (a sign-in, or clientCredentials with tokenExchange).
+	PerCaller bool `json:"perCaller,omitempty"`
+	// TokenExchange exchanges each caller's verified inbound JWT for a
+	// token for the server (RFC 8693); needs perCaller and auth.jwt.
+	TokenExchange *TokenExchange `json:"tokenExchange,omitempty"`
 	// Tokens is the file tokens are kept in (0600); default tokens.json in
 	// the user's state directory.
 	Tokens string `json:"tokens,omitempty"`
@@ -344,6 +355,35 @@ type ClientCredentials struct {
 	ClientSecret string `json:"clientSecret"`
 	// Scopes are requested with the token.
 	Scopes []string `json:"scopes,omitempty"`
+}
+
+// TokenExchange configures OAuth 2.0 token exchange (RFC 8693) for a
+// perCaller server: the caller's inbound JWT is the subject_token.
+type TokenExchange struct {
+	// ClientID and ClientSecret authenticate the gateway to the token
+	// endpoint; use ${VAR} for the secret.
+	ClientID     string `json:"clientId,omitempty"`
+	ClientSecret string `json:"clientSecret,omitempty"`
+	// AuthMethod is client_secret_basic (the default) or
+	// client_secret_post.
+	AuthMethod string `json:"authMethod,omitempty"`
+	// TokenURL is the token endpoint; default the one the server's
+	// authorization server metadata names.
+	TokenURL string `json:"tokenUrl,omitempty"`
+	// Resource is the resource asked for; default the server's URL.
+	Resource string `json:"resource,omitempty"`
+	// Audience, if set, is sent as the audience.
+	Audience string `json:"audience,omitempty"`
+	// Scopes, if set, are requested.
+	Scopes []string `json:"scopes,omitempty"`
+	// SubjectTokenType is access_token (the default) or jwt.
+	SubjectTokenType string `json:"subjectTokenType,omitempty"`
+	// RequestedTokenType is the token type asked for; default
+	// urn:ietf:params:oauth:token-type:access_token.
+	RequestedTokenType string `json:"requestedTokenType,omitempty"`
+	// Skew is how long before its expiry an exchanged token is exchanged
+	// anew (default 30s, at most half its lifetime).
+	Skew Duration `json:"skew,omitempty"`
 }
 
 // ToolOverride replaces parts of an upstream tool's definition.

@@ -27,6 +27,9 @@ type authState struct {
 	// how much of a guessed token was right.
 	tokens map[[32]byte]config.Token
 	jwt    auth.TokenVerifier // nil without auth.jwt
+	// exchange says a server exchanges callers' JWTs (oauth.tokenExchange):
+	// the verified JWT is kept on the call for it (see perCallerJWT).
+	exchange bool
 }
 
 // buildAuth builds the MCP clients' authentication of cfg (with no auth
@@ -57,6 +60,7 @@ func buildAuth(cfg *config.Config) (*authState, error) {
 			return nil, err
 		}
 		st.jwt = v
+		st.exchange = exchangesJWTs(cfg)
 	}
 	if len(st.tokens) == 0 && st.jwt == nil {
 		return nil, errors.New("auth: no tokens configured")
@@ -75,7 +79,11 @@ func (g *Gateway) verifyClient(ctx context.Context, token string, req *http.Requ
 		return &auth.TokenInfo{UserID: t.Subject, Scopes: t.Scopes, Expiration: time.Now().Add(time.Hour)}, nil
 	}
 	if a.jwt != nil && strings.Count(token, ".") == 2 {
-		return a.jwt(ctx, token, req)
+		info, err := a.jwt(ctx, token, req)
+		if err == nil && a.exchange {
+			info = perCallerJWT(info, token)
+		}
+		return info, err
 	}
 	return nil, fmt.Errorf("%w: unknown token", auth.ErrInvalidToken)
 }

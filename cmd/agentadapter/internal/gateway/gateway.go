@@ -103,6 +103,11 @@ type Gateway struct {
 	// stateKey signs the requestState of every endpoint's questions to
 	// MCP clients (ExportOptions.RequestStateKey).
 	stateKey []byte
+
+	// tokenKeys seals per-user upstream tokens (oauth.perCaller), loaded
+	// from AGENTADAPTER_TOKEN_KEY(_FILE) by a build with a perCaller
+	// server (exchange.go).
+	tokenKeys atomic.Pointer[token.Keyring]
 }
 
 // The store's secret that signs the requestStates of MCP questions.
@@ -194,6 +199,9 @@ func (g *Gateway) build(cfg *config.Config, old *live) (*live, error) {
 			}
 			return nil, err
 		}
+	}
+	if err := g.loadTokenKeys(cfg); err != nil {
+		return nil, err
 	}
 	var proxies []netip.Prefix
 	for _, p := range cfg.Gateway.TrustedProxies {
@@ -345,6 +353,7 @@ func (g *Gateway) mcpServer(s *config.Server) mcpadapter.Upstream {
 		ms.URL, ms.Headers, ms.SSE = s.URL, s.Headers, s.Kind == "sse"
 		if o := p.OAuth; o != nil {
 			ms.OAuth = oauth(o)
+			g.perCallerOAuth(ms.OAuth, o)
 			if ms.ConnectTimeout == 0 && o.ClientCredentials == nil {
 				// A person signs in while Connect waits.
 				ms.ConnectTimeout = 5 * time.Minute
