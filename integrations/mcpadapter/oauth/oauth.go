@@ -126,6 +126,11 @@ type Config struct {
 	// cannot be combined with ClientCredentials, Enterprise or
 	// WorkloadIdentity. See [Handler.ForCaller].
 	PerCaller bool
+	// SignIn, if set with PerCaller, lets a caller without a token sign
+	// in through the program's web server: see [SignIns] and
+	// [Handler.BeginSignIn]. Its callback is the redirect URL unless
+	// RedirectURL is set.
+	SignIn *SignIns
 
 	// Tokens keeps tokens across connections and processes; nil means a
 	// token.MemoryStore of the server's own. The handler's tokens are the
@@ -215,6 +220,9 @@ type Handler struct {
 	// issuer is the discovered issuer of a PerCaller configuration,
 	// guarded by mu, "" until discovered.
 	issuer string
+	// signInReg is the client registered for sign-ins (SignIn), guarded
+	// by mu.
+	signInReg *signInReg
 }
 
 var _ auth.OAuthHandler = (*Handler)(nil)
@@ -310,6 +318,9 @@ func NewHandler(server, resource string, cfg *Config, hc *http.Client) (*Handler
 		return nil, fmt.Errorf("OAuth: %w", err)
 	}
 	h.code = code
+	if cfg.PerCaller && cfg.SignIn != nil {
+		cfg.SignIn.register(h) // the callback of any replica completes with it
+	}
 	return h, nil
 }
 
