@@ -501,6 +501,30 @@ func TestSignInOIDCProvider(t *testing.T) {
 	short.ServeHTTP(rec, req)
 	failed("an expired sign-in", rec.Code, rec.Body.String())
 
+	// A sign-in refused at the authorization server ends the call that
+	// waits for it at once, with the sign-in error (not its timeout).
+	refused := exConnectHTTP(t, srv.URL, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			go func() {
+				b := newBrowser(t)
+				b.c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+				u, _ := url.Parse(req.Params.URL)
+				state := u.Query().Get("state")
+				b.do(http.MethodPost, gw.URL+"/oauth/start", url.Values{"state": {state}})
+				b.do(http.MethodGet, callbackPrefix+"?error=access_denied&state="+url.QueryEscape(state), nil)
+			}()
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+	}, bearerClient("alice"))
+	began := time.Now()
+	if isErr, msg := call(refused); !isErr || !strings.Contains(msg, "sign in") {
+		t.Errorf("alice's call with a refused sign-in: %v %q", isErr, msg)
+	}
+	if d := time.Since(began); d > 20*time.Second {
+		t.Errorf("the call waited %v after the refusal", d)
+	}
+
 	// Disconnecting alice stops only alice; bob still calls as bob.
 	if isErr, text := call(bob); isErr || text != "upstream user bob" {
 		t.Errorf("bob after the attacks: %v %q", isErr, text)

@@ -88,7 +88,7 @@ type SignIns struct {
 
 	mu       sync.Mutex
 	handlers map[string]*Handler // by server: the PerCaller handler signing in
-	waiters  map[string][]chan struct{}
+	waiters  map[string][]chan error
 	mem      *MemoryPending
 }
 
@@ -418,23 +418,24 @@ type signInReg struct{ issuer, redirect, id, secret string }
 
 // WaitSignIn waits until the sign-in of start completes (its token is in
 // the store: completed by this process or, with a shared store, another),
+// fails at this process's callback (an error wrapping [ErrSignInFailed]),
 // ctx ends, or the sign-in expires.
 func (h *Handler) WaitSignIn(ctx context.Context, subject string, start *SignInStart) error {
 	s := h.cfg.SignIn
 	if s == nil {
 		return errors.New("OAuth: WaitSignIn needs SignIn")
 	}
-	ch := make(chan struct{}, 1)
+	ch := make(chan error, 1)
 	s.mu.Lock()
 	if s.waiters == nil {
-		s.waiters = map[string][]chan struct{}{}
+		s.waiters = map[string][]chan error{}
 	}
 	s.waiters[start.ID] = append(s.waiters[start.ID], ch)
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		ws := slices.DeleteFunc(s.waiters[start.ID], func(c chan struct{}) bool { return c == ch })
+		ws := slices.DeleteFunc(s.waiters[start.ID], func(c chan error) bool { return c == ch })
 		if len(ws) == 0 {
 			delete(s.waiters, start.ID)
 		} else {
@@ -447,8 +448,8 @@ func (h *Handler) WaitSignIn(ctx context.Context, subject string, start *SignInS
 	defer tick.Stop()
 	for {
 		select {
-		case <-ch:
-			return nil
+		case err := <-ch:
+			return err
 		case <-tick.C:
 			if c, err := h.ForCaller(ctx, subject); err == nil && c != nil {
 				return nil
@@ -459,12 +460,12 @@ func (h *Handler) WaitSignIn(ctx context.Context, subject string, start *SignInS
 	}
 }
 
-func (s *SignIns) completed(id string) {
+func (s *SignIns) completed(id string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, ch := range s.waiters[id] {
 		select {
-		case ch <- struct{}{}:
+		case ch <- err:
 		default:
 		}
 	}
@@ -592,39 +593,53 @@ func (s *SignIns) Complete(ctx context.Context, r *http.Request, q url.Values) (
 	if p, err = s.pending().TakeSignIn(ctx, state); err != nil {
 		return nil, fail("this sign-in is unknown, used or expired")
 	}
+	id := signInID(p.State)
+	if err := s.finish(ctx, p, q); err != nil {
+		s.completed(id, err) // the call waiting for it ends now
+		return nil, err
+	}
+	s.completed(id, nil)
+	return p, nil
+}
+
+// finish completes the sign-in p, taken from the store, with the
+// authorization response q.
+func (s *SignIns) finish(ctx context.Context, p *PendingSignIn, q url.Values) error {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrSignInFailed}, args...)...)
+	}
 	if e := q.Get("error"); e != "" {
-		return nil, fail("the authorization server answered %s", outbound.Truncate(e, 100))
+		return fail("the authorization server answered %s", outbound.Truncate(e, 100))
 	}
 	// RFC 9207: an iss is the issuer, compared as strings; one the server
 	// promises must be there.
 	if iss := q.Get("iss"); (iss != "" || p.IssRequired) && iss != p.Issuer {
-		return nil, fail("the authorization response names another issuer")
+		return fail("the authorization response names another issuer")
 	}
 	code := q.Get("code")
 	if code == "" {
-		return nil, fail("the authorization response has no code")
+		return fail("the authorization response has no code")
 	}
 	h := s.handler(p.Server)
 	if h == nil {
-		return nil, fail("MCP server %q has no sign-in here", p.Server)
+		return fail("MCP server %q has no sign-in here", p.Server)
 	}
 	if iss, err := h.Issuer(ctx); err != nil || iss != p.Issuer {
-		return nil, fail("the issuer of MCP server %q changed", p.Server)
+		return fail("the issuer of MCP server %q changed", p.Server)
 	}
 	cfg := &oauth2.Config{ClientID: p.ClientID, ClientSecret: p.ClientSecret, RedirectURL: p.RedirectURL,
 		Endpoint: oauth2.Endpoint{TokenURL: p.TokenURL}}
 	t, err := cfg.Exchange(context.WithValue(ctx, oauth2.HTTPClient, h.hc), code,
 		oauth2.VerifierOption(p.Verifier), oauth2.SetAuthURLParam("resource", p.Resource))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrSignInFailed, safeOAuthError("exchanging the authorization code", err))
+		return fmt.Errorf("%w: %w", ErrSignInFailed, safeOAuthError("exchanging the authorization code", err))
 	}
 	key := token.Key{Server: p.Server, Subject: p.Subject, Issuer: p.Issuer, Resource: p.Resource}
 	tok := tokenFromOAuth2(t, &token.Token{TokenURL: p.TokenURL, ClientID: p.ClientID, ClientSecret: p.ClientSecret})
 	if err := h.store.PutToken(ctx, key, tok); err != nil {
-		return nil, fmt.Errorf("%w: storing the token: %w", ErrSignInFailed, err)
+		return fmt.Errorf("%w: storing the token: %w", ErrSignInFailed, err)
 	}
-	s.completed(signInID(p.State))
-	return p, nil
+	return nil
 }
 
 // page is what the sign-in pages show; html/template escapes every field

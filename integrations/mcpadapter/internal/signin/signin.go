@@ -50,7 +50,7 @@ func Ask(ctx context.Context, req *mcp.CallToolRequest, base *oauth.Handler, sub
 		return nil, &withURL
 	}
 	if werr := base.WaitSignIn(ctx, subject, start); werr != nil {
-		return nil, &withURL
+		return nil, se // the link is used or expired now
 	}
 	_ = req.Session.NotifyElicitationComplete(ctx, &mcp.ElicitationCompleteParams{ElicitationID: start.ID})
 	return base.ForCaller(ctx, subject)
