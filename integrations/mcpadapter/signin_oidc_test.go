@@ -24,6 +24,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/oauth2"
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
@@ -525,13 +526,50 @@ func TestSignInOIDCProvider(t *testing.T) {
 		t.Errorf("the call waited %v after the refusal", d)
 	}
 
-	// Disconnecting alice stops only alice; bob still calls as bob.
-	if isErr, text := call(bob); isErr || text != "upstream user bob" {
-		t.Errorf("bob after the attacks: %v %q", isErr, text)
+	// Bob sees his connection (never the token) and disconnects: his
+	// grant is revoked at the authorization server (his refresh token is
+	// refused there after), his token deleted; his next call is told to
+	// sign in, and alice, signed in again, still calls as alice.
+	conn, err := h.Connection(ctx, "bob")
+	if err != nil || conn.Server != "up" || conn.Issuer != issuer || conn.Expiry.IsZero() || !conn.Refreshable {
+		t.Fatalf("bob's connection: %+v, %v", conn, err)
 	}
-	bobOnly := exConnectHTTP(t, srv.URL, nil, bearerClient("alice"))
-	if isErr, msg := call(bobOnly); !isErr || !strings.Contains(msg, "sign in") || strings.Contains(msg, "upstream user") {
-		t.Errorf("alice without a token (bob's stored): %v %q, want the sign-in error", isErr, msg)
+	if _, err := h.Connection(ctx, "carol"); !errors.Is(err, token.ErrNotFound) {
+		t.Errorf("carol's connection: %v, want ErrNotFound", err)
+	}
+	bobTok, _ := store.Token(ctx, token.Key{Server: "up", Subject: "bob", Issuer: issuer, Resource: resource})
+	if err := h.Disconnect(ctx, "bob"); err != nil {
+		t.Fatalf("Disconnect: %v", err)
+	}
+	if s := storedSub("bob"); s != "" {
+		t.Errorf("bob's slot after disconnecting: %q", s)
+	}
+	refresh := &oauth2.Config{ClientID: bobTok.ClientID, ClientSecret: bobTok.ClientSecret, Endpoint: oauth2.Endpoint{TokenURL: bobTok.TokenURL}}
+	if _, err := refresh.TokenSource(ctx, &oauth2.Token{RefreshToken: bobTok.RefreshToken}).Token(); err == nil {
+		t.Error("bob's refresh token still works after Disconnect")
+	}
+	if isErr, msg := call(bob); !isErr || !strings.Contains(msg, "sign in") {
+		t.Errorf("bob after disconnecting: %v %q", isErr, msg)
+	}
+	_, body, _ = aliceBrowser.signIn(begin("alice").URL, "alice", callbackPrefix, false)
+	if isErr, text := call(alice); isErr || text != "upstream user alice" {
+		t.Errorf("alice after bob disconnected: %v %q (%.200s)", isErr, text, body)
+	}
+
+	// Disconnecting alice stops only alice; bob, signed in again, still
+	// calls as bob.
+	bobBrowser.signIn(begin("bob").URL, "bob", callbackPrefix, false)
+	if err := h.Disconnect(ctx, "alice"); err != nil {
+		t.Fatalf("Disconnect: %v", err)
+	}
+	// (Her client with URL elicitation would sign her in again: ask
+	// through one without.)
+	aliceNoURL := exConnectHTTP(t, srv.URL, nil, bearerClient("alice"))
+	if isErr, msg := call(aliceNoURL); !isErr || !strings.Contains(msg, "sign in") || strings.Contains(msg, "upstream user") {
+		t.Errorf("alice after disconnecting: %v %q, want the sign-in error", isErr, msg)
+	}
+	if isErr, text := call(bob); isErr || text != "upstream user bob" {
+		t.Errorf("bob after alice disconnected: %v %q", isErr, text)
 	}
 }
 

@@ -89,6 +89,7 @@ type SignIns struct {
 	mu       sync.Mutex
 	handlers map[string]*Handler // by server: the PerCaller handler signing in
 	waiters  map[string][]chan error
+	results  map[string]signInResult // by id: sign-ins ended here lately
 	mem      *MemoryPending
 }
 
@@ -299,7 +300,18 @@ type SignInStart struct {
 	// ID identifies the sign-in to [Handler.WaitSignIn] (an elicitation
 	// id); it is not the state.
 	ID string
+
+	state string
 }
+
+// signInResult is how a sign-in ended at this process's callback.
+type signInResult struct {
+	err error
+	at  time.Time
+}
+
+// maxResults bounds the results kept for waiters not yet waiting.
+const maxResults = 1000
 
 // BeginSignIn starts a sign-in of subject to the server of a
 // [Config.PerCaller] handler with [Config.SignIn] set, bound to the
@@ -360,7 +372,7 @@ func (h *Handler) BeginSignIn(ctx context.Context, subject, binding string) (*Si
 		return nil, fmt.Errorf("keeping the sign-in: %w", err)
 	}
 	s.register(h)
-	return &SignInStart{URL: s.startURL(state), ID: signInID(state)}, nil
+	return &SignInStart{URL: s.startURL(state), ID: signInID(state), state: state}, nil
 }
 
 // signInID is the public identifier of the sign-in of state: a hash, so
@@ -427,6 +439,11 @@ func (h *Handler) WaitSignIn(ctx context.Context, subject string, start *SignInS
 	}
 	ch := make(chan error, 1)
 	s.mu.Lock()
+	if r, ok := s.results[start.ID]; ok {
+		// It ended before anybody waited (the browser was quick).
+		s.mu.Unlock()
+		return r.err
+	}
 	if s.waiters == nil {
 		s.waiters = map[string][]chan error{}
 	}
@@ -444,8 +461,9 @@ func (h *Handler) WaitSignIn(ctx context.Context, subject string, start *SignInS
 	}()
 	ctx, cancel := context.WithTimeout(ctx, cmp.Or(s.TTL, DefaultSignInTTL))
 	defer cancel()
-	tick := time.NewTicker(time.Second) // a sign-in completed on another replica
+	tick := time.NewTicker(time.Second) // a sign-in ended on another replica
 	defer tick.Stop()
+	gone := 0
 	for {
 		select {
 		case err := <-ch:
@@ -453,6 +471,15 @@ func (h *Handler) WaitSignIn(ctx context.Context, subject string, start *SignInS
 		case <-tick.C:
 			if c, err := h.ForCaller(ctx, subject); err == nil && c != nil {
 				return nil
+			}
+			// Neither pending nor stored for two ticks running: it failed
+			// (or was evicted) elsewhere.
+			if _, err := s.pending().SignIn(ctx, start.state); errors.Is(err, ErrNoSignIn) {
+				if gone++; gone >= 2 {
+					return fmt.Errorf("%w: the sign-in to %q ended without a token", ErrSignInFailed, h.server)
+				}
+			} else {
+				gone = 0
 			}
 		case <-ctx.Done():
 			return fmt.Errorf("waiting for the sign-in to %q: %w", h.server, ctx.Err())
@@ -463,6 +490,16 @@ func (h *Handler) WaitSignIn(ctx context.Context, subject string, start *SignInS
 func (s *SignIns) completed(id string, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	now := time.Now()
+	if s.results == nil {
+		s.results = map[string]signInResult{}
+	}
+	for k, r := range s.results {
+		if now.Sub(r.at) > cmp.Or(s.TTL, DefaultSignInTTL) || len(s.results) >= maxResults {
+			delete(s.results, k)
+		}
+	}
+	s.results[id] = signInResult{err: err, at: now}
 	for _, ch := range s.waiters[id] {
 		select {
 		case ch <- err:
