@@ -163,6 +163,11 @@ type Section struct {
 	Virtual map[string]*Virtual `json:"virtualServers,omitempty"`
 	// Console, if set, serves the operator console at /console/.
 	Console *Console `json:"console,omitempty"`
+
+	// SignIn (#27, signin) lets the users of oauth.perCaller servers sign
+	// in through the gateway: its sign-in pages and OAuth callback, at
+	// /oauth/start and /oauth/callback.
+	SignIn *SignIn `json:"signIn,omitempty"`
 	// Approver is who decides the calls the policy holds for approval at
 	// /mcp and at the virtual servers that set none: "operator" (the
 	// default: the call answers with a ticket an operator decides on the
@@ -333,6 +338,19 @@ type OAuth struct {
 	// Tokens is the file tokens are kept in (0600); default tokens.json in
 	// the user's state directory.
 	Tokens string `json:"tokens,omitempty"`
+	// PerCaller reaches the server with each caller's own token, stored
+	// under the caller's verified subject; a caller without one is sent
+	// to sign in (agentadapter.signIn).
+	PerCaller bool `json:"perCaller"`
+}
+
+// SignIn configures the gateway's per-user sign-in pages (#27, signin).
+type SignIn struct {
+	// BaseURL is the gateway's public URL as users' browsers reach it
+	// (https://gw.example; http only on a loopback address). The callback,
+	// BaseURL/oauth/callback, is the redirect URI of every perCaller
+	// server without a redirectUrl of its own. It changes only on restart.
+	BaseURL string `json:"baseUrl"`
 }
 
 // ClientCredentials are a machine client's id and secret.
