@@ -164,7 +164,7 @@ type Section struct {
 	// Console, if set, serves the operator console at /console/.
 	Console *Console `json:"console,omitempty"`
 
-	// SignIn (#27, signin) lets the users of oauth.perCaller servers sign
+	// SignIn lets the users of oauth.perCaller servers sign
 	// in through the gateway: its sign-in pages and OAuth callback, at
 	// /oauth/start and /oauth/callback.
 	SignIn *SignIn `json:"signIn,omitempty"`
@@ -344,7 +344,7 @@ type OAuth struct {
 	PerCaller bool `json:"perCaller"`
 }
 
-// SignIn configures the gateway's per-user sign-in pages (#27, signin).
+// SignIn configures the gateway's per-user sign-in pages.
 type SignIn struct {
 	// BaseURL is the gateway's public URL as users' browsers reach it
 	// (https://gw.example; http only on a loopback address). The callback,
