@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -122,4 +123,42 @@ func (h *Handler) revoke(ctx context.Context, tok *token.Token) error {
 		return fmt.Errorf("the revocation endpoint answered %s", resp.Status)
 	}
 	return nil
+}
+
+// Connections returns subject's connections to the servers whose
+// handlers have s (one a server, the latest NewHandler's), by server name;
+// a server whose authorization server cannot be reached now is left out.
+// It is what a console shows a user of their own sign-ins.
+func (s *SignIns) Connections(ctx context.Context, subject string) ([]Connection, error) {
+	if subject == "" {
+		return nil, errors.New("OAuth: connections of no subject")
+	}
+	s.mu.Lock()
+	hs := make([]*Handler, 0, len(s.handlers))
+	for _, h := range s.handlers {
+		hs = append(hs, h)
+	}
+	s.mu.Unlock()
+	slices.SortFunc(hs, func(a, b *Handler) int { return strings.Compare(a.server, b.server) })
+	var out []Connection
+	for _, h := range hs {
+		c, err := h.Connection(ctx, subject)
+		if errors.Is(err, token.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			continue // the issuer is not known now: nothing to show
+		}
+		out = append(out, *c)
+	}
+	return out, nil
+}
+
+// Disconnect ends subject's connection to server ([Handler.Disconnect]).
+func (s *SignIns) Disconnect(ctx context.Context, subject, server string) error {
+	h := s.handler(server)
+	if h == nil {
+		return fmt.Errorf("OAuth: no sign-in to %q here", server)
+	}
+	return h.Disconnect(ctx, subject)
 }

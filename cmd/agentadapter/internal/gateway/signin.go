@@ -23,6 +23,10 @@ func (g *Gateway) signIns() *oauth0.SignIns {
 	return g.signIn
 }
 
+// SignIns returns the gateway's sign-in pages (agentadapter.signIn), nil
+// without them: what the console lists a user's connections with.
+func (g *Gateway) SignIns() *oauth0.SignIns { return g.signIns() }
+
 // withSignIn gives a perCaller server's OAuth configuration the gateway's
 // sign-in pages, when configured.
 func (g *Gateway) withSignIn(out *oauth0.Config, o *config.OAuth) {
