@@ -582,3 +582,55 @@ func waitFor(t *testing.T, ok func() bool, what string) {
 	}
 	t.Errorf("no %s", what)
 }
+
+// TestSignInAcrossReplicas: two gateways (replicas) share a token store
+// and a PendingStore. Alice's call on replica A sends her the sign-in
+// page on A; the load balancer sends her browser's callback to replica
+// B, which completes it (its own handler of the server), and the call
+// waiting on A sees her token in the shared store and goes on as alice.
+func TestSignInAcrossReplicas(t *testing.T) {
+	ctx := context.Background()
+	resource, setIssuer := signInUpstream(t)
+	issuer, verify := signInAS(t, resource)
+	setIssuer(issuer, verify)
+	store := new(token.MemoryStore)
+	store.PutToken(ctx, token.Key{Server: "up", Resource: resource}, &token.Token{AccessToken: "up-svc", TokenType: "Bearer", Expiry: time.Now().Add(time.Hour)})
+	pending := new(oauth.MemoryPending)
+
+	// One public base URL, the load balancer's: it sends /oauth/start to
+	// A and /oauth/callback to B.
+	lbMux := http.NewServeMux()
+	lb := httptest.NewServer(lbMux)
+	t.Cleanup(lb.Close)
+	replica := func(mount string) (*mcp.ClientSession, *oauth.SignIns) {
+		si := &oauth.SignIns{BaseURL: lb.URL, Pending: pending}
+		lbMux.Handle(mount, si)
+		reg := registry.New()
+		exec := adapter.NewExecutor(reg, nil)
+		t.Cleanup(func() { exec.Close() })
+		m := mcpadapter.NewManager(reg, &mcpadapter.ManagerOptions{Executor: exec, ConnectTimeout: 10 * time.Second})
+		t.Cleanup(func() { m.Close() })
+		if err := m.Connect(ctx, mcpadapter.Upstream{Name: "up", URL: resource, OAuth: &oauth.Config{PerCaller: true, Tokens: store, SignIn: si}}); err != nil {
+			t.Fatal(err)
+		}
+		srv := exServeHTTP(t, newExporter(t, reg, exec, nil), &mcpadapter.HTTPOptions{Auth: &mcpadapter.AuthOptions{Verifier: exVerifier}})
+		b := newBrowser(t)
+		cs := exConnectHTTP(t, srv.URL, &mcp.ClientOptions{
+			Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
+			ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				go b.signIn(req.Params.URL, "alice", lb.URL+"/oauth/callback", false)
+				return &mcp.ElicitResult{Action: "accept"}, nil
+			},
+		}, bearerClient("alice"))
+		return cs, si
+	}
+	aliceOnA, _ := replica("/oauth/start")
+	replica("/oauth/callback")
+	res, err := aliceOnA.CallTool(ctx, &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; res.IsError || got != "upstream user alice" {
+		t.Errorf("alice's call on A, signed in through B: %v %q", res.IsError, got)
+	}
+}
