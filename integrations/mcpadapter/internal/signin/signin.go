@@ -49,8 +49,10 @@ func Ask(ctx context.Context, req *mcp.CallToolRequest, base *oauth.Handler, sub
 	if eerr != nil || res == nil || res.Action != "accept" {
 		return nil, &withURL
 	}
-	if werr := base.WaitSignIn(ctx, subject, start); werr != nil {
-		return nil, se // the link is used or expired now
+	if werr := base.WaitSignIn(ctx, subject, start); errors.Is(werr, oauth.ErrSignInFailed) {
+		return nil, se // the link is used now
+	} else if werr != nil {
+		return nil, &withURL // the call's time is up; the link still works
 	}
 	_ = req.Session.NotifyElicitationComplete(ctx, &mcp.ElicitationCompleteParams{ElicitationID: start.ID})
 	return base.ForCaller(ctx, subject)
