@@ -81,6 +81,9 @@ type Options struct {
 	LedgerReader ledger.Reader
 	// Servers serves the servers and quarantine pages.
 	Servers Servers
+	// Connections, if set, serves the connections page: the signed-in
+	// user's own sign-ins to per-user servers, and disconnecting them.
+	Connections Connections
 	// Standing, if set, adds "always approve" and "always deny" (for the
 	// ticket's tool and requester) to the tickets whose tool its policy
 	// allows.
@@ -303,6 +306,8 @@ func (c *Console) routes() {
 	m.HandleFunc("POST /servers", c.operator(c.action(c.launchDecide)))
 	m.HandleFunc("GET /quarantine", c.operator(c.quarantinePage))
 	m.HandleFunc("POST /quarantine", c.operator(c.action(c.pinDecide)))
+	m.HandleFunc("GET /connections", c.operator(c.connectionsPage))
+	m.HandleFunc("POST /connections", c.operator(c.action(c.disconnect)))
 	m.HandleFunc("GET /static/", c.static)
 	c.mux = m
 	// Cross-origin refusal first (Sec-Fetch-Site / Origin), then the

@@ -94,6 +94,8 @@ type envOptions struct {
 	scope     approval.Scope
 	// standingStore, with standing, keeps the decisions (nil: memory).
 	standingStore approval.StandingStore
+	// connections serves the connections page.
+	connections console.Connections
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -139,6 +141,7 @@ func newEnv(t testing.TB, o envOptions) *env {
 	if standing != nil {
 		opts.Standing = standing
 	}
+	opts.Connections = o.connections
 	if o.anonymous {
 		opts.AllowAnonymousLocal = true
 	} else {

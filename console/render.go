@@ -29,6 +29,8 @@ type page struct {
 	Quarantine       []quarantineView
 	PinDecisions     []recordView
 	Launches         []launchView // stdio launches waiting for review (servers page)
+	Connections      []connectionView
+	ConnectionsOff   bool
 }
 
 func (c *Console) newPage(r *http.Request, nav, title string) *page {
@@ -39,7 +41,7 @@ func (c *Console) newPage(r *http.Request, nav, title string) *page {
 	return p
 }
 
-var pageNames = []string{"login", "approvals", "pending", "edit", "ledger", "servers", "quarantine"}
+var pageNames = []string{"login", "approvals", "pending", "edit", "ledger", "servers", "quarantine", "connections"}
 
 func (c *Console) parseTemplates() error {
 	funcs := template.FuncMap{

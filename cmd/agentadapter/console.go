@@ -169,6 +169,9 @@ func (m *consoleMount) build(cfg *config.Config) (*console.Console, error) {
 		Why:                 func(t *approval.Ticket) string { return m.gw.WhyHeld(t.Tool, t.Args) },
 		Logger:              m.log,
 	}
+	if si := m.gw.SignIns(); si != nil {
+		opts.Connections = si // each console user's own sign-ins (#27)
+	}
 	if len(cc.Operators) > 0 {
 		opts.Auth = &export.AuthOptions{Verifier: func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 			sum := sha256.Sum256([]byte(token))

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -86,7 +85,3 @@ func (c *conn) elicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitR
 func PromptElicitation(in io.Reader, out io.Writer) ElicitationPort {
 	return termprompt.New(in, out)
 }
-
-// formSchema decodes a requested schema (go-sdk hands it over as decoded
-// JSON).
-func formSchema(s any) (*jsonschema.Schema, error) { return termprompt.FormSchema(s) }

@@ -17,6 +17,7 @@ import (
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/bridge"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/callers"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/progress"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/signin"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/taskclient"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/transport"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/wire"
@@ -245,8 +246,10 @@ func (c *conn) callSession(ctx context.Context) (*mcp.ClientSession, error) {
 	}
 	sub := callers.Subject(ctx)
 	h, err := c.setupOAuth()
-	if err == nil {
-		h, err = h.ForCaller(ctx, sub)
+	if base := h; err == nil {
+		if h, err = h.ForCaller(ctx, sub); err != nil { // no token: the caller is asked to sign in
+			h, err = signin.Ask(ctx, relayCaller(ctx), base, sub, err)
+		}
 	}
 	if err != nil {
 		return nil, err // a SignInError: see failure

@@ -132,6 +132,11 @@ type Config struct {
 	// of a stored sign-in; the shared identity (listing) is then
 	// ClientCredentials', if set. See [TokenExchange].
 	TokenExchange *TokenExchange
+	// SignIn, if set with PerCaller, lets a caller without a token sign
+	// in through the program's web server: see [SignIns] and
+	// [Handler.BeginSignIn]. Its callback is the redirect URL unless
+	// RedirectURL is set.
+	SignIn *SignIns
 
 	// Tokens keeps tokens across connections and processes; nil means a
 	// token.MemoryStore of the server's own. The handler's tokens are the
@@ -226,6 +231,9 @@ type Handler struct {
 	xparent   *Handler
 	xTokenURL string // the discovered token endpoint of the exchange, guarded by mu
 	xcache    exchangeCache
+	// signInReg is the client registered for sign-ins (SignIn), guarded
+	// by mu.
+	signInReg *signInReg
 }
 
 var _ auth.OAuthHandler = (*Handler)(nil)
@@ -333,6 +341,9 @@ func NewHandler(server, resource string, cfg *Config, hc *http.Client) (*Handler
 		return nil, fmt.Errorf("OAuth: %w", err)
 	}
 	h.code = code
+	if cfg.PerCaller && cfg.SignIn != nil {
+		cfg.SignIn.register(h) // the callback of any replica completes with it
+	}
 	return h, nil
 }
 

@@ -27,6 +27,9 @@ type SignInError struct {
 	// missing sign-in: a refused token exchange ([*ExchangeError]). Error
 	// then says that.
 	Err error
+	// URL, if set, is the start of a sign-in begun for this very caller
+	// ([Handler.BeginSignIn]): the error is shown to that caller only.
+	URL string
 }
 
 // Error is model-facing: it says what to do.
@@ -36,6 +39,9 @@ func (e *SignInError) Error() string {
 	}
 	if e.Subject == "" {
 		return fmt.Sprintf("sign in first: MCP server %q is reached with each user's own account, and this call comes from no authenticated user", e.Server)
+	}
+	if e.URL != "" {
+		return fmt.Sprintf("sign in to MCP server %q first: it is reached with each user's own account, and there is no sign-in of yours for it; ask the user to open %s to connect their account (the link is theirs alone, for a few minutes), then call again", e.Server, e.URL)
 	}
 	return fmt.Sprintf("sign in to MCP server %q first: it is reached with each user's own account, and there is no sign-in of yours for it; ask the user to connect their account to %q, then call again", e.Server, e.Server)
 }

@@ -126,6 +126,11 @@ func (l *loader) check(cfg *Config) error {
 			operators[t.Token] = t.Subject
 		}
 	}
+	if si := sec.SignIn; si != nil {
+		if err := checkSignInURL(si.BaseURL); err != nil {
+			return fail(at("signIn", "baseUrl"), "%v", err)
+		}
+	}
 	for _, h := range sec.AllowedHosts {
 		if h == "" || strings.ContainsAny(h, "/ []@") || (strings.Contains(h, ":") && !isIP(h)) {
 			return fail(at("allowedHosts"), "%q is not a host name (write it without scheme, port or path)", h)
@@ -471,3 +476,19 @@ func isIP(s string) bool {
 const anonymousPrefix = "anonymous:"
 
 func reservedSubject(s string) bool { return strings.HasPrefix(s, anonymousPrefix) }
+
+// checkSignInURL accepts the gateway's public base URL for sign-ins: https,
+// or http on a loopback address, with no query or fragment.
+func checkSignInURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return fmt.Errorf("%q is not a base URL (https://host[:port][/path])", raw)
+	}
+	switch h := u.Hostname(); {
+	case u.Scheme == "https":
+	case u.Scheme == "http" && (h == "localhost" || h == "127.0.0.1" || h == "::1"):
+	default:
+		return fmt.Errorf("%q: the sign-in pages need https (http only on a loopback address)", raw)
+	}
+	return nil
+}

@@ -163,6 +163,11 @@ type Section struct {
 	Virtual map[string]*Virtual `json:"virtualServers,omitempty"`
 	// Console, if set, serves the operator console at /console/.
 	Console *Console `json:"console,omitempty"`
+
+	// SignIn lets the users of oauth.perCaller servers sign
+	// in through the gateway: its sign-in pages and OAuth callback, at
+	// /oauth/start and /oauth/callback.
+	SignIn *SignIn `json:"signIn,omitempty"`
 	// Approver is who decides the calls the policy holds for approval at
 	// /mcp and at the virtual servers that set none: "operator" (the
 	// default: the call answers with a ticket an operator decides on the
@@ -332,10 +337,10 @@ type OAuth struct {
 	ClientCredentials *ClientCredentials `json:"clientCredentials,omitempty"`
 	// PerCaller reaches the server with each caller's own token (the
 	// caller as agentadapter.auth verified it), never another's nor a
-	// shared one: a token of the caller's sign-in, kept encrypted in
-	// Tokens (serve needs AGENTADAPTER_TOKEN_KEY or
-	// AGENTADAPTER_TOKEN_KEY_FILE), or with TokenExchange one exchanged
-	// for the caller's inbound token. Tools are listed with the shared
+	// shared one: a token of the caller's sign-in (agentadapter.signIn
+	// sends a caller without one to sign in), kept encrypted in Tokens
+	// (serve needs AGENTADAPTER_TOKEN_KEY or AGENTADAPTER_TOKEN_KEY_FILE),
+	// or with TokenExchange one exchanged for the caller's inbound token. Tools are listed with the shared
 	// identity (a sign-in, or clientCredentials with tokenExchange).
 	PerCaller bool `json:"perCaller,omitempty"`
 	// TokenExchange exchanges each caller's verified inbound JWT for a
@@ -344,6 +349,15 @@ type OAuth struct {
 	// Tokens is the file tokens are kept in (0600); default tokens.json in
 	// the user's state directory.
 	Tokens string `json:"tokens,omitempty"`
+}
+
+// SignIn configures the gateway's per-user sign-in pages.
+type SignIn struct {
+	// BaseURL is the gateway's public URL as users' browsers reach it
+	// (https://gw.example; http only on a loopback address). The callback,
+	// BaseURL/oauth/callback, is the redirect URI of every perCaller
+	// server without a redirectUrl of its own. It changes only on restart.
+	BaseURL string `json:"baseUrl"`
 }
 
 // ClientCredentials are a machine client's id and secret.

@@ -91,6 +91,8 @@ type Gateway struct {
 	wg           sync.WaitGroup
 	inflight     atomic.Int64 // MCP POST requests being served
 	closeOnce    sync.Once
+	signInOnce   sync.Once       // signIns, #27
+	signIn       *oauth0.SignIns // agentadapter.signIn's pages (signin.go)
 
 	// sessionCaps counts the MCP sessions of every endpoint (see
 	// applySessionCaps).
@@ -354,6 +356,7 @@ func (g *Gateway) mcpServer(s *config.Server) mcpadapter.Upstream {
 		if o := p.OAuth; o != nil {
 			ms.OAuth = oauth(o)
 			g.perCallerOAuth(ms.OAuth, o)
+			g.withSignIn(ms.OAuth, o)
 			if ms.ConnectTimeout == 0 && o.ClientCredentials == nil {
 				// A person signs in while Connect waits.
 				ms.ConnectTimeout = 5 * time.Minute

@@ -33,6 +33,7 @@ type HTTPOptions struct {
 //	                             otherwise, naming those that are not)
 //	/metrics                     Prometheus text format
 //	/console/                    the console, when mounted
+//	/oauth/start, /oauth/callback  per-user sign-in (agentadapter.signIn)
 //
 // Every route, these and any added later, is behind one Host and Origin
 // check (see guard): a DNS-rebinding page or a cross-origin form gets 403.
@@ -67,6 +68,7 @@ func (g *Gateway) Handler(opts *HTTPOptions) (http.Handler, error) {
 	if opts.Console != nil {
 		mux.Handle("/console/", http.StripPrefix("/console", opts.Console))
 	}
+	g.signInRoutes(mux) // /oauth/start, /oauth/callback (signin.go)
 	return g.guard(mux), nil
 }
 

@@ -1,0 +1,636 @@
+package mcpadapter_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"html"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/oauth2"
+
+	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/oauth"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
+	"github.com/agentadapter/agentadapter/internal/testpeers"
+	"github.com/agentadapter/agentadapter/registry"
+)
+
+// signInAS starts oidc-provider (testdata/oidc-provider-signin.mjs) for
+// resource and returns its issuer and the verifier of its access tokens
+// (ES256 JWTs for resource), which maps a token to its sub.
+func signInAS(t *testing.T, resource string) (issuer string, verify func(tok string) (string, error)) {
+	t.Helper()
+	_, nodeBin := testpeers.Bin(t)
+	pkg := filepath.Join(testpeers.Root(t), ".tools", "node_modules", "oidc-provider")
+	if _, err := os.Stat(filepath.Join(pkg, "package.json")); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("testpeers: oidc-provider is not installed; CI must install it")
+		}
+		t.Skip("testpeers: oidc-provider is not installed (run scripts/setup-node)")
+	}
+	cmd := exec.Command(filepath.Join(nodeBin, "node"), filepath.Join("testdata", "oidc-provider-signin.mjs"), pkg, resource)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close() // the script exits when its stdin closes
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	type started struct {
+		Issuer string         `json:"issuer"`
+		JWK    map[string]any `json:"jwk"`
+	}
+	ch := make(chan started, 1)
+	go func() {
+		var s started
+		if line, err := bufio.NewReader(stdout).ReadBytes('\n'); err == nil {
+			json.Unmarshal(line, &s)
+		}
+		ch <- s
+	}()
+	var as started
+	select {
+	case as = <-ch:
+	case <-time.After(30 * time.Second):
+		t.Fatal("oidc-provider did not start")
+	}
+	if as.Issuer == "" {
+		t.Fatal("oidc-provider did not print its issuer")
+	}
+	key, _, err := jwkPublic(as.JWK)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return as.Issuer, func(tok string) (string, error) {
+		var claims jwt.RegisteredClaims
+		if _, err := jwt.ParseWithClaims(tok, &claims, func(*jwt.Token) (any, error) { return key, nil },
+			jwt.WithValidMethods([]string{"ES256"}), jwt.WithIssuer(as.Issuer), jwt.WithAudience(resource)); err != nil {
+			return "", err
+		}
+		return claims.Subject, nil
+	}
+}
+
+// signInUpstream is a go-sdk server behind auth.RequireBearerToken that
+// accepts the authorization server's JWTs (and "up-svc", the shared
+// identity's token, which lists the tools); its "whoami" tool answers with
+// the token's subject.
+func signInUpstream(t *testing.T) (resource string, setIssuer func(string, func(string) (string, error))) {
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	resource = srv.URL + "/mcp"
+	var mu sync.Mutex
+	var issuer string
+	var verify func(string) (string, error)
+	mux.HandleFunc("/.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, _ *http.Request) {
+		mu.Lock()
+		iss := issuer
+		mu.Unlock()
+		writeJSON(w, http.StatusOK, map[string]any{"resource": resource, "authorization_servers": []string{iss}, "scopes_supported": []string{"read"}})
+	})
+	s := mcp.NewServer(&mcp.Implementation{Name: "upstream", Version: "v1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "whoami", InputSchema: &jsonschema.Schema{Type: "object"}},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "upstream user " + req.Extra.TokenInfo.UserID}}}, nil
+		})
+	check := auth.RequireBearerToken(func(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
+		if tok == "up-svc" {
+			return &auth.TokenInfo{UserID: "service", Expiration: time.Now().Add(time.Hour)}, nil
+		}
+		mu.Lock()
+		v := verify
+		mu.Unlock()
+		if sub, err := v(tok); err == nil && sub != "" {
+			return &auth.TokenInfo{UserID: sub, Expiration: time.Now().Add(time.Hour)}, nil
+		}
+		return nil, auth.ErrInvalidToken
+	}, &auth.RequireBearerTokenOptions{ResourceMetadataURL: srv.URL + "/.well-known/oauth-protected-resource/mcp"})
+	mux.Handle("/mcp", check(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)))
+	return resource, func(iss string, v func(string) (string, error)) {
+		mu.Lock()
+		defer mu.Unlock()
+		issuer, verify = iss, v
+	}
+}
+
+// browser is one user's browser: a cookie jar, following redirects, and
+// stopping before the gateway's callback when stop is set.
+type browser struct {
+	t    *testing.T
+	c    *http.Client
+	stop string // a URL prefix not to follow a redirect to
+}
+
+func newBrowser(t *testing.T) *browser {
+	jar, _ := cookiejar.New(nil)
+	b := &browser{t: t}
+	b.c = &http.Client{Jar: jar, Timeout: 30 * time.Second, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if b.stop != "" && strings.HasPrefix(req.URL.String(), b.stop) {
+			return http.ErrUseLastResponse
+		}
+		return nil
+	}}
+	return b
+}
+
+var formAction = regexp.MustCompile(`<form[^>]*action="([^"]+)"`)
+
+// do makes a request and returns the final status, body and URL.
+func (b *browser) do(method, u string, form url.Values) (int, string, *url.URL) {
+	b.t.Helper()
+	var resp *http.Response
+	var err error
+	if method == http.MethodPost {
+		resp, err = b.c.PostForm(u, form)
+	} else {
+		resp, err = b.c.Get(u)
+	}
+	if err != nil {
+		b.t.Fatalf("%s %s: %v", method, u, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	final := resp.Request.URL
+	if loc := resp.Header.Get("Location"); loc != "" && resp.StatusCode/100 == 3 {
+		final, _ = resp.Request.URL.Parse(loc)
+	}
+	return resp.StatusCode, string(body), final
+}
+
+// signIn opens a gateway start page, confirms it, logs in at oidc-provider
+// as login and consents. With stopAtCallback it returns the callback URL
+// the authorization server redirected to, unvisited; otherwise the
+// gateway's final page.
+func (b *browser) signIn(start, login, callbackPrefix string, stopAtCallback bool) (status int, body string, callback *url.URL) {
+	b.t.Helper()
+	if stopAtCallback {
+		b.stop = callbackPrefix
+		defer func() { b.stop = "" }()
+	}
+	status, body, at := b.do(http.MethodGet, start, nil)
+	if status != http.StatusOK {
+		return status, body, nil
+	}
+	state := regexp.MustCompile(`name="state" value="([^"]+)"`).FindStringSubmatch(body)
+	if state == nil {
+		b.t.Fatalf("start page without a form: %s", body)
+	}
+	action := formAction.FindStringSubmatch(body)
+	next, _ := at.Parse(html.UnescapeString(action[1]))
+	status, body, at = b.do(http.MethodPost, next.String(), url.Values{"state": {html.UnescapeString(state[1])}})
+	for range 4 { // the login form, then consent
+		if strings.HasPrefix(at.String(), callbackPrefix) {
+			break
+		}
+		m := formAction.FindStringSubmatch(body)
+		if m == nil {
+			b.t.Fatalf("%s: no form at %s (%d): %.500s", login, at, status, body)
+		}
+		next, _ := at.Parse(html.UnescapeString(m[1]))
+		v := url.Values{"prompt": {"login"}, "login": {login}, "password": {"x"}}
+		if strings.Contains(body, `value="consent"`) {
+			v = url.Values{"prompt": {"consent"}}
+		}
+		status, body, at = b.do(http.MethodPost, next.String(), v)
+	}
+	return status, body, at
+}
+
+// TestSignInOIDCProvider is #27's per-user sign-in end to end, with
+// oidc-provider as the authorization server: alice's client declares URL
+// elicitation, so her first call sends her the sign-in page, which her
+// browser completes at the gateway's callback, and the call goes on as
+// her; bob's client does not, so he gets the sign-in error with his own
+// link, completes it and calls again. The upstream sees each one's
+// subject. Then the attacks on the callback: a forged state, another
+// browser completing alice's state, a replay, bob's code injected into
+// alice's browser, an issuer that differs, an error callback with markup,
+// an expired sign-in, a start link opened twice, another user's link under
+// a browser login, and the per-subject bound.
+func TestSignInOIDCProvider(t *testing.T) {
+	ctx := context.Background()
+	resource, setIssuer := signInUpstream(t)
+	issuer, verify := signInAS(t, resource)
+	setIssuer(issuer, verify)
+
+	gwMux := http.NewServeMux()
+	gw := httptest.NewServer(gwMux)
+	t.Cleanup(gw.Close)
+	signIns := &oauth.SignIns{BaseURL: gw.URL}
+	gwMux.Handle("/oauth/", signIns)
+	callbackPrefix := gw.URL + "/oauth/callback"
+
+	store := new(token.MemoryStore)
+	store.PutToken(ctx, token.Key{Server: "up", Resource: resource}, &token.Token{AccessToken: "up-svc", TokenType: "Bearer", Expiry: time.Now().Add(time.Hour)})
+	cfg := &oauth.Config{PerCaller: true, Tokens: store, SignIn: signIns, ClientName: "gateway-test",
+		Authorize: func(context.Context, *oauth.AuthorizationRequest) (*auth.AuthorizationResult, error) {
+			t.Error("the shared identity's sign-in was started")
+			return nil, errors.New("no")
+		}}
+
+	reg := registry.New()
+	exec := adapter.NewExecutor(reg, nil)
+	defer exec.Close()
+	m := mcpadapter.NewManager(reg, &mcpadapter.ManagerOptions{Executor: exec, ConnectTimeout: 10 * time.Second, CallTimeout: time.Minute})
+	defer m.Close()
+	if err := m.Connect(ctx, mcpadapter.Upstream{Name: "up", URL: resource, OAuth: cfg}); err != nil {
+		t.Fatal(err)
+	}
+	ex := newExporter(t, reg, exec, nil)
+	srv := exServeHTTP(t, ex, &mcpadapter.HTTPOptions{Auth: &mcpadapter.AuthOptions{Verifier: exVerifier}})
+
+	call := func(cs *mcp.ClientSession) (isError bool, text string) {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}})
+		if err != nil {
+			t.Fatalf("CallTool: %v", err)
+		}
+		text = res.Content[0].(*mcp.TextContent).Text
+		if res.IsError {
+			var p adapter.Payload
+			if json.Unmarshal([]byte(text), &p) == nil && p.Error.Message != "" {
+				text = p.Error.Message
+			}
+		}
+		return res.IsError, text
+	}
+
+	// Alice: URL elicitation. Her client opens the page in her browser
+	// and accepts; the call waits for the callback, then runs as alice.
+	aliceBrowser := newBrowser(t)
+	var completed sync.Map
+	var elicited []string
+	var pageMu sync.Mutex
+	var alicePage string
+	done := make(chan struct{}, 4)
+	alice := exConnectHTTP(t, srv.URL, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			if req.Params.Mode != "url" || !strings.HasPrefix(req.Params.URL, gw.URL+"/oauth/start?") {
+				t.Errorf("elicitation %+v, want a URL one of the gateway's start page", req.Params)
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			}
+			elicited = append(elicited, req.Params.ElicitationID)
+			go func() {
+				defer func() { done <- struct{}{} }()
+				_, body, _ := aliceBrowser.signIn(req.Params.URL, "alice", callbackPrefix, false)
+				pageMu.Lock()
+				alicePage = body
+				pageMu.Unlock()
+			}()
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+		ElicitationCompleteHandler: func(_ context.Context, req *mcp.ElicitationCompleteNotificationRequest) {
+			completed.Store(req.Params.ElicitationID, true)
+		},
+	}, bearerClient("alice"))
+	if isErr, text := call(alice); isErr || text != "upstream user alice" {
+		t.Fatalf("alice's first call: %v %q, want it to go on after her sign-in", isErr, text)
+	}
+	<-done
+	pageMu.Lock()
+	if !strings.Contains(alicePage, "is connected") {
+		t.Errorf("alice's callback page: %.300s", alicePage)
+	}
+	pageMu.Unlock()
+	if len(elicited) != 1 {
+		t.Fatalf("%d elicitations, want 1", len(elicited))
+	}
+	waitFor(t, func() bool { _, ok := completed.Load(elicited[0]); return ok }, "notifications/elicitation/complete")
+	aliceKey := token.Key{Server: "up", Subject: "alice", Issuer: issuer, Resource: resource}
+	aliceTok, err := store.Token(ctx, aliceKey)
+	if err != nil {
+		t.Fatalf("alice's token: %v", err)
+	}
+	if sub, err := verify(aliceTok.AccessToken); err != nil || sub != "alice" {
+		t.Errorf("alice's stored token is of %q (%v)", sub, err)
+	}
+
+	// Bob: no URL elicitation; the error carries his own link.
+	bob := exConnectHTTP(t, srv.URL, nil, bearerClient("bob"))
+	isErr, msg := call(bob)
+	link := regexp.MustCompile(`https?://\S+/oauth/start\?state=[A-Za-z0-9%]+`).FindString(msg)
+	if !isErr || link == "" || !strings.Contains(msg, "sign in") {
+		t.Fatalf("bob's first call: %v %q, want the sign-in error with his link", isErr, msg)
+	}
+	bobBrowser := newBrowser(t)
+	if _, body, _ := bobBrowser.signIn(link, "bob", callbackPrefix, false); !strings.Contains(body, "is connected") {
+		t.Fatalf("bob's sign-in: %.300s", body)
+	}
+	if isErr, text := call(bob); isErr || text != "upstream user bob" {
+		t.Errorf("bob's call after signing in: %v %q", isErr, text)
+	}
+	if isErr, text := call(alice); isErr || text != "upstream user alice" {
+		t.Errorf("alice's call after bob signed in: %v %q", isErr, text)
+	}
+
+	// The attacks, through a handler of the same configuration.
+	h, err := oauth.NewHandler("up", resource, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	begin := func(sub string) *oauth.SignInStart {
+		t.Helper()
+		s, err := h.BeginSignIn(ctx, sub, "session-"+sub)
+		if err != nil {
+			t.Fatalf("BeginSignIn(%s): %v", sub, err)
+		}
+		return s
+	}
+	failed := func(what string, status int, body string) {
+		t.Helper()
+		if status == http.StatusOK || !strings.Contains(body, "failed") || strings.Contains(body, "is connected") {
+			t.Errorf("%s: %d %.300s, want the failure page", what, status, body)
+		}
+	}
+	storedSub := func(sub string) string {
+		t.Helper()
+		tok, err := store.Token(ctx, token.Key{Server: "up", Subject: sub, Issuer: issuer, Resource: resource})
+		if err != nil {
+			return ""
+		}
+		s, _ := verify(tok.AccessToken)
+		return s
+	}
+	store.DeleteToken(ctx, aliceKey)
+
+	// A forged state.
+	status, body, _ := newBrowser(t).do(http.MethodGet, callbackPrefix+"?state=forged&code=x&iss="+url.QueryEscape(issuer), nil)
+	failed("a forged state", status, body)
+
+	// Alice's state, completed in bob's browser: refused, and alice's own
+	// browser still completes it, once.
+	start := begin("alice")
+	_, _, cb := aliceBrowser.signIn(start.URL, "alice", callbackPrefix, true)
+	if cb == nil || !strings.HasPrefix(cb.String(), callbackPrefix) {
+		t.Fatalf("alice's sign-in stopped at %v, want the callback", cb)
+	}
+	status, body, _ = bobBrowser.do(http.MethodGet, cb.String(), nil)
+	failed("alice's callback in bob's browser", status, body)
+	if s := storedSub("alice"); s != "" {
+		t.Errorf("alice's slot holds a token of %q after bob's attempt", s)
+	}
+	if status, body, _ = aliceBrowser.do(http.MethodGet, cb.String(), nil); status != http.StatusOK || !strings.Contains(body, "is connected") {
+		t.Errorf("alice's own callback: %d %.300s", status, body)
+	}
+	if s := storedSub("alice"); s != "alice" {
+		t.Errorf("alice's slot holds a token of %q", s)
+	}
+	status, body, _ = aliceBrowser.do(http.MethodGet, cb.String(), nil)
+	failed("a replayed callback", status, body)
+
+	// Bob's code injected into alice's browser, with her state: the
+	// verifier is hers, the code his; the exchange fails and her slot
+	// keeps her own token.
+	store.DeleteToken(ctx, aliceKey)
+	aliceStart := begin("alice")
+	_, _, aliceCB := aliceBrowser.signIn(aliceStart.URL, "alice", callbackPrefix, true)
+	_, _, bobCB := bobBrowser.signIn(begin("bob").URL, "bob", callbackPrefix, true)
+	if aliceCB == nil || bobCB == nil {
+		t.Fatal("a sign-in did not reach the callback")
+	}
+	forged := aliceCB.Query()
+	forged.Set("code", bobCB.Query().Get("code"))
+	status, body, _ = aliceBrowser.do(http.MethodGet, callbackPrefix+"?"+forged.Encode(), nil)
+	failed("bob's code with alice's state", status, body)
+	if s := storedSub("alice"); s != "" {
+		t.Errorf("alice's slot holds a token of %q after bob's code", s)
+	}
+	if s := storedSub("bob"); s != "bob" {
+		t.Errorf("bob's slot: %q", s)
+	}
+
+	// An iss that differs (RFC 9207), and an error callback with markup.
+	_, _, cb = aliceBrowser.signIn(begin("alice").URL, "alice", callbackPrefix, true)
+	q := cb.Query()
+	q.Set("iss", "https://evil.example")
+	status, body, _ = aliceBrowser.do(http.MethodGet, callbackPrefix+"?"+q.Encode(), nil)
+	failed("another issuer", status, body)
+	start = begin("alice")
+	st, _ := url.Parse(start.URL)
+	eb := newBrowser(t)
+	eb.c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	eb.do(http.MethodPost, gw.URL+"/oauth/start", url.Values{"state": {st.Query().Get("state")}})
+	status, body, _ = eb.do(http.MethodGet, callbackPrefix+"?state="+url.QueryEscape(st.Query().Get("state"))+
+		"&error=%3Cscript%3Ealert(1)%3C/script%3E&error_description=x", nil)
+	failed("an error callback", status, body)
+	if strings.Contains(body, "<script>") {
+		t.Errorf("the failure page echoes markup: %s", body)
+	}
+	if s := storedSub("alice"); s != "" {
+		t.Errorf("alice's slot after the failed sign-ins: %q", s)
+	}
+
+	// A start link opened in a second browser, after the first.
+	other := newBrowser(t)
+	other.c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	start = begin("carol")
+	st, _ = url.Parse(start.URL)
+	if status, _, _ := other.do(http.MethodPost, gw.URL+"/oauth/start", url.Values{"state": {st.Query().Get("state")}}); status != http.StatusSeeOther {
+		t.Errorf("confirming the start page: %d", status)
+	}
+	status, body, _ = newBrowser(t).do(http.MethodGet, start.URL, nil)
+	failed("a start link opened twice", status, body)
+
+	// The per-subject bound: the oldest of dave's sign-ins is forgotten.
+	first := begin("dave")
+	for range oauth.DefaultSignInsPerSubject {
+		begin("dave")
+	}
+	status, body, _ = newBrowser(t).do(http.MethodGet, first.URL, nil)
+	failed("an evicted sign-in", status, body)
+
+	// An expired sign-in, and another user's link under a browser login.
+	short := &oauth.SignIns{BaseURL: gw.URL, TTL: 200 * time.Millisecond,
+		BrowserSubject: func(r *http.Request) string { return r.Header.Get("X-Test-User") }}
+	cfg2 := *cfg
+	cfg2.SignIn = short
+	h2, err := oauth.NewHandler("up", resource, &cfg2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2, err := h2.BeginSignIn(ctx, "alice", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, user := range []string{"bob", ""} {
+		req := httptest.NewRequest(http.MethodGet, s2.URL, nil)
+		req.Header.Set("X-Test-User", user)
+		rec := httptest.NewRecorder()
+		short.ServeHTTP(rec, req)
+		failed("alice's link in "+user+"'s browser login", rec.Code, rec.Body.String())
+	}
+	time.Sleep(300 * time.Millisecond)
+	req := httptest.NewRequest(http.MethodGet, s2.URL, nil)
+	req.Header.Set("X-Test-User", "alice")
+	rec := httptest.NewRecorder()
+	short.ServeHTTP(rec, req)
+	failed("an expired sign-in", rec.Code, rec.Body.String())
+
+	// A sign-in refused at the authorization server ends the call that
+	// waits for it at once, with the sign-in error (not its timeout).
+	refused := exConnectHTTP(t, srv.URL, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			go func() {
+				b := newBrowser(t)
+				b.c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+				u, _ := url.Parse(req.Params.URL)
+				state := u.Query().Get("state")
+				b.do(http.MethodPost, gw.URL+"/oauth/start", url.Values{"state": {state}})
+				b.do(http.MethodGet, callbackPrefix+"?error=access_denied&state="+url.QueryEscape(state), nil)
+			}()
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		},
+	}, bearerClient("alice"))
+	began := time.Now()
+	if isErr, msg := call(refused); !isErr || !strings.Contains(msg, "sign in") {
+		t.Errorf("alice's call with a refused sign-in: %v %q", isErr, msg)
+	}
+	if d := time.Since(began); d > 20*time.Second {
+		t.Errorf("the call waited %v after the refusal", d)
+	}
+
+	// Bob sees his connection (never the token) and disconnects: his
+	// grant is revoked at the authorization server (his refresh token is
+	// refused there after), his token deleted; his next call is told to
+	// sign in, and alice, signed in again, still calls as alice.
+	conn, err := h.Connection(ctx, "bob")
+	if err != nil || conn.Server != "up" || conn.Issuer != issuer || conn.Expiry.IsZero() || !conn.Refreshable {
+		t.Fatalf("bob's connection: %+v, %v", conn, err)
+	}
+	if _, err := h.Connection(ctx, "carol"); !errors.Is(err, token.ErrNotFound) {
+		t.Errorf("carol's connection: %v, want ErrNotFound", err)
+	}
+	bobTok, _ := store.Token(ctx, token.Key{Server: "up", Subject: "bob", Issuer: issuer, Resource: resource})
+	if err := h.Disconnect(ctx, "bob"); err != nil {
+		t.Fatalf("Disconnect: %v", err)
+	}
+	if s := storedSub("bob"); s != "" {
+		t.Errorf("bob's slot after disconnecting: %q", s)
+	}
+	refresh := &oauth2.Config{ClientID: bobTok.ClientID, ClientSecret: bobTok.ClientSecret, Endpoint: oauth2.Endpoint{TokenURL: bobTok.TokenURL}}
+	if _, err := refresh.TokenSource(ctx, &oauth2.Token{RefreshToken: bobTok.RefreshToken}).Token(); err == nil {
+		t.Error("bob's refresh token still works after Disconnect")
+	}
+	if isErr, msg := call(bob); !isErr || !strings.Contains(msg, "sign in") {
+		t.Errorf("bob after disconnecting: %v %q", isErr, msg)
+	}
+	_, body, _ = aliceBrowser.signIn(begin("alice").URL, "alice", callbackPrefix, false)
+	if isErr, text := call(alice); isErr || text != "upstream user alice" {
+		t.Errorf("alice after bob disconnected: %v %q (%.200s)", isErr, text, body)
+	}
+
+	// Disconnecting alice stops only alice; bob, signed in again, still
+	// calls as bob.
+	bobBrowser.signIn(begin("bob").URL, "bob", callbackPrefix, false)
+	if err := h.Disconnect(ctx, "alice"); err != nil {
+		t.Fatalf("Disconnect: %v", err)
+	}
+	// (Her client with URL elicitation would sign her in again: ask
+	// through one without.)
+	aliceNoURL := exConnectHTTP(t, srv.URL, nil, bearerClient("alice"))
+	if isErr, msg := call(aliceNoURL); !isErr || !strings.Contains(msg, "sign in") || strings.Contains(msg, "upstream user") {
+		t.Errorf("alice after disconnecting: %v %q, want the sign-in error", isErr, msg)
+	}
+	if isErr, text := call(bob); isErr || text != "upstream user bob" {
+		t.Errorf("bob after alice disconnected: %v %q", isErr, text)
+	}
+}
+
+func waitFor(t *testing.T, ok func() bool, what string) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if ok() {
+			return
+		}
+	}
+	t.Errorf("no %s", what)
+}
+
+// TestSignInAcrossReplicas: two gateways (replicas) share a token store
+// and a PendingStore. Alice's call on replica A sends her the sign-in
+// page on A; the load balancer sends her browser's callback to replica
+// B, which completes it (its own handler of the server), and the call
+// waiting on A sees her token in the shared store and goes on as alice.
+func TestSignInAcrossReplicas(t *testing.T) {
+	ctx := context.Background()
+	resource, setIssuer := signInUpstream(t)
+	issuer, verify := signInAS(t, resource)
+	setIssuer(issuer, verify)
+	store := new(token.MemoryStore)
+	store.PutToken(ctx, token.Key{Server: "up", Resource: resource}, &token.Token{AccessToken: "up-svc", TokenType: "Bearer", Expiry: time.Now().Add(time.Hour)})
+	pending := new(oauth.MemoryPending)
+
+	// One public base URL, the load balancer's: it sends /oauth/start to
+	// A and /oauth/callback to B.
+	lbMux := http.NewServeMux()
+	lb := httptest.NewServer(lbMux)
+	t.Cleanup(lb.Close)
+	replica := func(mount string) (*mcp.ClientSession, *oauth.SignIns) {
+		si := &oauth.SignIns{BaseURL: lb.URL, Pending: pending}
+		lbMux.Handle(mount, si)
+		reg := registry.New()
+		exec := adapter.NewExecutor(reg, nil)
+		t.Cleanup(func() { exec.Close() })
+		m := mcpadapter.NewManager(reg, &mcpadapter.ManagerOptions{Executor: exec, ConnectTimeout: 10 * time.Second})
+		t.Cleanup(func() { m.Close() })
+		if err := m.Connect(ctx, mcpadapter.Upstream{Name: "up", URL: resource, OAuth: &oauth.Config{PerCaller: true, Tokens: store, SignIn: si}}); err != nil {
+			t.Fatal(err)
+		}
+		srv := exServeHTTP(t, newExporter(t, reg, exec, nil), &mcpadapter.HTTPOptions{Auth: &mcpadapter.AuthOptions{Verifier: exVerifier}})
+		b := newBrowser(t)
+		cs := exConnectHTTP(t, srv.URL, &mcp.ClientOptions{
+			Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
+			ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				go b.signIn(req.Params.URL, "alice", lb.URL+"/oauth/callback", false)
+				return &mcp.ElicitResult{Action: "accept"}, nil
+			},
+		}, bearerClient("alice"))
+		return cs, si
+	}
+	aliceOnA, _ := replica("/oauth/start")
+	replica("/oauth/callback")
+	res, err := aliceOnA.CallTool(ctx, &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; res.IsError || got != "upstream user alice" {
+		t.Errorf("alice's call on A, signed in through B: %v %q", res.IsError, got)
+	}
+}
