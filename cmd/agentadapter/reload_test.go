@@ -354,14 +354,19 @@ func TestReloadAppliesOrRefuses(t *testing.T) {
 		t.Errorf("console refused: op2's console is gone: %d", code)
 	}
 
-	// The store, or the address, changes only on restart: the reload is
-	// refused whole (dave's token, in the same edit, is not in force), and
-	// the log names the section.
-	for _, c := range []struct{ section, listen, store string }{
-		{"agentadapter.store", listen, "sqlite:" + filepath.Join(dir, "other.db")},
-		{"agentadapter.listen", "127.0.0.1:1", store},
+	// The store, the address, or the sign-in pages' address change only
+	// on restart: the reload is refused whole (dave's token, in the same
+	// edit, is not in force), and the log names the section.
+	for _, c := range []struct{ section, listen, store, more string }{
+		{"agentadapter.store", listen, "sqlite:" + filepath.Join(dir, "other.db"), ""},
+		{"agentadapter.listen", "127.0.0.1:1", store, ""},
+		{"agentadapter.signIn", listen, store, `"signIn": {"baseUrl": "http://127.0.0.1:9"}`},
 	} {
-		reloadConfig(t, dir, c.listen, c.store, `{"tokens": `+tokens("dave", daveToken)+`}`, "")
+		var more []string
+		if c.more != "" {
+			more = append(more, c.more)
+		}
+		reloadConfig(t, dir, c.listen, c.store, `{"tokens": `+tokens("dave", daveToken)+`}`, "", more...)
 		hup(logRefused)
 		if !strings.Contains(s.out.String(), "section="+c.section) {
 			t.Errorf("the refusal does not name %s:\n%s", c.section, s.out.String())

@@ -412,6 +412,9 @@ func (g *Gateway) Reload(ctx context.Context, cfg *config.Config) error {
 	if old.cfg.Gateway.IdleConnsPerHost != cfg.Gateway.IdleConnsPerHost {
 		return &ReloadError{Section: "agentadapter.idleConnsPerHost", Err: ErrNeedsRestart}
 	}
+	if signInBase(old.cfg) != signInBase(cfg) { // the pages are mounted at start
+		return &ReloadError{Section: "agentadapter.signIn", Err: ErrNeedsRestart}
+	}
 	in, err := g.build(cfg, old)
 	if err != nil {
 		return err

@@ -23,6 +23,14 @@ func (g *Gateway) signIns() *oauth0.SignIns {
 	return g.signIn
 }
 
+// signInBase is cfg's agentadapter.signIn.baseUrl, "" without one.
+func signInBase(cfg *config.Config) string {
+	if si := cfg.Gateway.SignIn; si != nil {
+		return si.BaseURL
+	}
+	return ""
+}
+
 // SignIns returns the gateway's sign-in pages (agentadapter.signIn), nil
 // without them: what the console lists a user's connections with.
 func (g *Gateway) SignIns() *oauth0.SignIns { return g.signIns() }
