@@ -20,7 +20,9 @@ import (
 //
 // With BENCH_GATEWAY_OUT=DIR it is the full run instead (scripts/bench
 // gateway): 3 rounds of 5 s (BENCH_ROUNDS, BENCH_WINDOW), 1,000 idle
-// sessions, writing DIR/gateway.md and DIR/gateway.json.
+// sessions, writing DIR/gateway.md and DIR/gateway.json. BENCH_SESSIONS
+// ("8", "1 8 32") picks the session counts; BENCH_SERVE_CPUPROFILE=FILE has
+// the HTTP-upstream gateway write its CPU profile there.
 func TestGatewayBenchQuick(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the driver reads /proc")
@@ -41,6 +43,12 @@ func TestGatewayBenchQuick(t *testing.T) {
 			o.Rounds = int(n)
 		}
 		o.Before = os.Getenv("BENCH_GATEWAY_BEFORE") // an earlier build, for before/after
+		o.CPUProfile = os.Getenv("BENCH_SERVE_CPUPROFILE") // the HTTP-upstream gateway's
+		for _, f := range strings.Fields(os.Getenv("BENCH_SESSIONS")) {
+			if n, err := json.Number(f).Int64(); err == nil {
+				o.Sessions = append(o.Sessions, int(n))
+			}
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
