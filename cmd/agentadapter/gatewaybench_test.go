@@ -42,7 +42,7 @@ func TestGatewayBenchQuick(t *testing.T) {
 		if n, err := json.Number(os.Getenv("BENCH_ROUNDS")).Int64(); err == nil {
 			o.Rounds = int(n)
 		}
-		o.Before = os.Getenv("BENCH_GATEWAY_BEFORE") // an earlier build, for before/after
+		o.Before = os.Getenv("BENCH_GATEWAY_BEFORE")       // an earlier build, for before/after
 		o.CPUProfile = os.Getenv("BENCH_SERVE_CPUPROFILE") // the HTTP-upstream gateway's
 		for _, f := range strings.Fields(os.Getenv("BENCH_SESSIONS")) {
 			if n, err := json.Number(f).Int64(); err == nil {
