@@ -59,7 +59,9 @@ func usageErr(format string, args ...any) error {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	endDiagnostics := startDiagnostics(os.Stderr)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	endDiagnostics()
 	stop()
 	os.Exit(code)
 }

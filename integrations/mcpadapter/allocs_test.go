@@ -77,3 +77,34 @@ func TestAllocsImportPerTool(t *testing.T) {
 		t.Errorf("import allocates %.1f per tool beyond a listing, want <= %d", perTool, maxPerTool)
 	}
 }
+
+// TestAllocsExportedHTTPCall is an allocation regression test for one
+// tools/call served by the export over streamable HTTP, measured against
+// the same call to a plain go-sdk server with the same typed tool (client
+// and servers are in this process, so both counts include the client's
+// side). The ceiling is on what the export and the executor add; it fell
+// by 64 (of 649) when the export began listing its tools' schemas as their
+// JSON encoding (go-sdk re-encoded a *jsonschema.Schema on every call to
+// read its x-mcp-header annotations), and by 7 when a result's resultType
+// "complete" stopped being decoded per call.
+func TestAllocsExportedHTTPCall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocation counts")
+	}
+	exported, plain := benchSessionsAt(t, "2026-07-28")
+	call := func(cs *mcp.ClientSession) {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "add", Arguments: map[string]any{"a": 1, "b": 2}})
+		if err != nil || res.IsError {
+			t.Fatal(err, res)
+		}
+	}
+	raw := testing.AllocsPerRun(300, func() { call(plain) })
+	ex := testing.AllocsPerRun(300, func() { call(exported) })
+	// +231: +303 before the schemas' encoding was made once (-64), +239
+	// before resultType "complete" was copied from a template (-7).
+	const maxAdded = 250
+	t.Logf("plain go-sdk server: %v allocations per call; export: %v (+%v)", raw, ex, ex-raw)
+	if ex-raw > maxAdded {
+		t.Errorf("an exported call allocates %v more than a plain go-sdk one (%v vs %v), want <= %v", ex-raw, ex, raw, maxAdded)
+	}
+}

@@ -16,7 +16,13 @@ import (
 // benchSessions starts the two servers under comparison over streamable
 // HTTP and returns a client session to each: the exported registry (spec,
 // executor, export) and a plain go-sdk server with the same typed tool.
-func benchSessions(b *testing.B) (exported, plain *mcp.ClientSession) {
+func benchSessions(b testing.TB) (exported, plain *mcp.ClientSession) {
+	return benchSessionsAt(b, "2025-11-25")
+}
+
+// benchSessionsAt is benchSessions with clients of a protocol version:
+// 2026-07-28 is stateless, with the Mcp-* request headers go-sdk checks.
+func benchSessionsAt(b testing.TB, version string) (exported, plain *mcp.ClientSession) {
 	b.Helper()
 	reg := registry.New()
 	reg.MustRegister(exAddTool(b))
@@ -33,7 +39,16 @@ func benchSessions(b *testing.B) (exported, plain *mcp.ClientSession) {
 	srvB := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
 	b.Cleanup(srvB.Close)
 
-	return exConnectHTTP(b, srvA.URL, nil, nil), exConnectHTTP(b, srvB.URL, nil, nil)
+	connect := func(url string) *mcp.ClientSession {
+		c := mcp.NewClient(&mcp.Implementation{Name: "bench-client", Version: "v1"}, nil)
+		cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+		if err != nil {
+			b.Fatalf("Connect %s: %v", url, err)
+		}
+		b.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	return connect(srvA.URL), connect(srvB.URL)
 }
 
 func benchCall(b *testing.B, cs *mcp.ClientSession) {
@@ -47,16 +62,32 @@ func benchCall(b *testing.B, cs *mcp.ClientSession) {
 // exported registry and plain go-sdk server side by side.
 func BenchmarkStreamableHTTPCall(b *testing.B) {
 	exported, plain := benchSessions(b)
+	benchHTTPCall(b, exported, plain)
+}
+
+// BenchmarkStreamableHTTPCallStateless is BenchmarkStreamableHTTPCall with
+// clients of 2026-07-28 (stateless, Mcp-* headers checked), the era of
+// `scripts/bench gateway`'s client.
+func BenchmarkStreamableHTTPCallStateless(b *testing.B) {
+	exported, plain := benchSessionsAt(b, "2026-07-28")
+	benchHTTPCall(b, exported, plain)
+}
+
+func benchHTTPCall(b *testing.B, exported, plain *mcp.ClientSession) {
 	for _, bc := range []struct {
 		name string
 		cs   *mcp.ClientSession
 	}{{"impl=exported", exported}, {"impl=gosdk", plain}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
+			cpu := processCPU()
 			for b.Loop() {
 				benchCall(b, bc.cs)
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+			// Client and server are this process: CPU per call is the
+			// figure a loaded machine leaves readable.
+			b.ReportMetric(float64((processCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
 		})
 	}
 }

@@ -57,6 +57,11 @@ type Options struct {
 	Before string
 	// Progress, if set, gets a line per measurement.
 	Progress io.Writer
+	// CPUProfile, if set, is where the HTTP-upstream gateway (of Serve)
+	// writes its CPU profile when it stops (AGENTADAPTER_CPUPROFILE).
+	CPUProfile string
+
+	env []string // added to serve's environment
 }
 
 // The configurations, in the order of a round.
@@ -272,6 +277,13 @@ func startServe(ctx context.Context, o Options, name, servers string, n int) (*p
 	}
 	cmd := exec.CommandContext(ctx, o.Serve, "--config", "gateway.json", "--accept-launches", "serve", "--listen", "127.0.0.1:0")
 	cmd.Dir = dir
+	env := o.env
+	if o.CPUProfile != "" && name == "http0" {
+		env = append(env, "AGENTADAPTER_CPUPROFILE="+o.CPUProfile)
+	}
+	if len(env) > 0 {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	out := &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {

@@ -8,18 +8,22 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// Wire is the value the export lists for s: s itself, or, when a
-// level of s has an empty (non-nil) Required, its JSON with "required": []
-// written back. jsonschema-go omits an empty Required, so an upstream's
-// `"required": []` would otherwise be dropped on the way through; schemas
-// pass as they are. It runs when a tool is added, not per call.
+// Wire is the value the export lists for s: its JSON encoding, made once
+// here, with "required": [] written back where a level of s has an empty
+// (non-nil) Required. jsonschema-go omits an empty Required, so an
+// upstream's `"required": []` would otherwise be dropped on the way
+// through; schemas pass as they are. It runs when a tool is added, not per
+// call: go-sdk re-encodes a tool's *jsonschema.Schema on every tools/call
+// it serves over HTTP (to read its x-mcp-header annotations) and on every
+// tools/list, and copies a json.RawMessage as it is. s itself is returned
+// only when it does not encode (go-sdk then refuses it as it would have).
 func Wire(s *jsonschema.Schema) any {
-	if !hasEmptyRequired(s) {
-		return s
-	}
 	b, err := json.Marshal(s)
 	if err != nil {
-		return s // go-sdk refuses it as it would have
+		return s
+	}
+	if !hasEmptyRequired(s) {
+		return json.RawMessage(b)
 	}
 	out, err := withEmptyRequired(s, b)
 	if err != nil {

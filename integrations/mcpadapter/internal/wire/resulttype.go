@@ -3,6 +3,7 @@ package wire
 import (
 	"context"
 	"encoding/json"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -45,8 +46,39 @@ func CompleteResultType(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // withComplete returns a zero result whose resultType is "complete": the
-// field is unexported, and go-sdk's decoder is the one public way to set it.
+// field is unexported, and go-sdk's decoder is the one public way to set
+// it. The decoding is done once per type (completeTemplate); each result
+// is a copy of it, which a struct assignment makes, unexported fields and
+// all (the template's exported fields are zero: TestCompleteTemplatesZero).
 func withComplete[T any]() *T {
+	out := new(T)
+	*out = *completeTemplate[T]()
+	return out
+}
+
+var (
+	completeCall     = sync.OnceValue(decodeComplete[mcp.CallToolResult])
+	completePrompt   = sync.OnceValue(decodeComplete[mcp.GetPromptResult])
+	completeResource = sync.OnceValue(decodeComplete[mcp.ReadResourceResult])
+)
+
+// completeTemplate is the decoded {"resultType":"complete"} of T.
+func completeTemplate[T any]() *T {
+	var v any
+	switch any((*T)(nil)).(type) {
+	case *mcp.CallToolResult:
+		v = completeCall()
+	case *mcp.GetPromptResult:
+		v = completePrompt()
+	case *mcp.ReadResourceResult:
+		v = completeResource()
+	default:
+		v = decodeComplete[T]()
+	}
+	return v.(*T)
+}
+
+func decodeComplete[T any]() *T {
 	out := new(T)
 	_ = json.Unmarshal([]byte(`{"resultType":"complete"}`), out)
 	return out
