@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -16,7 +15,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -45,14 +43,6 @@ type exchangeProvider struct {
 
 func startExchangeProvider(t *testing.T, key *ecdsa.PrivateKey, upstream string, upstreamTTL int) *exchangeProvider {
 	t.Helper()
-	_, nodeBin := testpeers.Bin(t)
-	pkg := filepath.Join(testpeers.Root(t), ".tools", "node_modules", "oidc-provider")
-	if _, err := os.Stat(filepath.Join(pkg, "package.json")); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("testpeers: oidc-provider is not installed; CI must install it")
-		}
-		t.Skip("testpeers: oidc-provider is not installed (run scripts/setup-node)")
-	}
 	b64 := func(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
 	pad := func(b []byte) []byte { return append(make([]byte, 32-len(b)), b...) }
 	jwk := map[string]string{"kty": "EC", "crv": "P-256", "kid": "k1", "alg": "ES256", "use": "sig",
@@ -62,46 +52,11 @@ func startExchangeProvider(t *testing.T, key *ecdsa.PrivateKey, upstream string,
 	if err := os.WriteFile(confFile, conf, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(filepath.Join(nodeBin, "node"), filepath.Join("testdata", "oidc-provider-exchange.mjs"), pkg, confFile)
-	stdin, _ := cmd.StdinPipe()
-	stdout, _ := cmd.StdoutPipe()
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	var v struct{ Issuer string }
+	if err := json.Unmarshal(testpeers.OIDCProvider(t, filepath.Join("testdata", "oidc-provider-exchange.mjs"), confFile), &v); err != nil || v.Issuer == "" {
+		t.Fatalf("oidc-provider did not print its issuer: %v", err)
 	}
-	t.Cleanup(func() {
-		stdin.Close()
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
-	lines := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if strings.HasPrefix(sc.Text(), "{") {
-				lines <- sc.Text()
-				break
-			}
-		}
-		io.Copy(io.Discard, stdout)
-	}()
-	p := &exchangeProvider{}
-	select {
-	case l := <-lines:
-		var v struct{ Issuer string }
-		if err := json.Unmarshal([]byte(l), &v); err != nil || v.Issuer == "" {
-			t.Fatalf("oidc-provider printed %q", l)
-		}
-		p.issuer = v.Issuer
-	case <-time.After(60 * time.Second):
-		t.Fatal("oidc-provider did not start")
-	}
+	p := &exchangeProvider{issuer: v.Issuer}
 	return p
 }
 

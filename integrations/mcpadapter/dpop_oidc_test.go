@@ -1,18 +1,14 @@
 package mcpadapter_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -28,63 +24,17 @@ import (
 // presents to the MCP server with the DPoP scheme and a proof of each
 // request made with that key.
 func TestOAuthDPoPOIDCProvider(t *testing.T) {
-	_, nodeBin := testpeers.Bin(t)
-	pkg := filepath.Join(testpeers.Root(t), ".tools", "node_modules", "oidc-provider")
-	if _, err := os.Stat(filepath.Join(pkg, "package.json")); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("testpeers: oidc-provider is not installed; CI must install it")
-		}
-		t.Skip("testpeers: oidc-provider is not installed (run scripts/setup-node)")
-	}
-
 	mux := http.NewServeMux()
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	resource := srv.URL + "/mcp"
 
-	cmd := exec.Command(filepath.Join(nodeBin, "node"), filepath.Join("testdata", "oidc-provider-dpop.mjs"), pkg, resource)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close() // the script exits when its stdin closes
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
-	type started struct {
+	var as struct {
 		Issuer string         `json:"issuer"`
 		JWK    map[string]any `json:"jwk"`
 	}
-	ch := make(chan started, 1)
-	go func() {
-		var s started
-		if line, err := bufio.NewReader(stdout).ReadBytes('\n'); err == nil {
-			json.Unmarshal(line, &s)
-		}
-		ch <- s
-	}()
-	var as started
-	select {
-	case as = <-ch:
-	case <-time.After(30 * time.Second):
-		t.Fatal("oidc-provider did not start")
-	}
-	if as.Issuer == "" {
-		t.Fatal("oidc-provider did not print its issuer")
+	if err := json.Unmarshal(testpeers.OIDCProvider(t, filepath.Join("testdata", "oidc-provider-dpop.mjs"), resource), &as); err != nil || as.Issuer == "" {
+		t.Fatalf("oidc-provider did not print its issuer: %v", err)
 	}
 	signer, _, err := jwkPublic(as.JWK)
 	if err != nil {

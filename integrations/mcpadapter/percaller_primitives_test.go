@@ -2,8 +2,6 @@ package mcpadapter_test
 
 import (
 	"context"
-	"crypto/rand"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -26,21 +24,7 @@ import (
 // identity's answer; deleting alice's token stops only her reads.
 func TestPerCallerPrimitives(t *testing.T) {
 	ctx := context.Background()
-	users := new(sync.Map)
-	for tok, u := range map[string]string{"up-svc": "service", "up-alice": "alice", "up-bob": "bob"} {
-		users.Store(tok, u)
-	}
-	resource, issuer := perCallerUpstream(t, users)
-	key := make([]byte, 32)
-	rand.Read(key)
-	keys, err := token.NewKeyring(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := token.OpenFileStore(filepath.Join(t.TempDir(), "tokens.json"), token.StoreOptions{Keys: keys, PerUser: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, resource, issuer, store := perCallerSetup(t)
 	userKey := func(sub string) token.Key {
 		return token.Key{Server: "up", Subject: sub, Issuer: issuer, Resource: resource}
 	}

@@ -79,6 +79,29 @@ func perCallerUpstream(t *testing.T, users *sync.Map) (resource, issuer string) 
 	return resource, issuer
 }
 
+// perCallerSetup starts perCallerUpstream with three users (service, alice
+// and bob, by the upstream tokens up-svc, up-alice and up-bob) and returns
+// them, the upstream and an empty per-user file store, sealed.
+func perCallerSetup(t *testing.T) (users *sync.Map, resource, issuer string, store *token.FileStore) {
+	t.Helper()
+	users = new(sync.Map)
+	for tok, u := range map[string]string{"up-svc": "service", "up-alice": "alice", "up-bob": "bob"} {
+		users.Store(tok, u)
+	}
+	resource, issuer = perCallerUpstream(t, users)
+	key := make([]byte, 32)
+	rand.Read(key)
+	keys, err := token.NewKeyring(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err = token.OpenFileStore(filepath.Join(t.TempDir(), "tokens.json"), token.StoreOptions{Keys: keys, PerUser: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return users, resource, issuer, store
+}
+
 // TestPerCallerUpstream is #27's per-caller mode through the export: alice
 // and bob authenticate to the export with their own inbound tokens; the
 // upstream, imported with OAuth.PerCaller, sees each call with the caller's
@@ -87,21 +110,7 @@ func perCallerUpstream(t *testing.T, users *sync.Map) (resource, issuer string) 
 // the sign-in error; deleting alice's token stops only alice.
 func TestPerCallerUpstream(t *testing.T) {
 	ctx := context.Background()
-	users := new(sync.Map)
-	for tok, u := range map[string]string{"up-svc": "service", "up-alice": "alice", "up-bob": "bob"} {
-		users.Store(tok, u)
-	}
-	resource, issuer := perCallerUpstream(t, users)
-	key := make([]byte, 32)
-	rand.Read(key)
-	keys, err := token.NewKeyring(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := token.OpenFileStore(filepath.Join(t.TempDir(), "tokens.json"), token.StoreOptions{Keys: keys, PerUser: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	users, resource, issuer, store := perCallerSetup(t)
 	put := func(k token.Key, access string) {
 		t.Helper()
 		if err := store.PutToken(ctx, k, &token.Token{AccessToken: access, TokenType: "Bearer", Expiry: time.Now().Add(time.Hour)}); err != nil {

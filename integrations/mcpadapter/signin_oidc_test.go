@@ -1,7 +1,6 @@
 package mcpadapter_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,8 +10,6 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -39,57 +36,12 @@ import (
 // (ES256 JWTs for resource), which maps a token to its sub.
 func signInAS(t *testing.T, resource string) (issuer string, verify func(tok string) (string, error)) {
 	t.Helper()
-	_, nodeBin := testpeers.Bin(t)
-	pkg := filepath.Join(testpeers.Root(t), ".tools", "node_modules", "oidc-provider")
-	if _, err := os.Stat(filepath.Join(pkg, "package.json")); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("testpeers: oidc-provider is not installed; CI must install it")
-		}
-		t.Skip("testpeers: oidc-provider is not installed (run scripts/setup-node)")
-	}
-	cmd := exec.Command(filepath.Join(nodeBin, "node"), filepath.Join("testdata", "oidc-provider-signin.mjs"), pkg, resource)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close() // the script exits when its stdin closes
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
-	type started struct {
+	var as struct {
 		Issuer string         `json:"issuer"`
 		JWK    map[string]any `json:"jwk"`
 	}
-	ch := make(chan started, 1)
-	go func() {
-		var s started
-		if line, err := bufio.NewReader(stdout).ReadBytes('\n'); err == nil {
-			json.Unmarshal(line, &s)
-		}
-		ch <- s
-	}()
-	var as started
-	select {
-	case as = <-ch:
-	case <-time.After(30 * time.Second):
-		t.Fatal("oidc-provider did not start")
-	}
-	if as.Issuer == "" {
-		t.Fatal("oidc-provider did not print its issuer")
+	if err := json.Unmarshal(testpeers.OIDCProvider(t, filepath.Join("testdata", "oidc-provider-signin.mjs"), resource), &as); err != nil || as.Issuer == "" {
+		t.Fatalf("oidc-provider did not print its issuer: %v", err)
 	}
 	key, _, err := jwkPublic(as.JWK)
 	if err != nil {
