@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -268,6 +269,32 @@ func TestServeSignInThrottled(t *testing.T) {
 	}
 	sessionCookie(t, res)
 
+	// Lengthen the guesser's wait past what a reload on a loaded machine
+	// takes: each wrong token after the wait ends doubles the next (2 s,
+	// 4 s, 8 s).
+	guess := func() (*http.Response, time.Time) {
+		res, _ := s.do(t, frontReq{method: "POST", path: "/console/login", form: url.Values{"token": {"guess"}}, local: "127.0.0.1"})
+		return res, time.Now()
+	}
+	var until time.Time
+	for wait, tries := 0, 0; wait < 8; tries++ {
+		res, at := guess()
+		switch {
+		case tries > 10:
+			t.Fatalf("the guesser's wait does not grow: %d tries", tries)
+		case res.StatusCode == http.StatusUnauthorized:
+			continue // the wait ended: that wrong token doubled the next
+		case res.StatusCode != http.StatusTooManyRequests:
+			t.Fatalf("a wrong token: %d", res.StatusCode)
+		}
+		wait, _ = strconv.Atoi(res.Header.Get("Retry-After"))
+		// Retry-After rounds up: the wait ends at most this late.
+		until = at.Add(time.Duration(wait-1) * time.Second)
+		if wait < 8 {
+			time.Sleep(time.Duration(wait) * time.Second)
+		}
+	}
+
 	// A reload adding an operator lets it in at once, and does not reset
 	// the guesser's wait.
 	writeFile(t, dir, "gateway.json", `{"agentadapter": {"store": "memory:",
@@ -286,8 +313,12 @@ func TestServeSignInThrottled(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	if res, _ := s.do(t, frontReq{method: "POST", path: "/console/login", form: url.Values{"token": {"guess"}}, local: "127.0.0.1"}); res.StatusCode != http.StatusTooManyRequests {
-		t.Errorf("a reload reset the guessing address's wait: %d", res.StatusCode)
+	res, at := guess()
+	if !at.Before(until) {
+		t.Fatalf("inconclusive: the reload took past the guesser's wait (%s late)", at.Sub(until))
+	}
+	if res.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("a reload reset the guessing address's wait (%s left): %d", until.Sub(at), res.StatusCode)
 	}
 }
 
