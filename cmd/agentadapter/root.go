@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/state"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
 	"github.com/agentadapter/agentadapter/termtext"
 )
 
@@ -168,11 +169,32 @@ func (e *env) openStore(ctx context.Context, cfg *config.Config) (state.Store, e
 	if e.storeSpec != "" {
 		spec = e.storeSpec
 	}
-	s, err := state.Open(ctx, spec)
+	s, err := state.Open(ctx, spec, &state.Options{TokenKeys: perCallerKeys(cfg)})
 	if err != nil {
 		return nil, fmt.Errorf("opening the store: %w", err)
 	}
 	return s, nil
+}
+
+// perCallerKeys is the keyring of per-user upstream tokens
+// (AGENTADAPTER_TOKEN_KEY(_FILE)) when a server of cfg is oauth.perCaller,
+// else nil: the store seals those tokens in its token table with it. A
+// missing or bad key is nil here; serve then refuses to start, saying so,
+// and the commands that only read the store work without it.
+func perCallerKeys(cfg *config.Config) *token.Keyring {
+	if cfg == nil || cfg.Gateway == nil {
+		return nil
+	}
+	for _, p := range cfg.Gateway.Servers {
+		if p != nil && p.OAuth != nil && p.OAuth.PerCaller {
+			keys, err := token.LoadKeyring(token.KeyringOptions{})
+			if err != nil {
+				return nil
+			}
+			return keys
+		}
+	}
+	return nil
 }
 
 // storeOnly opens the store for commands that need no servers: the

@@ -91,6 +91,9 @@
 //	tokens        OAuth tokens by server, subject, issuer and resource
 //	              (secrets, encrypted with Options.Tokens.Keys: restrict
 //	              who may read this table all the same)
+//	signins       per-user sign-ins in progress by key (a hash of the
+//	              state), with their subject, claim and expiry (version 10;
+//	              the values sealed by the gateway)
 //
 // Times are stored as Unix nanoseconds, so that a record reads back
 // exactly as it was hashed.

@@ -80,6 +80,7 @@ var kit = &storetest.Kit{
 		return &storetest.Store{
 			Ledger: s.Ledger(), Tickets: s.Tickets(), Cache: s.Cache(), Pins: s.Pins(), Tokens: s.Tokens(), Secret: s.Secret,
 			Sessions:    s.Sessions(),
+			SignIns:     s.SignIns(),
 			Standing:    s.Standing(),
 			LedgerStats: func() sqlledger.Stats { return sqlledger.Stats(s.Ledger().Stats()) },
 			Sweep:       s.Sweep,

@@ -34,6 +34,8 @@ func TestSecret(t *testing.T) { storetest.TestSecret(t, kit) }
 
 func TestSessions(t *testing.T) { storetest.TestSessions(t, kit) }
 
+func TestSignIns(t *testing.T) { storetest.TestSignIns(t, kit) }
+
 // TestReplicaProcesses: the waiters poll once a minute, so a prompt wake-up
 // in another process is NOTIFY's.
 func TestReplicaProcesses(t *testing.T) { storetest.TestReplicaProcesses(t, kit) }

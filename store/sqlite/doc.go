@@ -81,6 +81,9 @@
 //	tokens        OAuth tokens by server, subject, issuer and resource
 //	              (secrets, encrypted with Options.Tokens.Keys; Open creates
 //	              the file readable by its owner only)
+//	signins       per-user sign-ins in progress by key (a hash of the
+//	              state), with their subject, claim and expiry (version 10;
+//	              the values sealed by the gateway)
 //
 // Times are stored as Unix nanoseconds, so that a record reads back
 // exactly as it was hashed. The database runs in WAL mode.

@@ -26,6 +26,7 @@ var kit = &storetest.Kit{
 		return &storetest.Store{
 			Ledger: s.Ledger(), Tickets: s.Tickets(), Cache: s.Cache(), Pins: s.Pins(), Tokens: s.Tokens(), Secret: s.Secret,
 			Sessions:    s.Sessions(),
+			SignIns:     s.SignIns(),
 			Standing:    s.Standing(),
 			LedgerStats: func() sqlledger.Stats { return sqlledger.Stats(s.Ledger().Stats()) },
 			Sweep:       s.Sweep,
@@ -70,6 +71,8 @@ func TestTicketCounts(t *testing.T) { storetest.TestTicketCounts(t, kit) }
 func TestSecret(t *testing.T) { storetest.TestSecret(t, kit) }
 
 func TestSessions(t *testing.T) { storetest.TestSessions(t, kit) }
+
+func TestSignIns(t *testing.T) { storetest.TestSignIns(t, kit) }
 
 // TestReplicaProcesses: the waiter in another process polls every 20 ms.
 func TestReplicaProcesses(t *testing.T) { storetest.TestReplicaProcesses(t, kit) }

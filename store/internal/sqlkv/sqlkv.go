@@ -96,6 +96,8 @@ type (
 	Pins struct{ t *Tables }
 	// Tokens is the table of OAuth tokens, a [token.Store].
 	Tokens struct{ t *Tables }
+	// SignIns is the table of per-user sign-ins in progress.
+	SignIns struct{ t *Tables }
 	// Cache is the table of cached results, an [adapter.Cache]. Database
 	// errors are logged and read as misses.
 	Cache struct{ t *Tables }
@@ -119,6 +121,9 @@ func (t *Tables) Pins() Pins { return Pins{t} }
 // Tokens returns the OAuth tokens.
 func (t *Tables) Tokens() Tokens { return Tokens{t} }
 
+// SignIns returns the sign-ins in progress.
+func (t *Tables) SignIns() SignIns { return SignIns{t} }
+
 // Cache returns the result cache.
 func (t *Tables) Cache() Cache { return Cache{t} }
 
@@ -128,12 +133,13 @@ func (t *Tables) Tickets() Tickets { return Tickets{t} }
 // Ledger returns the ledger's reads.
 func (t *Tables) Ledger() Ledger { return Ledger{t} }
 
-// Sweep deletes the cache entries and login sessions expired at now, and
+// Sweep deletes the cache entries, login sessions and sign-ins expired at now, and
 // returns each statement's error (nil for a success).
 func (t *Tables) Sweep(ctx context.Context, now time.Time) []error {
 	_, err1 := t.db.Exec(ctx, t.q.cacheSweep, now.UnixNano())
 	_, err2 := t.db.Exec(ctx, t.q.sessionsSweep, now.UnixNano())
-	return []error{err1, err2}
+	_, err3 := t.db.Exec(ctx, t.q.signInsSweep, now.UnixNano())
+	return []error{err1, err2, err3}
 }
 
 // statements are the tables' SQL, "?" parameters until number.
@@ -142,6 +148,8 @@ type statements struct {
 	standingPut, standingDelete, standingAll                string
 	pinsGet, pinsSetIfAbsent, pinsSet, pinsAll              string
 	tokensGet, tokensPut, tokensDelete                      string
+	signInsPut, signInsTrim, signInsGet, signInsClaim       string
+	signInsTake, signInsSweep                               string
 	cacheGet, cacheAdd, cacheSweep                          string
 	ticketsGet, ticketsFind, ticketsAll, ticketsInState     string
 	secretsPut, secretsGet                                  string
@@ -174,6 +182,18 @@ var base = statements{
 		ON CONFLICT (server, subject, issuer, resource) DO UPDATE SET token = excluded.token, updated = excluded.updated`,
 	tokensDelete: "DELETE FROM tokens WHERE server = ? AND subject = ? AND issuer = ? AND resource = ?",
 
+	// A subject's sign-ins past its bound are trimmed oldest first; ties
+	// on created go by key, so that every replica trims the same rows.
+	signInsPut: `INSERT INTO signins (key, subject, value, claim, created, expires) VALUES (?, ?, ?, '', ?, ?)`,
+	signInsTrim: `DELETE FROM signins WHERE subject = ? AND key NOT IN
+		(SELECT key FROM signins WHERE subject = ? AND expires > ? ORDER BY created DESC, key DESC LIMIT ?)`,
+	signInsGet: "SELECT value, claim FROM signins WHERE key = ? AND expires > ?",
+	// Claim and take are one statement each: of racing replicas, one
+	// changes (or deletes) the row and gets it back, the others nothing.
+	signInsClaim: "UPDATE signins SET claim = ? WHERE key = ? AND claim = '' AND expires > ? RETURNING value",
+	signInsTake:  "DELETE FROM signins WHERE key = ? AND expires > ? RETURNING value, claim",
+	signInsSweep: "DELETE FROM signins WHERE expires <= ?",
+
 	cacheGet: "SELECT value FROM cache WHERE key = ? AND expires > ?",
 	cacheAdd: `INSERT INTO cache (key, value, expires) VALUES (?, ?, ?)
 		ON CONFLICT (key) DO UPDATE SET value = excluded.value, expires = excluded.expires`,
@@ -197,6 +217,7 @@ func (q *statements) number() {
 		&q.standingPut, &q.standingDelete, &q.standingAll,
 		&q.pinsGet, &q.pinsSetIfAbsent, &q.pinsSet, &q.pinsAll,
 		&q.tokensGet, &q.tokensPut, &q.tokensDelete,
+		&q.signInsPut, &q.signInsTrim, &q.signInsGet, &q.signInsClaim, &q.signInsTake, &q.signInsSweep,
 		&q.cacheGet, &q.cacheAdd, &q.cacheSweep,
 		&q.ticketsGet, &q.ticketsFind, &q.ticketsAll, &q.ticketsInState,
 		&q.secretsPut, &q.secretsGet,

@@ -53,6 +53,9 @@ type Store struct {
 	Tokens  token.Store
 	// Sessions is the store's table of login sessions (see TestSessions).
 	Sessions SessionKV
+	// SignIns is the store's table of sign-ins in progress (see
+	// TestSignIns).
+	SignIns SignInTable
 	// Standing is the store's table of standing decisions (see
 	// TestStanding).
 	Standing approval.StandingStore

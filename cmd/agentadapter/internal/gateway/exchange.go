@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
+	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/state"
 	oauth0 "github.com/agentadapter/agentadapter/integrations/mcpadapter/oauth"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
 )
@@ -48,14 +49,19 @@ func (g *Gateway) loadTokenKeys(cfg *config.Config) error {
 }
 
 // perCallerOAuth completes out, built from o, for oauth.perCaller: its
-// store seals per-user tokens with the gateway's keyring, and
-// oauth.tokenExchange configures the exchange.
+// per-user tokens live in the gateway's store's token table when it has
+// one (SQLite, PostgreSQL: every replica on the store reads the tokens any
+// of them wrote), else in the file of oauth.tokens, sealed with the
+// gateway's keyring either way; oauth.tokenExchange configures the
+// exchange.
 func (g *Gateway) perCallerOAuth(out *oauth0.Config, o *config.OAuth) {
 	if !o.PerCaller {
 		return
 	}
 	out.PerCaller = true
-	if st, err := token.OpenFileStore(o.Tokens, token.StoreOptions{Keys: g.tokenKeys.Load(), PerUser: true}); err == nil {
+	if ts, ok := g.opts.Store.(state.TokenStorer); ok && ts.Tokens() != nil {
+		out.Tokens = ts.Tokens()
+	} else if st, err := token.OpenFileStore(o.Tokens, token.StoreOptions{Keys: g.tokenKeys.Load(), PerUser: true}); err == nil {
 		out.Tokens = st
 	} // else (no keyring: a build refuses that) the plain store refuses per-user tokens
 	if x := o.TokenExchange; x != nil {

@@ -23,6 +23,7 @@ import (
 	ledger0 "github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/console"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/pin"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
 	pgstore "github.com/agentadapter/agentadapter/store/postgres"
 	sqlitestore "github.com/agentadapter/agentadapter/store/sqlite"
 )
@@ -72,11 +73,26 @@ type Quarantine struct {
 	Previous   json.RawMessage `json:"previous,omitempty"`
 }
 
+// Options configure [Open]. The zero value opens a store whose token
+// table keeps no per-user tokens.
+type Options struct {
+	// TokenKeys seal the per-user upstream tokens of the store's token
+	// table ([TokenStorer]): with them a SQLite or PostgreSQL store keeps
+	// the tokens of oauth.perCaller servers, shared by every process on
+	// it; nil refuses per-user tokens there.
+	TokenKeys *token.Keyring
+}
+
 // Open opens a store from its configuration string: "sqlite:PATH" (the
 // default; shared by every process on the machine), "postgres://..."
 // (shared by replicas on several machines) or "memory:" (this process
-// only).
-func Open(ctx context.Context, spec string) (Store, error) {
+// only). A nil opts is the zero Options.
+func Open(ctx context.Context, spec string, opts *Options) (Store, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	toks := token.StoreOptions{Keys: o.TokenKeys, PerUser: o.TokenKeys != nil}
 	scheme, rest, _ := strings.Cut(spec, ":")
 	switch scheme {
 	case "memory":
@@ -88,18 +104,18 @@ func Open(ctx context.Context, spec string) (Store, error) {
 		if err := os.MkdirAll(filepath.Dir(rest), 0o700); err != nil {
 			return nil, err
 		}
-		db, err := sqlitestore.Open(ctx, rest, nil)
+		db, err := sqlitestore.Open(ctx, rest, &sqlitestore.Options{Tokens: toks})
 		if err != nil {
 			return nil, fmt.Errorf("opening %s: %w", rest, err)
 		}
 		return &durable{tickets: db.Tickets(), ledger: db.Ledger(), cache: db.Cache(), sessions: db.Sessions(), standing: db.Standing(), pins: db.Pins(), close: db.Close,
-			secret: db.Secret, quarantine: rest + ".quarantine.json"}, nil
+			secret: db.Secret, tokens: tokenTable(db.Tokens(), o.TokenKeys), quarantine: rest + ".quarantine.json"}, nil
 	case "postgres", "postgresql":
 		// Durable: a replica answers a call once its record is committed
 		// (concurrent calls share commits). Batched in memory, the records
 		// of calls already answered died with a replica killed by SIGKILL
 		// or the OOM killer, and a fleet's replicas are killed routinely.
-		db, err := pgstore.Open(ctx, spec, &pgstore.Options{Durable: true})
+		db, err := pgstore.Open(ctx, spec, &pgstore.Options{Durable: true, Tokens: toks})
 		if err != nil {
 			return nil, fmt.Errorf("opening the postgres store: %w", err)
 		}
@@ -112,7 +128,7 @@ func Open(ctx context.Context, spec string) (Store, error) {
 			return nil, err
 		}
 		return &durable{tickets: db.Tickets(), ledger: db.Ledger(), cache: db.Cache(), sessions: db.Sessions(), standing: db.Standing(), pins: db.Pins(), close: db.Close,
-			secret: db.Secret, quarantine: filepath.Join(dir, hex.EncodeToString(sum[:8])+".json")}, nil
+			secret: db.Secret, tokens: tokenTable(db.Tokens(), o.TokenKeys), quarantine: filepath.Join(dir, hex.EncodeToString(sum[:8])+".json")}, nil
 	}
 	return nil, fmt.Errorf("store %q: use sqlite:PATH, postgres://... or memory:", spec)
 }
@@ -200,6 +216,15 @@ type StandingStorer interface {
 	Standing() approval.StandingStore
 }
 
+// A TokenStorer is a Store with a token table (SQLite and PostgreSQL):
+// the gateway keeps the per-user tokens of oauth.perCaller servers there,
+// sealed with Options.TokenKeys, so that every replica on the store reads
+// the tokens any of them wrote (#27).
+type TokenStorer interface {
+	// Tokens returns the token table, nil without Options.TokenKeys.
+	Tokens() token.Store
+}
+
 // durable is a SQLite or PostgreSQL store; quarantines (a short list,
 // written by the gateway, read by pins) live in a file (beside a SQLite
 // database).
@@ -212,7 +237,20 @@ type durable struct {
 	pins       pin.Store
 	close      func() error
 	secret     func(ctx context.Context, name string, size int) ([]byte, error)
+	tokens     token.Store
 	quarantine string
+}
+
+// Tokens returns the store's token table (see [TokenStorer]), nil when
+// the store was opened without Options.TokenKeys.
+func (s *durable) Tokens() token.Store { return s.tokens }
+
+// tokenTable is t when keys seal its per-user tokens, else nil.
+func tokenTable(t token.Store, keys *token.Keyring) token.Store {
+	if keys == nil {
+		return nil
+	}
+	return t
 }
 
 func (s *durable) Tickets() approval.Store { return s.tickets }
