@@ -4,10 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"html"
-	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
@@ -100,89 +97,6 @@ func signInUpstream(t *testing.T) (resource string, setIssuer func(string, func(
 	}
 }
 
-// browser is one user's browser: a cookie jar, following redirects, and
-// stopping before the gateway's callback when stop is set.
-type browser struct {
-	t    *testing.T
-	c    *http.Client
-	stop string // a URL prefix not to follow a redirect to
-}
-
-func newBrowser(t *testing.T) *browser {
-	jar, _ := cookiejar.New(nil)
-	b := &browser{t: t}
-	b.c = &http.Client{Jar: jar, Timeout: 30 * time.Second, CheckRedirect: func(req *http.Request, via []*http.Request) error {
-		if b.stop != "" && strings.HasPrefix(req.URL.String(), b.stop) {
-			return http.ErrUseLastResponse
-		}
-		return nil
-	}}
-	return b
-}
-
-var formAction = regexp.MustCompile(`<form[^>]*action="([^"]+)"`)
-
-// do makes a request and returns the final status, body and URL.
-func (b *browser) do(method, u string, form url.Values) (int, string, *url.URL) {
-	b.t.Helper()
-	var resp *http.Response
-	var err error
-	if method == http.MethodPost {
-		resp, err = b.c.PostForm(u, form)
-	} else {
-		resp, err = b.c.Get(u)
-	}
-	if err != nil {
-		b.t.Fatalf("%s %s: %v", method, u, err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	final := resp.Request.URL
-	if loc := resp.Header.Get("Location"); loc != "" && resp.StatusCode/100 == 3 {
-		final, _ = resp.Request.URL.Parse(loc)
-	}
-	return resp.StatusCode, string(body), final
-}
-
-// signIn opens a gateway start page, confirms it, logs in at oidc-provider
-// as login and consents. With stopAtCallback it returns the callback URL
-// the authorization server redirected to, unvisited; otherwise the
-// gateway's final page.
-func (b *browser) signIn(start, login, callbackPrefix string, stopAtCallback bool) (status int, body string, callback *url.URL) {
-	b.t.Helper()
-	if stopAtCallback {
-		b.stop = callbackPrefix
-		defer func() { b.stop = "" }()
-	}
-	status, body, at := b.do(http.MethodGet, start, nil)
-	if status != http.StatusOK {
-		return status, body, nil
-	}
-	state := regexp.MustCompile(`name="state" value="([^"]+)"`).FindStringSubmatch(body)
-	if state == nil {
-		b.t.Fatalf("start page without a form: %s", body)
-	}
-	action := formAction.FindStringSubmatch(body)
-	next, _ := at.Parse(html.UnescapeString(action[1]))
-	status, body, at = b.do(http.MethodPost, next.String(), url.Values{"state": {html.UnescapeString(state[1])}})
-	for range 4 { // the login form, then consent
-		if strings.HasPrefix(at.String(), callbackPrefix) {
-			break
-		}
-		m := formAction.FindStringSubmatch(body)
-		if m == nil {
-			b.t.Fatalf("%s: no form at %s (%d): %.500s", login, at, status, body)
-		}
-		next, _ := at.Parse(html.UnescapeString(m[1]))
-		v := url.Values{"prompt": {"login"}, "login": {login}, "password": {"x"}}
-		if strings.Contains(body, `value="consent"`) {
-			v = url.Values{"prompt": {"consent"}}
-		}
-		status, body, at = b.do(http.MethodPost, next.String(), v)
-	}
-	return status, body, at
-}
-
 // TestSignInOIDCProvider is #27's per-user sign-in end to end, with
 // oidc-provider as the authorization server: alice's client declares URL
 // elicitation, so her first call sends her the sign-in page, which her
@@ -244,7 +158,7 @@ func TestSignInOIDCProvider(t *testing.T) {
 
 	// Alice: URL elicitation. Her client opens the page in her browser
 	// and accepts; the call waits for the callback, then runs as alice.
-	aliceBrowser := newBrowser(t)
+	aliceBrowser := testpeers.NewBrowser(t)
 	var completed sync.Map
 	var elicited []string
 	var pageMu sync.Mutex
@@ -260,7 +174,7 @@ func TestSignInOIDCProvider(t *testing.T) {
 			elicited = append(elicited, req.Params.ElicitationID)
 			go func() {
 				defer func() { done <- struct{}{} }()
-				_, body, _ := aliceBrowser.signIn(req.Params.URL, "alice", callbackPrefix, false)
+				_, body, _ := aliceBrowser.SignIn(req.Params.URL, "alice", callbackPrefix, false)
 				pageMu.Lock()
 				alicePage = body
 				pageMu.Unlock()
@@ -300,8 +214,8 @@ func TestSignInOIDCProvider(t *testing.T) {
 	if !isErr || link == "" || !strings.Contains(msg, "sign in") {
 		t.Fatalf("bob's first call: %v %q, want the sign-in error with his link", isErr, msg)
 	}
-	bobBrowser := newBrowser(t)
-	if _, body, _ := bobBrowser.signIn(link, "bob", callbackPrefix, false); !strings.Contains(body, "is connected") {
+	bobBrowser := testpeers.NewBrowser(t)
+	if _, body, _ := bobBrowser.SignIn(link, "bob", callbackPrefix, false); !strings.Contains(body, "is connected") {
 		t.Fatalf("bob's sign-in: %.300s", body)
 	}
 	if isErr, text := call(bob); isErr || text != "upstream user bob" {
@@ -342,28 +256,28 @@ func TestSignInOIDCProvider(t *testing.T) {
 	store.DeleteToken(ctx, aliceKey)
 
 	// A forged state.
-	status, body, _ := newBrowser(t).do(http.MethodGet, callbackPrefix+"?state=forged&code=x&iss="+url.QueryEscape(issuer), nil)
+	status, body, _ := testpeers.NewBrowser(t).Do(http.MethodGet, callbackPrefix+"?state=forged&code=x&iss="+url.QueryEscape(issuer), nil)
 	failed("a forged state", status, body)
 
 	// Alice's state, completed in bob's browser: refused, and alice's own
 	// browser still completes it, once.
 	start := begin("alice")
-	_, _, cb := aliceBrowser.signIn(start.URL, "alice", callbackPrefix, true)
+	_, _, cb := aliceBrowser.SignIn(start.URL, "alice", callbackPrefix, true)
 	if cb == nil || !strings.HasPrefix(cb.String(), callbackPrefix) {
 		t.Fatalf("alice's sign-in stopped at %v, want the callback", cb)
 	}
-	status, body, _ = bobBrowser.do(http.MethodGet, cb.String(), nil)
+	status, body, _ = bobBrowser.Do(http.MethodGet, cb.String(), nil)
 	failed("alice's callback in bob's browser", status, body)
 	if s := storedSub("alice"); s != "" {
 		t.Errorf("alice's slot holds a token of %q after bob's attempt", s)
 	}
-	if status, body, _ = aliceBrowser.do(http.MethodGet, cb.String(), nil); status != http.StatusOK || !strings.Contains(body, "is connected") {
+	if status, body, _ = aliceBrowser.Do(http.MethodGet, cb.String(), nil); status != http.StatusOK || !strings.Contains(body, "is connected") {
 		t.Errorf("alice's own callback: %d %.300s", status, body)
 	}
 	if s := storedSub("alice"); s != "alice" {
 		t.Errorf("alice's slot holds a token of %q", s)
 	}
-	status, body, _ = aliceBrowser.do(http.MethodGet, cb.String(), nil)
+	status, body, _ = aliceBrowser.Do(http.MethodGet, cb.String(), nil)
 	failed("a replayed callback", status, body)
 
 	// Bob's code injected into alice's browser, with her state: the
@@ -371,14 +285,14 @@ func TestSignInOIDCProvider(t *testing.T) {
 	// keeps her own token.
 	store.DeleteToken(ctx, aliceKey)
 	aliceStart := begin("alice")
-	_, _, aliceCB := aliceBrowser.signIn(aliceStart.URL, "alice", callbackPrefix, true)
-	_, _, bobCB := bobBrowser.signIn(begin("bob").URL, "bob", callbackPrefix, true)
+	_, _, aliceCB := aliceBrowser.SignIn(aliceStart.URL, "alice", callbackPrefix, true)
+	_, _, bobCB := bobBrowser.SignIn(begin("bob").URL, "bob", callbackPrefix, true)
 	if aliceCB == nil || bobCB == nil {
 		t.Fatal("a sign-in did not reach the callback")
 	}
 	forged := aliceCB.Query()
 	forged.Set("code", bobCB.Query().Get("code"))
-	status, body, _ = aliceBrowser.do(http.MethodGet, callbackPrefix+"?"+forged.Encode(), nil)
+	status, body, _ = aliceBrowser.Do(http.MethodGet, callbackPrefix+"?"+forged.Encode(), nil)
 	failed("bob's code with alice's state", status, body)
 	if s := storedSub("alice"); s != "" {
 		t.Errorf("alice's slot holds a token of %q after bob's code", s)
@@ -388,17 +302,17 @@ func TestSignInOIDCProvider(t *testing.T) {
 	}
 
 	// An iss that differs (RFC 9207), and an error callback with markup.
-	_, _, cb = aliceBrowser.signIn(begin("alice").URL, "alice", callbackPrefix, true)
+	_, _, cb = aliceBrowser.SignIn(begin("alice").URL, "alice", callbackPrefix, true)
 	q := cb.Query()
 	q.Set("iss", "https://evil.example")
-	status, body, _ = aliceBrowser.do(http.MethodGet, callbackPrefix+"?"+q.Encode(), nil)
+	status, body, _ = aliceBrowser.Do(http.MethodGet, callbackPrefix+"?"+q.Encode(), nil)
 	failed("another issuer", status, body)
 	start = begin("alice")
 	st, _ := url.Parse(start.URL)
-	eb := newBrowser(t)
-	eb.c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	eb.do(http.MethodPost, gw.URL+"/oauth/start", url.Values{"state": {st.Query().Get("state")}})
-	status, body, _ = eb.do(http.MethodGet, callbackPrefix+"?state="+url.QueryEscape(st.Query().Get("state"))+
+	eb := testpeers.NewBrowser(t)
+	eb.NoRedirects()
+	eb.Do(http.MethodPost, gw.URL+"/oauth/start", url.Values{"state": {st.Query().Get("state")}})
+	status, body, _ = eb.Do(http.MethodGet, callbackPrefix+"?state="+url.QueryEscape(st.Query().Get("state"))+
 		"&error=%3Cscript%3Ealert(1)%3C/script%3E&error_description=x", nil)
 	failed("an error callback", status, body)
 	if strings.Contains(body, "<script>") {
@@ -409,14 +323,14 @@ func TestSignInOIDCProvider(t *testing.T) {
 	}
 
 	// A start link opened in a second browser, after the first.
-	other := newBrowser(t)
-	other.c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	other := testpeers.NewBrowser(t)
+	other.NoRedirects()
 	start = begin("carol")
 	st, _ = url.Parse(start.URL)
-	if status, _, _ := other.do(http.MethodPost, gw.URL+"/oauth/start", url.Values{"state": {st.Query().Get("state")}}); status != http.StatusSeeOther {
+	if status, _, _ := other.Do(http.MethodPost, gw.URL+"/oauth/start", url.Values{"state": {st.Query().Get("state")}}); status != http.StatusSeeOther {
 		t.Errorf("confirming the start page: %d", status)
 	}
-	status, body, _ = newBrowser(t).do(http.MethodGet, start.URL, nil)
+	status, body, _ = testpeers.NewBrowser(t).Do(http.MethodGet, start.URL, nil)
 	failed("a start link opened twice", status, body)
 
 	// The per-subject bound: the oldest of dave's sign-ins is forgotten.
@@ -424,7 +338,7 @@ func TestSignInOIDCProvider(t *testing.T) {
 	for range oauth.DefaultSignInsPerSubject {
 		begin("dave")
 	}
-	status, body, _ = newBrowser(t).do(http.MethodGet, first.URL, nil)
+	status, body, _ = testpeers.NewBrowser(t).Do(http.MethodGet, first.URL, nil)
 	failed("an evicted sign-in", status, body)
 
 	// An expired sign-in, and another user's link under a browser login.
@@ -460,12 +374,12 @@ func TestSignInOIDCProvider(t *testing.T) {
 		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
 		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			go func() {
-				b := newBrowser(t)
-				b.c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+				b := testpeers.NewBrowser(t)
+				b.NoRedirects()
 				u, _ := url.Parse(req.Params.URL)
 				state := u.Query().Get("state")
-				b.do(http.MethodPost, gw.URL+"/oauth/start", url.Values{"state": {state}})
-				b.do(http.MethodGet, callbackPrefix+"?error=access_denied&state="+url.QueryEscape(state), nil)
+				b.Do(http.MethodPost, gw.URL+"/oauth/start", url.Values{"state": {state}})
+				b.Do(http.MethodGet, callbackPrefix+"?error=access_denied&state="+url.QueryEscape(state), nil)
 			}()
 			return &mcp.ElicitResult{Action: "accept"}, nil
 		},
@@ -503,14 +417,14 @@ func TestSignInOIDCProvider(t *testing.T) {
 	if isErr, msg := call(bob); !isErr || !strings.Contains(msg, "sign in") {
 		t.Errorf("bob after disconnecting: %v %q", isErr, msg)
 	}
-	_, body, _ = aliceBrowser.signIn(begin("alice").URL, "alice", callbackPrefix, false)
+	_, body, _ = aliceBrowser.SignIn(begin("alice").URL, "alice", callbackPrefix, false)
 	if isErr, text := call(alice); isErr || text != "upstream user alice" {
 		t.Errorf("alice after bob disconnected: %v %q (%.200s)", isErr, text, body)
 	}
 
 	// Disconnecting alice stops only alice; bob, signed in again, still
 	// calls as bob.
-	bobBrowser.signIn(begin("bob").URL, "bob", callbackPrefix, false)
+	bobBrowser.SignIn(begin("bob").URL, "bob", callbackPrefix, false)
 	if err := h.Disconnect(ctx, "alice"); err != nil {
 		t.Fatalf("Disconnect: %v", err)
 	}
@@ -566,11 +480,11 @@ func TestSignInAcrossReplicas(t *testing.T) {
 			t.Fatal(err)
 		}
 		srv := exServeHTTP(t, newExporter(t, reg, exec, nil), &mcpadapter.HTTPOptions{Auth: &mcpadapter.AuthOptions{Verifier: exVerifier}})
-		b := newBrowser(t)
+		b := testpeers.NewBrowser(t)
 		cs := exConnectHTTP(t, srv.URL, &mcp.ClientOptions{
 			Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}},
 			ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-				go b.signIn(req.Params.URL, "alice", lb.URL+"/oauth/callback", false)
+				go b.SignIn(req.Params.URL, "alice", lb.URL+"/oauth/callback", false)
 				return &mcp.ElicitResult{Action: "accept"}, nil
 			},
 		}, bearerClient("alice"))
