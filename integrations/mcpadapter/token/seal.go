@@ -184,16 +184,47 @@ func aad(k Key) []byte {
 	return append([]byte("agentadapter token v1\x00"), b...)
 }
 
-func (r *Keyring) seal(k Key, plain []byte) []byte {
+func (r *Keyring) seal(k Key, plain []byte) []byte { return r.sealAAD(aad(k), plain) }
+
+func (r *Keyring) open(k Key, b []byte) ([]byte, error) {
+	return r.openAAD(aad(k), b, "wrong key, or the ciphertext was changed or moved from another token's row")
+}
+
+// labelAAD binds a ciphertext of [Keyring.Seal] to its label; its prefix
+// differs from a token's, so neither opens as the other.
+func labelAAD(label string) []byte {
+	return append([]byte("agentadapter sealed v1\x00"), label...)
+}
+
+// Seal encrypts plain with the keyring's current key, bound to label:
+// [Keyring.Open] with another label, or a token's store, does not decrypt
+// it. It is how secrets other than tokens (a sign-in in progress, under
+// its key) are kept at rest with the same keys and the same rotation.
+func (r *Keyring) Seal(label string, plain []byte) []byte { return r.sealAAD(labelAAD(label), plain) }
+
+// Open decrypts what [Keyring.Seal] encrypted under label, with whichever
+// key of the keyring sealed it. It fails with an error wrapping
+// [ErrDecrypt] for another label, a key the keyring does not hold, or a
+// changed ciphertext.
+func (r *Keyring) Open(label string, sealed []byte) ([]byte, error) {
+	if !bytes.HasPrefix(sealed, []byte(sealPrefix)) {
+		return nil, fmt.Errorf("%w: not sealed", ErrDecrypt)
+	}
+	return r.openAAD(labelAAD(label), sealed, "wrong key or label, or the ciphertext was changed")
+}
+
+func (r *Keyring) sealAAD(aad, plain []byte) []byte {
 	id := r.ids[0]
 	aead := r.aeads[id]
 	nonce := make([]byte, aead.NonceSize(), aead.NonceSize()+len(plain)+aead.Overhead())
 	rand.Read(nonce) // never fails (crypto/rand)
-	ct := aead.Seal(nonce, nonce, plain, aad(k))
+	ct := aead.Seal(nonce, nonce, plain, aad)
 	return []byte(sealPrefix + id + "." + base64.RawURLEncoding.EncodeToString(ct))
 }
 
-func (r *Keyring) open(k Key, b []byte) ([]byte, error) {
+// openAAD opens b, sealed under aad; failed says why a ciphertext that
+// parses does not open.
+func (r *Keyring) openAAD(aad, b []byte, failed string) ([]byte, error) {
 	rest := string(b[len(sealPrefix):])
 	id, enc, ok := strings.Cut(rest, ".")
 	if !ok {
@@ -207,9 +238,9 @@ func (r *Keyring) open(k Key, b []byte) ([]byte, error) {
 	if err != nil || len(ct) < aead.NonceSize()+aead.Overhead() {
 		return nil, fmt.Errorf("%w: malformed ciphertext", ErrDecrypt)
 	}
-	plain, err := aead.Open(nil, ct[:aead.NonceSize()], ct[aead.NonceSize():], aad(k))
+	plain, err := aead.Open(nil, ct[:aead.NonceSize()], ct[aead.NonceSize():], aad)
 	if err != nil {
-		return nil, fmt.Errorf("%w: wrong key, or the ciphertext was changed or moved from another token's row", ErrDecrypt)
+		return nil, fmt.Errorf("%w: %s", ErrDecrypt, failed)
 	}
 	return plain, nil
 }

@@ -442,3 +442,60 @@ func BenchmarkEncodeDecode(b *testing.B) {
 		})
 	}
 }
+
+// TestSealLabel: Keyring.Seal's ciphertext opens only under its own label
+// and with a key of the keyring; a token's ciphertext never opens as a
+// sealed secret nor the other way round; a changed byte, a truncation, a
+// plaintext or an unknown key fail with ErrDecrypt, naming no secret.
+func TestSealLabel(t *testing.T) {
+	old, cur := newKey(t), newKey(t)
+	plain := []byte(`{"verifier":"alice-pkce-secret"}`)
+	sealed := keyring(t, old).Seal("signin abc", plain)
+	if bytes.Contains(sealed, []byte("alice-pkce-secret")) {
+		t.Fatal("the ciphertext shows the secret")
+	}
+	// Rotation: a keyring holding the old key after the new one opens it.
+	got, err := keyring(t, cur, old).Open("signin abc", sealed)
+	if err != nil || !bytes.Equal(got, plain) {
+		t.Fatalf("Open after rotation: %q, %v", got, err)
+	}
+	if again := keyring(t, cur).Seal("signin abc", plain); bytes.Equal(again, sealed) {
+		t.Error("two seals are equal: the nonce is not fresh")
+	}
+	tok, err := token.Encode(keyring(t, old), aliceKey, secretToken("alice"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipped := bytes.Clone(sealed)
+	flipped[len(flipped)-3] ^= 'A' ^ 'B'
+	for _, c := range []struct {
+		name   string
+		keys   *token.Keyring
+		label  string
+		sealed []byte
+	}{
+		{"another label", keyring(t, old), "signin abd", sealed},
+		{"the empty label", keyring(t, old), "", sealed},
+		{"a keyring without its key", keyring(t, cur), "signin abc", sealed},
+		{"a changed byte", keyring(t, old), "signin abc", flipped},
+		{"truncated", keyring(t, old), "signin abc", sealed[:len(sealed)/2]},
+		{"the prefix alone", keyring(t, old), "signin abc", []byte("aat1.")},
+		{"plaintext", keyring(t, old), "signin abc", plain},
+		{"empty", keyring(t, old), "signin abc", nil},
+		{"a token's ciphertext", keyring(t, old), "signin abc", tok},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := c.keys.Open(c.label, c.sealed)
+			if !errors.Is(err, token.ErrDecrypt) || got != nil {
+				t.Fatalf("Open: %q, %v; want ErrDecrypt", got, err)
+			}
+			if strings.Contains(err.Error(), "alice") || len(err.Error()) > 300 {
+				t.Errorf("the error: %q", err)
+			}
+		})
+	}
+	// A sealed secret does not decode as a token under any key.
+	if _, err := token.Decode(keyring(t, old), aliceKey, sealed); !errors.Is(err, token.ErrDecrypt) {
+		t.Errorf("a sealed secret decoded as a token: %v", err)
+	}
+}
