@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/config"
+	"github.com/agentadapter/agentadapter/cmd/agentadapter/internal/state"
 	oauth0 "github.com/agentadapter/agentadapter/integrations/mcpadapter/oauth"
 )
 
@@ -19,8 +20,18 @@ func (g *Gateway) signIns() *oauth0.SignIns {
 	if si == nil || si.BaseURL == "" {
 		return nil
 	}
-	g.signInOnce.Do(func() { g.signIn = &oauth0.SignIns{BaseURL: si.BaseURL} })
+	g.signInOnce.Do(func() { g.signIn = &oauth0.SignIns{BaseURL: si.BaseURL, Pending: g.pendingStore()} })
 	return g.signIn
+}
+
+// pendingStore is where sign-ins in progress are kept: the store's table
+// when it has one (SQLite, PostgreSQL: every replica on the store
+// completes a sign-in any of them began), else nil, this process's memory.
+func (g *Gateway) pendingStore() oauth0.PendingStore {
+	if ss, ok := g.opts.Store.(state.SignInStorer); ok && ss.SignIns() != nil {
+		return &storePending{t: ss.SignIns(), keys: g.tokenKeys.Load}
+	}
+	return nil
 }
 
 // signInBase is cfg's agentadapter.signIn.baseUrl, "" without one.

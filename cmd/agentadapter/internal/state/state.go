@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/adapter/approval"
@@ -109,7 +110,7 @@ func Open(ctx context.Context, spec string, opts *Options) (Store, error) {
 			return nil, fmt.Errorf("opening %s: %w", rest, err)
 		}
 		return &durable{tickets: db.Tickets(), ledger: db.Ledger(), cache: db.Cache(), sessions: db.Sessions(), standing: db.Standing(), pins: db.Pins(), close: db.Close,
-			secret: db.Secret, tokens: tokenTable(db.Tokens(), o.TokenKeys), quarantine: rest + ".quarantine.json"}, nil
+			secret: db.Secret, tokens: tokenTable(db.Tokens(), o.TokenKeys), signIns: db.SignIns(), quarantine: rest + ".quarantine.json"}, nil
 	case "postgres", "postgresql":
 		// Durable: a replica answers a call once its record is committed
 		// (concurrent calls share commits). Batched in memory, the records
@@ -128,7 +129,7 @@ func Open(ctx context.Context, spec string, opts *Options) (Store, error) {
 			return nil, err
 		}
 		return &durable{tickets: db.Tickets(), ledger: db.Ledger(), cache: db.Cache(), sessions: db.Sessions(), standing: db.Standing(), pins: db.Pins(), close: db.Close,
-			secret: db.Secret, tokens: tokenTable(db.Tokens(), o.TokenKeys), quarantine: filepath.Join(dir, hex.EncodeToString(sum[:8])+".json")}, nil
+			secret: db.Secret, tokens: tokenTable(db.Tokens(), o.TokenKeys), signIns: db.SignIns(), quarantine: filepath.Join(dir, hex.EncodeToString(sum[:8])+".json")}, nil
 	}
 	return nil, fmt.Errorf("store %q: use sqlite:PATH, postgres://... or memory:", spec)
 }
@@ -225,6 +226,32 @@ type TokenStorer interface {
 	Tokens() token.Store
 }
 
+// A SignInStorer is a Store with a table of sign-ins in progress (SQLite
+// and PostgreSQL): the gateway keeps its per-user sign-ins there, sealed,
+// so that a sign-in one replica began completes at the callback reaching
+// another (#27).
+type SignInStorer interface {
+	// SignIns returns the table.
+	SignIns() SignInTable
+}
+
+// A SignInTable keeps sign-ins in progress by key, their values opaque
+// (the gateway seals them). Claim and Take are atomic: of racing
+// replicas, one wins. Expired rows are never returned.
+type SignInTable interface {
+	// Put adds value under key for subject, from created until expires,
+	// then forgets the oldest of subject's past max; a key already held
+	// is an error.
+	Put(ctx context.Context, key, subject string, value []byte, created, expires time.Time, max int) error
+	// Get returns the value under key and its claim ("" for none).
+	Get(ctx context.Context, key string) (value []byte, claim string, ok bool, err error)
+	// Claim sets the claim of key's row if it has none, and returns its
+	// value; ok is false when there is no such row or it is claimed.
+	Claim(ctx context.Context, key, claim string) (value []byte, ok bool, err error)
+	// Take deletes and returns key's row: one caller ever gets it.
+	Take(ctx context.Context, key string) (value []byte, claim string, ok bool, err error)
+}
+
 // durable is a SQLite or PostgreSQL store; quarantines (a short list,
 // written by the gateway, read by pins) live in a file (beside a SQLite
 // database).
@@ -238,8 +265,12 @@ type durable struct {
 	close      func() error
 	secret     func(ctx context.Context, name string, size int) ([]byte, error)
 	tokens     token.Store
+	signIns    SignInTable
 	quarantine string
 }
+
+// SignIns returns the store's sign-ins in progress (see [SignInStorer]).
+func (s *durable) SignIns() SignInTable { return s.signIns }
 
 // Tokens returns the store's token table (see [TokenStorer]), nil when
 // the store was opened without Options.TokenKeys.
