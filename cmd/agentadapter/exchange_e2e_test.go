@@ -43,13 +43,21 @@ type exchangeProvider struct {
 
 func startExchangeProvider(t *testing.T, key *ecdsa.PrivateKey, upstream string, upstreamTTL int) *exchangeProvider {
 	t.Helper()
+	return startProvider(t, key, map[string]any{"upstream": upstream, "upstreamTTL": upstreamTTL})
+}
+
+// startProvider starts the provider with conf (the script's keys beside
+// "jwk" and "gateway").
+func startProvider(t *testing.T, key *ecdsa.PrivateKey, conf map[string]any) *exchangeProvider {
+	t.Helper()
 	b64 := func(b []byte) string { return base64.RawURLEncoding.EncodeToString(b) }
 	pad := func(b []byte) []byte { return append(make([]byte, 32-len(b)), b...) }
 	jwk := map[string]string{"kty": "EC", "crv": "P-256", "kid": "k1", "alg": "ES256", "use": "sig",
 		"x": b64(pad(key.X.Bytes())), "y": b64(pad(key.Y.Bytes())), "d": b64(pad(key.D.Bytes()))}
-	conf, _ := json.Marshal(map[string]any{"jwk": jwk, "gateway": gatewayResource, "upstream": upstream, "upstreamTTL": upstreamTTL})
+	conf["jwk"], conf["gateway"] = jwk, gatewayResource
+	b, _ := json.Marshal(conf)
 	confFile := filepath.Join(t.TempDir(), "provider.json")
-	if err := os.WriteFile(confFile, conf, 0o600); err != nil {
+	if err := os.WriteFile(confFile, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	var v struct{ Issuer string }

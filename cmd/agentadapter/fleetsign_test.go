@@ -9,8 +9,10 @@ import (
 	"encoding/base64"
 	"encoding/pem"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
+	"github.com/agentadapter/agentadapter/internal/testpeers"
 	pgstore "github.com/agentadapter/agentadapter/store/postgres"
 )
 
@@ -143,4 +146,163 @@ func upstreamToken(t *testing.T, key *ecdsa.PrivateKey, issuer, aud, sub string)
 		t.Fatal(err)
 	}
 	return tok
+}
+
+// TestFleetSignIn (#27): the per-user sign-in through two serve replicas
+// on one PostgreSQL behind a round-robin balancer, with oidc-provider (npm)
+// as the authorization server of both the gateway (alice's and bob's
+// inbound tokens) and the upstream (each user's sign-in). Alice's call on
+// replica B gets the sign-in error with her link at the balancer; her
+// browser opens it on A, confirms on B, logs in and consents at the
+// provider, and the callback, through the balancer, completes on A: the
+// sign-in in progress and the token are in the shared store. Then alice
+// reaches the upstream (go-sdk behind auth.RequireBearerToken) as alice on
+// both replicas, bob gets the sign-in error on both, until he signs in
+// himself and is bob on both. The attacks, on every replica: alice's
+// callback opened in bob's browser, a forged state, and a replay of
+// alice's callback, each refused with alice's sign-in and token intact.
+func TestFleetSignIn(t *testing.T) {
+	pg := startPostgres(t)
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := startExchangeUpstream(t, key)
+	lb := startBalancer(t, []string{"", ""}, false) // the replicas are set below
+	callback := lb.srv.URL + "/oauth/callback"
+	p := startProvider(t, key, map[string]any{"upstream": up.url, "upstreamTTL": 600, "signInRedirect": callback})
+	up.issuer.Store(&p.issuer)
+
+	dir := t.TempDir()
+	der, _ := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err := os.WriteFile(filepath.Join(dir, "idp.pem"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"up": {"type": "http", "url": %q}},
+  "agentadapter": {"store": %q, "policy": {"approval": {"default": "never"}}, "signIn": {"baseUrl": %q},
+    "auth": {"jwt": {"publicKeyFile": "idp.pem", "issuer": %q, "audience": %q}},
+    "servers": {"up": {"trust": "trusted", "oauth": {"perCaller": true, "issuer": %q, "clientId": "gw-signin",
+      "clientSecret": "gw-signin-secret", "scopes": ["mcp"], "noOfflineAccess": true}}}}}`,
+		up.url, pg.DSN, lb.srv.URL, p.issuer, gatewayResource, p.issuer))
+	raw := make([]byte, 32)
+	rand.Read(raw)
+	keys, err := token.NewKeyring(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := pgstore.Open(context.Background(), pg.DSN, &pgstore.Options{Tokens: token.StoreOptions{Keys: keys, PerUser: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// The shared identity's token, which lists the tools.
+	if err := db.Tokens().PutToken(context.Background(), token.Key{Server: "up", Resource: up.url},
+		&token.Token{AccessToken: upstreamToken(t, key, p.issuer, up.url, "service"), TokenType: "Bearer", Expiry: time.Now().Add(time.Hour)}); err != nil {
+		t.Fatal(err)
+	}
+	var replicas []*served
+	for i := range 2 {
+		s := startServe(t, dir, []string{"XDG_STATE_HOME=" + filepath.Join(dir, fmt.Sprintf("state%d", i)),
+			"AGENTADAPTER_TOKEN_KEY=" + base64.StdEncoding.EncodeToString(raw)}, "--config", "gateway.json")
+		lb.set(i, s.base)
+		replicas = append(replicas, s)
+	}
+	a, b := replicas[0], replicas[1]
+
+	aliceIn, bobIn := p.mint(t, "alice"), p.mint(t, "bob")
+	whoami := func(s *served, inbound string) (string, bool) {
+		t.Helper()
+		cs, err := connectBearer(t, s.base+"/mcp", inbound)
+		if err != nil {
+			t.Fatalf("connecting: %v", err)
+		}
+		defer cs.Close()
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}})
+		if err != nil {
+			t.Fatalf("CallTool: %v", err)
+		}
+		return text(res), res.IsError
+	}
+	linkOf := func(s *served, inbound, who string) string {
+		t.Helper()
+		msg, isErr := whoami(s, inbound)
+		link := regexp.MustCompile(`https?://\S+/oauth/start\?state=[A-Za-z0-9%_-]+`).FindString(msg)
+		if !isErr || !strings.HasPrefix(link, lb.srv.URL+"/oauth/start?") {
+			t.Fatalf("%s's first call: %q, want the sign-in error with a link at the balancer", who, msg)
+		}
+		return link
+	}
+	refused := func(what string, status int, body string) {
+		t.Helper()
+		if status < 400 || !strings.Contains(body, "Sign-in failed") {
+			t.Errorf("%s: %d %.300s, want the failure page", what, status, body)
+		}
+	}
+
+	hits := func() (n [2]int64) { return [2]int64{lb.hits[0].Load(), lb.hits[1].Load()} }
+	before := hits()
+	aliceBrowser := testpeers.NewBrowser(t)
+	_, _, cb := aliceBrowser.SignIn(linkOf(b, aliceIn, "alice"), "alice", callback, true)
+	if cb == nil || !strings.HasPrefix(cb.String(), callback+"?") {
+		t.Fatalf("alice's sign-in did not reach the callback: %v", cb)
+	}
+	if h := hits(); h[0] == before[0] || h[1] == before[1] {
+		t.Fatalf("the balancer sent alice's start page and confirmation to one replica only: %v -> %v", before, h)
+	}
+	// Alice's callback in bob's browser, and a forged state, on each
+	// replica.
+	bobBrowser := testpeers.NewBrowser(t)
+	for _, s := range replicas {
+		status, body, _ := bobBrowser.Do(http.MethodGet, s.base+"/oauth/callback?"+cb.RawQuery, nil)
+		refused("alice's callback in bob's browser", status, body)
+		forged := cb.Query()
+		forged.Set("state", "forged-"+forged.Get("state"))
+		status, body, _ = aliceBrowser.Do(http.MethodGet, s.base+"/oauth/callback?"+forged.Encode(), nil)
+		refused("a forged state", status, body)
+	}
+	if got, isErr := whoami(a, aliceIn); !isErr || strings.Contains(got, "upstream user") {
+		t.Fatalf("alice before her callback: %q", got)
+	}
+	// Her own browser completes it, through the balancer.
+	if status, body, _ := aliceBrowser.Do(http.MethodGet, cb.String(), nil); status != http.StatusOK || !strings.Contains(body, "is connected") {
+		t.Fatalf("alice's callback: %d %.300s\nA:\n%s\nB:\n%s", status, body, a.out.String(), b.out.String())
+	}
+	for _, s := range replicas {
+		status, body, _ := aliceBrowser.Do(http.MethodGet, s.base+"/oauth/callback?"+cb.RawQuery, nil)
+		refused("a replay of alice's callback", status, body)
+	}
+	for name, s := range map[string]*served{"A": a, "B": b} {
+		if got, isErr := whoami(s, aliceIn); isErr || got != "upstream user alice" {
+			t.Errorf("alice on %s after her sign-in: %q", name, got)
+		}
+		if got, isErr := whoami(s, bobIn); !isErr || strings.Contains(got, "upstream user") {
+			t.Errorf("bob on %s before his sign-in: %q, want the sign-in error", name, got)
+		}
+	}
+	up.mu.Lock()
+	subs := strings.Join(up.subs, ",")
+	up.mu.Unlock()
+	if strings.Contains(subs, "bob") {
+		t.Errorf("the upstream saw bob before his sign-in: %q", subs)
+	}
+
+	// Bob signs in himself, completing through the balancer wherever it
+	// sends him; then each is himself on both replicas.
+	if status, body, _ := bobBrowser.SignIn(linkOf(a, bobIn, "bob"), "bob", callback, false); status != http.StatusOK || !strings.Contains(body, "is connected") {
+		t.Fatalf("bob's sign-in: %d %.300s", status, body)
+	}
+	for name, s := range map[string]*served{"A": a, "B": b} {
+		for who, in := range map[string]string{"alice": aliceIn, "bob": bobIn} {
+			if got, isErr := whoami(s, in); isErr || got != "upstream user "+who {
+				t.Errorf("%s on %s: %q", who, name, got)
+			}
+		}
+	}
+	// The store holds each user's token sealed, in its own row.
+	for _, who := range []string{"alice", "bob"} {
+		tok, err := db.Tokens().Token(context.Background(), token.Key{Server: "up", Subject: who, Issuer: p.issuer, Resource: up.url})
+		if err != nil || tok == nil {
+			t.Errorf("%s's row: %v", who, err)
+		}
+	}
 }

@@ -3,7 +3,13 @@
 //
 //   {"jwk": <the ES256 signing key, a private JWK>, "gateway": <the
 //    gateway's resource>, "upstream": <the upstream MCP server's URL>,
-//    "upstreamTTL": <seconds an exchanged token lives>}
+//    "upstreamTTL": <seconds an exchanged token lives>,
+//    "signInRedirect": <optional: the gateway's sign-in callback>}
+//
+// With signInRedirect set (TestFleetSignIn), client "gw-signin" may also
+// sign users in through the authorization code grant (PKCE) to that
+// redirect URI, with oidc-provider's development login and consent forms
+// (any login name is that account), and access tokens for the upstream.
 //
 // oidc-provider has no token exchange: this registers RFC 8693's grant
 // (urn:ietf:params:oauth:grant-type:token-exchange) for client "gw". The
@@ -63,11 +69,14 @@ server.listen(0, '127.0.0.1', () => {
         redirect_uris: [], response_types: [], token_endpoint_auth_method: 'client_secret_basic', id_token_signed_response_alg: 'ES256' },
       { client_id: 'tester', client_secret: 'tester-secret', grant_types: [MINT],
         redirect_uris: [], response_types: [], token_endpoint_auth_method: 'client_secret_basic', id_token_signed_response_alg: 'ES256' },
+      ...(conf.signInRedirect ? [{ client_id: 'gw-signin', client_secret: 'gw-signin-secret', grant_types: ['authorization_code'],
+        redirect_uris: [conf.signInRedirect], response_types: ['code'], token_endpoint_auth_method: 'client_secret_basic',
+        id_token_signed_response_alg: 'ES256' }] : []),
     ],
     jwks: { keys: [conf.jwk] },
     scopes: ['mcp'],
     features: {
-      devInteractions: { enabled: false },
+      devInteractions: { enabled: Boolean(conf.signInRedirect) },
       clientCredentials: { enabled: true },
       resourceIndicators: {
         enabled: true,
