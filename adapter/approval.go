@@ -45,7 +45,7 @@ func approvalRequest(call *ToolCall, hash string, scope approval.Scope) *approva
 		Tool: call.Spec.Name, CallID: call.CallID, RunID: call.RunID, Session: call.Session,
 		Integration: call.Integration, Args: call.Args, Ticket: call.Ticket,
 		ReadOnly: a.ReadOnly, Destructive: a.IsDestructive(), Idempotent: a.Idempotent, OpenWorld: a.IsOpenWorld(),
-		ArgsHash: hash, Scope: scope,
+		ArgsHash: hash, Scope: scope, Server: call.Spec.Source.Server, Credential: call.Spec.Source.Credential,
 	}
 	if call.Identity != nil {
 		req.Subject, req.Anonymous = call.Identity.Subject, call.Identity.Anonymous

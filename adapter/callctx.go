@@ -61,8 +61,7 @@ type callKey struct{}
 // cancelled (see [callctx.Ctx]); ctx.Value(callKey{}) is the call.
 type callCtx = callctx.Ctx[callKey, *ToolCall]
 
-// ToolCallFromContext returns the call a handler is serving, or nil outside a
-// tool call.
+// ToolCallFromContext returns the call a handler is serving, or nil outside a tool call.
 func ToolCallFromContext(ctx context.Context) *ToolCall {
 	c, _ := ctx.Value(callKey{}).(*ToolCall)
 	return c

@@ -228,8 +228,7 @@ func defaultMessage(k Kind) string {
 // error text in a model's context or the ledger.
 const MaxMessageBytes = 1024
 
-// boundMessage shortens s to at most MaxMessageBytes (see
-// argcheck.BoundMessage).
+// boundMessage shortens s to at most MaxMessageBytes (see argcheck.BoundMessage).
 func boundMessage(s string) string { return argcheck.BoundMessage(s, MaxMessageBytes) }
 
 // maxUnknownName bounds the tool name quoted in a not_found message: the

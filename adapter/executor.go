@@ -346,8 +346,7 @@ type callState struct {
 	argsPrivate bool
 }
 
-// Do runs one call through the pipeline. Every error it returns is an
-// [*Error].
+// Do runs one call through the pipeline. Every error it returns is an [*Error].
 func (e *Executor) Do(ctx context.Context, req *Request) (*Result, error) {
 	return e.do(ctx, req, false)
 }
@@ -959,7 +958,7 @@ func (e *Executor) finish(ctx context.Context, span trace.Span, st *callState, r
 		Duration: e.now().Sub(st.start),
 	}
 	if call.Spec != nil {
-		r.Source = call.Spec.Source.String()
+		r.Source, r.Credential = call.Spec.Source.String(), call.Spec.Source.Credential
 	}
 	if call.Identity != nil {
 		r.Subject = call.Identity.Subject

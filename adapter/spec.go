@@ -80,6 +80,9 @@ type Source struct {
 	Trusted bool
 	// Hints are the annotations the server declared for the tool.
 	Hints Annotations
+	// Credential is what calls reach Server with: "", "shared", "caller"
+	// or "exchanged" (see approval.Request.Credential).
+	Credential string
 }
 
 // IsLocal reports whether the tool is implemented in this process.

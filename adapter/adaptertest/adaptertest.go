@@ -48,6 +48,7 @@ func sampleRecord(i int) ledger.Record {
 		Source:      "mcp:server",
 		Integration: "eino",
 		Subject:     "user",
+		Credential:  "caller",
 		Args:        json.RawMessage(fmt.Sprintf(`{"i":%d,"s":"x"}`, i)),
 		Outcome:     string(adapter.KindToolError),
 		Message:     "failed",

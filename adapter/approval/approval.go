@@ -71,6 +71,13 @@ type Request struct {
 	// then names its session).
 	Subject   string
 	Anonymous bool
+	// Server is the MCP server the tool was imported from ("" for a local
+	// tool), and Credential what the call reaches it with: "" for no
+	// OAuth, "shared" for the server's one identity, "caller" for the
+	// caller's own token (its sign-in), "exchanged" for one exchanged for
+	// the caller's inbound token (adapter.Source.Credential).
+	Server     string
+	Credential string
 	// Args are the validated arguments.
 	Args json.RawMessage
 	// Ticket is the approval ticket the caller presents to resume a call

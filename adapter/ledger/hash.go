@@ -118,7 +118,19 @@ func appendChainForm(b []byte, r *Record, args []byte) []byte {
 	b = canonical.AppendString(b, r.ArgsHash)
 	b = append(b, `,"result_hash":`...)
 	b = canonical.AppendString(b, r.ResultHash)
+	if r.Credential != "" {
+		b = append(b, `,"credential":`...)
+		b = canonical.AppendString(b, r.Credential)
+	}
 	return append(b, '}')
+}
+
+// credentialForm is the chain form of a record with a Credential, which
+// chainForm predates: chainForm's fields, then "credential" (a record
+// without one hashes as before, so chains written before it verify).
+type credentialForm struct {
+	chainForm
+	Credential string `json:"credential,omitempty"`
 }
 
 func sha256Hex(b []byte) string {

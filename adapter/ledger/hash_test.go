@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 	"time"
 
@@ -28,9 +29,13 @@ func legacyChainBytes(r *Record) []byte {
 		args, r.Outcome, r.Message, r.Approval, r.Approver, r.Requester, r.Ticket, r.CacheHit,
 		int64(r.Duration), r.ResultBytes, r.ArgsHash, r.ResultHash,
 	}
-	b, err := json.Marshal(&f)
+	var v any = &f
+	if r.Credential != "" {
+		v = &credentialForm{f, r.Credential}
+	}
+	b, err := json.Marshal(v)
 	if err != nil {
-		b = fmt.Appendf(nil, "%#v", f)
+		b = fmt.Appendf(nil, "%#v", reflect.ValueOf(v).Elem().Interface())
 	}
 	return b
 }
@@ -46,6 +51,9 @@ func newChainBytes(r *Record) []byte {
 		}
 	}
 	if args != nil && len(args) == 0 {
+		if r.Credential != "" {
+			return fmt.Appendf(nil, "%#v", credentialForm{newChainForm(r, args), r.Credential})
+		}
 		return fmt.Appendf(nil, "%#v", newChainForm(r, args))
 	}
 	return appendChainForm(nil, r, args)
@@ -125,6 +133,7 @@ func randRecord(rng *rand.Rand) *Record {
 		Source:      hazardString(rng),
 		Integration: hazardString(rng),
 		Subject:     hazardString(rng),
+		Credential:  hazardString(rng),
 		Outcome:     hazardString(rng),
 		Message:     hazardString(rng),
 		Approval:    hazardString(rng),
@@ -178,7 +187,7 @@ func FuzzLedgerHashIdentical(f *testing.F) {
 	}
 	f.Add("x", []byte("\u2028"), "\xe2\x80\xa9", int64(-1), false)
 	f.Fuzz(func(t *testing.T, s string, args []byte, text string, n int64, flag bool) {
-		r := &Record{Prev: s, CallID: text, Tool: s, Message: text, Requester: text, Args: args,
+		r := &Record{Prev: s, CallID: text, Tool: s, Message: text, Requester: text, Credential: s, Args: args,
 			Time: time.Unix(0, n), Duration: time.Duration(n), ResultBytes: int(n), CacheHit: flag}
 		if len(args) == 0 && flag {
 			r.Args = nil

@@ -16,14 +16,19 @@ import (
 // Record is one ledger entry: every call through an adapter.Executor,
 // successful or not, is recorded exactly once.
 type Record struct {
-	Time        time.Time       `json:"time"`
-	CallID      string          `json:"call_id"`
-	RunID       string          `json:"run_id,omitempty"`
-	Tool        string          `json:"tool"`
-	Source      string          `json:"source"`
-	Integration string          `json:"integration,omitempty"`
-	Subject     string          `json:"subject,omitempty"`
-	Args        json.RawMessage `json:"args,omitempty"` // redacted
+	Time        time.Time `json:"time"`
+	CallID      string    `json:"call_id"`
+	RunID       string    `json:"run_id,omitempty"`
+	Tool        string    `json:"tool"`
+	Source      string    `json:"source"`
+	Integration string    `json:"integration,omitempty"`
+	Subject     string    `json:"subject,omitempty"`
+	// Credential is what the call reached its MCP server with: "" for a
+	// local tool or no OAuth, "shared" for the server's one identity,
+	// "caller" for Subject's own token (its sign-in), "exchanged" for one
+	// exchanged for Subject's inbound token (adapter.Source.Credential).
+	Credential string          `json:"credential,omitempty"`
+	Args       json.RawMessage `json:"args,omitempty"` // redacted
 	// Outcome is "ok" or the error kind.
 	Outcome string `json:"outcome"`
 	Message string `json:"message,omitempty"`

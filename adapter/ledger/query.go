@@ -145,6 +145,9 @@ func Hash(r *Record) string {
 	if args != nil && len(args) == 0 {
 		// json.Marshal refuses an empty json.RawMessage: chains have always
 		// hashed the form's Go syntax then.
+		if r.Credential != "" {
+			return sha256Hex(fmt.Appendf(nil, "%#v", credentialForm{newChainForm(r, args), r.Credential}))
+		}
 		return sha256Hex(fmt.Appendf(nil, "%#v", newChainForm(r, args)))
 	}
 	return hashEncoded(func(b []byte) []byte { return appendChainForm(b, r, args) })

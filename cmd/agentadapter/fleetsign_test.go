@@ -20,6 +20,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
 	"github.com/agentadapter/agentadapter/internal/testpeers"
 	pgstore "github.com/agentadapter/agentadapter/store/postgres"
@@ -297,6 +298,21 @@ func TestFleetSignIn(t *testing.T) {
 				t.Errorf("%s on %s: %q", who, name, got)
 			}
 		}
+	}
+	// The shared ledger says, call by call, whose credential reached the
+	// upstream.
+	n := 0
+	for r, err := range db.Ledger().Query(context.Background(), ledger.Query{Tool: "whoami"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		if r.Credential != "caller" || (r.Subject != "alice" && r.Subject != "bob") {
+			t.Errorf("a whoami record: subject %q credential %q", r.Subject, r.Credential)
+		}
+	}
+	if n < 8 {
+		t.Errorf("%d whoami records in the shared ledger, want at least 8", n)
 	}
 	// The store holds each user's token sealed, in its own row.
 	for _, who := range []string{"alice", "bob"} {

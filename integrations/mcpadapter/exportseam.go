@@ -60,8 +60,9 @@ func exportEventKind(k eventKind) bridge.EventKind {
 // exportConn is a conn as a bridge.Server: a value, equal for one conn.
 type exportConn struct{ c *conn }
 
-func (x exportConn) Name() string  { return x.c.cfg.Name }
-func (x exportConn) Trusted() bool { return x.c.cfg.Trust }
+func (x exportConn) Name() string       { return x.c.cfg.Name }
+func (x exportConn) Trusted() bool      { return x.c.cfg.Trust }
+func (x exportConn) Credential() string { return x.c.cfg.OAuth.Credential() }
 func (x exportConn) LocalName(remote string) string {
 	return localName(x.c.cfg.Name, remote, x.c.cfg.Prefix)
 }

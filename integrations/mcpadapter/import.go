@@ -290,7 +290,7 @@ func (c *conn) unregisterAll() {
 // decoded from the encoded wire schemas (internal/toolspec).
 func (c *conn) newImport(t *mcp.Tool, wire defhash.Schemas, local, hash string) (*imported, error) {
 	imp := &imported{remote: t.Name, hash: hash}
-	cfg := toolspec.Config{Server: c.cfg.Name, Trust: c.cfg.Trust, Targets: c.cfg.Targets, Tags: c.cfg.Tags, CallTimeout: c.cfg.CallTimeout, Strict: c.m.opts.Strict}
+	cfg := toolspec.Config{Server: c.cfg.Name, Trust: c.cfg.Trust, Targets: c.cfg.Targets, Tags: c.cfg.Tags, CallTimeout: c.cfg.CallTimeout, Strict: c.m.opts.Strict, Credential: c.cfg.OAuth.Credential()}
 	spec, def, err := toolspec.New(t, wire, local, cfg, func(ctx context.Context, args json.RawMessage) (*adapter.Result, error) {
 		return c.call(ctx, imp, args)
 	})

@@ -20,6 +20,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/agentadapter/agentadapter/adapter"
+	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/oauth"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
@@ -128,7 +130,16 @@ func TestPerCallerUpstream(t *testing.T) {
 	put(token.Key{Server: "up", Subject: "carol", Issuer: "https://other.example", Resource: resource}, "up-alice")
 
 	reg := registry.New()
-	exec := adapter.NewExecutor(reg, nil)
+	// The approval port and the ledger see what each call reached the
+	// upstream with: the caller's own credential.
+	var asked sync.Map // subject -> "server credential"
+	port := portFunc(func(_ context.Context, req *approval.Request) (approval.Decision, error) {
+		asked.Store(req.Subject, req.Server+" "+req.Credential)
+		return approval.Decision{Verdict: approval.VerdictApproved, Approver: "test"}, nil
+	})
+	led := ledger.NewMemory(1000)
+	exec := adapter.NewExecutor(reg, &adapter.ExecutorOptions{Ledger: led,
+		Approval: adapter.ApprovalOptions{Port: port, Policy: adapter.ApproveAlways}})
 	defer exec.Close()
 	m := mcpadapter.NewManager(reg, &mcpadapter.ManagerOptions{Executor: exec, ConnectTimeout: 10 * time.Second})
 	defer m.Close()
@@ -190,6 +201,22 @@ func TestPerCallerUpstream(t *testing.T) {
 	}
 	if _, text := call(exConnectHTTP(t, srv.URL, nil, bearerClient("bob"))); text != "upstream user bob" {
 		t.Errorf("bob in a new session: %q", text)
+	}
+	for _, who := range []string{"alice", "bob", "carol"} {
+		if v, _ := asked.Load(who); v != "up caller" {
+			t.Errorf("the approval port was asked about %s's call with %q, want \"up caller\"", who, v)
+		}
+	}
+	if err := exec.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range led.Records() {
+		if r.Tool == "whoami" && r.Credential != "caller" {
+			t.Errorf("%s's record: credential %q, want caller", r.Subject, r.Credential)
+		}
+	}
+	if err := led.Verify(ctx); err != nil {
+		t.Errorf("the chain with credentials: %v", err)
 	}
 
 	// Concurrency: alice and bob in parallel never cross.
@@ -261,4 +288,11 @@ func TestPerCallerConfig(t *testing.T) {
 	if _, err := h.ForCaller(context.Background(), "alice"); err == nil {
 		t.Error("ForCaller of a shared handler accepted")
 	}
+}
+
+// portFunc is an approval port from a function.
+type portFunc func(context.Context, *approval.Request) (approval.Decision, error)
+
+func (f portFunc) Decide(ctx context.Context, req *approval.Request) (approval.Decision, error) {
+	return f(ctx, req)
 }

@@ -305,7 +305,10 @@ func (x *upExport) spec(c bridge.Server, o op, remote, name string) *adapter.Spe
 		Name: name, InputSchema: primitiveArgs,
 		Annotations: adapter.Annotations{ReadOnly: true, Idempotent: true, Destructive: &f, OpenWorld: &f},
 		Targets:     []string{adapter.TargetMCP},
-		Source:      adapter.Source{Server: c.Name(), RemoteName: remote, Trusted: c.Trusted()},
+		Source:      adapter.Source{Server: c.Name(), RemoteName: remote, Trusted: c.Trusted(), Credential: c.Credential()},
+	}
+	if o == opSubscribe && sp.Source.Credential != "" {
+		sp.Source.Credential = "shared" // subscriptions are the server's, not a caller's
 	}
 	switch o {
 	case opRead, opCompleteResource, opSubscribe:

@@ -152,6 +152,22 @@ type Config struct {
 	HTTPClient *http.Client
 }
 
+// Credential says what calls reach the server with, for approval policies
+// and the ledger (adapter.Source.Credential): "" for a nil c (no OAuth),
+// "exchanged" with TokenExchange, "caller" with PerCaller (each caller's
+// own token, from its sign-in), else "shared" (the server's one identity).
+func (c *Config) Credential() string {
+	switch {
+	case c == nil:
+		return ""
+	case c.TokenExchange != nil:
+		return "exchanged"
+	case c.PerCaller:
+		return "caller"
+	}
+	return "shared"
+}
+
 // ClientCredentials configure the client-credentials grant (RFC 6749
 // §4.4). The client authenticates with ClientSecret (client_secret_basic,
 // or client_secret_post when the server supports only that), or, when

@@ -12,7 +12,7 @@ import (
 // Columns are the ledger table's columns, in the order of [Values] and
 // [Scan].
 var Columns = []string{"seq", "time", "call_id", "run_id", "tool", "source", "integration", "subject", "args", "outcome", "message",
-	"approval", "approver", "requester", "ticket", "cache_hit", "duration_ns", "result_bytes", "args_hash", "result_hash", "prev", "hash"}
+	"approval", "approver", "requester", "ticket", "cache_hit", "duration_ns", "result_bytes", "args_hash", "result_hash", "prev", "hash", "credential"}
 
 // SelectAll selects every column of the ledger table; add a WHERE.
 var SelectAll = "SELECT " + strings.Join(Columns, ", ") + " FROM ledger"
@@ -25,7 +25,7 @@ func Values(r *ledger.Record) []any {
 	}
 	return []any{r.Seq, r.Time.UnixNano(), r.CallID, r.RunID, r.Tool, r.Source, r.Integration, r.Subject,
 		args, r.Outcome, r.Message, r.Approval, r.Approver, r.Requester, r.Ticket, r.CacheHit, int64(r.Duration), int64(r.ResultBytes),
-		r.ArgsHash, r.ResultHash, r.Prev, r.Hash}
+		r.ArgsHash, r.ResultHash, r.Prev, r.Hash, r.Credential}
 }
 
 // Scan reads a row of Columns.
@@ -35,7 +35,7 @@ func Scan(row interface{ Scan(...any) error }) (ledger.Record, error) {
 	var args []byte
 	err := row.Scan(&r.Seq, &t, &r.CallID, &r.RunID, &r.Tool, &r.Source, &r.Integration, &r.Subject, &args,
 		&r.Outcome, &r.Message, &r.Approval, &r.Approver, &r.Requester, &r.Ticket, &r.CacheHit, &d, &n,
-		&r.ArgsHash, &r.ResultHash, &r.Prev, &r.Hash)
+		&r.ArgsHash, &r.ResultHash, &r.Prev, &r.Hash, &r.Credential)
 	r.Time = time.Unix(0, t).UTC()
 	r.Duration = time.Duration(d)
 	r.ResultBytes = int(n)

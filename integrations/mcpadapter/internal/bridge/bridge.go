@@ -35,6 +35,9 @@ type Server interface {
 	Name() string
 	// Trusted reports whether its annotations apply as policy.
 	Trusted() bool
+	// Credential is what the caller's calls reach the server with
+	// (adapter.Source.Credential).
+	Credential() string
 	// LocalName is the name a tool or prompt remote of it is given.
 	LocalName(remote string) string
 	// Connected reports whether it has a session now.

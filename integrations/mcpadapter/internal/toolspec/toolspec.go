@@ -33,6 +33,8 @@ type Config struct {
 	CallTimeout time.Duration
 	// Strict compiles the schemas now rather than on the first call.
 	Strict bool
+	// Credential is the spec's Source.Credential.
+	Credential string
 }
 
 // New converts a remote tool into a spec named local, its schemas decoded
@@ -75,7 +77,7 @@ func New(t *mcp.Tool, wire defhash.Schemas, local string, cfg Config, handler ad
 		Annotations:  policy,
 		Targets:      slices.Clone(cfg.Targets),
 		Tags:         slices.Clone(cfg.Tags),
-		Source:       adapter.Source{Server: cfg.Server, RemoteName: t.Name, Trusted: cfg.Trust, Hints: hints},
+		Source:       adapter.Source{Server: cfg.Server, RemoteName: t.Name, Trusted: cfg.Trust, Hints: hints, Credential: cfg.Credential},
 		Meta:         t.Meta,
 		// The forwarding handler waits on the go-sdk client, which stops
 		// when ctx ends: run it without a goroutine hand-off.
