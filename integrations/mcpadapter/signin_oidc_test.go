@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -322,11 +323,18 @@ func TestSignInOIDCProvider(t *testing.T) {
 		t.Errorf("alice's slot after the failed sign-ins: %q", s)
 	}
 
-	// A start link opened in a second browser, after the first.
+	// A start link opened in a second browser, after the first. The start
+	// page asks for consent naming the authorization server and the
+	// gateway's client (registered dynamically here) that will act for
+	// the user.
 	other := testpeers.NewBrowser(t)
 	other.NoRedirects()
 	start = begin("carol")
 	st, _ = url.Parse(start.URL)
+	if status, body, _ := other.Do(http.MethodGet, start.URL, nil); status != http.StatusOK ||
+		!strings.Contains(body, html.EscapeString(issuer)) || !regexp.MustCompile(`client &#34;[^&]{8,}&#34; act for you`).MatchString(body) {
+		t.Errorf("the start page does not name the authorization server and the client: %d %.600s", status, body)
+	}
 	if status, _, _ := other.Do(http.MethodPost, gw.URL+"/oauth/start", url.Values{"state": {st.Query().Get("state")}}); status != http.StatusSeeOther {
 		t.Errorf("confirming the start page: %d", status)
 	}
