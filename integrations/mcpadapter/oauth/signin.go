@@ -554,7 +554,7 @@ func (s *SignIns) startPage(w http.ResponseWriter, r *http.Request) {
 	writePage(w, http.StatusOK, page{Title: "Connect your account",
 		Message: fmt.Sprintf("Connect your account at %q for the gateway user %q? You will sign in at %s, which lets the gateway's client %q act for you at %q. Continue only if you are %q and you asked for this.",
 			p.Server, p.Subject, p.Issuer, outbound.Truncate(p.ClientID, 200), p.Server, p.Subject),
-		Form:    s.path() + "/start", State: p.State})
+		Form: s.path() + "/start", State: p.State})
 }
 
 func (s *SignIns) confirm(w http.ResponseWriter, r *http.Request) {
