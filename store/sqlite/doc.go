@@ -67,7 +67,8 @@
 //
 //	ledger        one row per record, seq (the chain position) as key;
 //	              indexed by (run_id, seq), (tool, seq), (subject, seq), time,
-//	              and (ticket, seq) where there is a ticket (version 4)
+//	              and (ticket, seq) where there is a ticket (version 4); its
+//	              credential column is version 11
 //	ledger_chain  one row: the chain's head and its anchor (where it starts
 //	              after retention dropped older records)
 //	tickets       approval tickets (with the arguments an approver edited,
