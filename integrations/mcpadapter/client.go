@@ -324,8 +324,7 @@ func (c *conn) setDown(err error) {
 	c.mu.Unlock()
 }
 
-// reconnect dials a new session (whatever the reconnect options say) and
-// re-lists.
+// reconnect dials a new session (whatever the reconnect options say) and re-lists.
 func (c *conn) reconnect(ctx context.Context) error {
 	c.dialMu.Lock()
 	dctx, cancel := context.WithTimeout(ctx, c.m.connectTimeout(&c.cfg))

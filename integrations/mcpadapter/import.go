@@ -310,8 +310,7 @@ func LocalName(server, remote string, prefix bool) string {
 	return localName(server, remote, prefix)
 }
 
-// localName returns the registry name of a remote tool: see
-// toolspec.LocalName.
+// localName returns the registry name of a remote tool: see toolspec.LocalName.
 func localName(server, remote string, prefix bool) string {
 	return toolspec.LocalName(server, remote, prefix)
 }

@@ -80,8 +80,10 @@ func (c *conn) call(ctx context.Context, imp *imported, args json.RawMessage) (*
 	for unsent := 0; ; {
 		w := &transport.Watch{}
 		s, err := c.callSession(ctx)
-		if err != nil {
+		if ir := (*InputRequired)(nil); err != nil && !errors.As(err, &ir) { // (ir: a 2026-07-28 caller asked to sign in)
 			return nil, c.failure(ctx, imp, err)
+		} else if err != nil {
+			return nil, err
 		}
 		callerCapabilities(ctx, s, params)
 		var res *mcp.CallToolResult

@@ -508,3 +508,109 @@ func TestSignInAcrossReplicas(t *testing.T) {
 		t.Errorf("alice's call on A, signed in through B: %v %q", res.IsError, got)
 	}
 }
+
+// TestSignInStateless is the per-user sign-in for callers of MCP
+// 2026-07-28 on the stateless endpoint, which has no session a request can
+// be sent on: alice's first call answers with an input-required result
+// asking a URL elicitation of her start page; go-sdk's client puts it to
+// her handler (her browser signs in) and calls again with her answer; the
+// retry waits for the sign-in and runs as alice. A client that declines
+// gets the sign-in error with the link; a client without URL elicitation
+// gets it at once; bob cannot replay alice's requestState (the export
+// binds it to her), and the retry of a forged start link begins nothing.
+func TestSignInStateless(t *testing.T) {
+	ctx := context.Background()
+	resource, setIssuer := signInUpstream(t)
+	issuer, verify := signInAS(t, resource)
+	setIssuer(issuer, verify)
+	gwMux := http.NewServeMux()
+	gw := httptest.NewServer(gwMux)
+	t.Cleanup(gw.Close)
+	signIns := &oauth.SignIns{BaseURL: gw.URL}
+	gwMux.Handle("/oauth/", signIns)
+	callbackPrefix := gw.URL + "/oauth/callback"
+	store := new(token.MemoryStore)
+	store.PutToken(ctx, token.Key{Server: "up", Resource: resource}, &token.Token{AccessToken: "up-svc", TokenType: "Bearer", Expiry: time.Now().Add(time.Hour)})
+
+	reg := registry.New()
+	exec := adapter.NewExecutor(reg, nil)
+	defer exec.Close()
+	m := mcpadapter.NewManager(reg, &mcpadapter.ManagerOptions{Executor: exec, ConnectTimeout: 10 * time.Second, CallTimeout: time.Minute})
+	defer m.Close()
+	if err := m.Connect(ctx, mcpadapter.Upstream{Name: "up", URL: resource, OAuth: &oauth.Config{PerCaller: true, Tokens: store, SignIn: signIns, ClientName: "gateway-test"}}); err != nil {
+		t.Fatal(err)
+	}
+	srv := exServeHTTP(t, newExporter(t, reg, exec, nil), &mcpadapter.HTTPOptions{Stateless: true, Auth: &mcpadapter.AuthOptions{Verifier: exVerifier}})
+	urlCaps := &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{URL: &mcp.URLElicitationCapabilities{}}}
+	whoami := func(cs *mcp.ClientSession) (*mcp.CallToolResult, string) {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}})
+		if err != nil {
+			t.Fatalf("CallTool: %v", err)
+		}
+		if len(res.Content) == 0 {
+			return res, ""
+		}
+		return res, res.Content[0].(*mcp.TextContent).Text
+	}
+	linkRE := regexp.MustCompile(`https?://\S+/oauth/start\?state=[A-Za-z0-9%_-]+`)
+
+	// A client that declines the question gets the link in the error.
+	declined := connectStateless(t, srv.URL, &mcp.ClientOptions{Capabilities: urlCaps,
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}}, bearerClient("alice"))
+	if res, text := whoami(declined); !res.IsError || !strings.HasPrefix(linkRE.FindString(text), gw.URL+"/oauth/start?") {
+		t.Errorf("a declined sign-in: %v %q, want the sign-in error with the link", res.IsError, text)
+	}
+	// A client without URL elicitation gets the link at once.
+	plain := connectStateless(t, srv.URL, nil, bearerClient("alice"))
+	if res, text := whoami(plain); !res.IsError || linkRE.FindString(text) == "" {
+		t.Errorf("a client without URL elicitation: %v %q", res.IsError, text)
+	}
+
+	// Bob replays the question alice was sent, with her requestState.
+	raw := connectStateless(t, srv.URL, &mcp.ClientOptions{Capabilities: urlCaps, MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}}, bearerClient("alice"))
+	first, _ := whoami(raw)
+	if !first.NeedsInput() || first.RequestState == "" {
+		t.Fatalf("alice's first call: %+v, want an input-required result", first)
+	}
+	q, ok := first.InputRequests["agentadapter/signin"].(*mcp.ElicitParams)
+	if !ok || q.Mode != "url" || !strings.HasPrefix(q.URL, gw.URL+"/oauth/start?") {
+		t.Fatalf("the question: %#v, want a URL elicitation of the start page", first.InputRequests)
+	}
+	bob := connectStateless(t, srv.URL, &mcp.ClientOptions{Capabilities: urlCaps, MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}}, bearerClient("bob"))
+	res, err := bob.CallTool(ctx, &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}, RequestState: first.RequestState,
+		InputResponses: mcp.InputResponseMap{"agentadapter/signin": &mcp.ElicitResult{Action: "accept"}}})
+	if err == nil && !res.IsError && !res.NeedsInput() {
+		t.Errorf("bob with alice's requestState: %+v", res)
+	}
+
+	// Alice's own client, with go-sdk's multi-round handling: her browser
+	// signs in while the retry waits.
+	done := make(chan string, 1)
+	alice := connectStateless(t, srv.URL, &mcp.ClientOptions{Capabilities: urlCaps,
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			if req.Params.Mode != "url" || !strings.HasPrefix(req.Params.URL, gw.URL+"/oauth/start?") {
+				t.Errorf("elicitation %+v, want the start page", req.Params)
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			}
+			go func() {
+				_, body, _ := testpeers.NewBrowser(t).SignIn(req.Params.URL, "alice", callbackPrefix, false)
+				done <- body
+			}()
+			return &mcp.ElicitResult{Action: "accept"}, nil
+		}}, bearerClient("alice"))
+	if res, text := whoami(alice); res.IsError || text != "upstream user alice" {
+		t.Fatalf("alice's call: %v %q, want it to go on after her sign-in", res.IsError, text)
+	}
+	if body := <-done; !strings.Contains(body, "is connected") {
+		t.Errorf("alice's callback page: %.300s", body)
+	}
+	if res, text := whoami(plain); res.IsError || text != "upstream user alice" {
+		t.Errorf("alice's next call, another client: %v %q", res.IsError, text)
+	}
+	if res, text := whoami(connectStateless(t, srv.URL, nil, bearerClient("bob"))); !res.IsError || strings.Contains(text, "upstream user") {
+		t.Errorf("bob after alice's sign-in: %v %q", res.IsError, text)
+	}
+}

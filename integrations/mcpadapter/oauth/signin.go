@@ -375,6 +375,26 @@ func (h *Handler) BeginSignIn(ctx context.Context, subject, binding string) (*Si
 	return &SignInStart{URL: s.startURL(state), ID: signInID(state), state: state}, nil
 }
 
+// ResumeSignIn returns the sign-in whose start page is startURL (the
+// [SignInStart.URL] of a sign-in this handler's SignIn began), for
+// [Handler.WaitSignIn] in a later request than the one that began it: a
+// caller of MCP 2026-07-28 asked to sign in by an input-required result
+// calls again with its answer. Whether the sign-in is still pending is
+// WaitSignIn's to find; a link that is not one of SignIn's start pages is
+// an error wrapping [ErrNoSignIn].
+func (h *Handler) ResumeSignIn(startURL string) (*SignInStart, error) {
+	s := h.cfg.SignIn
+	if s == nil {
+		return nil, errors.New("OAuth: ResumeSignIn needs SignIn")
+	}
+	rest, ok := strings.CutPrefix(startURL, strings.TrimRight(s.BaseURL, "/")+s.path()+"/start?")
+	q, err := url.ParseQuery(rest)
+	if state := q.Get("state"); ok && err == nil && state != "" && len(q) == 1 && len(q["state"]) == 1 {
+		return &SignInStart{URL: startURL, ID: signInID(state), state: state}, nil
+	}
+	return nil, fmt.Errorf("%w: not a start page of %s", ErrNoSignIn, outbound.Truncate(s.BaseURL, 200))
+}
+
 // signInID is the public identifier of the sign-in of state: a hash, so
 // that an elicitation id gives away nothing of the state.
 func signInID(state string) string {

@@ -1,18 +1,22 @@
 // Package signin asks the caller of a tool call to sign in to an
 // OAuth.PerCaller server it has no token for: a URL-mode elicitation
 // (MCP 2025-11-25) of the sign-in's start page when the caller's client
-// declared one, the call waiting for the sign-in and then going on;
-// otherwise the model-facing sign-in error, carrying the caller's own
-// link.
+// declared one, the call waiting for the sign-in and then going on; for a
+// caller of 2026-07-28 the same question in an input-required result,
+// the retry bringing the answer waiting for the sign-in; otherwise the
+// model-facing sign-in error, carrying the caller's own link.
 package signin
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/bridge"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/input"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/oauth"
 )
 
@@ -31,6 +35,18 @@ func Ask(ctx context.Context, req *mcp.CallToolRequest, base *oauth.Handler, sub
 	if !errors.As(err, &se) || subject == "" || se.Subject != subject {
 		return nil, err
 	}
+	multi := req != nil && req.Session != nil && req.Params != nil && input.MultiRound(req.Session)
+	if multi {
+		if start, ok := resumed(req, base); ok {
+			// The retry of a 2026-07-28 caller asked to sign in below.
+			withURL := *se
+			withURL.URL = start.URL
+			if ans, _ := req.Params.InputResponses[InputID].(*mcp.ElicitResult); ans == nil || ans.Action != "accept" {
+				return nil, &withURL
+			}
+			return wait(ctx, base, subject, start, se, &withURL)
+		}
+	}
 	binding := ""
 	if req != nil && req.Session != nil {
 		binding = req.Session.ID()
@@ -41,20 +57,58 @@ func Ask(ctx context.Context, req *mcp.CallToolRequest, base *oauth.Handler, sub
 	}
 	withURL := *se
 	withURL.URL = start.URL
+	q := &mcp.ElicitParams{Mode: "url", URL: start.URL, ElicitationID: start.ID,
+		Message: fmt.Sprintf("MCP server %q is reached with your own account: open this page to connect it, then the call goes on.", se.Server)}
+	if multi {
+		// No session to send a request on: the question goes in an
+		// input-required result, its state the start page (the caller's
+		// own link, which the export signs and binds to this caller, tool
+		// and arguments).
+		if caps := req.ClientCapabilities(); caps == nil || caps.Elicitation == nil || caps.Elicitation.URL == nil {
+			return nil, &withURL
+		}
+		return nil, bridge.RelayedInput(mcp.InputRequestMap{InputID: q}, statePrefix+start.URL)
+	}
 	if !canElicitURL(req) {
 		return nil, &withURL
 	}
-	res, eerr := req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: "url", URL: start.URL, ElicitationID: start.ID,
-		Message: fmt.Sprintf("MCP server %q is reached with your own account: open this page to connect it, then the call goes on.", se.Server)})
+	res, eerr := req.Session.Elicit(ctx, q)
 	if eerr != nil || res == nil || res.Action != "accept" {
 		return nil, &withURL
 	}
-	if werr := base.WaitSignIn(ctx, subject, start); errors.Is(werr, oauth.ErrSignInFailed) {
-		return nil, se // the link is used now
-	} else if werr != nil {
-		return nil, &withURL // the call's time is up; the link still works
+	h, werr := wait(ctx, base, subject, start, se, &withURL)
+	if werr == nil {
+		_ = req.Session.NotifyElicitationComplete(ctx, &mcp.ElicitationCompleteParams{ElicitationID: start.ID})
 	}
-	_ = req.Session.NotifyElicitationComplete(ctx, &mcp.ElicitationCompleteParams{ElicitationID: start.ID})
+	return h, werr
+}
+
+// InputID is the id of the sign-in question in an input-required result.
+const InputID = bridge.ReservedInputPrefix + "signin"
+
+// statePrefix opens the state of an input-required sign-in question.
+const statePrefix = "aa-signin/1."
+
+// resumed returns the sign-in a 2026-07-28 caller's retry answers (its
+// state, verified by the export, names the start page), if it is one.
+func resumed(req *mcp.CallToolRequest, base *oauth.Handler) (*oauth.SignInStart, bool) {
+	link, ok := strings.CutPrefix(req.Params.RequestState, statePrefix)
+	if !ok {
+		return nil, false
+	}
+	start, err := base.ResumeSignIn(link)
+	return start, err == nil
+}
+
+// wait waits for the sign-in of start and returns the caller's handler;
+// se when it failed (the link is used), withURL when the call's time ran
+// out (the link still works).
+func wait(ctx context.Context, base *oauth.Handler, subject string, start *oauth.SignInStart, se, withURL *oauth.SignInError) (*oauth.Handler, error) {
+	if werr := base.WaitSignIn(ctx, subject, start); errors.Is(werr, oauth.ErrSignInFailed) {
+		return nil, se
+	} else if werr != nil {
+		return nil, withURL
+	}
 	return base.ForCaller(ctx, subject)
 }
 
