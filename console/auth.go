@@ -14,7 +14,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
+
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 )
 
 // cookieName names the session cookie. The __Host- prefix (over TLS)
@@ -34,6 +37,9 @@ type Operator struct {
 	csrf string
 	// session is the id of the cookie session, if any.
 	session string
+	// user is set for a user of Options.Users, who sees only the
+	// Connections page.
+	user bool
 }
 
 // Credential is the SHA-256 of the token an operator signed in with: what
@@ -48,9 +54,9 @@ func OperatorFromContext(ctx context.Context) *Operator {
 
 // openSession stores a new session and returns its cookie value, or ""
 // when the store refused it.
-func (c *Console) openSession(ctx context.Context, operator string, cred Credential, expires time.Time) string {
+func (c *Console) openSession(ctx context.Context, operator string, user bool, cred Credential, expires time.Time) string {
 	id := randomToken()
-	s := Session{Operator: operator, CSRF: randomToken(), Expires: expires}
+	s := Session{Operator: operator, CSRF: randomToken(), Expires: expires, User: user}
 	if c.opts.Auth != nil {
 		s.Credential = hex.EncodeToString(cred[:])
 	}
@@ -79,7 +85,7 @@ func (c *Console) session(ctx context.Context, id string) *Operator {
 		}
 		return nil
 	}
-	return &Operator{Name: s.Operator, csrf: s.CSRF, session: id}
+	return &Operator{Name: s.Operator, csrf: s.CSRF, session: id, user: s.User}
 }
 
 // current reports whether a session's credential is still one this
@@ -96,6 +102,9 @@ func (c *Console) current(ctx context.Context, s Session) bool {
 	b, err := hex.DecodeString(s.Credential)
 	if err != nil || len(b) != len(Credential{}) {
 		return false
+	}
+	if s.User {
+		return c.opts.Users != nil // until its token's expiry, the session's
 	}
 	if err := c.opts.Revalidate(ctx, s.Operator, Credential(b)); err != nil {
 		c.logger.Info("console: a login session ended: its credential is no longer an operator's", "operator", s.Operator, "err", err)
@@ -117,19 +126,29 @@ var errUnauthorized = errors.New("the token was not accepted")
 // verify checks a bearer token the way the gateway does, throttled per
 // client address: too many wrong tokens from one address fail with a
 // *throttledError before the verifier is asked.
-func (c *Console) verify(r *http.Request, token string) (name string, expires time.Time, err error) {
+func (c *Console) verify(r *http.Request, token string) (name string, user bool, expires time.Time, err error) {
 	addr := c.clientAddr(r)
 	if wait := c.throttle.wait(addr, c.now()); wait > 0 {
-		return "", time.Time{}, &throttledError{wait}
+		return "", false, time.Time{}, &throttledError{wait}
 	}
 	a := c.opts.Auth
 	info, err := a.Verifier(r.Context(), token, r)
+	if (err != nil || info == nil) && c.opts.Users != nil {
+		a, user = c.opts.Users, true
+		info, err = a.Verifier(r.Context(), token, r)
+	}
 	if err != nil || info == nil {
 		c.throttle.failed(addr, c.now())
-		return "", time.Time{}, errUnauthorized
+		return "", false, time.Time{}, errUnauthorized
 	}
 	c.throttle.succeeded(addr)
-	now := c.now()
+	name, expires, err = checkToken(a, info, c.now())
+	return name, user, expires, err
+}
+
+// checkToken checks what a's verifier said of a token at now: expiry,
+// scopes and a user id.
+func checkToken(a *export.AuthOptions, info *auth.TokenInfo, now time.Time) (string, time.Time, error) {
 	if info.Expiration.IsZero() {
 		if !a.AllowMissingExpiration {
 			return "", time.Time{}, errors.New("the token has no expiry")
@@ -195,6 +214,15 @@ func (c *Console) operator(next http.HandlerFunc) http.HandlerFunc {
 			http.Error(w, "console: sign in first", http.StatusUnauthorized)
 			return
 		}
+		if op.user && r.URL.Path != "/connections" && r.URL.Path != "/logout" {
+			// A user of Options.Users: their connections, nothing else.
+			if r.Method == http.MethodGet && r.URL.Path != "/events" && r.URL.Path != "/pending" && r.URL.Path != "/export" {
+				seeOther(w, "connections")
+				return
+			}
+			http.Error(w, "console: this page is for operators; users see only their connections", http.StatusForbidden)
+			return
+		}
 		next(w, r.WithContext(context.WithValue(r.Context(), operatorKey{}, op)))
 	}
 }
@@ -208,11 +236,11 @@ func (c *Console) authenticate(r *http.Request) (*Operator, error) {
 			if !ok {
 				return nil, errors.New("only bearer tokens are accepted")
 			}
-			name, _, err := c.verify(r, strings.TrimSpace(tok))
+			name, user, _, err := c.verify(r, strings.TrimSpace(tok))
 			if err != nil {
 				return nil, err
 			}
-			return &Operator{Name: name}, nil
+			return &Operator{Name: name, user: user}, nil
 		}
 		if ck, err := r.Cookie(cookieName); err == nil {
 			if op := c.session(r.Context(), ck.Value); op != nil {
@@ -245,12 +273,13 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var name string
+	var user bool
 	var cred Credential
 	expires := c.now().Add(c.opts.SessionTTL)
 	switch {
 	case c.opts.Auth != nil:
 		tok := strings.TrimSpace(r.PostForm.Get("token"))
-		n, exp, err := c.verify(r, tok)
+		n, u, exp, err := c.verify(r, tok)
 		if te := (*throttledError)(nil); errors.As(err, &te) {
 			w.Header().Set("Retry-After", te.retryAfter())
 			c.render(w, r, http.StatusTooManyRequests, "login", &page{Title: "Sign in", Login: true, Error: "Sign-in refused: " + err.Error() + "."})
@@ -260,7 +289,7 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 			c.render(w, r, http.StatusUnauthorized, "login", &page{Title: "Sign in", Login: true, Error: "Sign-in failed: " + err.Error() + "."})
 			return
 		}
-		name, cred = n, sha256.Sum256([]byte(tok))
+		name, user, cred = n, u, sha256.Sum256([]byte(tok))
 		if !exp.IsZero() && exp.Before(expires) {
 			expires = exp
 		}
@@ -270,7 +299,7 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "console: anonymous access is allowed only from this machine", http.StatusUnauthorized)
 		return
 	}
-	id := c.openSession(r.Context(), name, cred, expires)
+	id := c.openSession(r.Context(), name, user, cred, expires)
 	if id == "" {
 		c.render(w, r, http.StatusServiceUnavailable, "login", &page{Title: "Sign in", Login: true, Anonymous: c.opts.Auth == nil, Error: "Sign-in failed: the session could not be stored; see the server log."})
 		return
@@ -279,7 +308,7 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		Name: cookieName, Value: id, Path: "/", Expires: expires,
 		HttpOnly: true, Secure: c.overTLS(r), SameSite: http.SameSiteStrictMode,
 	})
-	seeOther(w, "approvals")
+	seeOther(w, map[bool]string{false: "approvals", true: "connections"}[user])
 }
 
 func (c *Console) logout(w http.ResponseWriter, r *http.Request) {

@@ -94,6 +94,13 @@ type Options struct {
 	// login form, which opens a cookie session. The token's UserID is the
 	// operator's identity in the ledger.
 	Auth *export.AuthOptions
+	// Users, if set with Auth, also signs in the people its verifier
+	// accepts (the gateway's MCP callers: the login form or a bearer
+	// header, after the operators' Auth) as users: a user reaches only the
+	// Connections page, their own connections, and nothing an operator
+	// decides or reads. A user's session lasts until their token expires
+	// (or SessionTTL), as the token itself would.
+	Users *export.AuthOptions
 	// AllowAnonymousLocal, with Auth nil, serves operators without a token,
 	// but only on connections made to and from a loopback address; the
 	// operator is then recorded as AnonymousOperator. Without Auth and
@@ -213,6 +220,8 @@ func New(opts *Options) (*Console, error) {
 		return nil, errors.Join(ErrConfig, errors.New("console: set Auth, or AllowAnonymousLocal to serve loopback connections without a token"))
 	case c.opts.Auth != nil && c.opts.Auth.Verifier == nil:
 		return nil, errors.Join(ErrConfig, errors.New("console: Auth.Verifier is nil"))
+	case c.opts.Users != nil && (c.opts.Auth == nil || c.opts.Users.Verifier == nil):
+		return nil, errors.Join(ErrConfig, errors.New("console: Users needs Auth and a Users.Verifier"))
 	case c.opts.Auth != nil && c.opts.Revalidate == nil:
 		return nil, errors.Join(ErrConfig, errors.New("console: Auth without Revalidate: a login session would outlive its operator's credential"))
 	case (c.opts.Approvals != nil || c.opts.Servers != nil) && c.opts.Ledger == nil:

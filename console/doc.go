@@ -89,6 +89,10 @@
 // cross-origin requests are refused (http.CrossOriginProtection). Pages are
 // served with a strict Content-Security-Policy: the only script is the
 // console's own file, nothing inline. Tokens never travel in URLs. Every
+// [Options.Users] signs the program's own users in too (after the
+// operators' Auth, with the same throttle), to the Connections page only:
+// every other page sends them there and every other action is refused
+// with 403. Every
 // decision (approve, edit, deny, accept or keep a pin) is written to
 // [Options.Ledger] with the operator as Approver, and New refuses a
 // configuration without one.

@@ -23,6 +23,8 @@ type Session struct {
 	// with (empty for an anonymous session): every request asks
 	// Options.Revalidate whether it is still an operator's.
 	Credential string `json:"credential,omitempty"`
+	// User marks a session of Options.Users: the Connections page only.
+	User bool `json:"user,omitempty"`
 }
 
 // A SessionStore keeps login sessions. Keys are the SHA-256 of a session's

@@ -169,7 +169,8 @@ func (m *consoleMount) build(cfg *config.Config) (*console.Console, error) {
 		Why:                 func(t *approval.Ticket) string { return m.gw.WhyHeld(t.Tool, t.Args) },
 		Logger:              m.log,
 	}
-	if si := m.gw.SignIns(); si != nil {
+	si := m.gw.SignIns()
+	if si != nil {
 		opts.Connections = si // each console user's own sign-ins (#27)
 	}
 	if len(cc.Operators) > 0 {
@@ -193,6 +194,11 @@ func (m *consoleMount) build(cfg *config.Config) (*console.Console, error) {
 				}
 			}
 			return errors.New("the operator or its token is no longer configured")
+		}
+		if si != nil {
+			// The gateway's callers sign in with their MCP token to see
+			// and disconnect their own connections, and nothing else.
+			opts.Users = &export.AuthOptions{Verifier: m.gw.VerifyClient}
 		}
 	}
 	return console.New(opts)

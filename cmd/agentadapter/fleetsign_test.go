@@ -10,6 +10,7 @@ import (
 	"encoding/pem"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -181,6 +182,7 @@ func TestFleetSignIn(t *testing.T) {
 	}
 	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"up": {"type": "http", "url": %q}},
   "agentadapter": {"store": %q, "policy": {"approval": {"default": "never"}}, "signIn": {"baseUrl": %q},
+    "console": {"operators": [{"subject": "ops", "token": "ops-token-5f2c9a1e7b3d8f4a6c0e9d"}]},
     "auth": {"jwt": {"publicKeyFile": "idp.pem", "issuer": %q, "audience": %q}},
     "servers": {"up": {"trust": "trusted", "oauth": {"perCaller": true, "issuer": %q, "clientId": "gw-signin",
       "clientSecret": "gw-signin-secret", "scopes": ["mcp"], "noOfflineAccess": true}}}}}`,
@@ -314,11 +316,59 @@ func TestFleetSignIn(t *testing.T) {
 	if n < 8 {
 		t.Errorf("%d whoami records in the shared ledger, want at least 8", n)
 	}
-	// The store holds each user's token sealed, in its own row.
-	for _, who := range []string{"alice", "bob"} {
-		tok, err := db.Tokens().Token(context.Background(), token.Key{Server: "up", Subject: who, Issuer: p.issuer, Resource: up.url})
-		if err != nil || tok == nil {
-			t.Errorf("%s's row: %v", who, err)
+	// Alice signs in to the console (replica A) with her MCP token: she
+	// sees her connection and nothing an operator sees or decides.
+	login, _ := a.do(t, frontReq{method: "POST", path: "/console/login", form: url.Values{"token": {aliceIn}}})
+	if login.StatusCode != http.StatusSeeOther || login.Header.Get("Location") != "connections" {
+		t.Fatalf("alice's console sign-in: %d %q", login.StatusCode, login.Header.Get("Location"))
+	}
+	aliceCookie := sessionCookie(t, login)
+	res, page := a.do(t, frontReq{method: "GET", path: "/console/connections", cookie: aliceCookie})
+	csrf := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page)
+	if res.StatusCode != http.StatusOK || !strings.Contains(page, "<code>up</code>") || csrf == nil {
+		t.Fatalf("alice's connections page: %d\n%.2000s", res.StatusCode, page)
+	}
+	for _, path := range []string{"/console/approvals", "/console/ledger", "/console/servers", "/console/quarantine", "/console/edit"} {
+		if res, _ := b.do(t, frontReq{method: "GET", path: path, cookie: aliceCookie}); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "connections" {
+			t.Errorf("alice (a user) at %s: %d %q, want sent to her connections", path, res.StatusCode, res.Header.Get("Location"))
 		}
+	}
+	for _, path := range []string{"/console/decide", "/console/standing", "/console/edit", "/console/servers", "/console/quarantine"} {
+		if res, _ := a.do(t, frontReq{method: "POST", path: path, cookie: aliceCookie, form: url.Values{"csrf": {csrf[1]}}}); res.StatusCode != http.StatusForbidden {
+			t.Errorf("alice (a user) posting %s: %d, want 403", path, res.StatusCode)
+		}
+	}
+	for _, path := range []string{"/console/export", "/console/pending"} {
+		if res, _ := a.do(t, frontReq{method: "GET", path: path, header: map[string]string{"Authorization": "Bearer " + aliceIn}}); res.StatusCode != http.StatusForbidden {
+			t.Errorf("alice's bearer token at %s: %d, want 403", path, res.StatusCode)
+		}
+	}
+	// The operator still reaches the approvals.
+	if res, _ := a.do(t, frontReq{method: "GET", path: "/console/approvals", header: map[string]string{"Authorization": "Bearer ops-token-5f2c9a1e7b3d8f4a6c0e9d"}}); res.StatusCode != http.StatusOK {
+		t.Errorf("the operator's approvals: %d", res.StatusCode)
+	}
+	// She disconnects on replica B (her session is shared): her calls stop
+	// on both replicas; bob's go on.
+	if res, body := b.do(t, frontReq{method: "POST", path: "/console/connections", cookie: aliceCookie, form: url.Values{"csrf": {csrf[1]}, "server": {"up"}}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("alice's disconnect: %d %.300s", res.StatusCode, body)
+	}
+	for name, s := range map[string]*served{"A": a, "B": b} {
+		if got, isErr := whoami(s, aliceIn); !isErr || strings.Contains(got, "upstream user") {
+			t.Errorf("alice on %s after disconnecting: %q", name, got)
+		}
+		if got, isErr := whoami(s, bobIn); isErr || got != "upstream user bob" {
+			t.Errorf("bob on %s after alice disconnected: %q", name, got)
+		}
+	}
+	if _, page := a.do(t, frontReq{method: "GET", path: "/console/connections", header: map[string]string{"Authorization": "Bearer " + bobIn}}); !strings.Contains(page, "<code>up</code>") {
+		t.Errorf("bob's connections page:\n%.1000s", page)
+	}
+
+	// The store holds each user's token sealed, in its own row.
+	if tok, err := db.Tokens().Token(context.Background(), token.Key{Server: "up", Subject: "bob", Issuer: p.issuer, Resource: up.url}); err != nil || tok == nil {
+		t.Errorf("bob's row: %v", err)
+	}
+	if _, err := db.Tokens().Token(context.Background(), token.Key{Server: "up", Subject: "alice", Issuer: p.issuer, Resource: up.url}); err == nil {
+		t.Error("alice's row after her disconnect")
 	}
 }

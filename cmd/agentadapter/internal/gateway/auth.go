@@ -73,6 +73,13 @@ func (a *authState) required() bool { return a.tokens != nil || a.jwt != nil }
 
 // verifyClient checks an MCP client's bearer token against the
 // configuration in force.
+// VerifyClient verifies an MCP caller's token as the gateway's inbound
+// auth in force does (agentadapter.auth): the console signs users in
+// with it.
+func (g *Gateway) VerifyClient(ctx context.Context, token string, req *http.Request) (*auth.TokenInfo, error) {
+	return g.verifyClient(ctx, token, req)
+}
+
 func (g *Gateway) verifyClient(ctx context.Context, token string, req *http.Request) (*auth.TokenInfo, error) {
 	a := g.live.Load().auth
 	if t, ok := a.tokens[sha256.Sum256([]byte(token))]; ok {
