@@ -19,6 +19,7 @@ type page struct {
 	Operator, CSRF   string
 	Notice, Error    string
 	Login, Anonymous bool
+	User             bool // a user of Options.Users: no operator pages in the nav
 	Tickets          []ticketView
 	Standing         []standingView
 	ApprovalsOff     bool
@@ -36,7 +37,7 @@ type page struct {
 func (c *Console) newPage(r *http.Request, nav, title string) *page {
 	p := &page{Nav: nav, Title: title}
 	if op := OperatorFromContext(r.Context()); op != nil {
-		p.Operator, p.CSRF = op.Name, op.csrf
+		p.Operator, p.CSRF, p.User = op.Name, op.csrf, op.user
 	}
 	return p
 }

@@ -325,8 +325,8 @@ func TestFleetSignIn(t *testing.T) {
 	aliceCookie := sessionCookie(t, login)
 	res, page := a.do(t, frontReq{method: "GET", path: "/console/connections", cookie: aliceCookie})
 	csrf := regexp.MustCompile(`name="csrf" value="([^"]+)"`).FindStringSubmatch(page)
-	if res.StatusCode != http.StatusOK || !strings.Contains(page, "<code>up</code>") || csrf == nil {
-		t.Fatalf("alice's connections page: %d\n%.2000s", res.StatusCode, page)
+	if res.StatusCode != http.StatusOK || !strings.Contains(page, "<code>up</code>") || csrf == nil || strings.Contains(page, `href="approvals"`) {
+		t.Fatalf("alice's connections page (no link to the operators' pages): %d\n%.2000s", res.StatusCode, page)
 	}
 	for _, path := range []string{"/console/approvals", "/console/ledger", "/console/servers", "/console/quarantine", "/console/edit"} {
 		if res, _ := b.do(t, frontReq{method: "GET", path: path, cookie: aliceCookie}); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "connections" {
