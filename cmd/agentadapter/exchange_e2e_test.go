@@ -68,6 +68,42 @@ func startProvider(t *testing.T, key *ecdsa.PrivateKey, conf map[string]any) *ex
 	return p
 }
 
+// startIdP starts the upstream and its provider (conf, with "upstream"
+// set to the upstream's URL), both on one new ES256 key, and writes the
+// provider's public key to dir/idp.pem for auth.jwt's publicKeyFile.
+func startIdP(t *testing.T, dir string, conf map[string]any) (*exchangeUpstream, *exchangeProvider, *ecdsa.PrivateKey) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := startExchangeUpstream(t, key)
+	conf["upstream"] = up.url
+	p := startProvider(t, key, conf)
+	up.issuer.Store(&p.issuer)
+	der, _ := x509.MarshalPKIXPublicKey(&key.PublicKey)
+	if err := os.WriteFile(filepath.Join(dir, "idp.pem"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return up, p, key
+}
+
+// whoami calls the upstream's whoami through the gateway at base as the
+// caller of inbound, in a new session, and returns its text and IsError.
+func whoami(t *testing.T, base, inbound string) (string, bool) {
+	t.Helper()
+	cs, err := connectBearer(t, base+"/mcp", inbound)
+	if err != nil {
+		t.Fatalf("connecting: %v", err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatalf("CallTool: %v", err)
+	}
+	return text(res), res.IsError
+}
+
 // mint is the test-only shortcut for a user's sign-in: a gateway token
 // for account, from the provider's urn:agentadapter:test:mint grant.
 func (p *exchangeProvider) mint(t *testing.T, account string) string {
@@ -192,19 +228,8 @@ func connectBearer(t *testing.T, endpoint, token string) (*mcp.ClientSession, er
 // (the exchanged tokens live 4s, cached 2s: half, the skew's cap); the
 // refusal's text is bounded and names no token.
 func TestServeTokenExchange(t *testing.T) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	up := startExchangeUpstream(t, key)
-	p := startExchangeProvider(t, key, up.url, 4)
-	up.issuer.Store(&p.issuer)
-
 	dir := t.TempDir()
-	der, _ := x509.MarshalPKIXPublicKey(&key.PublicKey)
-	if err := os.WriteFile(filepath.Join(dir, "idp.pem"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	up, p, _ := startIdP(t, dir, map[string]any{"upstreamTTL": 4})
 	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"up": {"type": "http", "url": %q}},
   "agentadapter": {"store": "sqlite:${STATE}/state.db", "policy": {"approval": {"default": "never"}},
     "auth": {"jwt": {"publicKeyFile": "idp.pem", "issuer": %q, "audience": %q}},

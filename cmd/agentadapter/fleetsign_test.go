@@ -3,11 +3,8 @@ package main
 import (
 	"context"
 	"crypto/ecdsa"
-	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/x509"
 	"encoding/base64"
-	"encoding/pem"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -19,7 +16,6 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentadapter/agentadapter/adapter/ledger"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
@@ -40,19 +36,8 @@ import (
 // clear.
 func TestFleetPerUserTokens(t *testing.T) {
 	pg := startPostgres(t)
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	up := startExchangeUpstream(t, key)
-	p := startExchangeProvider(t, key, up.url, 600)
-	up.issuer.Store(&p.issuer)
-
 	dir := t.TempDir()
-	der, _ := x509.MarshalPKIXPublicKey(&key.PublicKey)
-	if err := os.WriteFile(filepath.Join(dir, "idp.pem"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	up, p, key := startIdP(t, dir, map[string]any{"upstreamTTL": 600})
 	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"up": {"type": "http", "url": %q}},
   "agentadapter": {"store": %q, "policy": {"approval": {"default": "never"}},
     "auth": {"jwt": {"publicKeyFile": "idp.pem", "issuer": %q, "audience": %q}},
@@ -83,21 +68,8 @@ func TestFleetPerUserTokens(t *testing.T) {
 	b := startServe(t, dir, envOf(1), "--config", "gateway.json")
 
 	aliceIn, bobIn := p.mint(t, "alice"), p.mint(t, "bob")
-	whoami := func(base, inbound string) (string, bool) {
-		t.Helper()
-		cs, err := connectBearer(t, base+"/mcp", inbound)
-		if err != nil {
-			t.Fatalf("connecting: %v", err)
-		}
-		defer cs.Close()
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}})
-		if err != nil {
-			t.Fatalf("CallTool: %v", err)
-		}
-		return text(res), res.IsError
-	}
 	// No token yet: alice is told to sign in, on either replica.
-	if got, isErr := whoami(b.base, aliceIn); !isErr || !strings.Contains(strings.ToLower(got), "sign") {
+	if got, isErr := whoami(t, b.base, aliceIn); !isErr || !strings.Contains(strings.ToLower(got), "sign") {
 		t.Fatalf("alice on B before any token: %q, want the sign-in error", got)
 	}
 
@@ -109,10 +81,10 @@ func TestFleetPerUserTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, s := range map[string]*served{"A": a, "B": b} {
-		if got, isErr := whoami(s.base, aliceIn); isErr || got != "upstream user alice" {
+		if got, isErr := whoami(t, s.base, aliceIn); isErr || got != "upstream user alice" {
 			t.Errorf("alice on %s: %q\n%s", name, got, s.out.String())
 		}
-		if got, isErr := whoami(s.base, bobIn); !isErr || !strings.Contains(strings.ToLower(got), "sign") || strings.Contains(got, "upstream user") || strings.Contains(got, upTok) {
+		if got, isErr := whoami(t, s.base, bobIn); !isErr || !strings.Contains(strings.ToLower(got), "sign") || strings.Contains(got, "upstream user") || strings.Contains(got, upTok) {
 			t.Errorf("bob on %s: %q, want the sign-in error", name, got)
 		}
 	}
@@ -128,7 +100,7 @@ func TestFleetPerUserTokens(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, s := range map[string]*served{"A": a, "B": b} {
-		if got, isErr := whoami(s.base, aliceIn); !isErr || strings.Contains(got, "upstream user") {
+		if got, isErr := whoami(t, s.base, aliceIn); !isErr || strings.Contains(got, "upstream user") {
 			t.Errorf("alice on %s after her token was deleted: %q", name, got)
 		}
 	}
@@ -165,21 +137,10 @@ func upstreamToken(t *testing.T, key *ecdsa.PrivateKey, issuer, aud, sub string)
 // alice's callback, each refused with alice's sign-in and token intact.
 func TestFleetSignIn(t *testing.T) {
 	pg := startPostgres(t)
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	up := startExchangeUpstream(t, key)
 	lb := startBalancer(t, []string{"", ""}, false) // the replicas are set below
 	callback := lb.srv.URL + "/oauth/callback"
-	p := startProvider(t, key, map[string]any{"upstream": up.url, "upstreamTTL": 600, "signInRedirect": callback})
-	up.issuer.Store(&p.issuer)
-
 	dir := t.TempDir()
-	der, _ := x509.MarshalPKIXPublicKey(&key.PublicKey)
-	if err := os.WriteFile(filepath.Join(dir, "idp.pem"), pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	up, p, key := startIdP(t, dir, map[string]any{"upstreamTTL": 600, "signInRedirect": callback})
 	writeFile(t, dir, "gateway.json", fmt.Sprintf(`{"mcpServers": {"up": {"type": "http", "url": %q}},
   "agentadapter": {"store": %q, "policy": {"approval": {"default": "never"}}, "signIn": {"baseUrl": %q},
     "console": {"operators": [{"subject": "ops", "token": "ops-token-5f2c9a1e7b3d8f4a6c0e9d"}]},
@@ -213,22 +174,9 @@ func TestFleetSignIn(t *testing.T) {
 	a, b := replicas[0], replicas[1]
 
 	aliceIn, bobIn := p.mint(t, "alice"), p.mint(t, "bob")
-	whoami := func(s *served, inbound string) (string, bool) {
-		t.Helper()
-		cs, err := connectBearer(t, s.base+"/mcp", inbound)
-		if err != nil {
-			t.Fatalf("connecting: %v", err)
-		}
-		defer cs.Close()
-		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}})
-		if err != nil {
-			t.Fatalf("CallTool: %v", err)
-		}
-		return text(res), res.IsError
-	}
 	linkOf := func(s *served, inbound, who string) string {
 		t.Helper()
-		msg, isErr := whoami(s, inbound)
+		msg, isErr := whoami(t, s.base, inbound)
 		link := regexp.MustCompile(`https?://\S+/oauth/start\?state=[A-Za-z0-9%_-]+`).FindString(msg)
 		if !isErr || !strings.HasPrefix(link, lb.srv.URL+"/oauth/start?") {
 			t.Fatalf("%s's first call: %q, want the sign-in error with a link at the balancer", who, msg)
@@ -263,7 +211,7 @@ func TestFleetSignIn(t *testing.T) {
 		status, body, _ = aliceBrowser.Do(http.MethodGet, s.base+"/oauth/callback?"+forged.Encode(), nil)
 		refused("a forged state", status, body)
 	}
-	if got, isErr := whoami(a, aliceIn); !isErr || strings.Contains(got, "upstream user") {
+	if got, isErr := whoami(t, a.base, aliceIn); !isErr || strings.Contains(got, "upstream user") {
 		t.Fatalf("alice before her callback: %q", got)
 	}
 	// Her own browser completes it, through the balancer.
@@ -275,10 +223,10 @@ func TestFleetSignIn(t *testing.T) {
 		refused("a replay of alice's callback", status, body)
 	}
 	for name, s := range map[string]*served{"A": a, "B": b} {
-		if got, isErr := whoami(s, aliceIn); isErr || got != "upstream user alice" {
+		if got, isErr := whoami(t, s.base, aliceIn); isErr || got != "upstream user alice" {
 			t.Errorf("alice on %s after her sign-in: %q", name, got)
 		}
-		if got, isErr := whoami(s, bobIn); !isErr || strings.Contains(got, "upstream user") {
+		if got, isErr := whoami(t, s.base, bobIn); !isErr || strings.Contains(got, "upstream user") {
 			t.Errorf("bob on %s before his sign-in: %q, want the sign-in error", name, got)
 		}
 	}
@@ -296,7 +244,7 @@ func TestFleetSignIn(t *testing.T) {
 	}
 	for name, s := range map[string]*served{"A": a, "B": b} {
 		for who, in := range map[string]string{"alice": aliceIn, "bob": bobIn} {
-			if got, isErr := whoami(s, in); isErr || got != "upstream user "+who {
+			if got, isErr := whoami(t, s.base, in); isErr || got != "upstream user "+who {
 				t.Errorf("%s on %s: %q", who, name, got)
 			}
 		}
@@ -353,10 +301,10 @@ func TestFleetSignIn(t *testing.T) {
 		t.Fatalf("alice's disconnect: %d %.300s", res.StatusCode, body)
 	}
 	for name, s := range map[string]*served{"A": a, "B": b} {
-		if got, isErr := whoami(s, aliceIn); !isErr || strings.Contains(got, "upstream user") {
+		if got, isErr := whoami(t, s.base, aliceIn); !isErr || strings.Contains(got, "upstream user") {
 			t.Errorf("alice on %s after disconnecting: %q", name, got)
 		}
-		if got, isErr := whoami(s, bobIn); isErr || got != "upstream user bob" {
+		if got, isErr := whoami(t, s.base, bobIn); isErr || got != "upstream user bob" {
 			t.Errorf("bob on %s after alice disconnected: %q", name, got)
 		}
 	}

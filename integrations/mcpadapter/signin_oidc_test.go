@@ -98,6 +98,25 @@ func signInUpstream(t *testing.T) (resource string, setIssuer func(string, func(
 	}
 }
 
+// signInGateway starts the upstream, oidc-provider as its authorization
+// server (verify maps its tokens to their subject), and a gateway's
+// sign-in pages (signIns, at gw's /oauth/), with store holding the shared
+// identity's token (which lists the tools).
+func signInGateway(t *testing.T) (resource, issuer string, verify func(string) (string, error), gw *httptest.Server, signIns *oauth.SignIns, store *token.MemoryStore) {
+	t.Helper()
+	resource, setIssuer := signInUpstream(t)
+	issuer, verify = signInAS(t, resource)
+	setIssuer(issuer, verify)
+	gwMux := http.NewServeMux()
+	gw = httptest.NewServer(gwMux)
+	t.Cleanup(gw.Close)
+	signIns = &oauth.SignIns{BaseURL: gw.URL}
+	gwMux.Handle("/oauth/", signIns)
+	store = new(token.MemoryStore)
+	store.PutToken(context.Background(), token.Key{Server: "up", Resource: resource}, &token.Token{AccessToken: "up-svc", TokenType: "Bearer", Expiry: time.Now().Add(time.Hour)})
+	return resource, issuer, verify, gw, signIns, store
+}
+
 // TestSignInOIDCProvider is #27's per-user sign-in end to end, with
 // oidc-provider as the authorization server: alice's client declares URL
 // elicitation, so her first call sends her the sign-in page, which her
@@ -111,19 +130,8 @@ func signInUpstream(t *testing.T) (resource string, setIssuer func(string, func(
 // a browser login, and the per-subject bound.
 func TestSignInOIDCProvider(t *testing.T) {
 	ctx := context.Background()
-	resource, setIssuer := signInUpstream(t)
-	issuer, verify := signInAS(t, resource)
-	setIssuer(issuer, verify)
-
-	gwMux := http.NewServeMux()
-	gw := httptest.NewServer(gwMux)
-	t.Cleanup(gw.Close)
-	signIns := &oauth.SignIns{BaseURL: gw.URL}
-	gwMux.Handle("/oauth/", signIns)
+	resource, issuer, verify, gw, signIns, store := signInGateway(t)
 	callbackPrefix := gw.URL + "/oauth/callback"
-
-	store := new(token.MemoryStore)
-	store.PutToken(ctx, token.Key{Server: "up", Resource: resource}, &token.Token{AccessToken: "up-svc", TokenType: "Bearer", Expiry: time.Now().Add(time.Hour)})
 	cfg := &oauth.Config{PerCaller: true, Tokens: store, SignIn: signIns, ClientName: "gateway-test",
 		Authorize: func(context.Context, *oauth.AuthorizationRequest) (*auth.AuthorizationResult, error) {
 			t.Error("the shared identity's sign-in was started")
@@ -520,17 +528,8 @@ func TestSignInAcrossReplicas(t *testing.T) {
 // binds it to her), and the retry of a forged start link begins nothing.
 func TestSignInStateless(t *testing.T) {
 	ctx := context.Background()
-	resource, setIssuer := signInUpstream(t)
-	issuer, verify := signInAS(t, resource)
-	setIssuer(issuer, verify)
-	gwMux := http.NewServeMux()
-	gw := httptest.NewServer(gwMux)
-	t.Cleanup(gw.Close)
-	signIns := &oauth.SignIns{BaseURL: gw.URL}
-	gwMux.Handle("/oauth/", signIns)
+	resource, _, _, gw, signIns, store := signInGateway(t)
 	callbackPrefix := gw.URL + "/oauth/callback"
-	store := new(token.MemoryStore)
-	store.PutToken(ctx, token.Key{Server: "up", Resource: resource}, &token.Token{AccessToken: "up-svc", TokenType: "Bearer", Expiry: time.Now().Add(time.Hour)})
 
 	reg := registry.New()
 	exec := adapter.NewExecutor(reg, nil)
