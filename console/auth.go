@@ -308,7 +308,11 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 		Name: cookieName, Value: id, Path: "/", Expires: expires,
 		HttpOnly: true, Secure: c.overTLS(r), SameSite: http.SameSiteStrictMode,
 	})
-	seeOther(w, map[bool]string{false: "approvals", true: "connections"}[user])
+	if user {
+		seeOther(w, "connections")
+		return
+	}
+	seeOther(w, "approvals")
 }
 
 func (c *Console) logout(w http.ResponseWriter, r *http.Request) {
