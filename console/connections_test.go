@@ -3,7 +3,9 @@ package console_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"strings"
@@ -11,6 +13,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/agentadapter/agentadapter/adapter/approval"
+	"github.com/agentadapter/agentadapter/adapter/ledger"
+	"github.com/agentadapter/agentadapter/console"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/export"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/oauth"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/token"
 )
@@ -102,4 +110,86 @@ func TestConnectionsPage(t *testing.T) {
 	if res := bob.post("connections", url.Values{"server": {"nowhere"}}); res.StatusCode != http.StatusBadGateway {
 		t.Errorf("disconnecting an unknown server: %d", res.StatusCode)
 	}
+}
+
+// TestUsers: Options.Users signs a program's users in with their own
+// token, after the operators' Auth: a user lands on the Connections page
+// and reaches nothing else (every other page sends them back there, every
+// other action, the pending list and the ledger export answer 403, as a
+// bearer token too); their session ends with their token's expiry; an
+// operator token is still an operator's. Users without Auth is refused.
+func TestUsers(t *testing.T) {
+	users := func(_ context.Context, tok string, _ *http.Request) (*auth.TokenInfo, error) {
+		switch tok {
+		case "user-carol":
+			return &auth.TokenInfo{UserID: "carol", Expiration: time.Now().Add(time.Hour)}, nil
+		case "user-dan":
+			return &auth.TokenInfo{UserID: "dan", Expiration: time.Now().Add(1500 * time.Millisecond)}, nil
+		}
+		return nil, auth.ErrInvalidToken
+	}
+	if _, err := console.New(&console.Options{Approvals: new(approval.Deferred), Ledger: ledger.NewMemory(0), AllowAnonymousLocal: true,
+		Users: &export.AuthOptions{Verifier: users}}); !errors.Is(err, console.ErrConfig) {
+		t.Errorf("Users without Auth: %v, want ErrConfig", err)
+	}
+
+	si := &oauth.SignIns{BaseURL: "http://127.0.0.1:1"}
+	e := newEnv(t, envOptions{connections: si, users: users})
+	ticket := e.hold(context.Background(), `{"path":"/tmp/x"}`)
+	carol := &operator{t: t, e: e, c: &http.Client{Jar: must(cookiejar.New(nil)), CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	if res := carol.do("POST", "login", url.Values{"token": {"user-carol"}}, nil); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "connections" {
+		t.Fatalf("carol's sign-in: %d %q", res.StatusCode, res.Header.Get("Location"))
+	}
+	page := body(carol.do("GET", "connections", nil, nil))
+	m := csrfRE.FindStringSubmatch(page)
+	if m == nil || !strings.Contains(page, "carol") || strings.Contains(page, `href="approvals"`) {
+		t.Fatalf("carol's connections page:\n%s", page)
+	}
+	carol.csrf = m[1]
+	for _, path := range []string{"approvals", "ledger", "servers", "quarantine", "edit?ticket=" + ticket} {
+		if res := carol.do("GET", path, nil, nil); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "connections" {
+			t.Errorf("carol at %s: %d %q, want sent to her connections", path, res.StatusCode, res.Header.Get("Location"))
+		}
+	}
+	for _, path := range []string{"decide", "standing", "edit", "servers", "quarantine"} {
+		if res := carol.post(path, url.Values{"ticket": {ticket}, "verdict": {"approve"}}); res.StatusCode != http.StatusForbidden {
+			t.Errorf("carol posting %s: %d, want 403", path, res.StatusCode)
+		}
+	}
+	bearer := &operator{t: t, e: e, c: &http.Client{Timeout: 5 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	for path, want := range map[string]int{"pending": http.StatusForbidden, "export": http.StatusForbidden, "events": http.StatusForbidden,
+		"approvals": http.StatusSeeOther, "connections": http.StatusOK} {
+		res := bearer.do("GET", path, nil, http.Header{"Authorization": {"Bearer user-carol"}})
+		if res.StatusCode != want {
+			t.Errorf("carol's bearer token at %s: %d, want %d", path, res.StatusCode, want)
+		}
+		res.Body.Close()
+	}
+	if tk := e.ticket(ticket); tk.State != approval.TicketPending {
+		t.Errorf("the ticket after carol's attempts: %s", tk.State)
+	}
+	// An operator is still one.
+	ops := e.login("tok-alice")
+	if res := ops.do("GET", "approvals", nil, nil); res.StatusCode != http.StatusOK {
+		t.Errorf("the operator's approvals: %d", res.StatusCode)
+	}
+	// Dan's session ends with his token.
+	dan := &operator{t: t, e: e, c: &http.Client{Jar: must(cookiejar.New(nil)), CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	if res := dan.do("POST", "login", url.Values{"token": {"user-dan"}}, nil); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("dan's sign-in: %d", res.StatusCode)
+	}
+	if res := dan.do("GET", "connections", nil, nil); res.StatusCode != http.StatusOK {
+		t.Fatalf("dan's connections: %d", res.StatusCode)
+	}
+	time.Sleep(2 * time.Second)
+	if res := dan.do("GET", "connections", nil, nil); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "login" {
+		t.Errorf("dan after his token expired: %d %q, want sent to sign in", res.StatusCode, res.Header.Get("Location"))
+	}
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

@@ -96,6 +96,8 @@ type envOptions struct {
 	standingStore approval.StandingStore
 	// connections serves the connections page.
 	connections console.Connections
+	// users, if set, is the verifier of Options.Users.
+	users func(context.Context, string, *http.Request) (*auth.TokenInfo, error)
 }
 
 func newEnv(t testing.TB, o envOptions) *env {
@@ -147,6 +149,9 @@ func newEnv(t testing.TB, o envOptions) *env {
 	} else {
 		opts.Auth = &export.AuthOptions{Verifier: verifier}
 		opts.Revalidate = revalidate
+		if o.users != nil {
+			opts.Users = &export.AuthOptions{Verifier: o.users}
+		}
 	}
 	c, err := console.New(opts)
 	if err != nil {
