@@ -175,6 +175,10 @@ type compiled struct {
 
 	in, out    *jsonschema.Resolved
 	inDefaults bool // the input schema declares defaults
+	// inFlat and outFlat, when set, tell at once that a generic value
+	// satisfies a flat object schema (argcheck.Flat); what they do not
+	// call valid goes to jsonschema-go.
+	inFlat, outFlat *argcheck.Flat
 	// def is the hex SHA-256 of the definition (name and schemas): cache
 	// keys carry it, so a tool redefined under the same name never serves
 	// results of the old definition.
@@ -312,6 +316,7 @@ func (c *compiled) resolve() error {
 		return newSchemaError(c.name, "input", err)
 	}
 	c.in, c.inDefaults = in.RS, in.Defaults
+	c.inFlat = argcheck.NewFlat(in.RS.Schema())
 	c.nulls.Init(in.RS.Schema())
 	if c.strictCand != nil && !c.inDefaults {
 		c.strict = c.strictCand
@@ -322,6 +327,7 @@ func (c *compiled) resolve() error {
 			return newSchemaError(c.name, "output", err)
 		}
 		c.out = out.RS
+		c.outFlat = argcheck.NewFlat(out.RS.Schema())
 	}
 	return nil
 }

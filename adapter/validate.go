@@ -78,8 +78,10 @@ func (c *compiled) validateGeneric(trimmed json.RawMessage) (json.RawMessage, er
 			return nil, &Error{Kind: KindArgsInvalid, Message: "applying defaults: " + err.Error(), Err: err}
 		}
 	}
-	if err := c.in.Validate(m); err != nil {
-		return nil, &Error{Kind: KindArgsInvalid, Message: "arguments do not match the input schema: " + argcheck.Violation(err, c.in, m), Err: err}
+	if !c.inFlat.Valid(m) { // a flat schema's valid arguments skip jsonschema-go
+		if err := c.in.Validate(m); err != nil {
+			return nil, &Error{Kind: KindArgsInvalid, Message: "arguments do not match the input schema: " + argcheck.Violation(err, c.in, m), Err: err}
+		}
 	}
 	if c.inDefaults {
 		b, err := json.Marshal(m)
@@ -109,6 +111,9 @@ func (c *compiled) checkResult(r *Result) error {
 	inst, err := genericJSON(r)
 	if err != nil {
 		return &Error{Kind: KindToolError, Message: "structured content does not encode as JSON: " + err.Error(), Err: err}
+	}
+	if c.outFlat.Valid(inst) {
+		return nil
 	}
 	if err := c.out.Validate(inst); err != nil {
 		return &Error{Kind: KindToolError, Message: "the result does not match the output schema: " + argcheck.Violation(err, c.out, inst), Err: err}
