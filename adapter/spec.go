@@ -173,12 +173,9 @@ type compiled struct {
 	once sync.Once
 	err  error // why the schemas do not compile; every call gets it
 
-	in, out    *jsonschema.Resolved
-	inDefaults bool // the input schema declares defaults
-	// inFlat and outFlat, when set, tell at once that a generic value
-	// satisfies a flat object schema (argcheck.Flat); what they do not
-	// call valid goes to jsonschema-go.
-	inFlat, outFlat *argcheck.Flat
+	in, out         *jsonschema.Resolved
+	inDefaults      bool           // the input schema declares defaults
+	inFlat, outFlat *argcheck.Flat // in and out's fast check of a flat object schema, or nil
 	// def is the hex SHA-256 of the definition (name and schemas): cache
 	// keys carry it, so a tool redefined under the same name never serves
 	// results of the old definition.
@@ -315,8 +312,7 @@ func (c *compiled) resolve() error {
 	if err != nil {
 		return newSchemaError(c.name, "input", err)
 	}
-	c.in, c.inDefaults = in.RS, in.Defaults
-	c.inFlat = argcheck.NewFlat(in.RS.Schema())
+	c.in, c.inDefaults, c.inFlat = in.RS, in.Defaults, argcheck.NewFlat(in.RS.Schema())
 	c.nulls.Init(in.RS.Schema())
 	if c.strictCand != nil && !c.inDefaults {
 		c.strict = c.strictCand
@@ -326,8 +322,7 @@ func (c *compiled) resolve() error {
 		if err != nil {
 			return newSchemaError(c.name, "output", err)
 		}
-		c.out = out.RS
-		c.outFlat = argcheck.NewFlat(out.RS.Schema())
+		c.out, c.outFlat = out.RS, argcheck.NewFlat(out.RS.Schema())
 	}
 	return nil
 }

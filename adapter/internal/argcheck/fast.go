@@ -69,6 +69,15 @@ func isFalse(s *jsonschema.Schema) bool {
 	return onlyAnnotations(&t, false)
 }
 
+// Validate is rs.Validate(v) (rs resolved from the schema of f), skipped
+// when f calls v valid; a nil f always validates with rs.
+func (f *Flat) Validate(rs *jsonschema.Resolved, v any) error {
+	if f.Valid(v) {
+		return nil
+	}
+	return rs.Validate(v)
+}
+
 // onlyAnnotations reports whether s holds nothing that validates: only
 // title, description, $comment, examples, deprecated, readOnly,
 // writeOnly, unknown keywords (Extra) and the property order, and, with
