@@ -2,8 +2,8 @@ package mcpadapter_test
 
 import (
 	"context"
-	"io"
 	"log/slog"
+	"os"
 	"strings"
 	"testing"
 
@@ -43,11 +43,17 @@ func TestExportSDKSessionLogs(t *testing.T) {
 }
 
 // BenchmarkExportSDKLog is a 2026-07-28 call to an export whose logger is
-// at info level (as serve's is), with go-sdk's session lines demoted to
+// at info level and writes to a file (as serve's is, to stderr; here
+// os.DevNull), with go-sdk's session lines demoted to
 // debug (sdk=demoted, the export's default) and, as before #30, written at
 // info (sdk=raw: Configure hands go-sdk the logger itself).
 func BenchmarkExportSDKLog(b *testing.B) {
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer null.Close()
+	log := slog.New(slog.NewTextHandler(null, nil))
 	for _, raw := range []bool{true, false} {
 		b.Run(map[bool]string{true: "sdk=raw", false: "sdk=demoted"}[raw], func(b *testing.B) {
 			opts := &mcpadapter.ExportOptions{Logger: log}
