@@ -12,6 +12,7 @@ import (
 	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/reqstate"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/schema"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/sdklog"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/tasks"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/wire"
 
@@ -150,8 +151,8 @@ func NewServer(reg *registry.Registry, exec *adapter.Executor, opts *Options) (*
 	if impl.Version == "" {
 		impl.Version = DefaultServerVersion
 	}
-	// The go-sdk logs every session at info level: at debug (sdkLogger).
-	mopts := &mcp.ServerOptions{Instructions: s.opts.Instructions, Logger: sdkLogger(s.opts.Logger), HasTools: true}
+	// The go-sdk logs every session at info level: at debug (sdklog).
+	mopts := &mcp.ServerOptions{Instructions: s.opts.Instructions, Logger: sdklog.Demoted(s.opts.Logger), HasTools: true}
 	if s.opts.Configure != nil {
 		s.opts.Configure(mopts)
 	}

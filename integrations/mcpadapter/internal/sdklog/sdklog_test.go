@@ -1,4 +1,4 @@
-package export
+package sdklog
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ func TestSDKLoggerDemotesInfo(t *testing.T) {
 	ctx := context.Background()
 	for _, level := range []slog.Level{slog.LevelInfo, slog.LevelDebug} {
 		var buf bytes.Buffer
-		l := sdkLogger(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: level})))
+		l := Demoted(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: level})))
 		l = l.With("a", 1).WithGroup("g")
 		if got := l.Enabled(ctx, slog.LevelInfo); got != (level == slog.LevelDebug) {
 			t.Errorf("at %v: info enabled = %v", level, got)
@@ -36,7 +36,7 @@ func TestSDKLoggerDemotesInfo(t *testing.T) {
 			t.Errorf("at %v: warnings and errors not passed on as they were:\n%s", level, out)
 		}
 	}
-	if sdkLogger(nil) != nil {
+	if Demoted(nil) != nil {
 		t.Error("a nil logger became a logger")
 	}
 }
