@@ -176,8 +176,9 @@ type compiled struct {
 	once sync.Once
 	err  error // why the schemas do not compile; every call gets it
 
-	in, out    *jsonschema.Resolved
-	inDefaults bool // the input schema declares defaults
+	in, out         *jsonschema.Resolved
+	inDefaults      bool           // the input schema declares defaults
+	inFlat, outFlat *argcheck.Flat // in and out's fast check of a flat object schema, or nil
 	// def is the hex SHA-256 of the definition (name and schemas): cache
 	// keys carry it, so a tool redefined under the same name never serves
 	// results of the old definition.
@@ -314,7 +315,7 @@ func (c *compiled) resolve() error {
 	if err != nil {
 		return newSchemaError(c.name, "input", err)
 	}
-	c.in, c.inDefaults = in.RS, in.Defaults
+	c.in, c.inDefaults, c.inFlat = in.RS, in.Defaults, argcheck.NewFlat(in.RS.Schema())
 	c.nulls.Init(in.RS.Schema())
 	if c.strictCand != nil && !c.inDefaults {
 		c.strict = c.strictCand
@@ -324,7 +325,7 @@ func (c *compiled) resolve() error {
 		if err != nil {
 			return newSchemaError(c.name, "output", err)
 		}
-		c.out = out.RS
+		c.out, c.outFlat = out.RS, argcheck.NewFlat(out.RS.Schema())
 	}
 	return nil
 }

@@ -78,7 +78,7 @@ func (c *compiled) validateGeneric(trimmed json.RawMessage) (json.RawMessage, er
 			return nil, &Error{Kind: KindArgsInvalid, Message: "applying defaults: " + err.Error(), Err: err}
 		}
 	}
-	if err := c.in.Validate(m); err != nil {
+	if err := c.inFlat.Validate(c.in, m); err != nil {
 		return nil, &Error{Kind: KindArgsInvalid, Message: "arguments do not match the input schema: " + argcheck.Violation(err, c.in, m), Err: err}
 	}
 	if c.inDefaults {
@@ -110,7 +110,7 @@ func (c *compiled) checkResult(r *Result) error {
 	if err != nil {
 		return &Error{Kind: KindToolError, Message: "structured content does not encode as JSON: " + err.Error(), Err: err}
 	}
-	if err := c.out.Validate(inst); err != nil {
+	if err := c.outFlat.Validate(c.out, inst); err != nil {
 		return &Error{Kind: KindToolError, Message: "the result does not match the output schema: " + argcheck.Violation(err, c.out, inst), Err: err}
 	}
 	return nil
@@ -127,8 +127,6 @@ func genericJSON(r *Result) (any, error) {
 		return nil, err
 	}
 	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
-		return nil, err
-	}
-	return v, nil
+	err = json.Unmarshal(b, &v) // v stays nil on an error
+	return v, err
 }

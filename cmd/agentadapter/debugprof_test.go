@@ -18,8 +18,8 @@ import (
 func TestDiagnostics(t *testing.T) {
 	dir := t.TempDir()
 	notesConfig(t, dir, "")
-	base, prof := filepath.Join(dir, "g"), filepath.Join(dir, "cpu.pprof")
-	s := startServe(t, dir, []string{"AGENTADAPTER_GOROUTINES=" + base, "AGENTADAPTER_CPUPROFILE=" + prof}, "--config", "gateway.json")
+	base, prof, mem := filepath.Join(dir, "g"), filepath.Join(dir, "cpu.pprof"), filepath.Join(dir, "mem.pprof")
+	s := startServe(t, dir, []string{"AGENTADAPTER_GOROUTINES=" + base, "AGENTADAPTER_CPUPROFILE=" + prof, "AGENTADAPTER_MEMPROFILE=" + mem}, "--config", "gateway.json")
 	for i := 1; i <= 2; i++ {
 		s.cmd.Process.Signal(syscall.SIGUSR1)
 		name := base + "." + string(rune('0'+i))
@@ -44,6 +44,9 @@ func TestDiagnostics(t *testing.T) {
 	s.stop(t)
 	if fi, err := os.Stat(prof); err != nil || fi.Size() == 0 {
 		t.Errorf("CPU profile: %v, %v", fi, err)
+	}
+	if fi, err := os.Stat(mem); err != nil || fi.Size() == 0 {
+		t.Errorf("allocation profile: %v, %v", fi, err)
 	}
 
 	plain := t.TempDir()

@@ -22,7 +22,8 @@ import (
 // gateway): 3 rounds of 5 s (BENCH_ROUNDS, BENCH_WINDOW), 1,000 idle
 // sessions, writing DIR/gateway.md and DIR/gateway.json. BENCH_SESSIONS
 // ("8", "1 8 32") picks the session counts; BENCH_SERVE_CPUPROFILE=FILE has
-// the HTTP-upstream gateway write its CPU profile there.
+// the HTTP-upstream gateway write its CPU profile there (the stdio-upstream
+// one FILE.stdio), BENCH_SERVE_MEMPROFILE=FILE the same for allocations.
 func TestGatewayBenchQuick(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the driver reads /proc")
@@ -43,7 +44,8 @@ func TestGatewayBenchQuick(t *testing.T) {
 			o.Rounds = int(n)
 		}
 		o.Before = os.Getenv("BENCH_GATEWAY_BEFORE")       // an earlier build, for before/after
-		o.CPUProfile = os.Getenv("BENCH_SERVE_CPUPROFILE") // the HTTP-upstream gateway's
+		o.CPUProfile = os.Getenv("BENCH_SERVE_CPUPROFILE") // the HTTP-upstream gateway's (FILE.stdio the stdio one's)
+		o.MemProfile = os.Getenv("BENCH_SERVE_MEMPROFILE")
 		for _, f := range strings.Fields(os.Getenv("BENCH_SESSIONS")) {
 			if n, err := json.Number(f).Int64(); err == nil {
 				o.Sessions = append(o.Sessions, int(n))

@@ -76,7 +76,7 @@ type LedgerStats struct {
 func newLedger(s *Store) *Ledger {
 	l := &Ledger{s: s}
 	l.w = sqlledger.New(l.commit, sqlledger.Options{
-		Buffer: s.opts.LedgerBuffer, BatchSize: s.opts.BatchSize, Durable: s.opts.Durable,
+		Buffer: s.opts.LedgerBuffer, BatchSize: s.opts.BatchSize, Durable: s.opts.Durable, Linger: s.opts.LedgerLinger,
 		Backoff: 50 * time.Millisecond, // another process may hold the write lock past the busy timeout
 		Full:    ErrLedgerFull, Closed: ErrClosed, Logger: s.logger, Name: "sqlitestore",
 	})

@@ -12,6 +12,7 @@ import (
 	"github.com/agentadapter/agentadapter/adapter/approval"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/reqstate"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/schema"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/sdklog"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/tasks"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/wire"
 
@@ -65,8 +66,10 @@ type Options struct {
 	// another replica; give replicas one key (the gateway keeps its key in
 	// its store).
 	RequestStateKey []byte
-	// Logger receives the export's warnings and the go-sdk's logs; nil
-	// means slog.Default() for the export's and none for the go-sdk's.
+	// Logger receives the export's warnings and the go-sdk's logs (its
+	// info lines, one per session connected or gone, which is every
+	// request of the 2026-07-28 era, at debug level); nil means
+	// slog.Default() for the export's and none for the go-sdk's.
 	Logger *slog.Logger
 	// Configure, if set, is called with the go-sdk server options before the
 	// server is made, to set what these options do not cover (handlers for
@@ -148,8 +151,8 @@ func NewServer(reg *registry.Registry, exec *adapter.Executor, opts *Options) (*
 	if impl.Version == "" {
 		impl.Version = DefaultServerVersion
 	}
-	// The go-sdk logs every session at info level: only when asked to.
-	mopts := &mcp.ServerOptions{Instructions: s.opts.Instructions, Logger: s.opts.Logger, HasTools: true}
+	// The go-sdk logs every session at info level: at debug (sdklog).
+	mopts := &mcp.ServerOptions{Instructions: s.opts.Instructions, Logger: sdklog.Demoted(s.opts.Logger), HasTools: true}
 	if s.opts.Configure != nil {
 		s.opts.Configure(mopts)
 	}

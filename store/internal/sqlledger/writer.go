@@ -33,6 +33,11 @@ type Options struct {
 	BatchSize int
 	// Durable makes Write wait for its record's commit.
 	Durable bool
+	// Linger, if positive, is how long a batch waits after its first
+	// record for more records to join it before it is committed (unless
+	// it fills first): fewer, larger commits under load. Zero commits at
+	// once. A durable writer's Write waits through it.
+	Linger time.Duration
 	// Backoff is the pause before the second attempt of a failed commit
 	// (twice it before the third, the last).
 	Backoff time.Duration
@@ -151,7 +156,8 @@ func (w *Writer) Close() {
 }
 
 // loop commits records in batches: whatever is waiting when a commit ends
-// makes the next batch, so batches grow with the load.
+// (and, with Options.Linger, what arrives within it of the batch's first
+// record) makes the next batch, so batches grow with the load.
 func (w *Writer) loop() {
 	defer close(w.loopDone)
 	batch := make([]ledger.Record, 0, w.o.BatchSize)
@@ -160,9 +166,19 @@ func (w *Writer) loop() {
 		batch = append(batch, p.r)
 		dones = append(dones, p.done)
 	}
+	var linger *time.Timer
+	if w.o.Linger > 0 {
+		linger = time.NewTimer(w.o.Linger)
+		linger.Stop()
+	}
 	for p := range w.ch {
 		batch, dones = batch[:0], dones[:0]
 		add(p)
+		var wait <-chan time.Time // nil (never ready) without a linger
+		if linger != nil {
+			linger.Reset(w.o.Linger)
+			wait = linger.C
+		}
 	fill:
 		for len(batch) < cap(batch) {
 			select {
@@ -171,9 +187,25 @@ func (w *Writer) loop() {
 					break fill
 				}
 				add(p)
+				continue
 			default:
+			}
+			if wait == nil {
 				break fill
 			}
+			select {
+			case p, ok := <-w.ch:
+				if !ok {
+					break fill
+				}
+				add(p)
+			case <-wait:
+				wait = nil
+				break fill
+			}
+		}
+		if linger != nil {
+			linger.Stop()
 		}
 		err := w.commitRetrying(batch)
 		for i, d := range dones {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter"
@@ -67,7 +68,7 @@ func stateChanging(r *http.Request) *http.Request {
 func (g *Gateway) hostAllowed(r *http.Request) bool {
 	allowed := g.Config().Gateway.AllowedHosts
 	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if len(allowed) == 0 && (local == nil || !mcpadapter.IsLoopback(local.String())) {
+	if len(allowed) == 0 && (local == nil || !loopbackAddr(local)) {
 		return true
 	}
 	if mcpadapter.IsLoopback(r.Host) {
@@ -84,6 +85,16 @@ func (g *Gateway) hostAllowed(r *http.Request) bool {
 		}
 	}
 	return false
+}
+
+// loopbackAddr is mcpadapter.IsLoopback(a.String()) without formatting a
+// TCP address (the listener's, checked on every request).
+func loopbackAddr(a net.Addr) bool {
+	if t, ok := a.(*net.TCPAddr); ok {
+		ip, ok := netip.AddrFromSlice(t.IP)
+		return ok && ip.Unmap().IsLoopback()
+	}
+	return mcpadapter.IsLoopback(a.String())
 }
 
 // truncateHost bounds the Host quoted back in a refusal.

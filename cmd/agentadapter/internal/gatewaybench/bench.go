@@ -58,8 +58,12 @@ type Options struct {
 	// Progress, if set, gets a line per measurement.
 	Progress io.Writer
 	// CPUProfile, if set, is where the HTTP-upstream gateway (of Serve)
-	// writes its CPU profile when it stops (AGENTADAPTER_CPUPROFILE).
+	// writes its CPU profile when it stops (AGENTADAPTER_CPUPROFILE), and
+	// CPUProfile+".stdio" the stdio-upstream one's.
 	CPUProfile string
+	// MemProfile, if set, is the same for the allocation profile
+	// (AGENTADAPTER_MEMPROFILE): MemProfile and MemProfile+".stdio".
+	MemProfile string
 
 	env []string // added to serve's environment
 }
@@ -278,8 +282,12 @@ func startServe(ctx context.Context, o Options, name, servers string, n int) (*p
 	cmd := exec.CommandContext(ctx, o.Serve, "--config", "gateway.json", "--accept-launches", "serve", "--listen", "127.0.0.1:0")
 	cmd.Dir = dir
 	env := o.env
-	if o.CPUProfile != "" && name == "http0" {
-		env = append(env, "AGENTADAPTER_CPUPROFILE="+o.CPUProfile)
+	suffix, profiled := map[string]string{"http0": "", "stdio0": ".stdio"}[name]
+	if o.CPUProfile != "" && profiled {
+		env = append(slices.Clip(env), "AGENTADAPTER_CPUPROFILE="+o.CPUProfile+suffix)
+	}
+	if o.MemProfile != "" && profiled {
+		env = append(slices.Clip(env), "AGENTADAPTER_MEMPROFILE="+o.MemProfile+suffix)
 	}
 	if len(env) > 0 {
 		cmd.Env = append(os.Environ(), env...)

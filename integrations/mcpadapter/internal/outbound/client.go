@@ -53,7 +53,7 @@ type headerTransport struct {
 }
 
 func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if OriginOf(r.URL) == t.origin {
+	if SameOrigin(r.URL, t.origin) {
 		if len(t.h) == 0 {
 			return t.base.RoundTrip(r)
 		}

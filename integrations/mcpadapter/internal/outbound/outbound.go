@@ -43,7 +43,16 @@ const MaxRedirects = 10
 
 // OriginOf is the scheme, host and port of u, with the scheme's default
 // port made explicit, so that https://h and https://h:443 are one origin.
-func OriginOf(u *url.URL) string {
+func OriginOf(u *url.URL) string { return string(appendOrigin(make([]byte, 0, 64), u)) }
+
+// SameOrigin reports whether OriginOf(u) is origin, without allocating
+// for an origin of up to 128 bytes (the check of every upstream request).
+func SameOrigin(u *url.URL, origin string) bool {
+	var buf [128]byte
+	return string(appendOrigin(buf[:0], u)) == origin
+}
+
+func appendOrigin(b []byte, u *url.URL) []byte {
 	scheme := strings.ToLower(u.Scheme)
 	host, port := strings.ToLower(u.Hostname()), u.Port()
 	if port == "" {
@@ -54,7 +63,13 @@ func OriginOf(u *url.URL) string {
 			port = "80"
 		}
 	}
-	return scheme + "://" + net.JoinHostPort(host, port)
+	b = append(append(b, scheme...), "://"...)
+	if strings.IndexByte(host, ':') >= 0 { // as net.JoinHostPort
+		b = append(append(append(b, '['), host...), ']')
+	} else {
+		b = append(b, host...)
+	}
+	return append(append(b, ':'), port...)
 }
 
 // OriginOfString is [OriginOf] of the absolute URL raw.

@@ -40,29 +40,44 @@ func (rt *roundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 	if r.Method != http.MethodPost || r.Body == nil || r.ContentLength > maxTaskRewrite {
 		return rt.base.RoundTrip(r)
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxTaskRewrite+1))
-	r.Body.Close()
-	if err != nil {
-		return nil, err
+	// A body go-sdk made (its length known, GetBody set) is read through
+	// GetBody, leaving r.Body unread: a message passing unchanged (every
+	// tools/call without the tasks extension) goes on in r itself, with
+	// no copy of the request or of its body.
+	body, fresh := peekBody(r)
+	if !fresh {
+		var err error
+		body, err = io.ReadAll(io.LimitReader(r.Body, maxTaskRewrite+1))
+		r.Body.Close()
+		if err != nil {
+			return nil, err
+		}
 	}
 	var req *jsonrpc.Request
 	what := ""
+	changed := false
 	if len(body) <= maxTaskRewrite && mayRewrite(body, rt.tab.Extension()) {
 		if msg, err := jsonrpc.DecodeMessage(body); err == nil {
 			out, w := rt.tab.Outgoing(msg)
 			if out != msg {
 				if b, err := jsonrpc.EncodeMessage(out); err == nil {
-					body = b
+					body, changed = b, true
 				}
 			}
 			req, _ = out.(*jsonrpc.Request)
 			what = w
 		}
 	}
-	r2 := r.Clone(r.Context())
-	r2.Body = io.NopCloser(bytes.NewReader(body))
-	r2.ContentLength = int64(len(body))
-	r2.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	r2 := r
+	if !fresh || changed {
+		if fresh {
+			r.Body.Close() // replaced by the rewritten body
+		}
+		r2 = r.Clone(r.Context())
+		r2.Body = io.NopCloser(bytes.NewReader(body))
+		r2.ContentLength = int64(len(body))
+		r2.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
 	resp, err := rt.base.RoundTrip(r2)
 	if err != nil || what == "" || req == nil {
 		return resp, err
@@ -84,6 +99,25 @@ func (rt *roundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
 		resp.Body = &sseRewriter{br: bufio.NewReader(resp.Body), c: resp.Body, rewrite: rewrite}
 	}
 	return resp, nil
+}
+
+// peekBody reads r's body through r.GetBody when its length is known,
+// leaving r.Body unread; fresh is false when it cannot (the caller then
+// reads r.Body).
+func peekBody(r *http.Request) (body []byte, fresh bool) {
+	if r.GetBody == nil || r.ContentLength <= 0 {
+		return nil, false
+	}
+	rc, err := r.GetBody()
+	if err != nil {
+		return nil, false
+	}
+	defer rc.Close()
+	body = make([]byte, r.ContentLength)
+	if _, err := io.ReadFull(rc, body); err != nil {
+		return nil, false
+	}
+	return body, true
 }
 
 // answer rewrites data if it is the answer to the request id.
