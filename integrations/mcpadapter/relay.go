@@ -10,6 +10,7 @@ import (
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/bridge"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/input"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/wire"
 )
 
 // An upstream of MCP 2026-07-28 asks its client for input (elicitation,
@@ -32,10 +33,9 @@ import (
 //     governed as before, and with its roots; a question it has no answer
 //     for is a tool error.
 //
-// Either way a call asks within the bounds of input.Check (rounds,
-// questions, bytes, the upstream's requestState): past any of them the
-// call ends with a tool error. Package internal/input holds what of this
-// needs nothing of a conn.
+// Either way a call asks within input.Check's bounds (rounds, questions,
+// bytes, requestState), past which it ends with a tool error. Package
+// internal/input holds what of this needs nothing of a conn.
 
 // relayState is what a caller of 2026-07-28 brings back with its answers.
 type relayState = bridge.RelayState
@@ -74,14 +74,13 @@ func relayCaller(ctx context.Context) *mcp.CallToolRequest {
 
 // callerCapabilities tells a 2026-07-28 upstream what the call's MCP
 // caller can answer (elicitation, sampling, roots), in place of the
-// import's own; it leaves params alone without a caller, or for an
-// upstream before 2026-07-28 (capabilities are the session's there).
+// import's; without a caller, or for an older upstream, it does nothing.
 func callerCapabilities(ctx context.Context, s *mcp.ClientSession, params *mcp.CallToolParams) {
 	req := relayCaller(ctx)
 	if req == nil {
 		return
 	}
-	params.Meta = input.CallerCapsMeta(params.Meta, s, req.ClientCapabilities())
+	params.Meta = input.CallerCapsMeta(params.Meta, s, wire.ClientCaps(req))
 }
 
 // answerInput answers an upstream's input-required result res to params,
@@ -94,7 +93,7 @@ func (c *conn) answerInput(ctx context.Context, s *mcp.ClientSession, imp *impor
 	var answers mcp.InputResponseMap
 	var err error
 	if req := relayCaller(ctx); req != nil {
-		answers, err = c.askCaller(ctx, req.Session, req.ClientCapabilities(), imp.remote, res.InputRequests, res.RequestState, round)
+		answers, err = c.askCaller(ctx, req.Session, wire.ClientCaps(req), imp.remote, res.InputRequests, res.RequestState, round)
 	} else {
 		answers, err = c.answerLocally(ctx, s, res.InputRequests)
 	}

@@ -59,7 +59,7 @@ func (u *relayUpstream) server(t *testing.T, extra func(*mcp.Server)) *mcp.Serve
 }
 
 // relayEnv imports the upstream s into a registry and exports that registry.
-func relayEnv(t *testing.T, s *mcp.Server, mopts *mcpadapter.ManagerOptions) (*mcpadapter.Exporter, *adapter.Executor) {
+func relayEnv(t testing.TB, s *mcp.Server, mopts *mcpadapter.ManagerOptions) (*mcpadapter.Exporter, *adapter.Executor) {
 	t.Helper()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(context.Background(), st, nil)

@@ -12,6 +12,7 @@ import (
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/input"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/taskclient"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/transport"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/wire"
 )
 
 // Calling an upstream tool that runs only as a task: see
@@ -79,7 +80,7 @@ func (c *conn) relayInput(ctx context.Context, q mcp.InputRequestMap, round int)
 		if err := c.checkAsk(q, "", round); err != nil {
 			return nil, err
 		}
-		if w := input.Unanswerable(req.ClientCapabilities(), q); w != "" {
+		if w := input.Unanswerable(wire.ClientCaps(req), q); w != "" {
 			return nil, c.askError(w)
 		}
 		answers, err := AskInput(ctx, q)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentadapter/agentadapter/adapter"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/outbound"
+	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/wire"
 )
 
 // approvalInputPrefix prefixes the ids of the input requests that ask the
@@ -318,7 +319,7 @@ func bindCaller(ctx context.Context, req *mcp.CallToolRequest, st *questionState
 // canElicitForm reports whether the caller of req declared form
 // elicitation (a bare elicitation capability means form).
 func canElicitForm(req *mcp.CallToolRequest) bool {
-	caps := req.ClientCapabilities()
+	caps := wire.ClientCaps(req)
 	return caps != nil && caps.Elicitation != nil && (caps.Elicitation.Form != nil || caps.Elicitation.URL == nil)
 }
 

@@ -170,7 +170,7 @@ func (s *Server) callTask(ctx context.Context, next mcp.MethodHandler, req *mcp.
 	if support == TaskRequired && s.topts.OptionalForSessions && !wire.ModernSession(req) {
 		support = TaskOptional
 	}
-	if !tasks.Negotiated(req.ClientCapabilities()) {
+	if !tasks.Negotiated(wire.ClientCaps(req)) {
 		if support == TaskRequired {
 			return nil, tasks.MissingCapability(fmt.Sprintf("tool %q runs only as a task: the client must negotiate the %s extension", name, TasksExtension))
 		}
