@@ -4,7 +4,9 @@ package sqlitestore
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -13,47 +15,65 @@ import (
 )
 
 // BenchmarkLedgerPaced is the background ledger as serve loads it: 8
-// callers each write a record per call and take 1 ms per call, so records
-// arrive spread out rather than in a burst. It reports the process's CPU
-// per record (cpu-µs/op: the writer's commits and the callers' writes)
-// without a linger (every record that finds the writer idle commits
-// alone) and with the default one (#30).
+// callers (or one) each write a record per call and take 1 ms per call,
+// so records arrive spread out rather than in a burst. It reports the
+// process's CPU per record (cpu-µs/op: the writer's commits and wakes and
+// the callers' writes) without a linger (every record that finds the
+// writer idle commits alone), with the default before 2026-12-04 (5 ms)
+// and with the default (#30).
 func BenchmarkLedgerPaced(b *testing.B) {
-	for _, bc := range []struct {
-		name   string
-		linger time.Duration
-	}{{"linger=none", -1}, {"linger=default", 0}} {
-		b.Run(bc.name, func(b *testing.B) {
-			ctx := context.Background()
-			s, err := Open(ctx, filepath.Join(b.TempDir(), "l.db"), &Options{LedgerLinger: bc.linger})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer s.Close()
-			l := s.Ledger()
-			b.SetParallelism(4) // 8 callers on 2 CPUs
-			b.ReportAllocs()
-			b.ResetTimer()
-			cpu := rusageCPU()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					r := ledger.Record{Time: time.Now(), Tool: "echo", Source: "mcp:up", Outcome: "ok"}
-					if err := l.Write(ctx, &r); err != nil {
-						b.Error(err)
-						return
-					}
-					time.Sleep(time.Millisecond)
-				}
-			})
-			if err := l.Flush(ctx); err != nil {
-				b.Fatal(err)
-			}
-			b.StopTimer()
-			b.ReportMetric(float64((rusageCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
-			if st := l.Stats(); st.Failed != 0 || st.Refused != 0 {
-				b.Fatalf("stats %+v", st)
+	for _, callers := range []int{8, 1} {
+		b.Run(fmt.Sprintf("callers=%d", callers), func(b *testing.B) {
+			for _, bc := range []struct {
+				name   string
+				linger time.Duration
+			}{{"linger=none", -1}, {"linger=5ms", 5 * time.Millisecond}, {"linger=default", 0}} {
+				b.Run(bc.name, func(b *testing.B) { benchLedgerPaced(b, callers, bc.linger) })
 			}
 		})
+	}
+}
+
+func benchLedgerPaced(b *testing.B, callers int, linger time.Duration) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(b.TempDir(), "l.db"), &Options{LedgerLinger: linger})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	l := s.Ledger()
+	call := func() bool {
+		r := ledger.Record{Time: time.Now(), Tool: "echo", Source: "mcp:up", Outcome: "ok"}
+		if err := l.Write(ctx, &r); err != nil {
+			b.Error(err)
+			return false
+		}
+		time.Sleep(time.Millisecond)
+		return true
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := rusageCPU()
+	if callers == 1 {
+		for range b.N {
+			if !call() {
+				break
+			}
+		}
+	} else {
+		b.SetParallelism((callers + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() && call() {
+			}
+		})
+	}
+	if err := l.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64((rusageCPU()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
+	if st := l.Stats(); st.Failed != 0 || st.Refused != 0 {
+		b.Fatalf("stats %+v", st)
 	}
 }
 

@@ -31,7 +31,7 @@ var ErrSchemaTooNew = errors.New("sqlitestore: database schema is newer than thi
 const (
 	DefaultLedgerBuffer = 16384
 	DefaultBatchSize    = 1024
-	DefaultLedgerLinger = 5 * time.Millisecond
+	DefaultLedgerLinger = 20 * time.Millisecond
 	DefaultPollInterval = 50 * time.Millisecond
 	DefaultBusyTimeout  = 10 * time.Second
 )

@@ -121,3 +121,30 @@ func TestLingerBounded(t *testing.T) {
 		t.Errorf("committed after %v, before the 20ms linger ended", d)
 	}
 }
+
+// TestLingerEndsWhenFull: a batch that fills during its linger is
+// committed at once, not when the linger ends, and so is each full batch
+// after it.
+func TestLingerEndsWhenFull(t *testing.T) {
+	for _, n := range []int{8, 16, 24} {
+		c := &counter{}
+		w := newWriter(c, time.Hour, false)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		for i := range n {
+			if err := w.Write(ctx, &ledger.Record{Tool: "t"}); err != nil {
+				t.Fatal(err)
+			}
+			if i == 0 {
+				time.Sleep(10 * time.Millisecond) // the writer is in its linger
+			}
+		}
+		if err := w.Flush(ctx); err != nil {
+			t.Fatalf("%d records: full batches waited for the linger: %v (batches %v)", n, err, c.sizes())
+		}
+		cancel()
+		if sizes := c.sizes(); len(sizes) != n/8 {
+			t.Errorf("%d records: batches %v, want %d of 8", n, sizes, n/8)
+		}
+		w.Close()
+	}
+}
