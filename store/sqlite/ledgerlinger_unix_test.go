@@ -28,22 +28,31 @@ func BenchmarkLedgerPaced(b *testing.B) {
 				name   string
 				linger time.Duration
 			}{{"linger=none", -1}, {"linger=5ms", 5 * time.Millisecond}, {"linger=default", 0}} {
-				b.Run(bc.name, func(b *testing.B) { benchLedgerPaced(b, callers, bc.linger) })
+				b.Run(bc.name, func(b *testing.B) {
+					benchLedgerPaced(b, callers, &Options{LedgerLinger: bc.linger}, nil, func() ledger.Record {
+						return ledger.Record{Time: time.Now(), Tool: "echo", Source: "mcp:up", Outcome: "ok"}
+					})
+				})
 			}
 		})
 	}
 }
 
-func benchLedgerPaced(b *testing.B, callers int, linger time.Duration) {
+// benchLedgerPaced opens a store with opts, runs prep on it (if any),
+// then has callers each write record() and sleep 1 ms, b.N times in all.
+func benchLedgerPaced(b *testing.B, callers int, opts *Options, prep func(*Store), record func() ledger.Record) {
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(b.TempDir(), "l.db"), &Options{LedgerLinger: linger})
+	s, err := Open(ctx, filepath.Join(b.TempDir(), "l.db"), opts)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer s.Close()
+	if prep != nil {
+		prep(s)
+	}
 	l := s.Ledger()
 	call := func() bool {
-		r := ledger.Record{Time: time.Now(), Tool: "echo", Source: "mcp:up", Outcome: "ok"}
+		r := record()
 		if err := l.Write(ctx, &r); err != nil {
 			b.Error(err)
 			return false
