@@ -2,6 +2,8 @@ package runsync
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 )
@@ -72,5 +74,55 @@ func BenchmarkParallel(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		Parallel(ctx, 4, in, fn)
+	}
+}
+
+// deep recurses n levels on frames of half a kilobyte: a stand-in for an
+// RPC client's call with its encoder below it.
+//
+//go:noinline
+func deep(n int) int {
+	var pad [64]int64
+	pad[n%64] = int64(n)
+	if n == 0 {
+		return int(pad[0])
+	}
+	return deep(n-1) + int(pad[n%64])
+}
+
+func deep64(context.Context) (int, error) { return deep(64), nil }
+
+// BenchmarkDeepPerRequest: a goroutine per operation, as a server starts
+// one per request, calls a function 32 KiB deep inline (Recover, which
+// grows the fresh goroutine's stack each time) or on a worker (OnWorker,
+// whose stack has grown once), with 1 or 32 requests in flight.
+func BenchmarkDeepPerRequest(b *testing.B) {
+	ctx := context.Background()
+	for _, inflight := range []int{1, 32} {
+		for _, bc := range []struct {
+			name string
+			call func(context.Context, func(context.Context) (int, error)) (int, error)
+		}{
+			{"inline", Recover[int]},
+			{"worker", OnWorker[int]},
+		} {
+			b.Run(fmt.Sprintf("inflight=%d/impl=%s", inflight, bc.name), func(b *testing.B) {
+				b.ReportAllocs()
+				slots := make(chan struct{}, inflight)
+				var wg sync.WaitGroup
+				for b.Loop() {
+					slots <- struct{}{}
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						if _, err := bc.call(ctx, deep64); err != nil {
+							panic(err)
+						}
+						<-slots
+					}()
+				}
+				wg.Wait()
+			})
+		}
 	}
 }

@@ -40,6 +40,11 @@
 // context can never be cancelled, Run calls the function inline and costs no
 // more than [Recover].
 //
+// [OnWorker] borrows the same workers for a function that honours its
+// context but runs deep, called from a goroutine started per request: it
+// waits for the function however long it takes, as Recover does, and
+// spares the fresh goroutine growing its stack again on every request.
+//
 // # Panics
 //
 // A panic never crosses a runsync boundary. [Run], [Recover], [Go],

@@ -36,6 +36,21 @@ func ExampleRun_timeout() {
 	// true true
 }
 
+// A server starts a goroutine per request; a deep, context-honouring call
+// made from it runs on a worker whose stack has grown already.
+func ExampleOnWorker() {
+	done := make(chan struct{})
+	go func() { // one request's goroutine
+		defer close(done)
+		out, err := runsync.OnWorker(context.Background(), func(ctx context.Context) (string, error) {
+			return strings.ToUpper("answer"), ctx.Err()
+		})
+		fmt.Println(out, err)
+	}()
+	<-done
+	// Output: ANSWER <nil>
+}
+
 func ExampleRecover() {
 	_, err := runsync.Recover(context.Background(), func(ctx context.Context) (int, error) {
 		var m map[string]int

@@ -177,6 +177,36 @@ func Run[T any](ctx context.Context, timeout time.Duration, fn func(context.Cont
 	return wait(ctx, done, c, w, true)
 }
 
+// OnWorker calls fn on a long-lived worker goroutine with panic recovery
+// and waits for it to return, however long that takes: the contract of
+// [Recover], on another goroutine. It is for a function that honours its
+// context and runs deep, called from a goroutine started per request (an
+// HTTP or JSON-RPC server's): an RPC client's call, say, with its encoder
+// and transport below it. Run inline, such a function grows the fresh
+// goroutine's stack anew on every request, copying it at each doubling; a
+// worker's stack, grown by the calls before, already fits it. Handing the
+// call over costs two channel operations, so for a shallow function
+// [Recover] is cheaper.
+//
+// ctx is passed to fn as it is, and OnWorker never gives up on fn: use
+// [Run] for a function that may ignore its context. Unlike Recover,
+// OnWorker contains runtime.Goexit: fn calling it yields [ErrGoexit].
+func OnWorker[T any](ctx context.Context, fn func(context.Context) (T, error)) (T, error) {
+	c := &runCall[T]{ctx: ctx, fn: fn}
+	if inBubble() {
+		w := &worker{done: make(chan bool, 1)}
+		go w.do(c)
+		<-w.done
+		return c.v, c.err
+	}
+	w := getWorker()
+	w.jobs <- c
+	if <-w.done {
+		putWorker(w)
+	}
+	return c.v, c.err
+}
+
 func wait[T any](ctx context.Context, done <-chan struct{}, c *runCall[T], w *worker, pooled bool) (T, error) {
 	select {
 	case reusable := <-w.done:

@@ -33,8 +33,14 @@ var pool struct {
 	idle []*worker // a stack: the most recently used worker has the warmest stack
 }
 
-// maxIdle bounds the idle workers kept; more exit at once.
-func maxIdle() int { return 4 * runtime.GOMAXPROCS(0) }
+// maxIdle bounds the idle workers kept; more exit at once. A worker is
+// busy for as long as its call lasts, an RPC's round trip included, so
+// the bound is the calls a busy server has in flight rather than its
+// CPUs: a smaller one would retire most workers of a burst, and their
+// successors would grow their stacks again. An idle worker's stack shrinks
+// at each GC (it uses little of it), and the worker exits after
+// workerIdle.
+func maxIdle() int { return max(256, 4*runtime.GOMAXPROCS(0)) }
 
 // getWorker returns an idle worker, or starts one.
 func getWorker() *worker {
