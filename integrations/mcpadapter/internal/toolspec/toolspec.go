@@ -8,8 +8,10 @@
 package toolspec
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -21,6 +23,7 @@ import (
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/defhash"
 	"github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/schema"
 	mcpwire "github.com/agentadapter/agentadapter/integrations/mcpadapter/internal/wire"
+	"github.com/agentadapter/agentadapter/runsync"
 )
 
 // Config is what New takes of the server a tool comes from.
@@ -80,13 +83,18 @@ func New(t *mcp.Tool, wire defhash.Schemas, local string, cfg Config, handler ad
 		Source:       adapter.Source{Server: cfg.Server, RemoteName: t.Name, Trusted: cfg.Trust, Hints: hints, Credential: cfg.Credential},
 		Meta:         t.Meta,
 		// The forwarding handler waits on the go-sdk client, which stops
-		// when ctx ends: run it without a goroutine hand-off.
+		// when ctx ends: the executor need not be able to abandon it.
 		HonorsContext: true,
 	}
 	if cfg.CallTimeout > 0 {
 		spec.Timeout = cfg.CallTimeout
 	}
-	spec.Handler = handler
+	// The call runs deep (go-sdk's client, its encoder, our transports),
+	// often below a goroutine started for the request (an export's): on a
+	// runsync worker it finds a stack already grown.
+	spec.Handler = func(ctx context.Context, args json.RawMessage) (*adapter.Result, error) {
+		return runsync.OnWorker(ctx, func(ctx context.Context) (*adapter.Result, error) { return handler(ctx, args) })
+	}
 	// Compiling the schemas is most of an import's cost and most imported
 	// tools are never called: they compile on first call, unless Strict
 	// asks for every failure up front.
