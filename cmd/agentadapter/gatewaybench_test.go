@@ -70,9 +70,9 @@ func TestGatewayBenchQuick(t *testing.T) {
 		}
 	}
 	rows := rep.Rows()
-	configs := 3
+	configs := 4 // direct, two gateways, direct at the HTTP gateway's rate
 	if o.Before != "" {
-		configs = 5
+		configs = 6
 	}
 	sessions := len(o.Sessions)
 	if sessions == 0 {
@@ -83,11 +83,23 @@ func TestGatewayBenchQuick(t *testing.T) {
 	}
 	for _, r := range rows {
 		if r.Errors != 0 || r.Calls == 0 || r.PerSec <= 0 || r.P50us <= 0 || r.P99us < r.P50us ||
-			r.ClientUS <= 0 || r.UpstreamUS <= 0 || (r.Config != gatewaybench.Direct) != (r.GatewayUS > 0) {
+			r.ClientUS <= 0 || r.UpstreamUS <= 0 || strings.HasPrefix(r.Config, "direct") == (r.GatewayUS > 0) {
 			t.Errorf("row %+v: not sane", r)
 		}
 		if !strings.Contains(md, "| "+r.Config+" |") {
 			t.Errorf("table lacks %q", r.Config)
+		}
+	}
+	// The paced direct run kept to the HTTP gateway's rate of its round.
+	rate := map[[2]int]float64{}
+	for _, s := range rep.Samples {
+		if s.Config == gatewaybench.GatewayHTTP {
+			rate[[2]int{s.Round, s.Sessions}] = s.PerSec
+		}
+	}
+	for _, s := range rep.Samples {
+		if r := rate[[2]int{s.Round, s.Sessions}]; s.Config == gatewaybench.DirectPaced && (s.PerSec > 1.1*r || s.PerSec < 0.5*r) {
+			t.Errorf("round %d, %d sessions: direct paced to %.0f calls/s made %.0f", s.Round, s.Sessions, r, s.PerSec)
 		}
 	}
 	if rep.IdleRSSKB <= 0 || rep.PerThousandKB <= 0 || rep.ColdTools < 3*20 || rep.ColdStart <= 0 {

@@ -17,6 +17,7 @@ import (
 	"log"
 	"os"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -121,17 +122,22 @@ func draw2(r report, out string) error {
 	if err != nil {
 		return err
 	}
-	direct := configs[0]
-	cpuSeries := []string{"direct: client + upstream"}
-	for _, c := range configs[1:] {
-		cpuSeries = append(cpuSeries, c+": gateway")
+	// A direct configuration's bar is its client + upstream, a gateway's
+	// the gateway alone: what "no more than a client plus a server" reads.
+	var cpuSeries []string
+	for _, c := range configs {
+		if strings.HasPrefix(c, "direct") {
+			cpuSeries = append(cpuSeries, c+": client + upstream")
+		} else {
+			cpuSeries = append(cpuSeries, c+": gateway")
+		}
 	}
 	cpu, err := bars("CPU per call (µs)", "µs", cpuSeries, func(c string, n int) float64 {
-		i := slices.Index(cpuSeries, c)
-		if i == 0 {
-			return median(r, direct, n, func(s sample) float64 { return s.ClientUS + s.UpstreamUS })
+		config := configs[slices.Index(cpuSeries, c)]
+		if strings.HasPrefix(config, "direct") {
+			return median(r, config, n, func(s sample) float64 { return s.ClientUS + s.UpstreamUS })
 		}
-		return median(r, configs[i], n, func(s sample) float64 { return s.GatewayUS })
+		return median(r, config, n, func(s sample) float64 { return s.GatewayUS })
 	})
 	if err != nil {
 		return err

@@ -73,6 +73,12 @@ const (
 	Direct       = "direct (HTTP)"
 	GatewayHTTP  = "serve, HTTP upstream"
 	GatewayStdio = "serve, stdio upstream"
+	// DirectPaced is Direct held to the calls/s GatewayHTTP made in the
+	// same round at the same session count, last in a round. A process's
+	// CPU per call rises as its rate falls (fewer calls share each wake-up
+	// and each batch), so this is the direct path at the gateway's rate:
+	// what "a client plus a server" costs per call at that rate.
+	DirectPaced = "direct (HTTP), at serve's rate"
 )
 
 // BeforeSuffix ends the names of the Options.Before configurations.
@@ -207,18 +213,28 @@ func Run(ctx context.Context, o Options) (*Report, error) {
 		targets[GatewayHTTP+b.suffix] = target{gwHTTP.url, gwHTTP.cmd.Process.Pid, up.cmd.Process.Pid}
 		targets[GatewayStdio+b.suffix] = target{gwStdio.url, gwStdio.cmd.Process.Pid, stdioUp}
 	}
+	configs = append(configs, DirectPaced)
+	targets[DirectPaced] = targets[Direct]
 	rep := &Report{Rounds: o.Rounds, Window: o.Window, LoadMin: 1e9}
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 256, IdleConnTimeout: time.Minute}}
 	defer hc.CloseIdleConnections()
 	for round := 1; round <= o.Rounds; round++ {
 		for _, n := range o.Sessions {
+			var gatewayRate float64 // GatewayHTTP's, this round, n sessions
 			for _, c := range configs {
 				t := targets[c]
-				s, err := load(ctx, hc, t.url, "bench_echo", n, o.Window, t.gateway, t.upstream)
+				rate := 0.0
+				if c == DirectPaced {
+					rate = gatewayRate
+				}
+				s, err := load(ctx, hc, t.url, "bench_echo", n, o.Window, rate, t.gateway, t.upstream)
 				if err != nil {
 					return nil, fmt.Errorf("%s, %d sessions: %w", c, n, err)
 				}
 				s.Config, s.Sessions, s.Round = c, n, round
+				if c == GatewayHTTP {
+					gatewayRate = s.PerSec
+				}
 				rep.LoadMin, rep.LoadMax = min(rep.LoadMin, s.Load1), max(rep.LoadMax, s.Load1)
 				rep.Samples = append(rep.Samples, s)
 				fmt.Fprintf(o.Progress, "round %d %-22s %2d sessions: %6.0f calls/s p50 %4.0fµs cpu/call client %4.0f gateway %4.0f upstream %4.0f µs load %.1f errors %d\n",
@@ -376,8 +392,10 @@ func connect(ctx context.Context, hc *http.Client, url string) (*mcp.ClientSessi
 	return c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
 }
 
-// load runs n sessions of sequential calls for window and measures.
-func load(ctx context.Context, hc *http.Client, url, tool string, n int, window time.Duration, gw, up int) (Sample, error) {
+// load runs n sessions of sequential calls for window and measures; with
+// rate > 0 the sessions together start no more than rate calls a second,
+// each on a schedule of its own (staggered), catching up at once when late.
+func load(ctx context.Context, hc *http.Client, url, tool string, n int, window time.Duration, rate float64, gw, up int) (Sample, error) {
 	sessions := make([]*mcp.ClientSession, n)
 	defer func() {
 		for _, cs := range sessions {
@@ -408,10 +426,24 @@ func load(ctx context.Context, hc *http.Client, url, tool string, n int, window 
 	c0, g0, u0 := selfCPU(), cpuTime(gw), cpuTime(up)
 	start := time.Now()
 	end := start.Add(window)
+	var every time.Duration // between one session's calls; 0: back to back
+	if rate > 0 {
+		every = time.Duration(float64(n) / rate * float64(time.Second))
+	}
 	for i, cs := range sessions {
 		wg.Go(func() {
 			l := make([]time.Duration, 0, 4096)
+			next := start.Add(every * time.Duration(i) / time.Duration(n))
 			for t := time.Now(); t.Before(end); {
+				if every > 0 {
+					if d := next.Sub(t); d > 0 {
+						time.Sleep(d)
+						if t = time.Now(); !t.Before(end) {
+							break
+						}
+					}
+					next = next.Add(every)
+				}
 				res, err := cs.CallTool(ctx, params())
 				t2 := time.Now()
 				if err != nil || res.IsError {

@@ -56,10 +56,10 @@ func (r *Report) Rows() []Row {
 	return out
 }
 
-// direct returns the Direct row at n sessions.
-func direct(rows []Row, n int) (Row, bool) {
+// find returns the row of config at n sessions.
+func find(rows []Row, config string, n int) (Row, bool) {
 	for _, r := range rows {
-		if r.Config == Direct && r.Sessions == n {
+		if r.Config == config && r.Sessions == n {
 			return r, true
 		}
 	}
@@ -70,16 +70,19 @@ func direct(rows []Row, n int) (Row, bool) {
 func (r *Report) Markdown() string {
 	var b strings.Builder
 	rows := r.Rows()
-	fmt.Fprintf(&b, "| sessions | configuration | calls/s | %% of direct | p50 µs | p99 µs | CPU/call µs: client | gateway | upstream | gateway ÷ direct client+upstream | load (1 min) | calls | errors |\n")
-	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "| sessions | configuration | calls/s | %% of direct | p50 µs | p99 µs | CPU/call µs: client | gateway | upstream | gateway ÷ direct client+upstream | same, direct at serve's rate | load (1 min) | calls | errors |\n")
+	fmt.Fprintf(&b, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	for _, row := range rows {
-		pct, ratio := "", ""
-		if d, ok := direct(rows, row.Sessions); ok && row.Config != Direct {
+		pct, ratio, paced := "", "", ""
+		if d, ok := find(rows, Direct, row.Sessions); ok && row.GatewayUS > 0 {
 			pct = fmt.Sprintf("%.0f %%", 100*row.PerSec/d.PerSec)
 			ratio = fmt.Sprintf("%.2f×", row.GatewayUS/(d.ClientUS+d.UpstreamUS))
 		}
-		fmt.Fprintf(&b, "| %d | %s | %.0f | %s | %.0f | %.0f | %.0f | %.0f | %.0f | %s | %.1f | %d | %d |\n",
-			row.Sessions, row.Config, row.PerSec, pct, row.P50us, row.P99us, row.ClientUS, row.GatewayUS, row.UpstreamUS, ratio, row.Load1, row.Calls, row.Errors)
+		if d, ok := find(rows, DirectPaced, row.Sessions); ok && row.Config == GatewayHTTP {
+			paced = fmt.Sprintf("%.2f×", row.GatewayUS/(d.ClientUS+d.UpstreamUS))
+		}
+		fmt.Fprintf(&b, "| %d | %s | %.0f | %s | %.0f | %.0f | %.0f | %.0f | %.0f | %s | %s | %.1f | %d | %d |\n",
+			row.Sessions, row.Config, row.PerSec, pct, row.P50us, row.P99us, row.ClientUS, row.GatewayUS, row.UpstreamUS, ratio, paced, row.Load1, row.Calls, row.Errors)
 	}
 	fmt.Fprintf(&b, "\nMedians of %d interleaved rounds of %s per configuration; load average (1 min) %.1f–%.1f.\n", r.Rounds, r.Window, r.LoadMin, r.LoadMax)
 	fmt.Fprintf(&b, "Gateway (HTTP upstream) RSS: %d KB idle, +%d KB per 1,000 idle sessions. Cold start, %d tools: first full tools/list %.2f s after exec, RSS then %d KB.\n",
