@@ -82,7 +82,8 @@ const AnonymousPrefix = "anonymous:"
 // (ticket caps, tickets under the default scope, the cache, rate limits)
 // tells anonymous clients apart: one cannot fill another's cap, use its
 // approval or read its cached results. The scope is forgotten when the
-// session ends.
+// session ends; a request served statelessly (over HTTP, no session id)
+// ends its session, so its scope is kept nowhere.
 func (s *Server) sessionScope(ctx context.Context, ss *mcp.ServerSession) context.Context {
 	if ss == nil {
 		return ctx
@@ -90,17 +91,20 @@ func (s *Server) sessionScope(ctx context.Context, ss *mcp.ServerSession) contex
 	v, ok := s.sessions.Load(ss)
 	if !ok {
 		id := ss.ID()
+		_, overHTTP := ctx.Value(clientAddrKey{}).(string) // withClientAddr
+		stateless := overHTTP && id == ""
 		if id == "" {
 			id = newSessionID()
 		}
-		var loaded bool
-		v, loaded = s.sessions.LoadOrStore(ss, &scope{id: id, run: adapter.NewRun(&adapter.RunOptions{ID: "mcp_" + id}),
-			anon: &adapter.Identity{Subject: AnonymousPrefix + id, Anonymous: true}})
-		if !loaded {
-			go func() {
-				_ = ss.Wait()
-				s.sessions.Delete(ss)
-			}()
+		v = &scope{id: id, run: adapter.NewRun(&adapter.RunOptions{ID: "mcp_" + id}), anon: &adapter.Identity{Subject: AnonymousPrefix + id, Anonymous: true}}
+		if !stateless {
+			var loaded bool
+			if v, loaded = s.sessions.LoadOrStore(ss, v); !loaded {
+				go func() {
+					_ = ss.Wait()
+					s.sessions.Delete(ss)
+				}()
+			}
 		}
 	}
 	sc := v.(*scope)
